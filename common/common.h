@@ -1,0 +1,177 @@
+/* common.h: what every nowq program links: logging, helpers, the wire protocol and the job record. */
+#ifndef NOWQ_COMMON_H
+#define NOWQ_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <jansson.h>
+
+#define NOWQ_ATTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define NOWQ_NORETURN __attribute__((noreturn))
+
+/* log.c */
+enum log_level { LOG_LVL_ERR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+void log_init(const char *tag, int level, const char *path);
+int  log_level_parse(const char *name); /* -1 when unknown */
+void log_warn(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);   /* adds strerror(errno) */
+void log_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+void log_info(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+void log_debug(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+void fatal(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
+void fatalx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
+void log_reopen(void);
+
+/* util.c */
+void   *xmalloc(size_t n);
+void   *xcalloc(size_t n, size_t m);
+void   *xrealloc(void *p, size_t n);
+char   *xstrdup(const char *s);
+char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
+int64_t mono_ms(void);           /* monotonic clock, milliseconds */
+int     set_nonblock(int fd);
+int     set_cloexec(int fd);
+uint64_t hash_fnv1a64(const void *p, size_t n);
+int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
+char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */
+const char *my_hostname(void);   /* short host name, cached */
+/* Reads a pid file; 0 when absent or the process is gone. */
+pid_t   pidfile_read_live(const char *path);
+void    strv_free(char **v);     /* NULL-terminated vector */
+size_t  strv_len(char *const *v);
+char  **strv_dup(char *const *v);
+
+/* daemon.c: going to the background only once ready, so a starter knows it worked. */
+/* Forks unless foreground; the child gets its own session.  Returns a token
+ * to pass to daemon_ready (-1 in the foreground).  The parent waits and exits
+ * 0 when the child calls daemon_ready, 1 if the child exits first. */
+int  daemon_begin(bool foreground);
+/* Writes the pid file (if path), detaches stdio, and releases the parent. */
+void daemon_ready(int token, const char *pidfile);
+
+/* proto.c: frames are a 4-byte big-endian length and one JSON object. */
+#define PROTO_VERSION       1
+#define PROTO_MAX_FRAME     (16u * 1024 * 1024)
+#define PROTO_DEFAULT_PORT  7444
+
+/*
+ * Message types.  Every message is a JSON object with "type"; requests carry
+ * "seq", and replies ("REPLY") carry the request's "seq", "ok", and on failure
+ * "error" (machine code) and "message" (a sentence for a person).  The fields
+ * of each message are described in doc/protocol.md, next to this table.
+ */
+enum msg_type {
+	MSG_UNKNOWN = 0,
+	/* any peer */
+	MSG_HELLO, MSG_REPLY,
+	/* client requests */
+	MSG_SUBMIT, MSG_STATUS, MSG_DELETE, MSG_HOLD, MSG_RELEASE, MSG_WAIT,
+	MSG_HOSTS,
+	/* execd to master */
+	MSG_REGISTER, MSG_LOAD, MSG_PULL, MSG_CHILD_REGISTER, MSG_CHILD_TERM,
+	/* master to execd */
+	MSG_DISPATCH, MSG_SIGNAL, MSG_ACK,
+	MSG_NTYPES
+};
+const char     *msg_type_name(enum msg_type t);
+enum msg_type   msg_type_lookup(const char *name);
+enum msg_type   msg_type_of(const json_t *msg);
+
+/* Error codes carried in a REPLY's "error". */
+#define ERR_PROTO     "protocol"
+#define ERR_AUTH      "auth"
+#define ERR_PERM      "permission"
+#define ERR_NOENT     "noent"
+#define ERR_INVAL     "invalid"
+#define ERR_LIMIT     "limit"
+#define ERR_INTERNAL  "internal"
+
+struct evbuffer;
+/* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */
+int proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why);
+/* Takes one whole frame off buf: 1 and *msg when one was there, 0 when more
+ * bytes are needed, -1 with *why when the stream is broken (oversized frame,
+ * malformed JSON, not an object, no type).  Never allocates more than max. */
+int proto_frame_take(struct evbuffer *buf, json_t **msg, size_t max, const char **why);
+/* Blocking I/O for clients: whole frames on a socket; timeout_ms < 0 waits forever. */
+int proto_send_fd(int fd, const json_t *msg);
+int proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why);
+/* Decodes one frame's payload; NULL with *why unless it is an object with a type. */
+json_t *proto_decode(const char *data, size_t n, const char **why);
+/* Builders for replies. */
+json_t *proto_reply_ok(int64_t seq);
+json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
+
+/* json accessors that tolerate absent fields (input is never trusted). */
+const char *jstr(const json_t *o, const char *key);          /* NULL unless a string */
+int64_t     jint(const json_t *o, const char *key, int64_t dflt);
+bool        jbool(const json_t *o, const char *key, bool dflt);
+
+/* job.c: the job record as the master stores it and as it travels. */
+enum job_state {
+	JS_PENDING = 0,     /* qw: waiting for a host */
+	JS_DISPATCHED = 1,  /* t: sent to an execd, not yet confirmed started */
+	JS_RUNNING = 2,     /* r */
+	JS_DONE = 3,        /* ended with exit status 0 */
+	JS_FAILED = 4,      /* ended non-zero, by signal, or could not start */
+	JS_DELETED = 5,     /* removed by qdel before or while running */
+};
+#define JS_FINISHED(s) ((s) >= JS_DONE)
+#define HOLD_USER 0x1u
+
+struct job {
+	int64_t   id;
+	int       task;          /* 0: not an array task (SGE_TASK_ID=undefined) */
+	int       attempt;       /* increments at every dispatch */
+	char     *name;
+	char     *owner;         /* user name */
+	uint32_t  uid, gid;
+	gid_t    *groups;        /* supplementary groups, from the master */
+	int       ngroups;
+	char     *queue;
+	int       prio;          /* -1023..1024, as qsub -p */
+	char     *script;        /* script text; NULL when argv is set (qsub -b y) */
+	char    **argv;          /* binary job: argv exactly as given, NULL-terminated */
+	char     *shell;         /* -S; NULL: use the script's #! line, else /bin/sh */
+	char     *cwd;           /* working directory; NULL: owner's home */
+	char     *home;          /* owner's home directory, from the master */
+	char     *out_path;      /* -o; NULL: default NAME.oID */
+	char     *err_path;      /* -e; NULL: default NAME.eID */
+	bool      join;          /* -j y */
+	char    **env;           /* "NAME=VALUE" entries from -V/-v and SGE_O_* */
+	char     *submit_host;
+	int64_t   submit_time;   /* ms since the epoch */
+	int64_t   start_time;
+	int64_t   end_time;
+	enum job_state state;
+	unsigned  hold;          /* HOLD_* bits */
+	bool      error;         /* Eqw: could not be started, see reason */
+	bool      delete_req;    /* dr: deletion asked while running */
+	char     *host;          /* where the current attempt runs or ran */
+	int       pid;           /* the job's process (and process group) */
+	int       exit_status;   /* exit code, or 128+signal */
+	int       signal;        /* terminating signal, 0 if none */
+	char     *reason;        /* why it failed or is in error, for people */
+	double    utime, stime;  /* seconds */
+	int64_t   maxrss_kb;
+};
+struct job *job_new(void);
+void        job_free(struct job *j);
+void        job_clear(struct job *j);   /* frees the members, zeroes the struct */
+const char *job_state_letters(const struct job *j); /* qw, hqw, Eqw, t, r, dr, z */
+const char *job_state_name(enum job_state s);        /* "pending", ... */
+/* Full record to JSON and back; job_from_json checks every field's type and
+ * range and returns NULL with *why on bad input. */
+json_t     *job_to_json(const struct job *j);
+struct job *job_from_json(const json_t *o, const char **why);
+
+/* Limits on what a client may send. */
+#define JOB_MAX_SCRIPT   (1u * 1024 * 1024)
+#define JOB_MAX_ENV      4096
+#define JOB_MAX_ARGV     4096
+#define JOB_MAX_STRING   4096
+
+#endif

@@ -1,0 +1,69 @@
+/* daemon.c: backgrounding a daemon only once it is ready, and pid files. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "spool/spool.h"
+
+int
+daemon_begin(bool foreground)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (foreground)
+		return -1;
+	if (pipe(p) < 0)
+		fatal("pipe");
+	pid = fork();
+	if (pid < 0)
+		fatal("fork");
+	if (pid > 0) {
+		/* The starter learns success only from the child's byte, so
+		 * "nowq start" can report a daemon that failed to come up. */
+		ssize_t r;
+		close(p[1]);
+		do
+			r = read(p[0], &c, 1);
+		while (r < 0 && errno == EINTR);
+		_exit(r == 1 && c == 'R' ? 0 : 1);
+	}
+	close(p[0]);
+	set_cloexec(p[1]);
+	if (setsid() < 0)
+		fatal("setsid");
+	return p[1];
+}
+
+void
+daemon_ready(int token, const char *pidfile)
+{
+	if (pidfile) {
+		char buf[32];
+		int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+		if (spool_write_atomic(pidfile, buf, (size_t)n, 0644) < 0)
+			log_warn("cannot write pid file %s", pidfile);
+	}
+	if (token >= 0) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+		if (write(token, "R", 1) < 0)
+			log_warn("cannot tell the starter we are ready");
+		close(token);
+	}
+}

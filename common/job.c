@@ -1,0 +1,301 @@
+/* job.c: the job record: allocation, state letters, and its JSON form checked field by field. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+struct job *
+job_new(void)
+{
+	struct job *j = xcalloc(1, sizeof *j);
+	j->state = JS_PENDING;
+	return j;
+}
+
+void
+job_clear(struct job *j)
+{
+	free(j->name);
+	free(j->owner);
+	free(j->groups);
+	free(j->queue);
+	free(j->script);
+	strv_free(j->argv);
+	free(j->shell);
+	free(j->cwd);
+	free(j->home);
+	free(j->out_path);
+	free(j->err_path);
+	strv_free(j->env);
+	free(j->submit_host);
+	free(j->host);
+	free(j->reason);
+	memset(j, 0, sizeof *j);
+}
+
+void
+job_free(struct job *j)
+{
+	if (!j)
+		return;
+	job_clear(j);
+	free(j);
+}
+
+static const char *state_names[] = {
+	[JS_PENDING] = "pending", [JS_DISPATCHED] = "transferring", [JS_RUNNING] = "running",
+	[JS_DONE] = "done", [JS_FAILED] = "failed", [JS_DELETED] = "deleted",
+};
+
+const char *
+job_state_name(enum job_state s)
+{
+	assert((unsigned)s <= JS_DELETED);
+	return state_names[s];
+}
+
+static int
+job_state_parse(const char *s)
+{
+	for (int i = 0; i <= JS_DELETED; i++)
+		if (strcmp(s, state_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Grid Engine's state column: tools read column 5, so keep its letters. */
+const char *
+job_state_letters(const struct job *j)
+{
+	switch (j->state) {
+	case JS_PENDING:
+		if (j->error)
+			return j->hold ? "hEqw" : "Eqw";
+		return j->hold ? "hqw" : "qw";
+	case JS_DISPATCHED:
+		return j->delete_req ? "dt" : "t";
+	case JS_RUNNING:
+		return j->delete_req ? "dr" : "r";
+	default:
+		return "z";
+	}
+}
+
+static json_t *
+strv_to_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static void
+set_str(json_t *o, const char *k, const char *v)
+{
+	if (v)
+		json_object_set_new(o, k, json_string(v));
+}
+
+json_t *
+job_to_json(const struct job *j)
+{
+	json_t *o = json_object();
+	json_t *g = json_array();
+
+	json_object_set_new(o, "id", json_integer(j->id));
+	json_object_set_new(o, "task", json_integer(j->task));
+	json_object_set_new(o, "attempt", json_integer(j->attempt));
+	set_str(o, "name", j->name);
+	set_str(o, "owner", j->owner);
+	json_object_set_new(o, "uid", json_integer(j->uid));
+	json_object_set_new(o, "gid", json_integer(j->gid));
+	for (int i = 0; i < j->ngroups; i++)
+		json_array_append_new(g, json_integer(j->groups[i]));
+	json_object_set_new(o, "groups", g);
+	set_str(o, "queue", j->queue);
+	json_object_set_new(o, "prio", json_integer(j->prio));
+	set_str(o, "script", j->script);
+	if (j->argv)
+		json_object_set_new(o, "argv", strv_to_json(j->argv));
+	set_str(o, "shell", j->shell);
+	set_str(o, "cwd", j->cwd);
+	set_str(o, "home", j->home);
+	set_str(o, "out", j->out_path);
+	set_str(o, "err", j->err_path);
+	json_object_set_new(o, "join", json_boolean(j->join));
+	json_object_set_new(o, "env", strv_to_json(j->env));
+	set_str(o, "submit_host", j->submit_host);
+	json_object_set_new(o, "submit_time", json_integer(j->submit_time));
+	json_object_set_new(o, "start_time", json_integer(j->start_time));
+	json_object_set_new(o, "end_time", json_integer(j->end_time));
+	json_object_set_new(o, "state", json_string(job_state_name(j->state)));
+	json_object_set_new(o, "state_letters", json_string(job_state_letters(j)));
+	json_object_set_new(o, "hold", json_integer(j->hold));
+	json_object_set_new(o, "error", json_boolean(j->error));
+	json_object_set_new(o, "delete_req", json_boolean(j->delete_req));
+	set_str(o, "host", j->host);
+	json_object_set_new(o, "pid", json_integer(j->pid));
+	json_object_set_new(o, "exit_status", json_integer(j->exit_status));
+	json_object_set_new(o, "signal", json_integer(j->signal));
+	set_str(o, "reason", j->reason);
+	json_object_set_new(o, "utime", json_real(j->utime));
+	json_object_set_new(o, "stime", json_real(j->stime));
+	json_object_set_new(o, "maxrss_kb", json_integer(j->maxrss_kb));
+	return o;
+}
+
+/* Each getter fails on a present field of the wrong type or size; absent
+ * fields keep their zero value. */
+static int
+get_str(const json_t *o, const char *k, char **dst, size_t max, const char **why)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v)) {
+		*why = "a job field has the wrong type (want a string)";
+		return -1;
+	}
+	if (json_string_length(v) > max || strlen(json_string_value(v)) != json_string_length(v)) {
+		*why = "a job text field is too long or holds a NUL byte";
+		return -1;
+	}
+	*dst = xstrdup(json_string_value(v));
+	return 0;
+}
+
+static int
+get_int(const json_t *o, const char *k, int64_t *dst, int64_t lo, int64_t hi, const char **why)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+		*why = "a job number field is missing its type or out of range";
+		return -1;
+	}
+	*dst = json_integer_value(v);
+	return 0;
+}
+
+static int
+get_strv(const json_t *o, const char *k, char ***dst, size_t maxn, const char **why)
+{
+	json_t *a = json_object_get(o, k), *v;
+	size_t i;
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > maxn) {
+		*why = "a job list field is not a list or is too long";
+		return -1;
+	}
+	*dst = xcalloc(json_array_size(a) + 1, sizeof **dst);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v) || json_string_length(v) > JOB_MAX_STRING * 16 ||
+		    strlen(json_string_value(v)) != json_string_length(v)) {
+			*why = "a job list holds something other than a text";
+			return -1;
+		}
+		(*dst)[i] = xstrdup(json_string_value(v));
+	}
+	return 0;
+}
+
+struct job *
+job_from_json(const json_t *o, const char **why)
+{
+	struct job *j = job_new();
+	int64_t v;
+	json_t *g, *e;
+	size_t i;
+	const char *st;
+
+	if (!json_is_object(o)) {
+		*why = "job is not an object";
+		goto bad;
+	}
+#define INT(key, field, lo, hi) do {				\
+		v = j->field;					\
+		if (get_int(o, key, &v, lo, hi, why) < 0)	\
+			goto bad;				\
+		j->field = v;					\
+	} while (0)
+	INT("id", id, 0, INT64_MAX);
+	INT("task", task, 0, INT32_MAX);
+	INT("attempt", attempt, 0, INT32_MAX);
+	INT("uid", uid, 0, UINT32_MAX);
+	INT("gid", gid, 0, UINT32_MAX);
+	INT("prio", prio, -1023, 1024);
+	INT("submit_time", submit_time, 0, INT64_MAX);
+	INT("start_time", start_time, 0, INT64_MAX);
+	INT("end_time", end_time, 0, INT64_MAX);
+	INT("hold", hold, 0, 0xff);
+	INT("pid", pid, 0, INT32_MAX);
+	INT("exit_status", exit_status, -1, 65535);
+	INT("signal", signal, 0, 128);
+	INT("maxrss_kb", maxrss_kb, 0, INT64_MAX);
+#undef INT
+	if (get_str(o, "name", &j->name, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "owner", &j->owner, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "queue", &j->queue, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "script", &j->script, JOB_MAX_SCRIPT, why) < 0 ||
+	    get_str(o, "shell", &j->shell, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "cwd", &j->cwd, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "home", &j->home, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "out", &j->out_path, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "err", &j->err_path, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "submit_host", &j->submit_host, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "host", &j->host, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
+	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, why) < 0 ||
+	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
+		goto bad;
+	j->join = jbool(o, "join", false);
+	j->error = jbool(o, "error", false);
+	j->delete_req = jbool(o, "delete_req", false);
+	if ((e = json_object_get(o, "utime")) && json_is_number(e))
+		j->utime = json_number_value(e);
+	if ((e = json_object_get(o, "stime")) && json_is_number(e))
+		j->stime = json_number_value(e);
+	if ((st = jstr(o, "state"))) {
+		int s = job_state_parse(st);
+		if (s < 0) {
+			*why = "unknown job state";
+			goto bad;
+		}
+		j->state = (enum job_state)s;
+	}
+	g = json_object_get(o, "groups");
+	if (g && !json_is_null(g)) {
+		if (!json_is_array(g) || json_array_size(g) > 65536) {
+			*why = "job groups is not a list of group ids";
+			goto bad;
+		}
+		j->groups = xcalloc(json_array_size(g) + 1, sizeof *j->groups);
+		json_array_foreach(g, i, e) {
+			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+			    json_integer_value(e) > UINT32_MAX) {
+				*why = "job groups holds something other than a group id";
+				goto bad;
+			}
+			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
+		}
+	}
+	if (j->argv && !j->argv[0]) {
+		*why = "binary job has an empty command";
+		goto bad;
+	}
+	for (i = 0; j->env && j->env[i]; i++)
+		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
+			*why = "an environment entry is not NAME=VALUE";
+			goto bad;
+		}
+	return j;
+bad:
+	job_free(j);
+	return NULL;
+}

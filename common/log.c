@@ -1,0 +1,113 @@
+/* log.c: the one logging contract of every nowq process: tagged, levelled lines to stderr or a file. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char *log_tag = "nowq";
+static int log_lvl = LOG_LVL_INFO;
+static char *log_path;
+static FILE *log_fp;
+
+void
+log_init(const char *tag, int level, const char *path)
+{
+	log_tag = tag;
+	log_lvl = level;
+	free(log_path);
+	log_path = path ? xstrdup(path) : NULL;
+	log_reopen();
+}
+
+/* Reopened on SIGHUP so logrotate can move the file away. */
+void
+log_reopen(void)
+{
+	if (log_fp && log_fp != stderr)
+		fclose(log_fp);
+	log_fp = stderr;
+	if (log_path) {
+		FILE *fp = fopen(log_path, "ae");
+		if (fp) {
+			setvbuf(fp, NULL, _IOLBF, 0);
+			log_fp = fp;
+		}
+	}
+}
+
+int
+log_level_parse(const char *name)
+{
+	static const char *names[] = { "error", "warning", "info", "debug" };
+	for (int i = 0; i < 4; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static void
+log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
+{
+	char ts[32], msg[2048];
+	struct timespec now;
+	struct tm tm;
+
+	if (lvl > log_lvl)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	localtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	if (!log_fp)
+		log_fp = stderr;
+	if (err)
+		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s: %s\n", ts, now.tv_nsec / 1000000,
+		    log_tag, (int)getpid(), prefix, msg, strerror(err));
+	else
+		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s\n", ts, now.tv_nsec / 1000000,
+		    log_tag, (int)getpid(), prefix, msg);
+}
+
+#define LOG_FN(fn, lvl, prefix, witherr)			\
+void								\
+fn(const char *fmt, ...)					\
+{								\
+	int e = errno;						\
+	va_list ap;						\
+	va_start(ap, fmt);					\
+	log_vwrite(lvl, prefix, fmt, ap, witherr ? e : 0);	\
+	va_end(ap);						\
+	errno = e;						\
+}
+LOG_FN(log_warn, LOG_LVL_WARN, "warning: ", 1)
+LOG_FN(log_warnx, LOG_LVL_WARN, "warning: ", 0)
+LOG_FN(log_info, LOG_LVL_INFO, "", 0)
+LOG_FN(log_debug, LOG_LVL_DEBUG, "debug: ", 0)
+
+void
+fatal(const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	log_vwrite(LOG_LVL_ERR, "fatal: ", fmt, ap, e);
+	va_end(ap);
+	exit(1);
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_vwrite(LOG_LVL_ERR, "fatal: ", fmt, ap, 0);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,224 @@
+/* proto.c: the wire protocol's framing (length-prefixed JSON) and message-type table. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char *msg_names[MSG_NTYPES] = {
+	[MSG_UNKNOWN] = "UNKNOWN",
+	[MSG_HELLO] = "HELLO",
+	[MSG_REPLY] = "REPLY",
+	[MSG_SUBMIT] = "SUBMIT",
+	[MSG_STATUS] = "STATUS",
+	[MSG_DELETE] = "DELETE",
+	[MSG_HOLD] = "HOLD",
+	[MSG_RELEASE] = "RELEASE",
+	[MSG_WAIT] = "WAIT",
+	[MSG_HOSTS] = "HOSTS",
+	[MSG_REGISTER] = "REGISTER",
+	[MSG_LOAD] = "LOAD",
+	[MSG_PULL] = "PULL",
+	[MSG_CHILD_REGISTER] = "CHILD_REGISTER",
+	[MSG_CHILD_TERM] = "CHILD_TERM",
+	[MSG_DISPATCH] = "DISPATCH",
+	[MSG_SIGNAL] = "SIGNAL",
+	[MSG_ACK] = "ACK",
+};
+
+const char *
+msg_type_name(enum msg_type t)
+{
+	if ((int)t < 0 || t >= MSG_NTYPES || !msg_names[t])
+		return "UNKNOWN";
+	return msg_names[t];
+}
+
+enum msg_type
+msg_type_lookup(const char *name)
+{
+	if (!name)
+		return MSG_UNKNOWN;
+	for (int t = 1; t < MSG_NTYPES; t++)
+		if (msg_names[t] && strcmp(msg_names[t], name) == 0)
+			return (enum msg_type)t;
+	return MSG_UNKNOWN;
+}
+
+enum msg_type
+msg_type_of(const json_t *msg)
+{
+	return msg_type_lookup(jstr(msg, "type"));
+}
+
+json_t *
+proto_decode(const char *data, size_t n, const char **why)
+{
+	json_error_t jerr;
+	json_t *msg;
+
+	msg = json_loadb(data, n, JSON_REJECT_DUPLICATES, &jerr);
+	if (!msg) {
+		*why = "malformed JSON in frame";
+		return NULL;
+	}
+	if (!json_is_object(msg)) {
+		json_decref(msg);
+		*why = "frame is not a JSON object";
+		return NULL;
+	}
+	if (!jstr(msg, "type")) {
+		json_decref(msg);
+		*why = "message has no type";
+		return NULL;
+	}
+	return msg;
+}
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+				poll(&pfd, 1, -1);
+				continue;
+			}
+			return -1;
+		}
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+proto_send_fd(int fd, const json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	size_t n;
+	int rc;
+	char *frame;
+
+	if (!s)
+		return -1;
+	n = strlen(s);
+	/* One write per frame: a request should leave in one segment. */
+	frame = xmalloc(n + 4);
+	frame[0] = (char)(n >> 24);
+	frame[1] = (char)(n >> 16);
+	frame[2] = (char)(n >> 8);
+	frame[3] = (char)n;
+	memcpy(frame + 4, s, n);
+	rc = write_all(fd, frame, n + 4);
+	free(frame);
+	free(s);
+	return rc;
+}
+
+static int
+read_all(int fd, void *p, size_t n, int64_t deadline, const char **why)
+{
+	char *c = p;
+	while (n > 0) {
+		ssize_t r;
+		if (deadline >= 0) {
+			int64_t left = deadline - mono_ms();
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
+				*why = "timed out waiting for the master";
+				return -1;
+			}
+		}
+		r = read(fd, c, n);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			*why = strerror(errno);
+			return -1;
+		}
+		if (r == 0) {
+			*why = "connection closed";
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+int
+proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
+{
+	unsigned char hdr[4];
+	uint32_t n;
+	char *data;
+	int64_t deadline = timeout_ms < 0 ? -1 : mono_ms() + timeout_ms;
+
+	*msg = NULL;
+	if (read_all(fd, hdr, 4, deadline, why) < 0)
+		return -1;
+	n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	if (n == 0 || n > PROTO_MAX_FRAME) {
+		*why = "bad frame length from peer";
+		return -1;
+	}
+	data = xmalloc(n);
+	if (read_all(fd, data, n, deadline, why) < 0) {
+		free(data);
+		return -1;
+	}
+	*msg = proto_decode(data, n, why);
+	free(data);
+	return *msg ? 0 : -1;
+}
+
+json_t *
+proto_reply_ok(int64_t seq)
+{
+	return json_pack("{s:s, s:I, s:b}", "type", "REPLY", "seq", (json_int_t)seq, "ok", 1);
+}
+
+json_t *
+proto_reply_err(int64_t seq, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return json_pack("{s:s, s:I, s:b, s:s, s:s}", "type", "REPLY", "seq", (json_int_t)seq,
+	    "ok", 0, "error", code, "message", msg);
+}
+
+const char *
+jstr(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+int64_t
+jint(const json_t *o, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+bool
+jbool(const json_t *o, const char *key, bool dflt)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_boolean(v) ? json_is_true(v) : dflt;
+}

@@ -1,0 +1,63 @@
+/* proto_ev.c: framing on libevent buffers, for the daemons (clients use the blocking calls in proto.c). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "common.h"
+
+int
+proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	size_t n;
+	uint32_t be;
+
+	if (!s) {
+		*why = "cannot encode message";
+		return -1;
+	}
+	n = strlen(s);
+	if (n > max) {
+		free(s);
+		*why = "message larger than the frame limit";
+		return -1;
+	}
+	be = htonl((uint32_t)n);
+	evbuffer_add(buf, &be, 4);
+	evbuffer_add(buf, s, n);
+	free(s);
+	return 0;
+}
+
+int
+proto_frame_take(struct evbuffer *buf, json_t **msg, size_t max, const char **why)
+{
+	unsigned char hdr[4];
+	uint32_t n;
+	unsigned char *data;
+
+	*msg = NULL;
+	if (evbuffer_get_length(buf) < 4)
+		return 0;
+	evbuffer_copyout(buf, hdr, 4);
+	n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	if (n > max) {
+		*why = "frame larger than the limit";
+		return -1;
+	}
+	if (n == 0) {
+		*why = "empty frame";
+		return -1;
+	}
+	if (evbuffer_get_length(buf) < 4 + (size_t)n)
+		return 0;
+	data = evbuffer_pullup(buf, 4 + (ssize_t)n);
+	*msg = proto_decode((const char *)data + 4, n, why);
+	evbuffer_drain(buf, 4 + (size_t)n);
+	return *msg ? 1 : -1;
+}
+

@@ -1,0 +1,249 @@
+/* util.c: small helpers every program shares: checked allocation, clocks, fds, hashing, files. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		fatalx("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		fatalx("out of memory (%zu x %zu bytes)", n, m);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		fatalx("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		fatalx("out of memory");
+	return d;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		fatalx("out of memory");
+	va_end(ap);
+	return s;
+}
+
+int64_t
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+int
+set_cloexec(int fd)
+{
+	int fl = fcntl(fd, F_GETFD);
+	return fl < 0 ? -1 : fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+}
+
+uint64_t
+hash_fnv1a64(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	while (n--) {
+		h ^= *c++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+int
+parse_hostport(const char *s, char **host, int *port)
+{
+	const char *colon;
+	char *end;
+	long p;
+
+	if (s[0] == '[') {
+		const char *rb = strchr(s, ']');
+		if (!rb || rb[1] != ':')
+			return -1;
+		*host = strndup(s + 1, (size_t)(rb - s - 1));
+		colon = rb + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon || colon == s)
+			return -1;
+		*host = strndup(s, (size_t)(colon - s));
+	}
+	errno = 0;
+	p = strtol(colon + 1, &end, 10);
+	if (errno || *end || p <= 0 || p > 65535 || end == colon + 1) {
+		free(*host);
+		*host = NULL;
+		return -1;
+	}
+	*port = (int)p;
+	return 0;
+}
+
+char *
+read_file(const char *path, size_t max, size_t *len, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		*why = "is a directory";
+		return NULL;
+	}
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t r;
+		if (n == cap) {
+			if (cap > max) {
+				free(buf);
+				close(fd);
+				*why = "file too large";
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*why = strerror(errno);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (n > max) {
+		free(buf);
+		*why = "file too large";
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+const char *
+my_hostname(void)
+{
+	static char name[256];
+	if (!name[0]) {
+		if (gethostname(name, sizeof name - 1) < 0)
+			strcpy(name, "localhost");
+		name[strcspn(name, ".")] = '\0';
+	}
+	return name;
+}
+
+void
+strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+size_t
+strv_len(char *const *v)
+{
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+char **
+strv_dup(char *const *v)
+{
+	size_t n = strv_len(v);
+	char **d;
+	if (!v)
+		return NULL;
+	d = xcalloc(n + 1, sizeof *d);
+	for (size_t i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+pid_t
+pidfile_read_live(const char *path)
+{
+	const char *why;
+	char *s = read_file(path, 64, NULL, &why);
+	long pid;
+
+	if (!s)
+		return 0;
+	pid = strtol(s, NULL, 10);
+	free(s);
+	if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	return (pid_t)pid;
+}

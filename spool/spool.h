@@ -1,0 +1,83 @@
+/* spool.h: persistence shared by the daemons: the SQLite store of the master and spool-directory helpers. */
+#ifndef NOWQ_SPOOL_H
+#define NOWQ_SPOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/common.h"
+
+/* store.c: the master's database, DIR/nowq.db, WAL, synchronous=FULL,
+ * foreign keys on, schema versioned by PRAGMA user_version.  Every SQL
+ * statement of nowq lives in this file.  Functions return 0 on success and -1
+ * on an SQLite error (logged with log_warnx); an error inside a transaction
+ * means the caller must roll back. */
+#define STORE_SCHEMA_VERSION 2
+
+struct store;
+struct store *store_open(const char *dir, const char **why);
+void          store_close(struct store *st);
+/* Integrity check plus nowq's own invariants; prints problems to out, returns their count. */
+int           store_check(struct store *st, FILE *out);
+int           store_schema_version(struct store *st);
+
+/* Group commit: the master opens one transaction per loop turn. */
+int  store_begin(struct store *st);
+int  store_commit(struct store *st);
+void store_rollback(struct store *st);
+bool store_in_txn(const struct store *st);
+
+/* Jobs.  store_job_insert assigns j->id (ids never repeat, even after purge)
+ * and stores the script once per distinct content.  store_job_update writes
+ * every mutable field (state, hold, error, delete_req, attempt, host, pid,
+ * times, exit_status, signal, reason, rusage, prio, name). */
+int         store_job_insert(struct store *st, struct job *j);
+int         store_job_update(struct store *st, const struct job *j);
+struct job *store_job_get(struct store *st, int64_t id, bool with_script);
+int         store_job_delete(struct store *st, int64_t id);
+
+/* Iteration hands each job to cb, borrowed for the call only; cb returns
+ * non-zero to stop.  Returns -1 on error, else 0. */
+typedef int (*store_job_cb)(void *arg, struct job *j);
+struct store_job_filter {
+	unsigned     states;       /* bit (1 << JS_*) per wanted state; 0: all */
+	const char  *owner;        /* NULL: anyone */
+	const char  *host;         /* NULL: any */
+	bool         with_script;  /* load script and env (DISPATCH needs them) */
+};
+int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
+/* Pending jobs a host could start now, best first (prio desc, id asc): not
+ * held, not in error; uid < 0 means any owner, else only that uid's.  Scripts
+ * and env are loaded.  At most limit jobs. */
+int store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg);
+/* Removes finished jobs whose end_time is before before_ms; returns how many. */
+int store_jobs_purge_finished(struct store *st, int64_t before_ms);
+int64_t store_jobs_count(struct store *st, unsigned states);
+
+/* Accounting: one row per finished attempt, kept forever. */
+int store_acct_insert(struct store *st, const struct job *j);
+
+/* Hosts the master has seen (name, slots, last load, last contact). */
+struct host_rec {
+	char    *name;
+	int      slots;
+	double   load[3];
+	int64_t  last_seen;   /* ms */
+};
+int store_host_upsert(struct store *st, const struct host_rec *h);
+typedef int (*store_host_cb)(void *arg, const struct host_rec *h);
+int store_hosts_foreach(struct store *st, store_host_cb cb, void *arg);
+
+/* Small named values: next ids, the epoch, the cluster id. */
+int     store_meta_get(struct store *st, const char *key, char **val); /* 0 found, 1 absent, -1 error */
+int     store_meta_set(struct store *st, const char *key, const char *val);
+
+/* spooldir.c: durable files: write temp + fsync + rename + fsync dir. */
+int  spool_write_atomic(const char *path, const void *data, size_t n, int mode);
+int  spool_fsync_dir(const char *dir);
+int  spool_mkdir_p(const char *path, int mode);
+/* Removes a tree without following symlinks. */
+int  spool_rmtree(const char *path);
+
+#endif
