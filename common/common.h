@@ -135,6 +135,7 @@ struct job {
 	int       prio;          /* -1023..1024, as qsub -p */
 	char     *script;        /* script text; NULL when argv is set (qsub -b y) */
 	char    **argv;          /* binary job: argv exactly as given, NULL-terminated */
+	char    **args;          /* script job: the script's arguments ($1...), or NULL */
 	char     *shell;         /* -S; NULL: use the script's #! line, else /bin/sh */
 	char     *cwd;           /* working directory; NULL: owner's home */
 	char     *home;          /* owner's home directory, from the master */

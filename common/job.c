@@ -24,6 +24,7 @@ job_clear(struct job *j)
 	free(j->queue);
 	free(j->script);
 	strv_free(j->argv);
+	strv_free(j->args);
 	free(j->shell);
 	free(j->cwd);
 	free(j->home);
@@ -121,6 +122,8 @@ job_to_json(const struct job *j)
 	set_str(o, "script", j->script);
 	if (j->argv)
 		json_object_set_new(o, "argv", strv_to_json(j->argv));
+	if (j->args)
+		json_object_set_new(o, "args", strv_to_json(j->args));
 	set_str(o, "shell", j->shell);
 	set_str(o, "cwd", j->cwd);
 	set_str(o, "home", j->home);
@@ -252,6 +255,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "host", &j->host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
 	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, why) < 0 ||
+	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
 		goto bad;
 	j->join = jbool(o, "join", false);

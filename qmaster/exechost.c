@@ -1,0 +1,370 @@
+/* exechost.c: exec hosts as the master sees them, and the messages their execds send. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+static struct exechost_list hosts = TAILQ_HEAD_INITIALIZER(hosts);
+struct exechost_list pulling_hosts = TAILQ_HEAD_INITIALIZER(pulling_hosts);
+
+struct exechost *
+exechost_find(const char *name)
+{
+	struct exechost *h;
+	TAILQ_FOREACH(h, &hosts, entry)
+		if (strcmp(h->name, name) == 0)
+			return h;
+	return NULL;
+}
+
+static void
+pull_cancel(struct exechost *h)
+{
+	if (h->pulling) {
+		TAILQ_REMOVE(&pulling_hosts, h, pull_entry);
+		h->pulling = false;
+	}
+}
+
+static bool
+valid_host_name(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n > 255)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
+		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}
+
+static void
+read_load(struct exechost *h, json_t *msg)
+{
+	json_t *a = json_object_get(msg, "load");
+	for (size_t i = 0; i < 3 && json_is_array(a) && i < json_array_size(a); i++)
+		if (json_is_number(json_array_get(a, i)))
+			h->load[i] = json_number_value(json_array_get(a, i));
+	h->last_seen = now_ms();
+}
+
+/* Jobs the master believes are on this host but the execd no longer has. */
+struct reconcile_ctx {
+	json_t *listed;
+	json_t *gone;
+};
+
+static bool
+listed(json_t *list, const struct job *j)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
+		    jint(v, "attempt", -1) == j->attempt)
+			return true;
+	return false;
+}
+
+static int
+reconcile_collect(void *arg, struct job *j)
+{
+	struct reconcile_ctx *rc = arg;
+	if (!listed(rc->listed, j))
+		json_array_append_new(rc->gone, json_integer(j->id));
+	return 0;
+}
+
+static void
+reconcile(struct exechost *h, json_t *jobs)
+{
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
+	struct reconcile_ctx rc = { json_is_array(jobs) ? jobs : NULL, json_array() };
+	json_t *v;
+	size_t i;
+
+	if (!rc.listed)
+		rc.listed = json_array();
+	else
+		json_incref(rc.listed);
+	if (store_jobs_foreach(store, &f, reconcile_collect, &rc) < 0)
+		fatalx("cannot read the jobs of host %s", h->name);
+	json_array_foreach(rc.gone, i, v) {
+		struct job *j = store_job_get(store, json_integer_value(v), false);
+		if (!j)
+			continue;
+		if (j->state == JS_DISPATCHED) {
+			/* The execd writes its spool before starting anything, so a
+			 * job it does not list never started: safe to queue again. */
+			log_info("job %lld never reached %s; queued again", (long long)j->id, h->name);
+			j->state = JS_PENDING;
+			free(j->host);
+			j->host = NULL;
+			if (j->delete_req) {
+				j->state = JS_DELETED;
+				j->end_time = now_ms();
+			}
+		} else {
+			log_warnx("job %lld was running on %s, which no longer has it", (long long)j->id, h->name);
+			j->state = j->delete_req ? JS_DELETED : JS_FAILED;
+			j->end_time = now_ms();
+			j->exit_status = -1;
+			free(j->reason);
+			j->reason = xasprintf("lost: execd on %s no longer knows the job", h->name);
+		}
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store job %lld", (long long)j->id);
+		if (JS_FINISHED(j->state)) {
+			if (store_acct_insert(store, j) < 0)
+				fatalx("cannot store accounting");
+			request_job_finished(j);
+		} else
+			sched_kick();
+		job_free(j);
+	}
+	json_decref(rc.gone);
+	json_decref(rc.listed);
+}
+
+void
+exechost_register(struct conn *c, int64_t seq, json_t *msg)
+{
+	const char *name = jstr(msg, "host");
+	int64_t slots = jint(msg, "slots", -1), uid = jint(msg, "uid", -1);
+	struct exechost *h;
+	struct host_rec rec;
+	json_t *rep;
+
+	if (!valid_host_name(name) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
+		return;
+	}
+	/* A personal execd runs only its own user's jobs; only root may
+	 * register an execd that runs everyone's. */
+	if (uid != (int64_t)c->uid && c->uid != 0) {
+		net_send(c, proto_reply_err(seq, ERR_PERM, "an execd running as uid %u cannot claim uid %lld",
+		    (unsigned)c->uid, (long long)uid));
+		return;
+	}
+	if (c->host) {
+		net_send(c, proto_reply_err(seq, ERR_PROTO, "this connection already registered %s", c->host->name));
+		return;
+	}
+	h = exechost_find(name);
+	if (!h) {
+		h = xcalloc(1, sizeof *h);
+		h->name = xstrdup(name);
+		TAILQ_INSERT_TAIL(&hosts, h, entry);
+	}
+	if (h->conn && h->conn != c)
+		net_close(h->conn, "replaced by a newer registration of the same host");
+	h->conn = c;
+	c->host = h;
+	h->slots = (int)slots;
+	h->uid = (uid_t)uid;
+	h->idle = true;
+	read_load(h, msg);
+	qm_txn();
+	reconcile(h, json_object_get(msg, "jobs"));
+	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] }, h->last_seen };
+	if (store_host_upsert(store, &rec) < 0)
+		fatalx("cannot store host %s", h->name);
+	log_info("execd %s registered from %s: %d slots", h->name, c->peer, h->slots);
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "epoch", json_integer(1));
+	net_send(c, rep);
+}
+
+void
+exechost_load(struct conn *c, int64_t seq, json_t *msg)
+{
+	if (!c->host)
+		return;
+	read_load(c->host, msg);
+	c->host->idle = jbool(msg, "idle", true);
+	if (!c->host->idle)
+		pull_cancel(c->host);
+}
+
+void
+exechost_pull(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct exechost *h = c->host;
+	int64_t free_slots = jint(msg, "free", -1);
+
+	if (!h) {
+		net_send(c, proto_reply_err(seq, ERR_PROTO, "PULL before REGISTER"));
+		return;
+	}
+	if (free_slots < 0 || free_slots > h->slots) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "PULL free must be 0..%d", h->slots));
+		return;
+	}
+	/* A newer PULL replaces the open one. */
+	pull_cancel(h);
+	h->last_seen = now_ms();
+	if (free_slots == 0)
+		return;
+	h->pull_seq = seq;
+	h->pull_free = (int)free_slots;
+	h->pulling = true;
+	TAILQ_INSERT_TAIL(&pulling_hosts, h, pull_entry);
+	sched_kick();
+}
+
+static void
+send_ack(struct conn *c, int64_t seq)
+{
+	net_send(c, json_pack("{s:s, s:I}", "type", "ACK", "seq", (json_int_t)seq));
+}
+
+/* The job an event speaks of, when the event is about its current attempt. */
+static struct job *
+event_job(struct conn *c, json_t *msg)
+{
+	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1);
+	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
+
+	if (!j)
+		return NULL;
+	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
+	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
+		log_info("%s: ignoring a stale event for job %lld attempt %lld", c->host ? c->host->name : c->peer,
+		    (long long)id, (long long)attempt);
+		job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void
+exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct job *j = event_job(c, msg);
+
+	qm_txn();
+	if (j && j->state == JS_DISPATCHED) {
+		j->state = JS_RUNNING;
+		j->pid = (int)jint(msg, "pid", 0);
+		j->start_time = jint(msg, "start_time", now_ms());
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store job %lld", (long long)j->id);
+		/* A qdel may have crossed the DISPATCH on the wire. */
+		if (j->delete_req)
+			exechost_signal_job(j, 9);
+	}
+	job_free(j);
+	send_ack(c, seq);
+}
+
+void
+exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct job *j = event_job(c, msg);
+	const char *failed = jstr(msg, "failed");
+	json_t *v;
+
+	qm_txn();
+	if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
+		j->end_time = jint(msg, "end_time", now_ms());
+		if (!j->start_time)
+			j->start_time = j->end_time;
+		j->exit_status = (int)jint(msg, "exit_status", -1);
+		j->signal = (int)jint(msg, "signal", 0);
+		if ((v = json_object_get(msg, "utime")) && json_is_number(v))
+			j->utime = json_number_value(v);
+		if ((v = json_object_get(msg, "stime")) && json_is_number(v))
+			j->stime = json_number_value(v);
+		j->maxrss_kb = jint(msg, "maxrss_kb", 0);
+		free(j->reason);
+		j->reason = NULL;
+		if (j->delete_req)
+			j->state = JS_DELETED;
+		else if (failed) {
+			/* Grid Engine's Eqw: the job could not start here (a
+			 * missing directory, an unwritable output file); it waits
+			 * in error until deleted, with the reason shown. */
+			j->state = JS_PENDING;
+			j->error = true;
+			j->reason = xasprintf("%.200s: %.800s", c->host->name, failed);
+		} else if (j->exit_status == 0 && j->signal == 0)
+			j->state = JS_DONE;
+		else {
+			j->state = JS_FAILED;
+			if (j->signal)
+				j->reason = xasprintf("killed by signal %d", j->signal);
+		}
+		if (store_job_update(store, j) < 0 || store_acct_insert(store, j) < 0)
+			fatalx("cannot store the end of job %lld", (long long)j->id);
+		if (JS_FINISHED(j->state))
+			request_job_finished(j);
+		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,
+		    job_state_name(j->state), j->exit_status);
+	}
+	job_free(j);
+	send_ack(c, seq);
+}
+
+void
+exechost_conn_gone(struct conn *c)
+{
+	struct exechost *h = c->host;
+	if (!h)
+		return;
+	pull_cancel(h);
+	h->conn = NULL;
+	c->host = NULL;
+	log_info("execd %s disconnected", h->name);
+}
+
+bool
+exechost_signal_job(const struct job *j, int sig)
+{
+	struct exechost *h = j->host ? exechost_find(j->host) : NULL;
+	if (!h || !h->conn)
+		return false;
+	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",
+	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "signal", sig));
+	return true;
+}
+
+struct used_ctx {
+	const char *host;
+	int         used;
+};
+
+static int
+count_used(void *arg, struct job *j)
+{
+	((struct used_ctx *)arg)->used++;
+	return 0;
+}
+
+static int
+host_json(void *arg, const struct host_rec *r)
+{
+	json_t *list = arg;
+	struct exechost *h = exechost_find(r->name);
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = r->name };
+	struct used_ctx uc = { r->name, 0 };
+
+	store_jobs_foreach(store, &f, count_used, &uc);
+	json_array_append_new(list, json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
+	    "name", r->name, "slots", h ? h->slots : r->slots, "used", uc.used,
+	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],
+	    "connected", h && h->conn, "last_seen", (json_int_t)(h ? h->last_seen : r->last_seen)));
+	return 0;
+}
+
+json_t *
+exechost_list_json(void)
+{
+	json_t *list = json_array();
+	if (store_hosts_foreach(store, host_json, list) < 0)
+		log_warnx("cannot list hosts");
+	return list;
+}

@@ -1,0 +1,231 @@
+/* main.c: the queue master's start-up, its one event loop, the group commit and the periodic duties. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+struct qm_conf    *conf;
+struct store      *store;
+struct event_base *base;
+
+static struct event *commit_ev, *tick_ev;
+
+/* The group commit.  Requests read in one loop turn mutate the database
+ * inside one transaction; this event, activated by the first of them, runs
+ * after all of them (libevent runs active events in order), lets the
+ * scheduler add its dispatches to the same transaction, commits once, and
+ * only then releases the replies and DISPATCHes held in net.c. */
+static void
+commit_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (sched_wanted())
+		sched_run();
+	if (!store_in_txn(store))
+		return;
+	if (store_commit(store) < 0)
+		/* Replies promise durability; without the commit there is no
+		 * honest reply to give.  Restarting recovers the last commit. */
+		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
+	net_flush_held();
+}
+
+void
+qm_txn(void)
+{
+	if (!store_in_txn(store) && store_begin(store) < 0)
+		fatalx("cannot begin a database transaction");
+	event_active(commit_ev, EV_TIMEOUT, 0);
+}
+
+void
+qm_wake(void)
+{
+	event_active(commit_ev, EV_TIMEOUT, 0);
+}
+
+bool
+qm_is_manager(const char *user, uid_t uid)
+{
+	if (uid == 0)
+		return true;
+	for (char **m = conf->managers; m && *m; m++)
+		if (strcmp(*m, user) == 0)
+			return true;
+	return false;
+}
+
+/* Once a second:
+ *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
+ *  - later issues add here: host-lost detection, cron ticks, reservations. */
+static void
+tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int n;
+	qm_txn();
+	n = store_jobs_purge_finished(store, now_ms() - conf->finished_keep_ms);
+	if (n < 0)
+		fatalx("cannot purge finished jobs");
+	if (n > 0)
+		log_info("purged %d finished jobs", n);
+}
+
+static void
+sig_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct qm_conf *nc;
+
+	switch (sig) {
+	case SIGHUP:
+		/* Static settings that can change at run time; listeners and
+		 * the spool stay as they were started. */
+		log_reopen();
+		if ((nc = conf_load(conf->path)) == NULL) {
+			log_warnx("keeping the old configuration: %s has errors", conf->path);
+			return;
+		}
+		free(nc->spool_dir);
+		nc->spool_dir = xstrdup(conf->spool_dir);
+		conf_free(conf);
+		conf = nc;
+		log_init("qmaster", conf->log_level, conf->log_file);
+		log_info("configuration re-read");
+		break;
+	default:
+		log_info("stopping on signal %d", (int)sig);
+		event_base_loopexit(base, NULL);
+	}
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n");
+	exit(2);
+}
+
+static int
+lock_spool(const char *dir)
+{
+	char *path = xasprintf("%s/qmaster.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		fatal("cannot open %s", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "qmaster: another qmaster is running on spool %s\n", dir);
+		exit(1);
+	}
+	free(path);
+	return fd;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *path = SYSCONFDIR "/nowq/qmaster.conf";
+	bool foreground = false, debug = false, check = false;
+	const char *why;
+	char *act;
+	int ch, token;
+	struct event *sigs[4];
+	const int signums[4] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	struct timeval one = { 1, 0 };
+
+	while ((ch = getopt_long(argc, argv, "fdc:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': foreground = true; break;
+		case 'd': debug = true; break;
+		case 'c': path = optarg; break;
+		case 'C': check = true; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if ((conf = conf_load(path)) == NULL)
+		exit(1);
+	if (spool_mkdir_p(conf->spool_dir, 0755) < 0) {
+		fprintf(stderr, "qmaster: cannot create spool directory %s: %s\n",
+		    conf->spool_dir, strerror(errno));
+		exit(1);
+	}
+	if (check) {
+		int problems;
+		if ((store = store_open(conf->spool_dir, &why)) == NULL) {
+			fprintf(stderr, "qmaster: %s\n", why);
+			exit(1);
+		}
+		problems = store_check(store, stdout);
+		store_close(store);
+		printf("%d problem%s\n", problems, problems == 1 ? "" : "s");
+		exit(problems ? 1 : 0);
+	}
+	log_init("qmaster", debug ? LOG_LVL_DEBUG : conf->log_level, foreground ? NULL : conf->log_file);
+	lock_spool(conf->spool_dir);
+	token = daemon_begin(foreground);
+	signal(SIGPIPE, SIG_IGN);
+	if ((store = store_open(conf->spool_dir, &why)) == NULL)
+		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
+	base = event_base_new();
+	if (!base)
+		fatalx("event_base_new failed");
+	commit_ev = event_new(base, -1, 0, commit_cb, NULL);
+	tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, NULL);
+	event_add(tick_ev, &one);
+	for (int i = 0; i < 4; i++) {
+		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
+		event_add(sigs[i], NULL);
+	}
+	if (net_listen(base) < 0)
+		fatalx("cannot listen; see the messages above");
+	if (strcmp(conf->auth, "none") == 0)
+		log_warnx("AUTHENTICATION IS OFF (auth = none): any local user can claim any "
+		    "identity over TCP; use this only for tests and personal clusters");
+	act = xasprintf("%s/act_qmaster", conf->spool_dir);
+	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
+		log_warn("cannot write %s", act);
+	free(act);
+	log_info("qmaster started: spool %s, listening on %s%s%s, %lld pending and %lld running jobs",
+	    conf->spool_dir, conf->unix_socket ? conf->unix_socket : "",
+	    conf->unix_socket && conf->listen ? " and " : "", conf->listen ? conf->listen : "",
+	    (long long)store_jobs_count(store, 1u << JS_PENDING),
+	    (long long)store_jobs_count(store, 1u << JS_DISPATCHED | 1u << JS_RUNNING));
+	daemon_ready(token, conf->pid_file);
+
+	event_base_dispatch(base);
+
+	/* Whatever the last turn changed is committed before we go. */
+	if (store_in_txn(store)) {
+		if (store_commit(store) < 0)
+			fatalx("cannot commit on the way out");
+		net_flush_held();
+	}
+	net_shutdown();
+	for (int i = 0; i < 4; i++)
+		event_free(sigs[i]);
+	event_free(commit_ev);
+	event_free(tick_ev);
+	event_base_free(base);
+	store_close(store);
+	unlink(conf->pid_file);
+	log_info("qmaster stopped");
+	conf_free(conf);
+	return 0;
+}

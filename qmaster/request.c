@@ -1,0 +1,586 @@
+/* request.c: the one table of request handlers (who may send what), and the client requests. */
+#include "config.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+typedef void (*handler_fn)(struct conn *c, int64_t seq, json_t *msg);
+
+static void req_submit(struct conn *, int64_t, json_t *);
+static void req_status(struct conn *, int64_t, json_t *);
+static void req_delete(struct conn *, int64_t, json_t *);
+static void req_hold(struct conn *, int64_t, json_t *);
+static void req_release(struct conn *, int64_t, json_t *);
+static void req_wait(struct conn *, int64_t, json_t *);
+static void req_hosts(struct conn *, int64_t, json_t *);
+
+/* Every request type, who may send it, and whether it changes state (a
+ * mutating handler calls qm_txn before its first change).  Anything not in
+ * this table is refused. */
+static const struct handler {
+	enum msg_type type;
+	handler_fn    fn;
+	unsigned      roles;     /* ROLE_* bits allowed to call it */
+	bool          mutates;
+} handlers[] = {
+	{ MSG_SUBMIT,         req_submit,              ROLE_CLIENT, true },
+	{ MSG_STATUS,         req_status,              ROLE_CLIENT, false },
+	{ MSG_DELETE,         req_delete,              ROLE_CLIENT, true },
+	{ MSG_HOLD,           req_hold,                ROLE_CLIENT, true },
+	{ MSG_RELEASE,        req_release,             ROLE_CLIENT, true },
+	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, false },
+	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, false },
+	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  true },
+	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  false },
+	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
+	{ MSG_CHILD_REGISTER, exechost_child_register, ROLE_EXECD,  true },
+	{ MSG_CHILD_TERM,     exechost_child_term,     ROLE_EXECD,  true },
+};
+
+void
+request_dispatch(struct conn *c, json_t *msg)
+{
+	enum msg_type t = msg_type_of(msg);
+	int64_t seq = jint(msg, "seq", 0);
+
+	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+		if (handlers[i].type != t)
+			continue;
+		if (!(handlers[i].roles & c->role)) {
+			net_send(c, proto_reply_err(seq, ERR_PERM, "%s is not allowed on a %s connection",
+			    msg_type_name(t), c->role == ROLE_EXECD ? "execd" : "client"));
+			return;
+		}
+		handlers[i].fn(c, seq, msg);
+		return;
+	}
+	net_send(c, proto_reply_err(seq, ERR_PROTO, "unknown request type \"%s\"", jstr(msg, "type")));
+}
+
+/* Owner details come from the master's own user database, never from the
+ * client; cached because NSS lookups can be slow and the loop must not wait. */
+struct user_cache {
+	uid_t  uid;
+	char  *name;
+	char  *home;
+	gid_t  gid;
+	gid_t *groups;
+	int    ngroups;
+	int64_t fetched;
+};
+static struct user_cache ucache[64];
+
+static const struct user_cache *
+user_lookup(uid_t uid)
+{
+	struct user_cache *u = &ucache[uid % 64];
+	struct passwd *pw;
+	int n = 64;
+
+	if (u->name && u->uid == uid && now_ms() - u->fetched < 300000)
+		return u;
+	pw = getpwuid(uid);
+	if (!pw)
+		return NULL;
+	free(u->name);
+	free(u->home);
+	free(u->groups);
+	u->uid = uid;
+	u->name = xstrdup(pw->pw_name);
+	u->home = xstrdup(pw->pw_dir);
+	u->gid = pw->pw_gid;
+	u->groups = xcalloc((size_t)n, sizeof *u->groups);
+	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n) < 0) {
+		u->groups = xrealloc(u->groups, (size_t)n * sizeof *u->groups);
+		getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n);
+	}
+	u->ngroups = n;
+	u->fetched = now_ms();
+	return u;
+}
+
+static bool
+valid_name(const char *s)
+{
+	/* Grid Engine refuses these in job names; they break paths and parsing. */
+	return *s && !strpbrk(s, "/\n\t\r:@\\*?") && strlen(s) <= 255;
+}
+
+static void
+req_submit(struct conn *c, int64_t seq, json_t *msg)
+{
+	const char *why = NULL;
+	struct job *j;
+	const struct user_cache *u;
+	json_t *rep;
+
+	j = job_from_json(json_object_get(msg, "job"), &why);
+	if (!j) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "SUBMIT without a job"));
+		return;
+	}
+	if (!j->script == !j->argv) {
+		why = "a job needs either a script or a command (-b y)";
+		goto bad;
+	}
+	if (!j->name || !valid_name(j->name)) {
+		why = "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character";
+		goto bad;
+	}
+	if (!j->queue)
+		j->queue = xstrdup(conf->queues[0].name);
+	if (!conf_queue(conf, j->queue)) {
+		rep = proto_reply_err(seq, ERR_INVAL, "Job was rejected because job requests unknown queue \"%s\".", j->queue);
+		job_free(j);
+		net_send(c, rep);
+		return;
+	}
+	if (j->prio > 0 && !c->manager) {
+		why = "only managers may give a job a positive priority (-p)";
+		goto bad;
+	}
+	if ((u = user_lookup(c->uid)) == NULL) {
+		rep = proto_reply_err(seq, ERR_AUTH, "unknown user id %u on the master", (unsigned)c->uid);
+		job_free(j);
+		net_send(c, rep);
+		return;
+	}
+	/* What the master knows best overrides whatever the client sent. */
+	free(j->owner);
+	j->owner = xstrdup(u->name);
+	j->uid = c->uid;
+	j->gid = c->is_unix ? c->gid : u->gid;
+	free(j->groups);
+	j->groups = xcalloc((size_t)u->ngroups + 1, sizeof *j->groups);
+	memcpy(j->groups, u->groups, (size_t)u->ngroups * sizeof *j->groups);
+	j->ngroups = u->ngroups;
+	free(j->home);
+	j->home = xstrdup(u->home);
+	j->id = 0;
+	j->task = 0;
+	j->attempt = 0;
+	j->state = JS_PENDING;
+	j->hold &= HOLD_USER;
+	j->error = j->delete_req = false;
+	free(j->host);
+	j->host = NULL;
+	free(j->reason);
+	j->reason = NULL;
+	j->submit_time = now_ms();
+	j->start_time = j->end_time = 0;
+	j->pid = j->exit_status = j->signal = 0;
+
+	qm_txn();
+	if (store_job_insert(store, j) < 0)
+		fatalx("cannot store a submitted job");
+	log_debug("job %lld submitted by %s", (long long)j->id, j->owner);
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "id", json_integer(j->id));
+	json_object_set_new(rep, "name", json_string(j->name));
+	net_send(c, rep);
+	if (!j->hold)
+		sched_kick();
+	job_free(j);
+	return;
+bad:
+	job_free(j);
+	net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+}
+
+struct status_ctx {
+	json_t     *jobs;
+	json_t     *users;   /* NULL: everyone */
+	bool        full;
+};
+
+static bool
+user_in(json_t *users, const char *name)
+{
+	size_t i;
+	json_t *v;
+	if (!users)
+		return true;
+	json_array_foreach(users, i, v)
+		if (json_is_string(v) && (strcmp(json_string_value(v), "*") == 0 ||
+		    strcmp(json_string_value(v), name) == 0))
+			return true;
+	return false;
+}
+
+static int
+status_one(void *arg, struct job *j)
+{
+	struct status_ctx *sc = arg;
+	json_t *o;
+	if (!user_in(sc->users, j->owner))
+		return 0;
+	o = job_to_json(j);
+	if (!sc->full) {
+		json_object_del(o, "script");
+		json_object_del(o, "env");
+	}
+	json_array_append_new(sc->jobs, o);
+	return 0;
+}
+
+static unsigned
+states_mask(const char *s)
+{
+	unsigned m = 0;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'p': m |= 1u << JS_PENDING; break;
+		case 'r': m |= 1u << JS_DISPATCHED | 1u << JS_RUNNING; break;
+		case 'z': m |= 1u << JS_DONE | 1u << JS_FAILED | 1u << JS_DELETED; break;
+		case 'a': m |= 0x3fu; break;
+		default: return 0;
+		}
+	}
+	return m;
+}
+
+/* Ids in a request: a list of positive integers, bounded. */
+static json_t *
+request_ids(json_t *msg, const char **why)
+{
+	json_t *ids = json_object_get(msg, "jobs"), *v;
+	size_t i;
+	if (!ids)
+		return NULL;
+	if (!json_is_array(ids) || json_array_size(ids) > 100000) {
+		*why = "jobs must be a list of job ids";
+		return NULL;
+	}
+	json_array_foreach(ids, i, v)
+		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+			*why = "a job id must be a positive integer";
+			return NULL;
+		}
+	return ids;
+}
+
+static json_t *
+request_users(json_t *msg, const char **why)
+{
+	json_t *users = json_object_get(msg, "users"), *v;
+	size_t i;
+	if (!users)
+		return NULL;
+	if (!json_is_array(users) || json_array_size(users) > 10000) {
+		*why = "users must be a list of user names";
+		return NULL;
+	}
+	json_array_foreach(users, i, v)
+		if (!json_is_string(v)) {
+			*why = "users must be a list of user names";
+			return NULL;
+		}
+	return users;
+}
+
+static void
+req_status(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct status_ctx sc = { json_array(), NULL, false };
+	struct store_job_filter f = { 0 };
+	const char *why = NULL, *states = jstr(msg, "states");
+	json_t *ids, *users, *rep, *own = NULL;
+	size_t i;
+	json_t *v;
+
+	ids = request_ids(msg, &why);
+	users = request_users(msg, &why);
+	if (why) {
+		json_decref(sc.jobs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	f.states = states_mask(states ? states : "pr");
+	if (!f.states) {
+		json_decref(sc.jobs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
+		return;
+	}
+	/* Sites differ on privacy: without show_all_jobs a user sees only their own. */
+	if (!conf->show_all_jobs && !c->manager)
+		sc.users = own = json_pack("[s]", c->user);
+	else
+		sc.users = users;
+	if (ids) {
+		sc.full = json_array_size(ids) == 1;
+		json_array_foreach(ids, i, v) {
+			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
+			if (j && (!own || strcmp(j->owner, c->user) == 0))
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full }, j);
+			job_free(j);
+		}
+	} else if (store_jobs_foreach(store, &f, status_one, &sc) < 0) {
+		json_decref(sc.jobs);
+		json_decref(own);
+		net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list"));
+		return;
+	}
+	json_decref(own);
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "jobs", sc.jobs);
+	net_send(c, rep);
+}
+
+/* DELETE, HOLD and RELEASE share the walk over ids or users and the
+ * permission check; each has its own effect on one job. */
+typedef const char *(*job_op)(struct conn *c, struct job *j, char *buf, size_t n, bool *ok);
+
+static const char *
+op_delete(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	*ok = true;
+	if (j->state == JS_PENDING) {
+		j->state = JS_DELETED;
+		j->end_time = now_ms();
+		free(j->reason);
+		j->reason = xasprintf("deleted by %s", c->user);
+		if (store_job_update(store, j) < 0 || store_acct_insert(store, j) < 0)
+			fatalx("cannot store a deletion");
+		request_job_finished(j);
+		snprintf(buf, n, "%s has deleted job %lld", c->user, (long long)j->id);
+		return buf;
+	}
+	/* Running or on its way: the execd kills it, CHILD_TERM ends it. */
+	if (!j->delete_req) {
+		j->delete_req = true;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a deletion request");
+	}
+	exechost_signal_job(j, 9);
+	snprintf(buf, n, "%s has registered the job %lld for deletion", c->user, (long long)j->id);
+	return buf;
+}
+
+static const char *
+op_hold(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	*ok = true;
+	if (j->state != JS_PENDING) {
+		*ok = false;
+		snprintf(buf, n, "job %lld is already running and cannot be held", (long long)j->id);
+		return buf;
+	}
+	if (!(j->hold & HOLD_USER)) {
+		j->hold |= HOLD_USER;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a hold");
+	}
+	snprintf(buf, n, "modified hold of job %lld", (long long)j->id);
+	return buf;
+}
+
+static const char *
+op_release(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	*ok = true;
+	if (j->hold & HOLD_USER) {
+		j->hold &= ~HOLD_USER;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a release");
+		sched_kick();
+	}
+	snprintf(buf, n, "modified hold of job %lld", (long long)j->id);
+	return buf;
+}
+
+struct op_ctx {
+	struct conn *c;
+	job_op       op;
+	const char  *verb;
+	json_t      *results;
+	json_t      *users;
+};
+
+static void
+op_result(struct op_ctx *oc, int64_t id, bool ok, const char *message)
+{
+	json_array_append_new(oc->results, json_pack("{s:I, s:b, s:s}", "id", (json_int_t)id,
+	    "ok", ok, "message", message));
+}
+
+static int
+op_apply(void *arg, struct job *j)
+{
+	struct op_ctx *oc = arg;
+	char buf[256];
+	const char *m;
+	bool ok;
+
+	if (strcmp(j->owner, oc->c->user) != 0 && !oc->c->manager) {
+		snprintf(buf, sizeof buf, "%s - you do not have the necessary privileges to %s the job \"%lld\"",
+		    oc->c->user, oc->verb, (long long)j->id);
+		op_result(oc, j->id, false, buf);
+		return 0;
+	}
+	m = oc->op(oc->c, j, buf, sizeof buf, &ok);
+	op_result(oc, j->id, ok, m);
+	return 0;
+}
+
+struct collect_ctx {
+	json_t *users;
+	json_t *ids;
+};
+
+static int
+collect_ids(void *arg, struct job *j)
+{
+	struct collect_ctx *cc = arg;
+	if (user_in(cc->users, j->owner))
+		json_array_append_new(cc->ids, json_integer(j->id));
+	return 0;
+}
+
+static void
+request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb)
+{
+	struct op_ctx oc = { c, op, verb, json_array(), NULL };
+	const char *why = NULL;
+	json_t *ids, *rep, *v, *owned = NULL;
+	size_t i;
+
+	ids = request_ids(msg, &why);
+	oc.users = request_users(msg, &why);
+	if (why || (!ids && !oc.users)) {
+		json_decref(oc.results);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids or users given"));
+		return;
+	}
+	qm_txn();
+	if (!ids) {
+		/* Collect first: the operations update rows the walk would read. */
+		struct store_job_filter f = { .states = 1u << JS_PENDING | 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+		struct collect_ctx cc = { oc.users, json_array() };
+		if (store_jobs_foreach(store, &f, collect_ids, &cc) < 0)
+			fatalx("cannot read jobs");
+		if (json_array_size(cc.ids) == 0)
+			json_array_foreach(oc.users, i, v) {
+				char buf[160];
+				snprintf(buf, sizeof buf, "denied: user \"%s\" has no jobs", json_string_value(v));
+				op_result(&oc, 0, false, buf);
+			}
+		ids = owned = cc.ids;
+	}
+	json_array_foreach(ids, i, v) {
+		int64_t id = json_integer_value(v);
+		struct job *j = store_job_get(store, id, false);
+		if (!j || JS_FINISHED(j->state)) {
+			char buf[128];
+			snprintf(buf, sizeof buf, "denied: job \"%lld\" does not exist", (long long)id);
+			op_result(&oc, id, false, buf);
+		} else
+			op_apply(&oc, j);
+		job_free(j);
+	}
+	json_decref(owned);
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "results", oc.results);
+	net_send(c, rep);
+}
+
+static void
+req_delete(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_delete, "delete");
+}
+
+static void
+req_hold(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_hold, "hold");
+}
+
+static void
+req_release(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_release, "release");
+}
+
+/* WAIT (qsub -sync y): answered when the job reaches a final state. */
+struct waiter {
+	TAILQ_ENTRY(waiter) entry;
+	struct conn *c;
+	int64_t      seq;
+	int64_t      id;
+};
+static TAILQ_HEAD(, waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
+
+static void
+wait_answer(struct conn *c, int64_t seq, const struct job *j)
+{
+	json_t *rep = proto_reply_ok(seq);
+	json_t *o = job_to_json(j);
+	json_object_del(o, "script");
+	json_object_del(o, "env");
+	json_object_set_new(rep, "job", o);
+	net_send(c, rep);
+}
+
+static void
+req_wait(struct conn *c, int64_t seq, json_t *msg)
+{
+	int64_t id = jint(msg, "id", 0);
+	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
+	struct waiter *w;
+
+	if (!j) {
+		net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist", (long long)id));
+		return;
+	}
+	if (JS_FINISHED(j->state)) {
+		wait_answer(c, seq, j);
+		job_free(j);
+		return;
+	}
+	job_free(j);
+	w = xcalloc(1, sizeof *w);
+	w->c = c;
+	w->seq = seq;
+	w->id = id;
+	TAILQ_INSERT_TAIL(&waiters, w, entry);
+}
+
+void
+request_job_finished(const struct job *j)
+{
+	struct waiter *w, *tmp;
+	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
+		if (w->id != j->id)
+			continue;
+		wait_answer(w->c, w->seq, j);
+		TAILQ_REMOVE(&waiters, w, entry);
+		free(w);
+	}
+}
+
+void
+request_conn_gone(struct conn *c)
+{
+	struct waiter *w, *tmp;
+	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
+		if (w->c != c)
+			continue;
+		TAILQ_REMOVE(&waiters, w, entry);
+		free(w);
+	}
+}
+
+static void
+req_hosts(struct conn *c, int64_t seq, json_t *msg)
+{
+	json_t *rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "hosts", exechost_list_json());
+	net_send(c, rep);
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# setup.sh: installs what nowq needs (Debian packages, as root or with sudo) and builds it with autotools.
+# Usage: ./setup.sh [configure options...]   (the build goes to ./_build)
+set -eu
+cd "$(dirname "$0")"
+
+PKGS="build-essential autoconf automake libtool pkg-config libsqlite3-dev libconfuse-dev
+libinih-dev libevent-dev libjansson-dev libmunge-dev munge libcmocka-dev bats mandoc
+iproute2 procps"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing:$missing"
+	if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+	$SUDO apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing >/dev/null
+fi
+
+[ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null
+mkdir -p _build
+cd _build
+want="$*"
+if [ ! -f Makefile ] || [ "$(cat .configured-with 2>/dev/null)" != "$want" ]; then
+	../configure -q "$@"
+	echo "$want" > .configured-with
+fi
+make -j"$(nproc)" >/dev/null
+echo "setup: built nowq in $(pwd)"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# badinput.bats: bad options, scripts, configurations and raw frames get one clear error and change nothing; the master keeps serving.
+
+load helpers
+
+setup_file() {
+	cluster_start
+	WORK=$(mktemp -d /tmp/nowq-bad.XXXXXX)
+	export WORK
+}
+
+teardown_file() {
+	cluster_stop
+	rm -rf "$WORK"
+}
+
+njobs() { qstat -s prz | awk 'NR > 2' | wc -l; }
+port() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)".*/\1/p' "$CLUSTER/qmaster.conf"; }
+
+# Each bad submission must print one line starting with "qsub: error:", exit non-zero and add no job.
+refused() {
+	before=$(njobs)
+	run "$@"
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "qsub: error: "* ]]
+	[ "$(njobs)" = "$before" ]
+}
+
+@test "unknown options and bad values are refused" {
+	refused qsub -bogus "$WORK/x"
+	refused qsub -p 5000 -b y true
+	refused qsub -j maybe -b y true
+	refused qsub -N
+}
+
+@test "a missing, unreadable, directory or oversized script is refused" {
+	refused qsub "$WORK/does-not-exist.sh"
+	refused qsub "$WORK"
+	head -c 2000000 /dev/zero | tr '\0' '#' > "$WORK/big.sh"
+	refused qsub "$WORK/big.sh"
+	if [ "$(id -u)" = 0 ] && id -u nobody >/dev/null 2>&1; then
+		printf 'echo hi\n' > "$WORK/secret.sh"
+		chmod 600 "$WORK/secret.sh"
+		chmod 755 "$WORK"
+		before=$(njobs)
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qsub" "$WORK/secret.sh"
+		[ "$status" -ne 0 ]
+		[[ "${lines[0]}" == "qsub: error: "* ]]
+		[ "$(njobs)" = "$before" ]
+	fi
+}
+
+@test "an unknown queue is refused" {
+	refused qsub -q nosuch.q -b y true
+}
+
+raw() {
+	# Sends raw bytes to the master's TCP port, waits, and closes.
+	exec 3<>"/dev/tcp/127.0.0.1/$(port)"
+	printf "$1" >&3
+	sleep "${2:-0.2}"
+	exec 3>&- 3<&-
+}
+
+@test "malformed, oversized and truncated frames, and silent clients, leave the master serving" {
+	# A silent client holds a connection open the whole time.
+	exec 4<>"/dev/tcp/127.0.0.1/$(port)"
+	raw '\xff\xff\xff\xff'                       # oversized length
+	raw '\x00\x00\x00\x00'                       # empty frame
+	raw '\x00\x00\x00\x05hello'                  # not JSON
+	raw '\x00\x00\x00\x02[]'                     # not an object
+	raw '\x00\x00\x00\x0b{"type":1}x'            # type is not a string
+	raw '\x00\x00\x00\x40{"type":"HELLO"'        # truncated, then closed
+	raw '\x00\x00\x00\x0f{"type":"PULL"}'        # no HELLO first
+	run qstat
+	[ "$status" -eq 0 ]
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y true)
+	wait_until 20 job_finished "$id"
+	exec 4>&- 4<&-
+	run grep -c "qmaster.*fatal" "$CLUSTER/qmaster/qmaster.log"
+	[ "$output" = 0 ]
+}
+
+@test "a bad qmaster.conf is refused with the file and line named" {
+	printf 'spool_dir = "%s/spool"\nlisten = "127.0.0.1:1"\nbogus_key = 3\n' "$WORK" > "$WORK/bad.conf"
+	run qmaster -f -c "$WORK/bad.conf"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bad.conf:3:"* ]]
+	printf 'spool_dir = "%s/spool"\nlisten = "10.1.2.3:7444"\nauth = "none"\nqueue "all.q" {}\n' "$WORK" > "$WORK/bad2.conf"
+	run qmaster -f -c "$WORK/bad2.conf"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"loopback"* ]]
+}

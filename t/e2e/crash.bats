@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# crash.bats: kill -9 of the master or an execd loses no acknowledged job, runs none twice, and loses no exit status.
+
+load helpers
+
+setup() {
+	cluster_start
+}
+
+teardown() {
+	cluster_stop
+}
+
+qmaster_pid() { cat "$CLUSTER/qmaster/qmaster.pid"; }
+execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
+
+@test "kill -9 of qmaster during a burst of 500 submissions: every acknowledged job survives and runs exactly once" {
+	ran="$CLUSTER/ran"
+	: > "$ran"
+	chmod 666 "$ran"
+	acked="$CLUSTER/acked"
+	# Each submission records its id only after qsub printed it: that is the acknowledgement.
+	(
+		for i in $(seq 1 500); do
+			id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "echo \$JOB_ID >> $ran") || continue
+			echo "$id" >> "$acked"
+		done
+	) &
+	burst=$!
+	# Kill the master in the middle of the burst.
+	wait_until 30 test "$(wc -l < "$acked" 2>/dev/null || echo 0)" -ge 100
+	kill -9 "$(qmaster_pid)"
+	sleep 0.3
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait "$burst" || true
+	n=$(wc -l < "$acked")
+	echo "acknowledged: $n" >&3
+	[ "$n" -ge 100 ]
+	# Wait until every acknowledged job has finished, then compare.
+	all_done() { [ -z "$(qstat -s pr | awk 'NR > 2')" ]; }
+	wait_until 120 all_done
+	sort -n "$acked" > "$CLUSTER/acked.sorted"
+	sort -n "$ran" > "$CLUSTER/ran.sorted"
+	# Every acknowledged job ran, and no job ran twice.
+	[ -z "$(comm -23 "$CLUSTER/acked.sorted" "$CLUSTER/ran.sorted")" ]
+	[ -z "$(uniq -d "$CLUSTER/ran.sorted")" ]
+	for id in $(head -5 "$CLUSTER/acked.sorted"); do
+		job_finished "$id"
+	done
+}
+
+@test "kill -9 of execd while a job runs: the job goes on and its exit status reaches the master" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 2; exit 7')
+	wait_until 20 state_is "$id" r
+	kill -9 "$(execd_pid)"
+	sleep 0.5
+	# The job is still running without its execd.
+	pgrep -f "sleep 2" >/dev/null
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 7 ]
+}
+
+@test "a job that ends while its execd is down is reported when the execd comes back" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 1; exit 5')
+	wait_until 20 state_is "$id" r
+	kill -9 "$(execd_pid)"
+	sleep 2
+	[ "$(job_state "$id")" = r ]
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 5 ]
+}
+
+@test "with the master down, execd keeps its job and delivers the end once the master is back" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 1; exit 4')
+	wait_until 20 state_is "$id" r
+	kill -9 "$(qmaster_pid)"
+	sleep 2
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 4 ]
+}

@@ -1,0 +1,39 @@
+# helpers.bash: starts and stops a real personal cluster for a bats file, and waits for conditions.
+# Every file gets its own directory and free port; nothing is shared between files.
+
+export PATH="$top_builddir/bin:$PATH"
+
+cluster_start() {
+	CLUSTER=$(mktemp -d /tmp/nowq-e2e.XXXXXX)
+	chmod 755 "$CLUSTER"
+	export CLUSTER
+	nowq start --dir "$CLUSTER" --slots "${SLOTS:-4}" --execds "${EXECDS:-1}" >/dev/null
+	eval "$(nowq env --dir "$CLUSTER")"
+	export NOWQ_MASTER
+}
+
+cluster_stop() {
+	[ -n "${CLUSTER:-}" ] || return 0
+	nowq stop --dir "$CLUSTER" >/dev/null 2>&1 || true
+	# Leave the spool for a post-mortem only when something failed.
+	rm -rf "$CLUSTER"
+}
+
+# wait_until SECONDS COMMAND...: polls every 50 ms until COMMAND succeeds.
+wait_until() {
+	local limit=$(( $1 * 20 )) i=0
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ "$i" -ge "$limit" ]; then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
+job_state() { qstat -s prz | awk -v id="$1" '$1 == id { print $5 }'; }
+job_field() { qstat -j "$1" | awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
+state_is() { [ "$(job_state "$1")" = "$2" ]; }
