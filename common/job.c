@@ -186,6 +186,35 @@ get_int(const json_t *o, const char *k, int64_t *dst, int64_t lo, int64_t hi, co
 }
 
 static int
+get_bool(const json_t *o, const char *k, bool *dst, const char **why)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v)) {
+		*why = "a job flag is not true or false";
+		return -1;
+	}
+	*dst = json_is_true(v);
+	return 0;
+}
+
+/* CPU times: a number of seconds, never negative. */
+static int
+get_secs(const json_t *o, const char *k, double *dst, const char **why)
+{
+	json_t *v = json_object_get(o, k);
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || json_number_value(v) < 0) {
+		*why = "a job time field is not a number of seconds";
+		return -1;
+	}
+	*dst = json_number_value(v);
+	return 0;
+}
+
+static int
 get_strv(const json_t *o, const char *k, char ***dst, size_t maxn, const char **why)
 {
 	json_t *a = json_object_get(o, k), *v;
@@ -258,13 +287,16 @@ job_from_json(const json_t *o, const char **why)
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
 		goto bad;
-	j->join = jbool(o, "join", false);
-	j->error = jbool(o, "error", false);
-	j->delete_req = jbool(o, "delete_req", false);
-	if ((e = json_object_get(o, "utime")) && json_is_number(e))
-		j->utime = json_number_value(e);
-	if ((e = json_object_get(o, "stime")) && json_is_number(e))
-		j->stime = json_number_value(e);
+	if (get_bool(o, "join", &j->join, why) < 0 ||
+	    get_bool(o, "error", &j->error, why) < 0 ||
+	    get_bool(o, "delete_req", &j->delete_req, why) < 0 ||
+	    get_secs(o, "utime", &j->utime, why) < 0 ||
+	    get_secs(o, "stime", &j->stime, why) < 0)
+		goto bad;
+	if ((e = json_object_get(o, "state")) && !json_is_string(e)) {
+		*why = "job state is not a text";
+		goto bad;
+	}
 	if ((st = jstr(o, "state"))) {
 		int s = job_state_parse(st);
 		if (s < 0) {

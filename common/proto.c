@@ -114,6 +114,12 @@ proto_send_fd(int fd, const json_t *msg)
 	if (!s)
 		return -1;
 	n = strlen(s);
+	/* The peer would refuse it and close; failing here says why. */
+	if (n == 0 || n > PROTO_MAX_FRAME) {
+		free(s);
+		errno = EMSGSIZE;
+		return -1;
+	}
 	/* One write per frame: a request should leave in one segment. */
 	frame = xmalloc(n + 4);
 	frame[0] = (char)(n >> 24);

@@ -49,13 +49,16 @@ struct store_job_filter {
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not
  * held, not in error; uid < 0 means any owner, else only that uid's.  Scripts
- * and env are loaded.  At most limit jobs. */
+ * and env are loaded.  At most limit jobs (none when limit <= 0).  All rows
+ * are read before the first callback, so cb may update the job it gets. */
 int store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg);
 /* Removes finished jobs whose end_time is before before_ms; returns how many. */
 int store_jobs_purge_finished(struct store *st, int64_t before_ms);
 int64_t store_jobs_count(struct store *st, unsigned states);
 
-/* Accounting: one row per finished attempt, kept forever. */
+/* Accounting: one row per finished attempt, kept forever; storing the same
+ * (id, task, attempt) again replaces its row, so a resent CHILD_TERM does not
+ * count twice. */
 int store_acct_insert(struct store *st, const struct job *j);
 
 /* Hosts the master has seen (name, slots, last load, last contact). */
@@ -71,7 +74,7 @@ int store_hosts_foreach(struct store *st, store_host_cb cb, void *arg);
 
 /* Small named values: next ids, the epoch, the cluster id. */
 int     store_meta_get(struct store *st, const char *key, char **val); /* 0 found, 1 absent, -1 error */
-int     store_meta_set(struct store *st, const char *key, const char *val);
+int     store_meta_set(struct store *st, const char *key, const char *val); /* val NULL: remove */
 
 /* spooldir.c: durable files: write temp + fsync + rename + fsync dir. */
 int  spool_write_atomic(const char *path, const void *data, size_t n, int mode);

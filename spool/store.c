@@ -1,0 +1,1400 @@
+/* store.c: the master's SQLite database: schema and migrations, cached statements, and typed access to jobs, scripts, accounting, hosts and meta. */
+#include "config.h"
+
+#include <assert.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "common/common.h"
+#include "spool/spool.h"
+
+/* Long enough to ride out a checkpoint or a `qmaster -C` reading alongside. */
+#define STORE_BUSY_MS	5000
+/* Hash collisions are astronomically rare; many in a row means a bug. */
+#define STORE_MAX_SUFFIX 1000
+
+/*
+ * The jobs table's columns after id, in the order rows are read and inserted;
+ * the enum of column numbers below is built from the same list so the two
+ * cannot drift apart.  env comes last because only some reads want it.
+ */
+#define JOB_COLUMNS(X) \
+	X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(sup_groups) X(queue) \
+	X(prio) X(script_hash) X(argv) X(args) X(shell) X(cwd) X(home) \
+	X(out_path) X(err_path) X(join_out) X(submit_host) X(submit_time) \
+	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
+	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
+	X(maxrss_kb)
+#define X_ENUM(c)	C_##c,
+#define X_SEL(c)	", j." #c
+#define X_NAME(c)	#c ", "
+#define X_PARAM(c)	"?, "
+enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
+
+#define JOB_SEL_LIGHT	"SELECT j.id" JOB_COLUMNS(X_SEL) ", NULL, NULL FROM jobs j"
+#define JOB_FULL_COLS	"SELECT j.id" JOB_COLUMNS(X_SEL) ", j.env, s.body FROM jobs j "
+#define JOB_JOIN_SCRIPT	" LEFT JOIN scripts s ON s.hash = j.script_hash"
+#define JOB_SEL_FULL	JOB_FULL_COLS JOB_JOIN_SCRIPT
+/* Without statistics the planner would rather take jobs_state and sort every
+ * pending job; INDEXED BY makes the walk of the partial index a promise (and
+ * preparing fails loudly if the index ever stops matching the query). */
+#define JOB_RUNNABLE(idx) JOB_FULL_COLS "INDEXED BY " idx JOB_JOIN_SCRIPT \
+			" WHERE j.state = 0 AND j.hold = 0 AND j.error = 0"
+
+/*
+ * Forward migrations: step i takes user_version from i to i + 1, each in one
+ * transaction.  Never edit a step that has shipped; add one.
+ *
+ * The partial indexes serve one query each: jobs_runnable and
+ * jobs_runnable_uid hold exactly the jobs a PULL may start, already in
+ * scheduling order, so matching reads the first rows instead of scanning;
+ * jobs_finished holds only ended jobs, keyed by end time, for the purge.
+ */
+static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
+	/* 0 -> 1: jobs and their scripts. */
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE scripts (hash TEXT PRIMARY KEY, body BLOB NOT NULL);"
+	"CREATE TABLE jobs ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" task INTEGER NOT NULL DEFAULT 0,"
+	" attempt INTEGER NOT NULL DEFAULT 0,"
+	" name TEXT,"
+	" owner TEXT,"
+	" uid INTEGER NOT NULL DEFAULT 0,"
+	" gid INTEGER NOT NULL DEFAULT 0,"
+	" sup_groups TEXT,"
+	" queue TEXT,"
+	" prio INTEGER NOT NULL DEFAULT 0,"
+	" script_hash TEXT REFERENCES scripts(hash),"
+	" argv TEXT,"
+	" args TEXT,"
+	" shell TEXT,"
+	" cwd TEXT,"
+	" home TEXT,"
+	" out_path TEXT,"
+	" err_path TEXT,"
+	" join_out INTEGER NOT NULL DEFAULT 0,"
+	" submit_host TEXT,"
+	" submit_time INTEGER NOT NULL DEFAULT 0,"
+	" start_time INTEGER NOT NULL DEFAULT 0,"
+	" end_time INTEGER NOT NULL DEFAULT 0,"
+	" state INTEGER NOT NULL DEFAULT 0,"
+	" hold INTEGER NOT NULL DEFAULT 0,"
+	" error INTEGER NOT NULL DEFAULT 0,"
+	" delete_req INTEGER NOT NULL DEFAULT 0,"
+	" host TEXT,"
+	" pid INTEGER NOT NULL DEFAULT 0,"
+	" exit_status INTEGER NOT NULL DEFAULT 0,"
+	" signal INTEGER NOT NULL DEFAULT 0,"
+	" reason TEXT,"
+	" utime REAL NOT NULL DEFAULT 0,"
+	" stime REAL NOT NULL DEFAULT 0,"
+	" maxrss_kb INTEGER NOT NULL DEFAULT 0,"
+	" env TEXT);"
+	"CREATE INDEX jobs_runnable ON jobs (prio DESC, id)"
+	" WHERE state = 0 AND hold = 0 AND error = 0;"
+	"CREATE INDEX jobs_runnable_uid ON jobs (uid, prio DESC, id)"
+	" WHERE state = 0 AND hold = 0 AND error = 0;"
+	"CREATE INDEX jobs_state ON jobs (state);"
+	"CREATE INDEX jobs_host ON jobs (host, state);"
+	"CREATE INDEX jobs_owner ON jobs (owner, state);"
+	"CREATE INDEX jobs_finished ON jobs (end_time) WHERE state >= 3;"
+	"CREATE INDEX jobs_script ON jobs (script_hash);",
+
+	/* 1 -> 2: accounting and hosts. */
+	"CREATE TABLE accounting ("
+	" id INTEGER PRIMARY KEY,"
+	" job_id INTEGER NOT NULL,"
+	" task INTEGER NOT NULL DEFAULT 0,"
+	" attempt INTEGER NOT NULL DEFAULT 0,"
+	" name TEXT,"
+	" owner TEXT,"
+	" uid INTEGER,"
+	" gid INTEGER,"
+	" queue TEXT,"
+	" host TEXT,"
+	" submit_time INTEGER,"
+	" start_time INTEGER,"
+	" end_time INTEGER,"
+	" state INTEGER,"
+	" exit_status INTEGER,"
+	" signal INTEGER,"
+	" failed TEXT,"
+	" utime REAL,"
+	" stime REAL,"
+	" maxrss_kb INTEGER,"
+	" UNIQUE (job_id, task, attempt));"
+	"CREATE INDEX accounting_owner ON accounting (owner, end_time);"
+	"CREATE INDEX accounting_end ON accounting (end_time);"
+	"CREATE TABLE hosts ("
+	" name TEXT PRIMARY KEY,"
+	" slots INTEGER NOT NULL DEFAULT 0,"
+	" load1 REAL NOT NULL DEFAULT 0,"
+	" load5 REAL NOT NULL DEFAULT 0,"
+	" load15 REAL NOT NULL DEFAULT 0,"
+	" last_seen INTEGER NOT NULL DEFAULT 0);",
+};
+
+/*
+ * Every statement is prepared once and kept; S_FOREACH is the first of 16
+ * variants of the job listing (which filters are present), built on demand.
+ */
+enum stmt_id {
+	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_META_GET, S_META_SET, S_META_DEL,
+	S_SCRIPT_FIND, S_SCRIPT_ADD, S_SCRIPT_GC,
+	S_JOB_INSERT, S_JOB_UPDATE, S_JOB_GET, S_JOB_GET_FULL, S_JOB_DELETE,
+	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES,
+	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
+	S_FOREACH,
+	S_NSTMT = S_FOREACH + 16
+};
+#define FE_STATES	0x1u
+#define FE_OWNER	0x2u
+#define FE_HOST		0x4u
+#define FE_FULL		0x8u
+
+static const char *const stmt_sql[S_FOREACH] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_META_GET] = "SELECT value FROM meta WHERE key = ?1",
+	[S_META_SET] = "INSERT INTO meta (key, value) VALUES (?1, ?2)"
+	    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+	[S_META_DEL] = "DELETE FROM meta WHERE key = ?1",
+	[S_SCRIPT_FIND] = "SELECT body = ?2 FROM scripts WHERE hash = ?1",
+	[S_SCRIPT_ADD] = "INSERT INTO scripts (hash, body) VALUES (?1, ?2)",
+	[S_SCRIPT_GC] = "DELETE FROM scripts WHERE hash = ?1"
+	    " AND NOT EXISTS (SELECT 1 FROM jobs WHERE script_hash = ?1)",
+	[S_JOB_INSERT] = "INSERT INTO jobs (" JOB_COLUMNS(X_NAME) "env) VALUES ("
+	    JOB_COLUMNS(X_PARAM) "?)",
+	[S_JOB_UPDATE] = "UPDATE jobs SET state = ?2, hold = ?3, error = ?4,"
+	    " delete_req = ?5, attempt = ?6, host = ?7, pid = ?8, submit_time = ?9,"
+	    " start_time = ?10, end_time = ?11, exit_status = ?12, signal = ?13,"
+	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
+	    " name = ?19 WHERE id = ?1",
+	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
+	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
+	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",
+	[S_RUNNABLE] = JOB_RUNNABLE("jobs_runnable") " ORDER BY j.prio DESC, j.id LIMIT ?1",
+	[S_RUNNABLE_UID] = JOB_RUNNABLE("jobs_runnable_uid") " AND j.uid = ?2"
+	    " ORDER BY j.prio DESC, j.id LIMIT ?1",
+	/* "state >= 3" spelled as in the jobs_finished index, so it is used. */
+	[S_PURGE] = "DELETE FROM jobs WHERE state >= 3 AND end_time < ?1 RETURNING script_hash",
+	[S_COUNT_ALL] = "SELECT count(*) FROM jobs",
+	[S_COUNT_STATES] = "SELECT count(*) FROM jobs WHERE state IN (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_ACCT_INSERT] = "INSERT OR REPLACE INTO accounting (job_id, task, attempt, name,"
+	    " owner, uid, gid, queue, host, submit_time, start_time, end_time, state,"
+	    " exit_status, signal, failed, utime, stime, maxrss_kb) VALUES (?1, ?2, ?3,"
+	    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO UPDATE SET"
+	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"
+	    " load15 = excluded.load15, last_seen = excluded.last_seen",
+	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen FROM hosts ORDER BY name",
+};
+
+struct store {
+	sqlite3      *db;
+	sqlite3_stmt *stmt[S_NSTMT];
+	bool          in_txn;    /* between store_begin and store_commit/rollback */
+};
+
+static int
+store_fail(struct store *st, const char *what)
+{
+	log_warnx("store: %s: %s", what, sqlite3_errmsg(st->db));
+	return -1;
+}
+
+static char *
+store_foreach_sql(unsigned v)
+{
+	return xasprintf("%s WHERE 1%s%s%s ORDER BY j.id",
+	    v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
+	    v & FE_STATES ? " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" : "",
+	    v & FE_OWNER ? " AND j.owner = ?7" : "",
+	    v & FE_HOST ? " AND j.host = ?8" : "");
+}
+
+/*
+ * The cached statement, or, when it is still running because a callback
+ * re-entered the store (a listing inside a listing), a private one that
+ * stmt_give finalizes.
+ */
+static sqlite3_stmt *
+stmt_take(struct store *st, enum stmt_id id, bool *own)
+{
+	sqlite3_stmt *s;
+	char *built = NULL;
+	const char *sql;
+	int rc;
+
+	assert(id < S_NSTMT);
+	*own = false;
+	if (st->stmt[id] && !sqlite3_stmt_busy(st->stmt[id]))
+		return st->stmt[id];
+	sql = id < S_FOREACH ? stmt_sql[id] : (built = store_foreach_sql(id - S_FOREACH));
+	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL);
+	free(built);
+	if (rc != SQLITE_OK) {
+		store_fail(st, "cannot prepare a statement");
+		return NULL;
+	}
+	if (!st->stmt[id])
+		st->stmt[id] = s;
+	else
+		*own = true;
+	return s;
+}
+
+static void
+stmt_give(sqlite3_stmt *s, bool own)
+{
+	if (own) {
+		sqlite3_finalize(s);
+		return;
+	}
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+}
+
+/* Steps a statement that returns no rows (or whose rows are not wanted). */
+static int
+stmt_run(struct store *st, sqlite3_stmt *s, bool own, const char *what)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE)
+		store_fail(st, what);
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int
+bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC) : sqlite3_bind_null(s, i);
+}
+
+/* Binds ?1..?6 to the states wanted by mask; unused places get -1, which no row has. */
+static int
+bind_states(sqlite3_stmt *s, unsigned mask)
+{
+	int n = 0, rc = SQLITE_OK;
+
+	for (int state = JS_PENDING; state <= JS_DELETED; state++)
+		if (mask & (1u << state))
+			rc |= sqlite3_bind_int(s, ++n, state);
+	while (n < 6)
+		rc |= sqlite3_bind_int(s, ++n, -1);
+	return rc;
+}
+
+/* Plain SQL with no parameters, for opening, migrations and checks. */
+static int
+store_exec(sqlite3 *db, const char *sql)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL);
+}
+
+/* An integer PRAGMA or query with one result; -1 on error. */
+static int64_t
+store_query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Opening and migrations. */
+
+static char store_why[512];
+
+static int
+store_migrate(sqlite3 *db, const char *path)
+{
+	int64_t v;
+
+	for (;;) {
+		if (store_exec(db, "BEGIN IMMEDIATE") != SQLITE_OK)
+			goto fail;
+		/* Read again under the write lock: another process may have
+		 * upgraded the file while we waited. */
+		if ((v = store_query_int(db, "PRAGMA user_version")) < 0)
+			goto fail_rollback;
+		if (v >= STORE_SCHEMA_VERSION) {
+			store_exec(db, "COMMIT");
+			return 0;
+		}
+		if (store_exec(db, store_migrations[v]) != SQLITE_OK)
+			goto fail_rollback;
+		{
+			char pragma[64];
+			snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", (int)v + 1);
+			if (store_exec(db, pragma) != SQLITE_OK)
+				goto fail_rollback;
+		}
+		if (store_exec(db, "COMMIT") != SQLITE_OK)
+			goto fail_rollback;
+		log_info("store: %s upgraded to schema version %d", path, (int)v + 1);
+	}
+
+fail_rollback:
+	snprintf(store_why, sizeof store_why, "cannot upgrade the schema of %s: %s",
+	    path, sqlite3_errmsg(db));
+	store_exec(db, "ROLLBACK");
+	return -1;
+fail:
+	snprintf(store_why, sizeof store_why, "cannot upgrade the schema of %s: %s",
+	    path, sqlite3_errmsg(db));
+	return -1;
+}
+
+struct store *
+store_open(const char *dir, const char **why)
+{
+	char *path = xasprintf("%s/nowq.db", dir);
+	sqlite3 *db = NULL;
+	struct store *st;
+	sqlite3_stmt *s;
+	int64_t v;
+	int rc;
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
+		    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, STORE_BUSY_MS);
+	/* Read the version before changing anything, so a file from a newer
+	 * nowq (or not a database at all) is left exactly as it was. */
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW) {
+		snprintf(store_why, sizeof store_why, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		sqlite3_finalize(s);
+		goto fail;
+	}
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (v < 0) {
+		snprintf(store_why, sizeof store_why, "%s has an invalid schema version %lld",
+		    path, (long long)v);
+		goto fail;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(store_why, sizeof store_why, "%s has schema version %lld, but this nowq "
+		    "knows only up to %d: it was written by a newer nowq; run that version",
+		    path, (long long)v, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	if (store_exec(db, "PRAGMA foreign_keys = ON") != SQLITE_OK ||
+	    store_exec(db, "PRAGMA synchronous = FULL") != SQLITE_OK) {
+		snprintf(store_why, sizeof store_why, "cannot configure %s: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	/* journal_mode answers with the mode in force, which is not WAL when
+	 * the file system cannot do it; then durability promises do not hold. */
+	if (sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW ||
+	    sqlite3_stricmp((const char *)sqlite3_column_text(s, 0), "wal") != 0) {
+		snprintf(store_why, sizeof store_why, "cannot put %s in WAL mode: %s", path,
+		    sqlite3_errmsg(db));
+		sqlite3_finalize(s);
+		goto fail;
+	}
+	sqlite3_finalize(s);
+	if (v < STORE_SCHEMA_VERSION && store_migrate(db, path) < 0)
+		goto fail;
+	st = xcalloc(1, sizeof *st);
+	st->db = db;
+	free(path);
+	return st;
+
+fail:
+	sqlite3_close(db);
+	free(path);
+	*why = store_why;
+	return NULL;
+}
+
+void
+store_close(struct store *st)
+{
+	if (!st)
+		return;
+	if (st->in_txn) {
+		log_warnx("store: closed inside a transaction; its changes are discarded");
+		store_rollback(st);
+	}
+	for (int i = 0; i < S_NSTMT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	if (sqlite3_close(st->db) != SQLITE_OK)
+		log_warnx("store: close: %s", sqlite3_errmsg(st->db));
+	free(st);
+}
+
+int
+store_schema_version(struct store *st)
+{
+	return (int)store_query_int(st->db, "PRAGMA user_version");
+}
+
+/* Transactions. */
+
+int
+store_begin(struct store *st)
+{
+	bool own;
+	sqlite3_stmt *s;
+
+	if (st->in_txn) {
+		log_warnx("store: begin inside a transaction");
+		return -1;
+	}
+	if (!(s = stmt_take(st, S_BEGIN, &own)) || stmt_run(st, s, own, "begin") < 0)
+		return -1;
+	st->in_txn = true;
+	return 0;
+}
+
+int
+store_commit(struct store *st)
+{
+	bool own;
+	sqlite3_stmt *s;
+
+	if (!st->in_txn)
+		return 0;
+	if (!(s = stmt_take(st, S_COMMIT, &own)) || stmt_run(st, s, own, "commit") < 0) {
+		/* SQLite may already have rolled back (disk full, I/O error). */
+		st->in_txn = !sqlite3_get_autocommit(st->db);
+		return -1;
+	}
+	st->in_txn = false;
+	return 0;
+}
+
+void
+store_rollback(struct store *st)
+{
+	bool own;
+	sqlite3_stmt *s;
+
+	st->in_txn = false;
+	if (sqlite3_get_autocommit(st->db))
+		return;
+	if (!(s = stmt_take(st, S_ROLLBACK, &own)) || stmt_run(st, s, own, "rollback") < 0)
+		log_warnx("store: rollback failed; closing the database is the way out");
+}
+
+bool
+store_in_txn(const struct store *st)
+{
+	return st->in_txn;
+}
+
+/* Operations of several statements must land together; inside the caller's
+ * transaction they do already, outside it they get one of their own. */
+static int
+op_begin(struct store *st, bool *mine)
+{
+	*mine = false;
+	if (st->in_txn)
+		return 0;
+	if (store_begin(st) < 0)
+		return -1;
+	*mine = true;
+	return 0;
+}
+
+static int
+op_end(struct store *st, bool mine, int rc)
+{
+	if (!mine)
+		return rc;
+	if (rc < 0) {
+		store_rollback(st);
+		return rc;
+	}
+	if (store_commit(st) < 0) {
+		store_rollback(st);
+		return -1;
+	}
+	return rc;
+}
+
+/* Scripts: content-addressed, one row per distinct text. */
+
+/* Stores body unless it is there already; hash receives its key. */
+static int
+store_script_put(struct store *st, const char *body, size_t n, char *hash, size_t hashlen)
+{
+	uint64_t h = hash_fnv1a64(body, n);
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	for (int k = 0; k < STORE_MAX_SUFFIX; k++) {
+		if (k == 0)
+			snprintf(hash, hashlen, "%016" PRIx64, h);
+		else
+			snprintf(hash, hashlen, "%016" PRIx64 "-%d", h, k);
+		if (!(s = stmt_take(st, S_SCRIPT_FIND, &own)))
+			return -1;
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			bool same = sqlite3_column_int(s, 0) == 1;
+			stmt_give(s, own);
+			if (same)
+				return 0;
+			/* Same hash, other text: try the next suffix. */
+			continue;
+		}
+		if (rc != SQLITE_DONE) {
+			store_fail(st, "cannot look up a script");
+			stmt_give(s, own);
+			return -1;
+		}
+		stmt_give(s, own);
+		if (!(s = stmt_take(st, S_SCRIPT_ADD, &own)))
+			return -1;
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
+		return stmt_run(st, s, own, "cannot store a script");
+	}
+	log_warnx("store: %d scripts share hash %016" PRIx64 "; refusing another", STORE_MAX_SUFFIX, h);
+	return -1;
+}
+
+/* Drops the script with this key if no job uses it any more. */
+static int
+store_script_gc(struct store *st, const char *hash)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_SCRIPT_GC, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot remove an unused script");
+}
+
+/* Runs a DELETE ... RETURNING script_hash, then collects the scripts it
+ * freed.  Returns the number of jobs deleted. */
+static int
+store_delete_jobs(struct store *st, sqlite3_stmt *s, bool own, const char *what)
+{
+	char **hashes = NULL;
+	size_t nh = 0, cap = 0;
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(s, 0);
+		n++;
+		if (!h)
+			continue;
+		for (size_t i = 0; i < nh; i++)
+			if (strcmp(hashes[i], h) == 0) {
+				h = NULL;
+				break;
+			}
+		if (!h)
+			continue;
+		if (nh == cap) {
+			cap = cap ? cap * 2 : 8;
+			hashes = xrealloc(hashes, cap * sizeof *hashes);
+		}
+		hashes[nh++] = xstrdup(h);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, what);
+		n = -1;
+	}
+	stmt_give(s, own);
+	for (size_t i = 0; i < nh; i++) {
+		if (n >= 0 && store_script_gc(st, hashes[i]) < 0)
+			n = -1;
+		free(hashes[i]);
+	}
+	free(hashes);
+	return n;
+}
+
+/* Jobs: encoding of the list fields. */
+
+/* A JSON array of texts, or NULL for a NULL vector; *bad when a text cannot
+ * be JSON (not UTF-8), which job_from_json never lets through. */
+static char *
+strv_to_text(char *const *v, bool *bad)
+{
+	json_t *a;
+	char *s;
+
+	if (!v)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; v[i]; i++)
+		if (json_array_append_new(a, json_string(v[i])) < 0)
+			*bad = true;
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	if (!s)
+		*bad = true;
+	return s;
+}
+
+static char *
+groups_to_text(const gid_t *g, int n)
+{
+	char *s, *p;
+
+	if (!g || n <= 0)
+		return NULL;
+	p = s = xmalloc((size_t)n * 12 + 3);
+	*p++ = '[';
+	for (int i = 0; i < n; i++)
+		p += sprintf(p, "%s%u", i ? "," : "", (unsigned)g[i]);
+	*p++ = ']';
+	*p = '\0';
+	return s;
+}
+
+static char **
+text_to_strv(const char *t, int len, int64_t id, const char *col)
+{
+	json_error_t jerr;
+	json_t *a, *v;
+	char **out;
+	size_t i;
+
+	if (!t)
+		return NULL;
+	a = json_loadb(t, (size_t)len, 0, &jerr);
+	if (!json_is_array(a)) {
+		log_warnx("store: job %lld: column %s is not a JSON list; ignored", (long long)id, col);
+		json_decref(a);
+		return NULL;
+	}
+	out = xcalloc(json_array_size(a) + 1, sizeof *out);
+	json_array_foreach(a, i, v) {
+		if (!json_is_string(v)) {
+			log_warnx("store: job %lld: column %s holds a non-text; ignored", (long long)id, col);
+			strv_free(out);
+			json_decref(a);
+			return NULL;
+		}
+		out[i] = xstrdup(json_string_value(v));
+	}
+	json_decref(a);
+	return out;
+}
+
+static void
+text_to_groups(struct job *j, const char *t, int len)
+{
+	json_error_t jerr;
+	json_t *a, *v;
+	size_t i;
+
+	if (!t)
+		return;
+	a = json_loadb(t, (size_t)len, 0, &jerr);
+	if (!json_is_array(a) || json_array_size(a) > 65536) {
+		log_warnx("store: job %lld: sup_groups is not a list of ids; ignored", (long long)j->id);
+		json_decref(a);
+		return;
+	}
+	j->groups = xcalloc(json_array_size(a) + 1, sizeof *j->groups);
+	json_array_foreach(a, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > UINT32_MAX) {
+			log_warnx("store: job %lld: a group id is out of range; skipped", (long long)j->id);
+			continue;
+		}
+		j->groups[j->ngroups++] = (gid_t)json_integer_value(v);
+	}
+	json_decref(a);
+}
+
+/* Jobs: decoding of one row.  The database is trusted no more than the
+ * network: a value out of range is clamped and logged, never acted on. */
+
+static int64_t
+col_int(sqlite3_stmt *s, int c, int64_t lo, int64_t hi, int64_t id, const char *col)
+{
+	int64_t v = sqlite3_column_int64(s, c);
+
+	if (v < lo || v > hi) {
+		int64_t to = v < lo ? lo : hi;
+		log_warnx("store: job %lld: %s is %lld, out of range; using %lld",
+		    (long long)id, col, (long long)v, (long long)to);
+		return to;
+	}
+	return v;
+}
+
+static char *
+col_str(sqlite3_stmt *s, int c)
+{
+	const unsigned char *t = sqlite3_column_text(s, c);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static struct job *
+row_to_job(sqlite3_stmt *s, bool full)
+{
+	struct job *j = job_new();
+	int64_t id = sqlite3_column_int64(s, C_id);
+	int64_t state;
+
+#define INT(f, lo, hi)	col_int(s, C_##f, lo, hi, id, #f)
+	j->id = id;
+	j->task = (int)INT(task, 0, INT32_MAX);
+	j->attempt = (int)INT(attempt, 0, INT32_MAX);
+	j->name = col_str(s, C_name);
+	j->owner = col_str(s, C_owner);
+	j->uid = (uint32_t)INT(uid, 0, UINT32_MAX);
+	j->gid = (uint32_t)INT(gid, 0, UINT32_MAX);
+	text_to_groups(j, (const char *)sqlite3_column_text(s, C_sup_groups),
+	    sqlite3_column_bytes(s, C_sup_groups));
+	j->queue = col_str(s, C_queue);
+	j->prio = (int)INT(prio, -1023, 1024);
+	j->argv = text_to_strv((const char *)sqlite3_column_text(s, C_argv),
+	    sqlite3_column_bytes(s, C_argv), id, "argv");
+	if (j->argv && !j->argv[0]) {
+		log_warnx("store: job %lld: empty argv; ignored", (long long)id);
+		strv_free(j->argv);
+		j->argv = NULL;
+	}
+	j->args = text_to_strv((const char *)sqlite3_column_text(s, C_args),
+	    sqlite3_column_bytes(s, C_args), id, "args");
+	j->shell = col_str(s, C_shell);
+	j->cwd = col_str(s, C_cwd);
+	j->home = col_str(s, C_home);
+	j->out_path = col_str(s, C_out_path);
+	j->err_path = col_str(s, C_err_path);
+	j->join = sqlite3_column_int64(s, C_join_out) != 0;
+	j->submit_host = col_str(s, C_submit_host);
+	j->submit_time = INT(submit_time, 0, INT64_MAX);
+	j->start_time = INT(start_time, 0, INT64_MAX);
+	j->end_time = INT(end_time, 0, INT64_MAX);
+	state = sqlite3_column_int64(s, C_state);
+	if (state < JS_PENDING || state > JS_DELETED) {
+		/* Shown as failed, so it stays visible, can be purged, and is
+		 * never started. */
+		log_warnx("store: job %lld: unknown state %lld; shown as failed",
+		    (long long)id, (long long)state);
+		state = JS_FAILED;
+	}
+	j->state = (enum job_state)state;
+	j->hold = (unsigned)INT(hold, 0, 0xff);
+	j->error = sqlite3_column_int64(s, C_error) != 0;
+	j->delete_req = sqlite3_column_int64(s, C_delete_req) != 0;
+	j->host = col_str(s, C_host);
+	j->pid = (int)INT(pid, 0, INT32_MAX);
+	j->exit_status = (int)INT(exit_status, -1, 65535);
+	j->signal = (int)INT(signal, 0, 128);
+	j->reason = col_str(s, C_reason);
+	j->utime = sqlite3_column_double(s, C_utime);
+	j->stime = sqlite3_column_double(s, C_stime);
+	j->maxrss_kb = INT(maxrss_kb, 0, INT64_MAX);
+#undef INT
+	if (full) {
+		const void *body;
+		int n;
+
+		j->env = text_to_strv((const char *)sqlite3_column_text(s, C_env),
+		    sqlite3_column_bytes(s, C_env), id, "env");
+		body = sqlite3_column_blob(s, C_body);
+		n = sqlite3_column_bytes(s, C_body);
+		if (body || sqlite3_column_type(s, C_body) != SQLITE_NULL) {
+			j->script = xmalloc((size_t)n + 1);
+			if (n > 0)
+				memcpy(j->script, body, (size_t)n);
+			j->script[n] = '\0';
+		} else if (sqlite3_column_type(s, C_script_hash) != SQLITE_NULL)
+			log_warnx("store: job %lld: its script is missing", (long long)id);
+	}
+	return j;
+}
+
+/* Jobs: the API. */
+
+int
+store_job_insert(struct store *st, struct job *j)
+{
+	char hash[40], *groups, *argv, *args, *env;
+	bool bad = false, own, mine;
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	groups = groups_to_text(j->groups, j->ngroups);
+	argv = strv_to_text(j->argv, &bad);
+	args = strv_to_text(j->args, &bad);
+	env = strv_to_text(j->env, &bad);
+	if (bad) {
+		log_warnx("store: job has a list entry that is not UTF-8 text; not stored");
+		goto out;
+	}
+	if (op_begin(st, &mine) < 0)
+		goto out;
+	if (j->script && store_script_put(st, j->script, strlen(j->script), hash, sizeof hash) < 0)
+		goto end;
+	if (!(s = stmt_take(st, S_JOB_INSERT, &own)))
+		goto end;
+	sqlite3_bind_int(s, C_task, j->task);
+	sqlite3_bind_int(s, C_attempt, j->attempt);
+	bind_text(s, C_name, j->name);
+	bind_text(s, C_owner, j->owner);
+	sqlite3_bind_int64(s, C_uid, j->uid);
+	sqlite3_bind_int64(s, C_gid, j->gid);
+	bind_text(s, C_sup_groups, groups);
+	bind_text(s, C_queue, j->queue);
+	sqlite3_bind_int(s, C_prio, j->prio);
+	bind_text(s, C_script_hash, j->script ? hash : NULL);
+	bind_text(s, C_argv, argv);
+	bind_text(s, C_args, args);
+	bind_text(s, C_shell, j->shell);
+	bind_text(s, C_cwd, j->cwd);
+	bind_text(s, C_home, j->home);
+	bind_text(s, C_out_path, j->out_path);
+	bind_text(s, C_err_path, j->err_path);
+	sqlite3_bind_int(s, C_join_out, j->join);
+	bind_text(s, C_submit_host, j->submit_host);
+	sqlite3_bind_int64(s, C_submit_time, j->submit_time);
+	sqlite3_bind_int64(s, C_start_time, j->start_time);
+	sqlite3_bind_int64(s, C_end_time, j->end_time);
+	sqlite3_bind_int(s, C_state, j->state);
+	sqlite3_bind_int64(s, C_hold, j->hold);
+	sqlite3_bind_int(s, C_error, j->error);
+	sqlite3_bind_int(s, C_delete_req, j->delete_req);
+	bind_text(s, C_host, j->host);
+	sqlite3_bind_int(s, C_pid, j->pid);
+	sqlite3_bind_int(s, C_exit_status, j->exit_status);
+	sqlite3_bind_int(s, C_signal, j->signal);
+	bind_text(s, C_reason, j->reason);
+	sqlite3_bind_double(s, C_utime, j->utime);
+	sqlite3_bind_double(s, C_stime, j->stime);
+	sqlite3_bind_int64(s, C_maxrss_kb, j->maxrss_kb);
+	bind_text(s, C_env, env);
+	if (stmt_run(st, s, own, "cannot store a job") < 0)
+		goto end;
+	j->id = sqlite3_last_insert_rowid(st->db);
+	rc = 0;
+end:
+	rc = op_end(st, mine, rc);
+out:
+	free(groups);
+	free(argv);
+	free(args);
+	free(env);
+	return rc;
+}
+
+int
+store_job_update(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_JOB_UPDATE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->state);
+	sqlite3_bind_int64(s, 3, j->hold);
+	sqlite3_bind_int(s, 4, j->error);
+	sqlite3_bind_int(s, 5, j->delete_req);
+	sqlite3_bind_int(s, 6, j->attempt);
+	bind_text(s, 7, j->host);
+	sqlite3_bind_int(s, 8, j->pid);
+	sqlite3_bind_int64(s, 9, j->submit_time);
+	sqlite3_bind_int64(s, 10, j->start_time);
+	sqlite3_bind_int64(s, 11, j->end_time);
+	sqlite3_bind_int(s, 12, j->exit_status);
+	sqlite3_bind_int(s, 13, j->signal);
+	bind_text(s, 14, j->reason);
+	sqlite3_bind_double(s, 15, j->utime);
+	sqlite3_bind_double(s, 16, j->stime);
+	sqlite3_bind_int64(s, 17, j->maxrss_kb);
+	sqlite3_bind_int(s, 18, j->prio);
+	bind_text(s, 19, j->name);
+	if (stmt_run(st, s, own, "cannot update a job") < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1) {
+		log_warnx("store: update of job %lld, which is not in the database", (long long)j->id);
+		return -1;
+	}
+	return 0;
+}
+
+struct job *
+store_job_get(struct store *st, int64_t id, bool with_script)
+{
+	sqlite3_stmt *s;
+	struct job *j = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, with_script ? S_JOB_GET_FULL : S_JOB_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		j = row_to_job(s, with_script);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a job");
+	stmt_give(s, own);
+	return j;
+}
+
+int
+store_job_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own, mine;
+	int rc;
+
+	if (op_begin(st, &mine) < 0)
+		return -1;
+	if (!(s = stmt_take(st, S_JOB_DELETE, &own)))
+		return op_end(st, mine, -1);
+	sqlite3_bind_int64(s, 1, id);
+	rc = store_delete_jobs(st, s, own, "cannot delete a job");
+	return op_end(st, mine, rc < 0 ? -1 : 0);
+}
+
+/* Hands each row of a running statement to cb; the statement is given back. */
+static int
+store_jobs_walk(struct store *st, sqlite3_stmt *s, bool own, bool full, store_job_cb cb, void *arg)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct job *j = row_to_job(s, full);
+		int stop = cb(arg, j);
+		job_free(j);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list jobs");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg)
+{
+	static const struct store_job_filter all;
+	unsigned v = 0;
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!f)
+		f = &all;
+	if (f->states)
+		v |= FE_STATES;
+	if (f->owner)
+		v |= FE_OWNER;
+	if (f->host)
+		v |= FE_HOST;
+	if (f->with_script)
+		v |= FE_FULL;
+	if (!(s = stmt_take(st, S_FOREACH + v, &own)))
+		return -1;
+	if (f->states)
+		bind_states(s, f->states);
+	if (f->owner)
+		sqlite3_bind_text(s, 7, f->owner, -1, SQLITE_STATIC);
+	if (f->host)
+		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
+	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
+}
+
+/*
+ * The rows are read before any callback runs: the scheduler's callback
+ * dispatches the job it is given, which moves it out of the very index this
+ * query walks.
+ */
+int
+store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg)
+{
+	struct job **jobs;
+	sqlite3_stmt *s;
+	int rc = SQLITE_DONE, n = 0, i;
+	bool own;
+
+	if (limit <= 0)
+		return 0;
+	if (!(s = stmt_take(st, uid < 0 ? S_RUNNABLE : S_RUNNABLE_UID, &own)))
+		return -1;
+	sqlite3_bind_int(s, 1, limit);
+	if (uid >= 0)
+		sqlite3_bind_int64(s, 2, uid);
+	jobs = xcalloc((size_t)limit, sizeof *jobs);
+	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		jobs[n++] = row_to_job(s, true);
+	if (n < limit && rc != SQLITE_DONE) {
+		store_fail(st, "cannot read runnable jobs");
+		stmt_give(s, own);
+		for (i = 0; i < n; i++)
+			job_free(jobs[i]);
+		free(jobs);
+		return -1;
+	}
+	stmt_give(s, own);
+	for (i = 0; i < n; i++)
+		if (cb(arg, jobs[i]))
+			break;
+	for (i = 0; i < n; i++)
+		job_free(jobs[i]);
+	free(jobs);
+	return 0;
+}
+
+int
+store_jobs_purge_finished(struct store *st, int64_t before_ms)
+{
+	sqlite3_stmt *s;
+	bool own, mine;
+	int n;
+
+	if (op_begin(st, &mine) < 0)
+		return -1;
+	if (!(s = stmt_take(st, S_PURGE, &own)))
+		return op_end(st, mine, -1);
+	sqlite3_bind_int64(s, 1, before_ms);
+	n = store_delete_jobs(st, s, own, "cannot purge finished jobs");
+	return op_end(st, mine, n);
+}
+
+int64_t
+store_jobs_count(struct store *st, unsigned states)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+	bool own;
+
+	if (!(s = stmt_take(st, states ? S_COUNT_STATES : S_COUNT_ALL, &own)))
+		return -1;
+	if (states)
+		bind_states(s, states);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "cannot count jobs");
+	stmt_give(s, own);
+	return n;
+}
+
+/* Accounting. */
+
+int
+store_acct_insert(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ACCT_INSERT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->task);
+	sqlite3_bind_int(s, 3, j->attempt);
+	bind_text(s, 4, j->name);
+	bind_text(s, 5, j->owner);
+	sqlite3_bind_int64(s, 6, j->uid);
+	sqlite3_bind_int64(s, 7, j->gid);
+	bind_text(s, 8, j->queue);
+	bind_text(s, 9, j->host);
+	sqlite3_bind_int64(s, 10, j->submit_time);
+	sqlite3_bind_int64(s, 11, j->start_time);
+	sqlite3_bind_int64(s, 12, j->end_time);
+	sqlite3_bind_int(s, 13, j->state);
+	sqlite3_bind_int(s, 14, j->exit_status);
+	sqlite3_bind_int(s, 15, j->signal);
+	bind_text(s, 16, j->reason);
+	sqlite3_bind_double(s, 17, j->utime);
+	sqlite3_bind_double(s, 18, j->stime);
+	sqlite3_bind_int64(s, 19, j->maxrss_kb);
+	return stmt_run(st, s, own, "cannot store accounting");
+}
+
+/* Hosts. */
+
+int
+store_host_upsert(struct store *st, const struct host_rec *h)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!h->name) {
+		log_warnx("store: host without a name");
+		return -1;
+	}
+	if (!(s = stmt_take(st, S_HOST_UPSERT, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, h->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, h->slots);
+	sqlite3_bind_double(s, 3, h->load[0]);
+	sqlite3_bind_double(s, 4, h->load[1]);
+	sqlite3_bind_double(s, 5, h->load[2]);
+	sqlite3_bind_int64(s, 6, h->last_seen);
+	return stmt_run(st, s, own, "cannot store a host");
+}
+
+int
+store_hosts_foreach(struct store *st, store_host_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_HOSTS_ALL, &own)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct host_rec h;
+		int stop;
+
+		h.name = col_str(s, 0);
+		if (!h.name) {
+			log_warnx("store: a host row has no name; skipped");
+			continue;
+		}
+		h.slots = sqlite3_column_int(s, 1);
+		if (h.slots < 0)
+			h.slots = 0;
+		h.load[0] = sqlite3_column_double(s, 2);
+		h.load[1] = sqlite3_column_double(s, 3);
+		h.load[2] = sqlite3_column_double(s, 4);
+		h.last_seen = sqlite3_column_int64(s, 5);
+		stop = cb(arg, &h);
+		free(h.name);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list hosts");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Meta. */
+
+int
+store_meta_get(struct store *st, const char *key, char **val)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc, ret = -1;
+
+	*val = NULL;
+	if (!(s = stmt_take(st, S_META_GET, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(s, 0);
+		*val = xstrdup(t ? (const char *)t : "");
+		ret = 0;
+	} else if (rc == SQLITE_DONE)
+		ret = 1;
+	else
+		store_fail(st, "cannot read a meta value");
+	stmt_give(s, own);
+	return ret;
+}
+
+/* A NULL val removes the key. */
+int
+store_meta_set(struct store *st, const char *key, const char *val)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, val ? S_META_SET : S_META_DEL, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	if (val)
+		sqlite3_bind_text(s, 2, val, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot store a meta value");
+}
+
+/* Checking. */
+
+/*
+ * nowq's own invariants, each a query returning (what, detail) per broken
+ * row.  json_type runs only on valid JSON (CASE evaluates lazily), since it
+ * raises an error on anything else.
+ */
+#define BAD_LIST(col) \
+	"CASE WHEN json_valid(" col ") THEN json_type(" col ") <> 'array' ELSE 1 END"
+static const struct {
+	const char *sql;
+	const char *problem;
+} store_invariants[] = {
+	{ "SELECT 'job ' || id, state FROM jobs WHERE state NOT BETWEEN 0 AND 5",
+	  "has an unknown state" },
+	{ "SELECT 'job ' || id, state FROM jobs WHERE state IN (1, 2)"
+	  " AND (host IS NULL OR host = '')",
+	  "is dispatched or running but has no host" },
+	{ "SELECT 'job ' || id, state FROM jobs WHERE state IN (3, 4, 5) AND end_time <= 0",
+	  "has finished but has no end time" },
+	{ "SELECT 'job ' || id, '' FROM jobs WHERE script_hash IS NULL AND argv IS NULL",
+	  "has neither a script nor a command" },
+	{ "SELECT 'job ' || id, argv FROM jobs WHERE argv IS NOT NULL AND (" BAD_LIST("argv")
+	  " OR json_array_length(argv) = 0)",
+	  "has a malformed command (argv)" },
+	{ "SELECT 'job ' || id, args FROM jobs WHERE args IS NOT NULL AND " BAD_LIST("args"),
+	  "has malformed script arguments (args)" },
+	{ "SELECT 'job ' || id, '' FROM jobs WHERE env IS NOT NULL AND " BAD_LIST("env"),
+	  "has a malformed environment (env)" },
+	{ "SELECT 'job ' || id, sup_groups FROM jobs WHERE sup_groups IS NOT NULL AND "
+	  BAD_LIST("sup_groups"),
+	  "has malformed supplementary groups" },
+	{ "SELECT 'job ' || id, prio FROM jobs WHERE prio NOT BETWEEN -1023 AND 1024",
+	  "has a priority out of range" },
+	{ "SELECT 'job ' || id, hold || '/' || error || '/' || delete_req FROM jobs"
+	  " WHERE hold NOT BETWEEN 0 AND 255 OR error NOT IN (0, 1) OR delete_req NOT IN (0, 1)",
+	  "has hold/error/delete flags out of range" },
+	{ "SELECT 'job id sequence', seq FROM sqlite_sequence WHERE name = 'jobs'"
+	  " AND seq < (SELECT max(id) FROM jobs)",
+	  "is behind the largest job id, so ids could repeat" },
+	{ "SELECT 'host ' || name, slots FROM hosts WHERE slots < 0",
+	  "has a negative slot count" },
+	/* The runnable query refuses to run without its index; say so here first. */
+	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
+	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
+	  " ('accounting_owner'), ('accounting_end'))"
+	  " SELECT 'index ' || name, '' FROM want"
+	  " WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')",
+	  "is missing" },
+};
+
+static int
+store_check_rows(sqlite3 *db, const char *sql, const char *problem, FILE *out)
+{
+	sqlite3_stmt *s;
+	int n = 0, rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		if (out)
+			fprintf(out, "check cannot run (%s): %s\n", problem, sqlite3_errmsg(db));
+		return 1;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *what = (const char *)sqlite3_column_text(s, 0);
+		const char *detail = (const char *)sqlite3_column_text(s, 1);
+		if (out)
+			fprintf(out, "%s %s%s%s%s\n", what ? what : "?", problem,
+			    detail && *detail ? " (" : "", detail && *detail ? detail : "",
+			    detail && *detail ? ")" : "");
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		if (out)
+			fprintf(out, "check stopped (%s): %s\n", problem, sqlite3_errmsg(db));
+		n++;
+	}
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* Each script's key must be the hash of its text (plus a collision suffix). */
+static int
+store_check_scripts(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *s;
+	int n = 0, rc;
+	char want[24];
+
+	if (sqlite3_prepare_v2(db, "SELECT hash, body FROM scripts", -1, &s, NULL) != SQLITE_OK) {
+		if (out)
+			fprintf(out, "check cannot read scripts: %s\n", sqlite3_errmsg(db));
+		return 1;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *hash = (const char *)sqlite3_column_text(s, 0);
+		const void *body = sqlite3_column_blob(s, 1);
+		size_t len = (size_t)sqlite3_column_bytes(s, 1);
+
+		snprintf(want, sizeof want, "%016" PRIx64, hash_fnv1a64(body ? body : "", len));
+		if (!hash || strncmp(hash, want, 16) != 0 || (hash[16] && hash[16] != '-')) {
+			if (out)
+				fprintf(out, "script %s does not match its content (hash %s)\n",
+				    hash ? hash : "NULL", want);
+			n++;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		if (out)
+			fprintf(out, "check stopped reading scripts: %s\n", sqlite3_errmsg(db));
+		n++;
+	}
+	sqlite3_finalize(s);
+	return n;
+}
+
+int
+store_check(struct store *st, FILE *out)
+{
+	sqlite3_stmt *s;
+	int n = 0, v, rc;
+
+	v = store_schema_version(st);
+	if (v != STORE_SCHEMA_VERSION) {
+		if (out)
+			fprintf(out, "schema version is %d, expected %d\n", v, STORE_SCHEMA_VERSION);
+		n++;
+	}
+	/* integrity_check says "ok" alone when all is well, else one row per problem. */
+	if (sqlite3_prepare_v2(st->db, "PRAGMA integrity_check", -1, &s, NULL) == SQLITE_OK) {
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(s, 0);
+			if (t && strcmp(t, "ok") == 0)
+				continue;
+			if (out)
+				fprintf(out, "integrity: %s\n", t ? t : "?");
+			n++;
+		}
+		if (rc != SQLITE_DONE) {
+			if (out)
+				fprintf(out, "integrity check stopped: %s\n", sqlite3_errmsg(st->db));
+			n++;
+		}
+		sqlite3_finalize(s);
+	} else {
+		if (out)
+			fprintf(out, "integrity check cannot run: %s\n", sqlite3_errmsg(st->db));
+		n++;
+	}
+	if (v != STORE_SCHEMA_VERSION)
+		return n;
+	n += store_check_rows(st->db, "SELECT \"table\" || ' row ' || rowid, 'refers to a missing "
+	    "row of ' || parent FROM pragma_foreign_key_check", "breaks a foreign key", out);
+	for (size_t i = 0; i < sizeof store_invariants / sizeof *store_invariants; i++)
+		n += store_check_rows(st->db, store_invariants[i].sql, store_invariants[i].problem, out);
+	n += store_check_scripts(st->db, out);
+	return n;
+}

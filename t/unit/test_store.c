@@ -1,0 +1,1374 @@
+/* test_store.c: unit tests of the SQLite store (spool/store.c) and the spool-directory helpers (spool/spooldir.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "common/common.h"
+#include "spool/spool.h"
+
+/* Each test gets its own directory and an open store in it. */
+struct fix {
+	char          dir[64];
+	char         *db;        /* dir/nowq.db */
+	struct store *st;
+};
+
+static int
+fix_setup(void **state)
+{
+	struct fix *f = xcalloc(1, sizeof *f);
+	const char *why = NULL;
+
+	strcpy(f->dir, "/tmp/nowq-test-store-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	f->db = xasprintf("%s/nowq.db", f->dir);
+	f->st = store_open(f->dir, &why);
+	if (!f->st) {
+		fprintf(stderr, "store_open: %s\n", why);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int
+fix_teardown(void **state)
+{
+	struct fix *f = *state;
+
+	store_close(f->st);
+	spool_rmtree(f->dir);
+	free(f->db);
+	free(f);
+	return 0;
+}
+
+/* Closes and opens the store again, as a restart of the master would. */
+static void
+reopen(struct fix *f)
+{
+	const char *why = NULL;
+
+	store_close(f->st);
+	f->st = store_open(f->dir, &why);
+	assert_non_null(f->st);
+}
+
+/* A second, raw connection: the tests look at the file behind the store's back. */
+static sqlite3 *
+raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void
+raw_exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("raw SQL failed: %s: %s", sql, err);
+}
+
+static int64_t
+raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t v;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fail_msg("raw SQL failed: %s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+/* Runs one statement on a fresh raw connection and closes it. */
+static void
+raw_do(struct fix *f, const char *sql)
+{
+	sqlite3 *db = raw_open(f->db);
+	raw_exec(db, sql);
+	sqlite3_close(db);
+}
+
+static int64_t
+raw_get(struct fix *f, const char *sql)
+{
+	sqlite3 *db = raw_open(f->db);
+	int64_t v = raw_int(db, sql);
+	sqlite3_close(db);
+	return v;
+}
+
+static char **
+strv(const char *first, ...)
+{
+	char **v = xcalloc(16, sizeof *v);
+	va_list ap;
+	int n = 0;
+
+	va_start(ap, first);
+	for (const char *s = first; s; s = va_arg(ap, const char *))
+		v[n++] = xstrdup(s);
+	va_end(ap);
+	return v;
+}
+
+/* A script job with every field set to something recognisable. */
+static struct job *
+mkjob(const char *owner, uint32_t uid, int prio, const char *script)
+{
+	struct job *j = job_new();
+
+	j->task = 0;
+	j->name = xstrdup("test job");
+	j->owner = xstrdup(owner);
+	j->uid = uid;
+	j->gid = uid + 100;
+	j->groups = xcalloc(3, sizeof *j->groups);
+	j->groups[0] = 10;
+	j->groups[1] = 4000000000u;
+	j->ngroups = 2;
+	j->queue = xstrdup("all.q");
+	j->prio = prio;
+	j->script = xstrdup(script ? script : "#!/bin/sh\necho hello\n");
+	j->args = strv("one", "two words", NULL);
+	j->shell = xstrdup("/bin/bash");
+	j->cwd = xstrdup("/home/u/work");
+	j->home = xstrdup("/home/u");
+	j->out_path = xstrdup("/tmp/o");
+	j->err_path = xstrdup("/tmp/e");
+	j->join = true;
+	j->env = strv("A=1", "PATH=/bin:/usr/bin", "EMPTY=", "UTF8=\xc3\xa9t\xc3\xa9", NULL);
+	j->submit_host = xstrdup("submitter");
+	j->submit_time = 1700000000123LL;
+	return j;
+}
+
+static struct job *
+mkbinjob(const char *owner, uint32_t uid)
+{
+	struct job *j = mkjob(owner, uid, 0, NULL);
+
+	free(j->script);
+	j->script = NULL;
+	strv_free(j->args);
+	j->args = NULL;
+	j->argv = strv("/bin/echo", "a b", "", NULL);
+	return j;
+}
+
+/* Every field equal, compared through the complete JSON form. */
+static void
+assert_job_equal(const struct job *a, const struct job *b)
+{
+	json_t *ja = job_to_json(a), *jb = job_to_json(b);
+
+	if (!json_equal(ja, jb)) {
+		char *sa = json_dumps(ja, JSON_SORT_KEYS), *sb = json_dumps(jb, JSON_SORT_KEYS);
+		fprintf(stderr, "want %s\ngot  %s\n", sa, sb);
+		free(sa);
+		free(sb);
+		json_decref(ja);
+		json_decref(jb);
+		fail_msg("jobs differ");
+	}
+	json_decref(ja);
+	json_decref(jb);
+}
+
+static int64_t
+insert(struct fix *f, struct job *j)
+{
+	assert_int_equal(store_job_insert(f->st, j), 0);
+	assert_true(j->id > 0);
+	return j->id;
+}
+
+/* Updates j, reads it back in full and checks nothing was lost. */
+static void
+update_and_check(struct fix *f, struct job *j)
+{
+	struct job *got;
+
+	assert_int_equal(store_job_update(f->st, j), 0);
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_job_equal(j, got);
+	job_free(got);
+}
+
+/* Collects ids from an iteration; stops after max when max > 0. */
+struct ids {
+	int64_t id[64];
+	int     n;
+	int     max;
+	bool    scripts;   /* every job came with script or argv, and env */
+};
+
+static int
+collect(void *arg, struct job *j)
+{
+	struct ids *c = arg;
+
+	assert_true(c->n < 64);
+	c->id[c->n++] = j->id;
+	if (!(j->script || j->argv) || !j->env)
+		c->scripts = false;
+	return c->max > 0 && c->n >= c->max;
+}
+
+static void
+assert_ids(const struct ids *c, int n, ...)
+{
+	va_list ap;
+
+	if (c->n != n) {
+		for (int i = 0; i < c->n; i++)
+			fprintf(stderr, "got id %lld\n", (long long)c->id[i]);
+		fail_msg("want %d ids, got %d", n, c->n);
+	}
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(c->id[i], va_arg(ap, int64_t));
+	va_end(ap);
+}
+
+static struct ids
+list(struct fix *f, unsigned states, const char *owner, const char *host, bool with_script)
+{
+	struct store_job_filter flt = { states, owner, host, with_script };
+	struct ids c = { .scripts = true };
+
+	assert_int_equal(store_jobs_foreach(f->st, &flt, collect, &c), 0);
+	return c;
+}
+
+static struct ids
+runnable(struct fix *f, int64_t uid, int limit)
+{
+	struct ids c = { .scripts = true };
+
+	assert_int_equal(store_jobs_runnable(f->st, uid, limit, collect, &c), 0);
+	return c;
+}
+
+#define ID(x) ((int64_t)(x))
+
+/* Opening. */
+
+static void
+test_open_creates_schema(void **state)
+{
+	struct fix *f = *state;
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
+	assert_int_equal(STORE_SCHEMA_VERSION, 2);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	/* Opening again changes nothing. */
+	reopen(f);
+	assert_int_equal(store_schema_version(f->st), 2);
+	assert_int_equal(store_check(f->st, stderr), 0);
+}
+
+static void
+test_open_refuses_future(void **state)
+{
+	struct fix *f = *state;
+	const char *why = NULL;
+	struct store *st;
+
+	store_close(f->st);
+	f->st = NULL;
+	raw_do(f, "PRAGMA user_version = 99");
+	st = store_open(f->dir, &why);
+	assert_null(st);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "99"));
+	assert_non_null(strstr(why, "newer"));
+	/* Left as it was. */
+	assert_int_equal(raw_get(f, "PRAGMA user_version"), 99);
+	f->st = NULL;
+	/* Teardown closes f->st; give it a valid one in a fresh directory. */
+	spool_rmtree(f->dir);
+	assert_int_equal(spool_mkdir_p(f->dir, 0700), 0);
+	f->st = store_open(f->dir, &why);
+	assert_non_null(f->st);
+}
+
+static void
+test_open_refuses_garbage(void **state)
+{
+	struct fix *f = *state;
+	const char *why = NULL;
+	char junk[4096];
+
+	store_close(f->st);
+	f->st = NULL;
+	spool_rmtree(f->dir);
+	assert_int_equal(spool_mkdir_p(f->dir, 0700), 0);
+	memset(junk, 'x', sizeof junk);
+	assert_int_equal(spool_write_atomic(f->db, junk, sizeof junk, 0600), 0);
+	assert_null(store_open(f->dir, &why));
+	assert_non_null(why);
+	fprintf(stderr, "# refused as expected: %s\n", why);
+	/* A directory that does not exist. */
+	why = NULL;
+	assert_null(store_open("/nonexistent/nowq-test", &why));
+	assert_non_null(why);
+	unlink(f->db);
+	f->st = store_open(f->dir, &why);
+	assert_non_null(f->st);
+}
+
+/* The v1 schema exactly as migration step 0 -> 1 creates it. */
+static const char *v1_schema =
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"CREATE TABLE scripts (hash TEXT PRIMARY KEY, body BLOB NOT NULL);"
+	"CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" task INTEGER NOT NULL DEFAULT 0, attempt INTEGER NOT NULL DEFAULT 0, name TEXT,"
+	" owner TEXT, uid INTEGER NOT NULL DEFAULT 0, gid INTEGER NOT NULL DEFAULT 0,"
+	" sup_groups TEXT, queue TEXT, prio INTEGER NOT NULL DEFAULT 0,"
+	" script_hash TEXT REFERENCES scripts(hash), argv TEXT, args TEXT, shell TEXT,"
+	" cwd TEXT, home TEXT, out_path TEXT, err_path TEXT,"
+	" join_out INTEGER NOT NULL DEFAULT 0, submit_host TEXT,"
+	" submit_time INTEGER NOT NULL DEFAULT 0, start_time INTEGER NOT NULL DEFAULT 0,"
+	" end_time INTEGER NOT NULL DEFAULT 0, state INTEGER NOT NULL DEFAULT 0,"
+	" hold INTEGER NOT NULL DEFAULT 0, error INTEGER NOT NULL DEFAULT 0,"
+	" delete_req INTEGER NOT NULL DEFAULT 0, host TEXT, pid INTEGER NOT NULL DEFAULT 0,"
+	" exit_status INTEGER NOT NULL DEFAULT 0, signal INTEGER NOT NULL DEFAULT 0,"
+	" reason TEXT, utime REAL NOT NULL DEFAULT 0, stime REAL NOT NULL DEFAULT 0,"
+	" maxrss_kb INTEGER NOT NULL DEFAULT 0, env TEXT);"
+	"CREATE INDEX jobs_runnable ON jobs (prio DESC, id) WHERE state = 0 AND hold = 0 AND error = 0;"
+	"CREATE INDEX jobs_runnable_uid ON jobs (uid, prio DESC, id)"
+	" WHERE state = 0 AND hold = 0 AND error = 0;"
+	"CREATE INDEX jobs_state ON jobs (state);"
+	"CREATE INDEX jobs_host ON jobs (host, state);"
+	"CREATE INDEX jobs_owner ON jobs (owner, state);"
+	"CREATE INDEX jobs_finished ON jobs (end_time) WHERE state >= 3;"
+	"CREATE INDEX jobs_script ON jobs (script_hash);"
+	"PRAGMA user_version = 1;";
+
+static void
+test_migrate_v1(void **state)
+{
+	struct fix *f = *state;
+	const char *why = NULL;
+	struct job *j;
+	sqlite3 *db;
+	char *sql;
+
+	store_close(f->st);
+	f->st = NULL;
+	spool_rmtree(f->dir);
+	assert_int_equal(spool_mkdir_p(f->dir, 0700), 0);
+	db = raw_open(f->db);
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, v1_schema);
+	sql = xasprintf("INSERT INTO scripts VALUES ('%016llx', CAST('echo old' AS BLOB));"
+	    "INSERT INTO jobs (id, name, owner, uid, gid, sup_groups, prio, script_hash,"
+	    " args, env, submit_time, start_time, state, host, pid, attempt)"
+	    " VALUES (41, 'old job', 'alice', 1000, 1000, '[1000,27]', 5, '%016llx',"
+	    " '[\"x\"]', '[\"A=1\"]', 1000, 2000, 2, 'node1', 4242, 1)",
+	    (unsigned long long)hash_fnv1a64("echo old", 8),
+	    (unsigned long long)hash_fnv1a64("echo old", 8));
+	raw_exec(db, sql);
+	free(sql);
+	raw_exec(db, "INSERT INTO meta VALUES ('cluster', 'c1')");
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	sqlite3_close(db);
+
+	f->st = store_open(f->dir, &why);
+	assert_non_null(f->st);
+	assert_int_equal(store_schema_version(f->st), 2);
+	assert_int_equal(raw_get(f, "PRAGMA user_version"), 2);
+	j = store_job_get(f->st, 41, true);
+	assert_non_null(j);
+	assert_string_equal(j->name, "old job");
+	assert_string_equal(j->owner, "alice");
+	assert_int_equal(j->uid, 1000);
+	assert_int_equal(j->ngroups, 2);
+	assert_int_equal(j->groups[1], 27);
+	assert_int_equal(j->prio, 5);
+	assert_string_equal(j->script, "echo old");
+	assert_string_equal(j->args[0], "x");
+	assert_string_equal(j->env[0], "A=1");
+	assert_int_equal(j->state, JS_RUNNING);
+	assert_string_equal(j->host, "node1");
+	assert_int_equal(j->pid, 4242);
+	assert_int_equal(j->attempt, 1);
+	assert_int_equal(j->start_time, 2000);
+	/* The tables of v2 work. */
+	j->state = JS_DONE;
+	j->end_time = 3000;
+	assert_int_equal(store_job_update(f->st, j), 0);
+	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "node1", 4, { 0 }, 5 }), 0);
+	job_free(j);
+	/* The id sequence carried over: new ids come after 41. */
+	j = mkjob("bob", 1001, 0, NULL);
+	assert_true(insert(f, j) > 41);
+	job_free(j);
+	assert_int_equal(store_check(f->st, stderr), 0);
+}
+
+/* Jobs. */
+
+static void
+test_job_roundtrip(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, -17, NULL), *b = mkbinjob("bob", 1001), *got;
+
+	insert(f, j);
+	insert(f, b);
+	assert_true(b->id > j->id);
+
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_job_equal(j, got);
+	job_free(got);
+
+	/* Without the script: no script text, no env, but everything else. */
+	got = store_job_get(f->st, j->id, false);
+	assert_non_null(got);
+	assert_null(got->script);
+	assert_null(got->env);
+	assert_string_equal(got->args[1], "two words");
+	assert_int_equal(got->groups[1], 4000000000u);
+	assert_int_equal(got->prio, -17);
+	job_free(got);
+
+	/* A binary job: argv always comes back, since it is the command. */
+	got = store_job_get(f->st, b->id, false);
+	assert_non_null(got);
+	assert_null(got->script);
+	assert_non_null(got->argv);
+	assert_string_equal(got->argv[0], "/bin/echo");
+	assert_string_equal(got->argv[1], "a b");
+	assert_string_equal(got->argv[2], "");
+	assert_null(got->argv[3]);
+	job_free(got);
+	got = store_job_get(f->st, b->id, true);
+	assert_job_equal(b, got);
+	job_free(got);
+
+	/* NULL and empty lists stay apart; a job with few fields set survives. */
+	job_free(j);
+	j = job_new();
+	j->owner = xstrdup("carol");
+	j->script = xstrdup("");
+	j->env = xcalloc(1, sizeof *j->env);
+	insert(f, j);
+	got = store_job_get(f->st, j->id, true);
+	assert_job_equal(j, got);
+	assert_non_null(got->env);
+	assert_null(got->env[0]);
+	assert_string_equal(got->script, "");
+	assert_null(got->args);
+	assert_null(got->groups);
+	job_free(got);
+
+	assert_null(store_job_get(f->st, 999999, true));
+	assert_null(store_job_get(f->st, 999999, false));
+	job_free(j);
+	job_free(b);
+}
+
+static void
+test_job_states(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL);
+	struct job *k = mkjob("alice", 1000, 0, NULL);
+	struct job *d = mkjob("alice", 1000, 0, NULL);
+
+	insert(f, j);
+	insert(f, k);
+	insert(f, d);
+
+	/* held, released */
+	j->hold = HOLD_USER;
+	update_and_check(f, j);
+	j->hold = 0;
+	update_and_check(f, j);
+	/* dispatched */
+	j->state = JS_DISPATCHED;
+	j->attempt = 1;
+	j->host = xstrdup("node7");
+	update_and_check(f, j);
+	/* running */
+	j->state = JS_RUNNING;
+	j->pid = 31337;
+	j->start_time = 1700000001000LL;
+	update_and_check(f, j);
+	/* delete asked while running */
+	j->delete_req = true;
+	update_and_check(f, j);
+	/* done */
+	j->delete_req = false;
+	j->state = JS_DONE;
+	j->end_time = 1700000002000LL;
+	j->exit_status = 0;
+	j->utime = 1.25;
+	j->stime = 0.5;
+	j->maxrss_kb = 12345;
+	j->prio = 100;
+	free(j->name);
+	j->name = xstrdup("renamed");
+	update_and_check(f, j);
+
+	/* error, with a reason, then cleared; then failed by a signal */
+	k->error = true;
+	k->reason = xstrdup("cannot chdir to /nowhere");
+	update_and_check(f, k);
+	k->error = false;
+	free(k->reason);
+	k->reason = NULL;
+	update_and_check(f, k);
+	k->state = JS_FAILED;
+	k->attempt = 2;
+	k->host = xstrdup("node2");
+	k->exit_status = 137;
+	k->signal = 9;
+	k->start_time = 5;
+	k->end_time = 6;
+	k->reason = xstrdup("killed by signal 9");
+	update_and_check(f, k);
+
+	/* deleted while pending */
+	d->state = JS_DELETED;
+	d->end_time = 7;
+	update_and_check(f, d);
+
+	/* The letters Grid Engine tools read. */
+	j->state = JS_RUNNING;
+	j->delete_req = true;
+	update_and_check(f, j);
+	{
+		struct job *got = store_job_get(f->st, j->id, false);
+		assert_string_equal(job_state_letters(got), "dr");
+		job_free(got);
+	}
+
+	/* An update of a job that is not there fails. */
+	j->id = 999999;
+	assert_int_equal(store_job_update(f->st, j), -1);
+	job_free(j);
+	job_free(k);
+	job_free(d);
+}
+
+static void
+test_job_delete(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, "unique script\n");
+
+	insert(f, j);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 1);
+	assert_int_equal(store_job_delete(f->st, j->id), 0);
+	assert_null(store_job_get(f->st, j->id, false));
+	/* Its script went with it. */
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 0);
+	assert_int_equal(store_job_delete(f->st, j->id), 0);
+	job_free(j);
+}
+
+static void
+test_ids_never_repeat(void **state)
+{
+	struct fix *f = *state;
+	int64_t last = 0;
+
+	for (int i = 0; i < 3; i++) {
+		struct job *j = mkjob("alice", 1000, 0, NULL);
+		assert_true(insert(f, j) > last);
+		last = j->id;
+		j->state = JS_DONE;
+		j->end_time = 10;
+		assert_int_equal(store_job_update(f->st, j), 0);
+		job_free(j);
+	}
+	assert_int_equal(store_jobs_purge_finished(f->st, 100), 3);
+	assert_int_equal(store_jobs_count(f->st, 0), 0);
+	reopen(f);
+	{
+		struct job *j = mkjob("alice", 1000, 0, NULL);
+		assert_true(insert(f, j) > last);
+		last = j->id;
+		/* Deleting the newest job does not free its id either. */
+		assert_int_equal(store_job_delete(f->st, j->id), 0);
+		assert_true(insert(f, j) > last);
+		job_free(j);
+	}
+}
+
+static void
+test_scripts_stored_once(void **state)
+{
+	struct fix *f = *state;
+	struct job *j;
+	char *hash;
+
+	for (int i = 0; i < 10; i++) {
+		j = mkjob("alice", 1000, 0, "#!/bin/sh\nsleep 1\n");
+		insert(f, j);
+		job_free(j);
+	}
+	j = mkjob("alice", 1000, 0, "#!/bin/sh\nsleep 2\n");
+	insert(f, j);
+	job_free(j);
+	j = mkbinjob("alice", 1000);
+	insert(f, j);
+	job_free(j);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 2);
+	assert_int_equal(raw_get(f, "SELECT count(DISTINCT script_hash) FROM jobs"), 2);
+
+	/* A collision: the key of a text is taken by another text. */
+	hash = xasprintf("%016llx", (unsigned long long)hash_fnv1a64("echo collide\n", 13));
+	{
+		char *sql = xasprintf("INSERT INTO scripts VALUES ('%s', CAST('not the same' AS BLOB))", hash);
+		raw_do(f, sql);
+		free(sql);
+	}
+	j = mkjob("alice", 1000, 0, "echo collide\n");
+	insert(f, j);
+	{
+		struct job *got = store_job_get(f->st, j->id, true);
+		assert_string_equal(got->script, "echo collide\n");
+		job_free(got);
+	}
+	{
+		char *sql = xasprintf("SELECT count(*) FROM jobs WHERE script_hash = '%s-1'", hash);
+		assert_int_equal(raw_get(f, sql), 1);
+		free(sql);
+	}
+	/* The same text again finds its suffixed row. */
+	insert(f, j);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 4);
+	job_free(j);
+	free(hash);
+}
+
+static void
+test_runnable(void **state)
+{
+	struct fix *f = *state;
+	int64_t id[9];
+	struct ids c;
+	struct job *j;
+	/* prio, uid, what */
+	static const struct { int prio; uint32_t uid; int what; } spec[9] = {
+		{ 0, 1000, 0 },     /* 1: plain */
+		{ 10, 1000, 0 },    /* 2: higher */
+		{ 10, 1001, 0 },    /* 3: same prio, later */
+		{ -5, 1001, 0 },    /* 4: low */
+		{ 50, 1000, 1 },    /* 5: held */
+		{ 50, 1000, 2 },    /* 6: in error */
+		{ 50, 1000, 3 },    /* 7: running */
+		{ 50, 1000, 4 },    /* 8: done */
+		{ 1024, 1002, 0 },  /* 9: top */
+	};
+
+	for (int i = 0; i < 9; i++) {
+		j = i == 3 ? mkbinjob("u", spec[i].uid) : mkjob("u", spec[i].uid, spec[i].prio, NULL);
+		j->prio = spec[i].prio;
+		id[i] = insert(f, j);
+		switch (spec[i].what) {
+		case 1: j->hold = HOLD_USER; break;
+		case 2: j->error = true; break;
+		case 3: j->state = JS_RUNNING; j->host = xstrdup("n"); break;
+		case 4: j->state = JS_DONE; j->end_time = 1; break;
+		}
+		assert_int_equal(store_job_update(f->st, j), 0);
+		job_free(j);
+	}
+	c = runnable(f, -1, 100);
+	assert_ids(&c, 5, id[8], id[1], id[2], id[0], id[3]);
+	assert_true(c.scripts);
+	c = runnable(f, -1, 2);
+	assert_ids(&c, 2, id[8], id[1]);
+	c = runnable(f, -1, 0);
+	assert_ids(&c, 0);
+	c = runnable(f, 1000, 100);
+	assert_ids(&c, 2, id[1], id[0]);
+	c = runnable(f, 1001, 100);
+	assert_ids(&c, 2, id[2], id[3]);
+	c = runnable(f, 4242, 100);
+	assert_ids(&c, 0);
+	/* The callback may stop early. */
+	c = (struct ids){ .max = 3 };
+	assert_int_equal(store_jobs_runnable(f->st, -1, 100, collect, &c), 0);
+	assert_ids(&c, 3, id[8], id[1], id[2]);
+
+	/* Releasing the hold makes it the best. */
+	j = store_job_get(f->st, id[4], false);
+	j->hold = 0;
+	assert_int_equal(store_job_update(f->st, j), 0);
+	job_free(j);
+	c = runnable(f, -1, 1);
+	assert_ids(&c, 1, id[8]);
+	c = runnable(f, 1000, 1);
+	assert_ids(&c, 1, id[4]);
+}
+
+/* The scheduler dispatches inside the callback, as sched.c does. */
+static int
+dispatch_cb(void *arg, struct job *j)
+{
+	struct store *st = arg;
+
+	j->state = JS_DISPATCHED;
+	j->attempt++;
+	free(j->host);
+	j->host = xstrdup("node1");
+	assert_int_equal(store_job_update(st, j), 0);
+	return 0;
+}
+
+static void
+test_runnable_dispatch_in_callback(void **state)
+{
+	struct fix *f = *state;
+	struct ids c;
+
+	for (int i = 0; i < 10; i++) {
+		struct job *j = mkjob("u", 1000, i % 3, NULL);
+		insert(f, j);
+		job_free(j);
+	}
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_jobs_runnable(f->st, -1, 4, dispatch_cb, f->st), 0);
+	assert_int_equal(store_commit(f->st), 0);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_DISPATCHED), 4);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_PENDING), 6);
+	c = list(f, 1u << JS_DISPATCHED, NULL, "node1", false);
+	assert_int_equal(c.n, 4);
+	assert_int_equal(store_jobs_runnable(f->st, -1, 100, dispatch_cb, f->st), 0);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_PENDING), 0);
+	assert_int_equal(store_jobs_count(f->st, 0), 10);
+}
+
+/* A runnable query that cannot use its index does not run at all. */
+static void
+test_runnable_needs_index(void **state)
+{
+	struct fix *f = *state;
+	struct ids c = { 0 };
+
+	store_close(f->st);
+	f->st = NULL;
+	raw_do(f, "DROP INDEX jobs_runnable");
+	reopen(f);
+	assert_int_equal(store_jobs_runnable(f->st, -1, 10, collect, &c), -1);
+	assert_int_equal(store_check(f->st, NULL), 1);
+}
+
+/* What the planner does with the indexes, for the queries store.c runs. */
+static void
+assert_plan(sqlite3 *db, const char *sql, const char *want)
+{
+	char *q = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+	sqlite3_stmt *s;
+	bool found = false;
+
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(s, 3);
+		if (strstr(d, want))
+			found = true;
+		if (strncmp(d, "SCAN ", 5) == 0 && !strstr(d, "USING INDEX"))
+			fail_msg("%s: full scan: %s", sql, d);
+	}
+	sqlite3_finalize(s);
+	free(q);
+	if (!found)
+		fail_msg("%s: does not use %s", sql, want);
+}
+
+static void
+test_indexes(void **state)
+{
+	struct fix *f = *state;
+	sqlite3 *db = raw_open(f->db);
+
+	assert_plan(db, "SELECT id FROM jobs j INDEXED BY jobs_runnable WHERE j.state = 0"
+	    " AND j.hold = 0 AND j.error = 0 ORDER BY j.prio DESC, j.id LIMIT 5", "jobs_runnable");
+	assert_plan(db, "SELECT id FROM jobs j WHERE j.state IN (0, 1) AND j.host = 'x' ORDER BY j.id",
+	    "jobs_host");
+	assert_plan(db, "SELECT id FROM jobs j WHERE j.state IN (0, 1) AND j.owner = 'x' ORDER BY j.id",
+	    "jobs_owner");
+	assert_plan(db, "SELECT id FROM jobs j WHERE j.state IN (0, 1) ORDER BY j.id", "jobs_state");
+	assert_plan(db, "DELETE FROM jobs WHERE state >= 3 AND end_time < 5 RETURNING script_hash",
+	    "jobs_finished");
+	assert_plan(db, "SELECT 1 FROM jobs WHERE script_hash = 'x'", "jobs_script");
+	sqlite3_close(db);
+}
+
+static int
+nested_cb(void *arg, struct job *j)
+{
+	struct fix *f = arg;
+	struct ids c = list(f, 0, NULL, NULL, false);
+
+	/* A listing inside a listing sees the whole table. */
+	assert_int_equal(c.n, 4);
+	return 0;
+}
+
+static void
+test_foreach_filters(void **state)
+{
+	struct fix *f = *state;
+	int64_t id[4];
+	struct ids c;
+	struct job *j;
+	static const char *owner[4] = { "alice", "bob", "alice", "bob" };
+	static const enum job_state st[4] = { JS_PENDING, JS_RUNNING, JS_RUNNING, JS_FAILED };
+	static const char *host[4] = { NULL, "n1", "n2", "n1" };
+
+	for (int i = 0; i < 4; i++) {
+		j = mkjob(owner[i], 1000 + (uint32_t)i, 0, NULL);
+		id[i] = insert(f, j);
+		j->state = st[i];
+		j->host = host[i] ? xstrdup(host[i]) : NULL;
+		j->end_time = st[i] == JS_FAILED ? 9 : 0;
+		assert_int_equal(store_job_update(f->st, j), 0);
+		job_free(j);
+	}
+	c = list(f, 0, NULL, NULL, false);
+	assert_ids(&c, 4, id[0], id[1], id[2], id[3]);
+	assert_false(c.scripts);
+	c = list(f, 0, NULL, NULL, true);
+	assert_ids(&c, 4, id[0], id[1], id[2], id[3]);
+	assert_true(c.scripts);
+	c = list(f, 1u << JS_RUNNING, NULL, NULL, false);
+	assert_ids(&c, 2, id[1], id[2]);
+	c = list(f, 1u << JS_PENDING | 1u << JS_FAILED, NULL, NULL, false);
+	assert_ids(&c, 2, id[0], id[3]);
+	c = list(f, 1u << JS_DONE, NULL, NULL, false);
+	assert_ids(&c, 0);
+	c = list(f, 0, "alice", NULL, false);
+	assert_ids(&c, 2, id[0], id[2]);
+	c = list(f, 0, "nobody", NULL, false);
+	assert_ids(&c, 0);
+	c = list(f, 0, NULL, "n1", false);
+	assert_ids(&c, 2, id[1], id[3]);
+	c = list(f, 1u << JS_RUNNING, NULL, "n1", false);
+	assert_ids(&c, 1, id[1]);
+	c = list(f, 1u << JS_RUNNING, "alice", "n2", true);
+	assert_ids(&c, 1, id[2]);
+	assert_true(c.scripts);
+	c = list(f, 1u << JS_RUNNING, "alice", "n1", false);
+	assert_ids(&c, 0);
+	/* Bits beyond the known states select nothing. */
+	c = list(f, 1u << 20, NULL, NULL, false);
+	assert_ids(&c, 0);
+	/* Stopping early. */
+	c = (struct ids){ .max = 1 };
+	assert_int_equal(store_jobs_foreach(f->st, &(struct store_job_filter){ 0 }, collect, &c), 0);
+	assert_ids(&c, 1, id[0]);
+	/* Re-entering the store from the callback. */
+	assert_int_equal(store_jobs_foreach(f->st, &(struct store_job_filter){ 0 }, nested_cb, f), 0);
+
+	assert_int_equal(store_jobs_count(f->st, 0), 4);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_RUNNING), 2);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_RUNNING | 1u << JS_PENDING), 3);
+	assert_int_equal(store_jobs_count(f->st, 1u << JS_DELETED), 0);
+}
+
+static void
+test_purge_finished(void **state)
+{
+	struct fix *f = *state;
+	static const struct { enum job_state s; int64_t end; bool gone; } spec[] = {
+		{ JS_DONE, 100, true },
+		{ JS_FAILED, 199, true },
+		{ JS_DELETED, 150, true },
+		{ JS_DONE, 200, false },     /* not before the cutoff */
+		{ JS_DONE, 5000, false },
+		{ JS_RUNNING, 0, false },    /* never purged while alive */
+		{ JS_PENDING, 0, false },
+	};
+	int n = sizeof spec / sizeof *spec;
+	int64_t id[8];
+
+	for (int i = 0; i < n; i++) {
+		/* Jobs 0 and 3 share a script; 1 has its own. */
+		struct job *j = mkjob("alice", 1000, 0, i == 1 ? "own script" :
+		    i == 0 || i == 3 ? "shared" : "common");
+		id[i] = insert(f, j);
+		j->state = spec[i].s;
+		j->end_time = spec[i].end;
+		if (spec[i].s == JS_RUNNING)
+			j->host = xstrdup("n");
+		assert_int_equal(store_job_update(f->st, j), 0);
+		assert_int_equal(store_acct_insert(f->st, j), 0);
+		job_free(j);
+	}
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 3);
+	assert_int_equal(store_jobs_purge_finished(f->st, 200), 3);
+	for (int i = 0; i < n; i++) {
+		struct job *j = store_job_get(f->st, id[i], false);
+		if (spec[i].gone)
+			assert_null(j);
+		else
+			assert_non_null(j);
+		job_free(j);
+	}
+	/* "own script" had no other user; "shared" still has job 3. */
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 2);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts WHERE body = CAST('own script' AS BLOB)"), 0);
+	{
+		struct job *j = store_job_get(f->st, id[3], true);
+		assert_string_equal(j->script, "shared");
+		job_free(j);
+	}
+	assert_int_equal(store_jobs_purge_finished(f->st, 200), 0);
+	/* Accounting is kept forever. */
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM accounting"), n);
+	assert_int_equal(store_check(f->st, stderr), 0);
+}
+
+static void
+test_accounting(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL);
+	sqlite3 *db;
+
+	insert(f, j);
+	j->attempt = 1;
+	j->state = JS_FAILED;
+	j->host = xstrdup("node3");
+	j->start_time = 10;
+	j->end_time = 20;
+	j->exit_status = 3;
+	j->reason = xstrdup("exit status 3");
+	j->utime = 0.75;
+	j->stime = 0.25;
+	j->maxrss_kb = 2048;
+	assert_int_equal(store_acct_insert(f->st, j), 0);
+	db = raw_open(f->db);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 1);
+	{
+		char *sql = xasprintf("SELECT count(*) FROM accounting WHERE job_id = %lld AND task = 0"
+		    " AND attempt = 1 AND name = 'test job' AND owner = 'alice' AND uid = 1000"
+		    " AND gid = 1100 AND queue = 'all.q' AND host = 'node3' AND submit_time = %lld"
+		    " AND start_time = 10 AND end_time = 20 AND exit_status = 3 AND signal = 0"
+		    " AND failed = 'exit status 3' AND utime = 0.75 AND stime = 0.25"
+		    " AND maxrss_kb = 2048 AND state = %d", (long long)j->id,
+		    (long long)j->submit_time, JS_FAILED);
+		assert_int_equal(raw_int(db, sql), 1);
+		free(sql);
+	}
+	/* The same attempt again (a resent CHILD_TERM) keeps one row; a new attempt adds one. */
+	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 1);
+	j->attempt = 2;
+	j->state = JS_DONE;
+	j->exit_status = 0;
+	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 2);
+	assert_int_equal(raw_int(db, "SELECT exit_status FROM accounting WHERE attempt = 2"), 0);
+	sqlite3_close(db);
+	job_free(j);
+}
+
+struct hosts_seen {
+	char    names[8][32];
+	int     slots[8];
+	double  load5[8];
+	int64_t seen[8];
+	int     n;
+	int     max;
+};
+
+static int
+host_cb(void *arg, const struct host_rec *h)
+{
+	struct hosts_seen *hs = arg;
+
+	assert_true(hs->n < 8);
+	snprintf(hs->names[hs->n], sizeof hs->names[0], "%s", h->name);
+	hs->slots[hs->n] = h->slots;
+	hs->load5[hs->n] = h->load[1];
+	hs->seen[hs->n] = h->last_seen;
+	hs->n++;
+	return hs->max && hs->n >= hs->max;
+}
+
+static void
+test_hosts(void **state)
+{
+	struct fix *f = *state;
+	struct hosts_seen hs = { 0 };
+
+	assert_int_equal(store_hosts_foreach(f->st, host_cb, &hs), 0);
+	assert_int_equal(hs.n, 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 4, { 1, 2, 3 }, 100 }), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeA", 8, { 0.5, 0.25, 0 }, 200 }), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 16, { 4, 5, 6 }, 300 }), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ NULL, 1, { 0 }, 0 }), -1);
+	reopen(f);
+	assert_int_equal(store_hosts_foreach(f->st, host_cb, &hs), 0);
+	assert_int_equal(hs.n, 2);
+	assert_string_equal(hs.names[0], "nodeA");
+	assert_int_equal(hs.slots[0], 8);
+	assert_true(hs.load5[0] == 0.25);
+	assert_int_equal(hs.seen[0], 200);
+	assert_string_equal(hs.names[1], "nodeB");
+	assert_int_equal(hs.slots[1], 16);
+	assert_true(hs.load5[1] == 5);
+	assert_int_equal(hs.seen[1], 300);
+	hs = (struct hosts_seen){ .max = 1 };
+	assert_int_equal(store_hosts_foreach(f->st, host_cb, &hs), 0);
+	assert_int_equal(hs.n, 1);
+}
+
+static void
+test_meta(void **state)
+{
+	struct fix *f = *state;
+	char *v = (char *)"untouched";
+
+	assert_int_equal(store_meta_get(f->st, "epoch", &v), 1);
+	assert_null(v);
+	assert_int_equal(store_meta_set(f->st, "epoch", "1"), 0);
+	assert_int_equal(store_meta_set(f->st, "cluster", "c-42"), 0);
+	assert_int_equal(store_meta_set(f->st, "epoch", "2"), 0);
+	reopen(f);
+	assert_int_equal(store_meta_get(f->st, "epoch", &v), 0);
+	assert_string_equal(v, "2");
+	free(v);
+	assert_int_equal(store_meta_get(f->st, "cluster", &v), 0);
+	assert_string_equal(v, "c-42");
+	free(v);
+	assert_int_equal(store_meta_set(f->st, "cluster", NULL), 0);
+	assert_int_equal(store_meta_get(f->st, "cluster", &v), 1);
+	assert_int_equal(store_meta_set(f->st, "empty", ""), 0);
+	assert_int_equal(store_meta_get(f->st, "empty", &v), 0);
+	assert_string_equal(v, "");
+	free(v);
+}
+
+static void
+test_txn_commit_rollback(void **state)
+{
+	struct fix *f = *state;
+	struct job *a = mkjob("alice", 1000, 0, "script a"), *b = mkjob("alice", 1000, 0, "script b");
+	char *v;
+
+	assert_false(store_in_txn(f->st));
+	assert_int_equal(store_begin(f->st), 0);
+	assert_true(store_in_txn(f->st));
+	assert_int_equal(store_begin(f->st), -1);   /* no nesting */
+	insert(f, a);
+	assert_int_equal(store_meta_set(f->st, "k", "committed"), 0);
+	assert_int_equal(store_commit(f->st), 0);
+	assert_false(store_in_txn(f->st));
+
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, b);
+	assert_int_equal(store_meta_set(f->st, "k", "rolled back"), 0);
+	a->state = JS_DELETED;
+	a->end_time = 5;
+	assert_int_equal(store_job_update(f->st, a), 0);
+	/* Inside the transaction its own changes are visible. */
+	assert_int_equal(store_jobs_count(f->st, 0), 2);
+	store_rollback(f->st);
+	assert_false(store_in_txn(f->st));
+
+	reopen(f);
+	{
+		struct job *got = store_job_get(f->st, a->id, true);
+		assert_non_null(got);
+		assert_int_equal(got->state, JS_PENDING);
+		assert_string_equal(got->script, "script a");
+		job_free(got);
+	}
+	assert_null(store_job_get(f->st, b->id, false));
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 1);
+	assert_int_equal(store_meta_get(f->st, "k", &v), 0);
+	assert_string_equal(v, "committed");
+	free(v);
+	/* Commit and rollback outside a transaction are harmless. */
+	assert_int_equal(store_commit(f->st), 0);
+	store_rollback(f->st);
+	/* A transaction left open at close is discarded. */
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, b);
+	reopen(f);
+	assert_null(store_job_get(f->st, b->id, false));
+	job_free(a);
+	job_free(b);
+}
+
+static void
+test_check(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL), *b = mkbinjob("bob", 1001);
+	char *buf = NULL, *sql;
+	size_t len = 0;
+	FILE *out;
+
+	insert(f, j);
+	insert(f, b);
+	j->state = JS_RUNNING;
+	j->host = xstrdup("n1");
+	assert_int_equal(store_job_update(f->st, j), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "n1", 2, { 0 }, 1 }), 0);
+	assert_int_equal(store_check(f->st, stderr), 0);
+
+	/* Running without a host, finished without an end time. */
+	sql = xasprintf("UPDATE jobs SET host = NULL WHERE id = %lld;"
+	    "UPDATE jobs SET state = 3, end_time = 0 WHERE id = %lld",
+	    (long long)j->id, (long long)b->id);
+	raw_do(f, sql);
+	free(sql);
+	out = open_memstream(&buf, &len);
+	assert_int_equal(store_check(f->st, out), 2);
+	fclose(out);
+	fprintf(stderr, "%s", buf);
+	sql = xasprintf("job %lld is dispatched or running but has no host", (long long)j->id);
+	assert_non_null(strstr(buf, sql));
+	free(sql);
+	free(buf);
+
+	/* Other kinds of damage each count. */
+	raw_do(f, "UPDATE jobs SET host = 'n1', end_time = 1");
+	assert_int_equal(store_check(f->st, NULL), 0);
+	raw_do(f, "UPDATE jobs SET prio = 5000, argv = '[]' WHERE argv IS NOT NULL");
+	assert_int_equal(store_check(f->st, NULL), 2);
+	raw_do(f, "UPDATE jobs SET prio = 0, argv = '[\"x\"]'");
+	raw_do(f, "PRAGMA foreign_keys = OFF; UPDATE jobs SET script_hash = 'nope' WHERE script_hash IS NOT NULL");
+	assert_int_equal(store_check(f->st, NULL), 1);
+	raw_do(f, "UPDATE jobs SET script_hash = NULL");
+	assert_int_equal(store_check(f->st, NULL), 0);
+	raw_do(f, "UPDATE scripts SET body = CAST('tampered' AS BLOB)");
+	assert_int_equal(store_check(f->st, NULL), 1);
+	job_free(j);
+	job_free(b);
+}
+
+/* Bad values in the file are clamped or skipped, never trusted. */
+static void
+test_corrupt_values(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL), *got;
+	char *sql;
+	struct ids c;
+
+	insert(f, j);
+	sql = xasprintf("UPDATE jobs SET state = 42, prio = 99999, uid = -5, hold = 1000,"
+	    " signal = 'x', argv = 'not json', args = '[1, 2]', env = '{\"a\": 1}',"
+	    " sup_groups = '[1, \"x\", -3, 5]', exit_status = 1e12 WHERE id = %lld", (long long)j->id);
+	raw_do(f, sql);
+	free(sql);
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_int_equal(got->state, JS_FAILED);
+	assert_int_equal(got->prio, 1024);
+	assert_int_equal(got->uid, 0);
+	assert_int_equal(got->hold, 0xff);
+	assert_null(got->argv);
+	assert_null(got->args);
+	assert_null(got->env);
+	assert_int_equal(got->ngroups, 2);
+	assert_int_equal(got->groups[0], 1);
+	assert_int_equal(got->groups[1], 5);
+	assert_int_equal(got->exit_status, 65535);
+	{
+		json_t *o = job_to_json(got);   /* must not trip the state assertion */
+		assert_non_null(o);
+		json_decref(o);
+	}
+	job_free(got);
+	c = list(f, 0, NULL, NULL, true);
+	assert_int_equal(c.n, 1);
+	c = list(f, 1u << JS_FAILED, NULL, NULL, false);
+	assert_int_equal(c.n, 0);   /* the stored state is 42, not failed */
+	assert_true(store_check(f->st, NULL) > 0);
+	/* A missing script body. */
+	raw_do(f, "PRAGMA foreign_keys = OFF; UPDATE jobs SET state = 0, prio = 0, hold = 0, uid = 1,"
+	    " signal = 0, exit_status = 0; DELETE FROM scripts");
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_null(got->script);
+	job_free(got);
+	c = runnable(f, -1, 10);
+	assert_int_equal(c.n, 1);
+	job_free(j);
+}
+
+/* spooldir.c */
+
+static void
+test_spool_write_atomic(void **state)
+{
+	struct fix *f = *state;
+	char *path = xasprintf("%s/sub/file", f->dir), *data, *tmp;
+	const char *why;
+	struct stat sb;
+	size_t n;
+	mode_t old = umask(077);
+
+	assert_int_equal(spool_write_atomic(path, "x", 1, 0644), -1);   /* no directory */
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(spool_mkdir_p(path, 0755), 0);
+	assert_int_equal(spool_write_atomic(path, "x", 1, 0644), -1);   /* a directory is in the way */
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(spool_write_atomic(path, "first", 5, 0644), 0);
+	assert_int_equal(spool_write_atomic(path, "second\n", 7, 0640), 0);
+	data = read_file(path, 1024, &n, &why);
+	assert_non_null(data);
+	assert_int_equal(n, 7);
+	assert_string_equal(data, "second\n");
+	free(data);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 07777, 0640);   /* the umask does not change it */
+	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	assert_int_equal(access(tmp, F_OK), -1);
+	/* The temporary name is never followed if it is a link. */
+	{
+		char *victim = xasprintf("%s/victim", f->dir);
+		assert_int_equal(spool_write_atomic(victim, "keep", 4, 0600), 0);
+		assert_int_equal(symlink(victim, tmp), 0);
+		assert_int_equal(spool_write_atomic(path, "x", 1, 0644), -1);
+		assert_int_equal(stat(victim, &sb), 0);
+		assert_int_equal(sb.st_size, 4);
+		unlink(tmp);
+		free(victim);
+	}
+	assert_int_equal(spool_write_atomic(path, "", 0, 0600), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, 0);
+	assert_int_equal(spool_fsync_dir(f->dir), 0);
+	assert_int_equal(spool_fsync_dir(path), -1);
+	umask(old);
+	free(tmp);
+	free(path);
+}
+
+static void
+test_spool_mkdir_rmtree(void **state)
+{
+	struct fix *f = *state;
+	char *deep = xasprintf("%s/a//b/c/", f->dir), *file, *outside, *keep, *link;
+	struct stat sb;
+	int fd;
+
+	assert_int_equal(spool_mkdir_p(deep, 0700), 0);
+	assert_int_equal(spool_mkdir_p(deep, 0700), 0);   /* exists: fine */
+	assert_int_equal(stat(deep, &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	file = xasprintf("%s/a/file", f->dir);
+	fd = open(file, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	{
+		char *under = xasprintf("%s/x", file);
+		assert_int_equal(spool_mkdir_p(under, 0700), -1);
+		assert_int_equal(errno, ENOTDIR);
+		free(under);
+	}
+	/* A link to a directory outside the tree: removing the tree leaves it. */
+	outside = xasprintf("%s-outside", f->dir);
+	assert_int_equal(spool_mkdir_p(outside, 0700), 0);
+	keep = xasprintf("%s/keep", outside);
+	fd = open(keep, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	link = xasprintf("%s/a/b/link", f->dir);
+	assert_int_equal(symlink(outside, link), 0);
+	{
+		char *top = xasprintf("%s/a", f->dir);
+		assert_int_equal(spool_rmtree(top), 0);
+		assert_int_equal(lstat(top, &sb), -1);
+		assert_int_equal(spool_rmtree(top), 0);   /* already gone: fine */
+		free(top);
+	}
+	assert_int_equal(access(keep, F_OK), 0);
+	/* A link given as the top is removed itself, not its target. */
+	free(link);
+	link = xasprintf("%s/toplink", f->dir);
+	assert_int_equal(symlink(outside, link), 0);
+	assert_int_equal(spool_rmtree(link), 0);
+	assert_int_equal(lstat(link, &sb), -1);
+	assert_int_equal(access(keep, F_OK), 0);
+	assert_int_equal(spool_rmtree(outside), 0);
+	assert_int_equal(access(outside, F_OK), -1);
+	free(deep);
+	free(file);
+	free(outside);
+	free(keep);
+	free(link);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, fix_setup, fix_teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_open_creates_schema),
+		T(test_open_refuses_future),
+		T(test_open_refuses_garbage),
+		T(test_migrate_v1),
+		T(test_job_roundtrip),
+		T(test_job_states),
+		T(test_job_delete),
+		T(test_ids_never_repeat),
+		T(test_scripts_stored_once),
+		T(test_runnable),
+		T(test_runnable_dispatch_in_callback),
+		T(test_runnable_needs_index),
+		T(test_indexes),
+		T(test_foreach_filters),
+		T(test_purge_finished),
+		T(test_accounting),
+		T(test_hosts),
+		T(test_meta),
+		T(test_txn_commit_rollback),
+		T(test_check),
+		T(test_corrupt_values),
+		T(test_spool_write_atomic),
+		T(test_spool_mkdir_rmtree),
+	};
+
+	log_init("test_store", LOG_LVL_WARN, NULL);
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
