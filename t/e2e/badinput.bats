@@ -57,15 +57,16 @@ refused() {
 
 raw() {
 	# Sends raw bytes to the master's TCP port, waits, and closes.
-	exec 3<>"/dev/tcp/127.0.0.1/$(port)"
-	printf "$1" >&3
+	# fd 3 belongs to bats; use others.
+	exec 5<>"/dev/tcp/127.0.0.1/$(port)"
+	printf "$1" >&5
 	sleep "${2:-0.2}"
-	exec 3>&- 3<&-
+	exec 5>&- 5<&-
 }
 
 @test "malformed, oversized and truncated frames, and silent clients, leave the master serving" {
 	# A silent client holds a connection open the whole time.
-	exec 4<>"/dev/tcp/127.0.0.1/$(port)"
+	exec 6<>"/dev/tcp/127.0.0.1/$(port)"
 	raw '\xff\xff\xff\xff'                       # oversized length
 	raw '\x00\x00\x00\x00'                       # empty frame
 	raw '\x00\x00\x00\x05hello'                  # not JSON
@@ -77,7 +78,7 @@ raw() {
 	[ "$status" -eq 0 ]
 	id=$(qsub -terse -o /dev/null -e /dev/null -b y true)
 	wait_until 20 job_finished "$id"
-	exec 4>&- 4<&-
+	exec 6>&- 6<&-
 	run grep -c "qmaster.*fatal" "$CLUSTER/qmaster/qmaster.log"
 	[ "$output" = 0 ]
 }

@@ -1,0 +1,131 @@
+/* client.h: the command-line programs' shared declarations, sectioned by the file that defines them. */
+#ifndef NOWQ_CLIENT_H
+#define NOWQ_CLIENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+/* main.c: every command is one entry of one table; the program dispatches on
+ * the name it was called by (qsub, qstat, ...) or on "nowq CMD ...". */
+struct cmd {
+	const char *name;
+	const char *usage;                 /* printed for -help and usage errors */
+	int       (*run)(int argc, char **argv);  /* argv[0] is the command name */
+};
+extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
+const struct cmd *cmd_lookup(const char *name);
+
+/* lib.c: errors for people, the masters to try, and request/reply. */
+extern const char *client_prog;    /* the command's name, for messages */
+void client_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+/* "PROG: error: ..." on stderr; client_die also exits 1. */
+void client_errx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+void client_die(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
+void client_usage(const struct cmd *c, FILE *fp);
+/* Splits a master list ("unix:PATH" or "HOST:PORT", separated by commas or
+ * blanks) into a NULL-terminated vector; NULL when it holds no address. */
+char **client_masters_parse(const char *s);
+/* The masters to try: $NOWQ_MASTER, else SYSCONFDIR/nowq/master, else the default. */
+char **client_masters(void);
+/* Sends req (its "seq" is set here) and returns the reply with that seq,
+ * connecting and saying HELLO first if need be.  timeout_ms < 0 waits
+ * forever.  NULL with *why when no master can be reached or the connection
+ * breaks; the caller decides whether a retry is safe. */
+json_t *client_call(json_t *req, int timeout_ms, const char **why);
+/* client_call for requests that may not fail: takes req over, and dies
+ * with a one-line error when no master answers.  A reply with ok false is
+ * returned as it is. */
+json_t *client_request(json_t *req);
+void    client_disconnect(void);
+/* The caller's user name: $LOGNAME or $USER when set (no lookup on the
+ * submission path), else the password database's. */
+const char *client_user(void);
+/* The reply's "message", or a generic sentence when it has none. */
+const char *client_reply_message(const json_t *rep);
+/* qdel, qhold and qrls: parse "ID[,ID]... | -u USER[,USER]...", send the
+ * request of the given type, print each result's message, 1 if any failed. */
+int client_job_op(const struct cmd *c, const char *type, int argc, char **argv);
+/* Resolves job ids and names ("12", "12,13", "myjob") to ids.  Names are
+ * looked up among the jobs in the given states ("prz" letters) the master
+ * lists; a name no job has is appended to the array missing. */
+json_t *client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing);
+bool    client_parse_id(const char *s, int64_t *id);
+/* Adds the user names of "U1,U2" to the array users. */
+void    client_add_users(json_t *users, const char *list);
+
+/* qsub_opts.c: qsub's options from the command line and the script's
+ * directives, and the job they describe.  Pure: no I/O but what is passed in. */
+enum { QO_UNSET = -1 };
+struct qsub_opts {
+	char   *name;            /* -N */
+	char   *queue;           /* -q */
+	char   *out_path;        /* -o, as given */
+	char   *err_path;        /* -e, as given */
+	int     join;            /* -j y|n, or QO_UNSET */
+	bool    use_cwd;         /* -cwd */
+	char   *wd;              /* -wd DIR, as given (the last of -cwd/-wd wins) */
+	bool    export_all;      /* -V */
+	char  **vars;            /* -v entries in order: "NAME=VALUE" or "NAME" */
+	int     hold;            /* -h: 1, or QO_UNSET */
+	int     prio;            /* -p */
+	bool    prio_set;
+	bool    terse;           /* -terse */
+	int     sync;            /* -sync y|n, or QO_UNSET */
+	char   *shell;           /* -S */
+	int     binary;          /* -b y|n, or QO_UNSET */
+	char   *prefix;          /* -C; NULL: "#$" */
+	bool    help;            /* -help */
+	char  **operands;        /* script or command, then its arguments; NULL if none */
+	char    err[512];        /* the one-line error of a failed parse */
+};
+#define QSUB_DEFAULT_PREFIX "#$"
+void qsub_opts_init(struct qsub_opts *o);
+void qsub_opts_free(struct qsub_opts *o);
+/* Parses argv[0..argc) (no program name) onto o: later options override
+ * earlier ones, -v lists accumulate.  Options end at the first operand; it
+ * and everything after it are the operands.  -1 with o->err on bad input. */
+int  qsub_opts_parse_argv(struct qsub_opts *o, int argc, char *const *argv);
+/* Applies the directive lines of a script (lines starting with prefix; the
+ * whole script is scanned, as Grid Engine does).  Operands, -b and -C are not
+ * allowed there (-C is ignored, as in Grid Engine).  -1 with o->err. */
+int  qsub_opts_parse_script(struct qsub_opts *o, const char *script, const char *prefix);
+/* Splits one directive's text into words: blanks separate, quotes group and
+ * are removed, a '#' outside quotes starts a comment.  NULL-terminated. */
+char **qsub_split_words(const char *line);
+
+/* What the job is built from besides the options. */
+struct qsub_env {
+	char *const *envp;       /* the submitter's environment */
+	const char  *cwd;        /* getcwd() */
+	const char  *host;       /* the submit host's short name */
+	const char  *user;       /* the submitter's user name */
+};
+/* The SUBMIT job object.  script is the script text (NULL with -b y).
+ * NULL with err on bad input (no command, an environment too large, a value
+ * that is not UTF-8). */
+json_t *qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_env *e,
+    char *err, size_t errlen);
+/* The environment a job gets: -V's whole environment, then -v, then SGE_O_*;
+ * a later entry replaces an earlier one of the same name.  NULL-terminated. */
+char **qsub_job_env(const struct qsub_opts *o, const struct qsub_env *e);
+/* The job's default name: the base name of the script or command, "STDIN". */
+char  *qsub_default_name(const struct qsub_opts *o);
+
+/* qstat_fmt.c: qstat's output, pure functions over job objects. */
+/* The header and one row per job, in Grid Engine's columns; nothing at all
+ * when jobs is empty. */
+void qstat_print_table(FILE *fp, const json_t *jobs);
+void qstat_print_row(FILE *fp, const json_t *job);
+/* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
+void qstat_print_job(FILE *fp, const json_t *job);
+/* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
+void qstat_format_time(char *buf, size_t n, int64_t ms);
+/* qhost's table. */
+void qhost_print_table(FILE *fp, const json_t *hosts);
+
+#endif

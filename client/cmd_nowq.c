@@ -1,0 +1,883 @@
+/* cmd_nowq.c: nowq start|stop|env|status: a personal cluster (one qmaster and its execds) in one directory. */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+static int nowq_run(int argc, char **argv);
+
+const struct cmd cmd_nowq = {
+	"nowq",
+	"nowq start [--dir DIR] [--slots N] [--execds N] [--port PORT]\n"
+	"       nowq stop [--dir DIR]\n"
+	"       nowq env [--dir DIR]\n"
+	"       nowq status [--dir DIR]\n"
+	"       nowq COMMAND [args...]   (qsub, qstat, qdel, qhold, qrls, qhost)\n"
+	"DIR defaults to $NOWQ_DIR, else ~/.nowq.\n",
+	nowq_run,
+};
+
+/* Longer unix socket paths do not fit in sun_path on every system. */
+#define NOWQ_SOCK_MAX     100
+#define NOWQ_STOP_WAIT_MS 10000
+#define NOWQ_MAX_EXECDS   64
+
+struct nowq_args {
+	char *dir;
+	int   slots;      /* 0: the number of CPUs */
+	int   execds;     /* 0: as many as configured, at least 1 */
+	int   port;       /* 0: a free one */
+};
+
+/* What qmaster.conf says, read back without libconfuse: the client links
+ * nothing it does not need for qsub. */
+struct nowq_master {
+	char *conf_path;
+	char *listen;
+	char *unix_socket;
+	char *spool_dir;
+	char *pid_file;
+	char *log_file;
+};
+
+static void
+say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+
+/* Progress goes to stderr so that eval "$(nowq start)" sees only the export. */
+static void
+say(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "nowq: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static char *
+default_dir(void)
+{
+	const char *d = getenv("NOWQ_DIR"), *home;
+	struct passwd *pw;
+
+	if (d && *d)
+		return xstrdup(d);
+	home = getenv("HOME");
+	if ((!home || !*home) && (pw = getpwuid(getuid())) != NULL)
+		home = pw->pw_dir;
+	if (!home || !*home)
+		client_die("neither $NOWQ_DIR nor $HOME is set; use --dir DIR");
+	return xasprintf("%s/.nowq", home);
+}
+
+static char *
+absolute(const char *path)
+{
+	char cwd[PATH_MAX];
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!getcwd(cwd, sizeof cwd))
+		client_die("cannot tell the current directory: %s", strerror(errno));
+	return xasprintf("%s/%s", cwd, path);
+}
+
+static int
+parse_count(const char *opt, const char *v, int lo, int hi)
+{
+	char *end;
+	long n;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < lo || n > hi)
+		client_die("%s wants a number from %d to %d, not \"%s\"", opt, lo, hi, v);
+	return (int)n;
+}
+
+static void
+parse_args(int argc, char **argv, bool is_start, struct nowq_args *a)
+{
+	memset(a, 0, sizeof *a);
+	for (int k = 2; k < argc; k++) {
+		const char *o = argv[k], *v = NULL, *eq = strchr(o, '=');
+		char name[32];
+		size_t n = eq ? (size_t)(eq - o) : strlen(o);
+
+		snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), o);
+		if (strcmp(name, "--dir") != 0 && (!is_start || (strcmp(name, "--slots") != 0 &&
+		    strcmp(name, "--execds") != 0 && strcmp(name, "--port") != 0))) {
+			client_errx("unknown option \"%s\"", o);
+			client_usage(&cmd_nowq, stderr);
+			exit(1);
+		}
+		if (eq)
+			v = eq + 1;
+		else if (k + 1 < argc)
+			v = argv[++k];
+		else
+			client_die("option \"%s\" needs an argument", o);
+		if (strcmp(name, "--dir") == 0) {
+			free(a->dir);
+			a->dir = xstrdup(v);
+		} else if (strcmp(name, "--slots") == 0)
+			a->slots = parse_count("--slots", v, 1, 100000);
+		else if (strcmp(name, "--execds") == 0)
+			a->execds = parse_count("--execds", v, 1, NOWQ_MAX_EXECDS);
+		else
+			a->port = parse_count("--port", v, 1, 65535);
+	}
+	if (!a->dir)
+		a->dir = default_dir();
+	if (!*a->dir)
+		client_die("--dir wants a directory");
+	{
+		char *abs = absolute(a->dir);
+		free(a->dir);
+		a->dir = abs;
+	}
+}
+
+static int
+mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST) {
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+static bool
+exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Written whole or not at all: a half-written configuration would make the
+ * next start fail in a confusing way. */
+static void
+write_file(const char *path, const char *text)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t n = strlen(text), off = 0;
+
+	if (fd < 0)
+		client_die("cannot create %s: %s", tmp, strerror(errno));
+	while (off < n) {
+		ssize_t w = write(fd, text + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			client_die("cannot write %s: %s", tmp, strerror(errno));
+		off += (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0 || rename(tmp, path) < 0)
+		client_die("cannot write %s: %s", path, strerror(errno));
+	free(tmp);
+}
+
+/* libconfuse string: backslash and double quote escaped. */
+static char *
+confuse_quote(const char *s)
+{
+	char *q = xmalloc(strlen(s) * 2 + 3), *d = q;
+	*d++ = '"';
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			*d++ = '\\';
+		*d++ = *s;
+	}
+	*d++ = '"';
+	*d = '\0';
+	return q;
+}
+
+/* KEY = "VALUE" or KEY = VALUE in libconfuse syntax, at the top level. */
+static char *
+confuse_get(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	int depth = 0;
+
+	for (const char *l = text; l && *l; ) {
+		const char *p = l + strspn(l, " \t");
+		const char *eol = strchr(l, '\n');
+
+		if (depth == 0 && strncmp(p, key, klen) == 0 && strchr(" \t=", p[klen])) {
+			p += klen;
+			p += strspn(p, " \t");
+			if (*p == '=') {
+				char *v = xmalloc(strlen(p) + 1), *d = v;
+				p++;
+				p += strspn(p, " \t");
+				if (*p == '"') {
+					for (p++; *p && *p != '"' && *p != '\n'; p++) {
+						if (*p == '\\' && p[1])
+							p++;
+						*d++ = *p;
+					}
+				} else
+					while (*p && !strchr(" \t\n#", *p))
+						*d++ = *p++;
+				*d = '\0';
+				return v;
+			}
+		}
+		/* Sections (queue "x" { ... }) hold keys of their own. */
+		for (const char *c = l; *c && c != eol; c++) {
+			if (*c == '#')
+				break;
+			if (*c == '{')
+				depth++;
+			else if (*c == '}' && depth > 0)
+				depth--;
+		}
+		l = eol ? eol + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* KEY = VALUE in inih syntax; ";" after a blank starts a comment. */
+static char *
+ini_get(const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *l = text; l && *l; ) {
+		const char *p = l + strspn(l, " \t");
+		const char *eol = strchr(l, '\n');
+		if (strncmp(p, key, klen) == 0 && strchr(" \t=", p[klen])) {
+			const char *v = p + klen + strspn(p + klen, " \t");
+			if (*v == '=') {
+				size_t n;
+				v++;
+				v += strspn(v, " \t");
+				n = eol ? (size_t)(eol - v) : strlen(v);
+				for (size_t i = 1; i < n; i++)
+					if (v[i] == ';' && (v[i - 1] == ' ' || v[i - 1] == '\t')) {
+						n = i;
+						break;
+					}
+				while (n > 0 && strchr(" \t\r", v[n - 1]))
+					n--;
+				return strndup(v, n);
+			}
+		}
+		l = eol ? eol + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void
+master_free(struct nowq_master *m)
+{
+	free(m->conf_path);
+	free(m->listen);
+	free(m->unix_socket);
+	free(m->spool_dir);
+	free(m->pid_file);
+	free(m->log_file);
+	memset(m, 0, sizeof *m);
+}
+
+/* Reads DIR/qmaster.conf back; false when there is none. */
+static bool
+master_read(const char *dir, struct nowq_master *m)
+{
+	const char *why;
+	char *text;
+
+	memset(m, 0, sizeof *m);
+	m->conf_path = xasprintf("%s/qmaster.conf", dir);
+	if ((text = read_file(m->conf_path, 1u << 20, NULL, &why)) == NULL) {
+		if (exists(m->conf_path))
+			client_die("cannot read %s: %s", m->conf_path, why);
+		master_free(m);
+		return false;
+	}
+	m->listen = confuse_get(text, "listen");
+	m->unix_socket = confuse_get(text, "unix_socket");
+	m->spool_dir = confuse_get(text, "spool_dir");
+	m->pid_file = confuse_get(text, "pid_file");
+	m->log_file = confuse_get(text, "log_file");
+	free(text);
+	if (!m->spool_dir)
+		m->spool_dir = xstrdup("/var/spool/nowq/qmaster");
+	if (!m->pid_file || !*m->pid_file) {
+		free(m->pid_file);
+		m->pid_file = xasprintf("%s/qmaster.pid", m->spool_dir);
+	}
+	if (m->listen && !*m->listen) {
+		free(m->listen);
+		m->listen = NULL;
+	}
+	if (m->unix_socket && !*m->unix_socket) {
+		free(m->unix_socket);
+		m->unix_socket = NULL;
+	}
+	return true;
+}
+
+/* The TCP address a local client or execd should use for listen. */
+static char *
+master_tcp(const struct nowq_master *m)
+{
+	char *host;
+	int port;
+	char *s;
+
+	if (!m->listen || parse_hostport(m->listen, &host, &port) < 0)
+		return NULL;
+	if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0)
+		s = xasprintf("127.0.0.1:%d", port);
+	else
+		s = xstrdup(m->listen);
+	free(host);
+	return s;
+}
+
+static char *
+master_env(const struct nowq_master *m)
+{
+	char *tcp = master_tcp(m), *s;
+	if (m->unix_socket && tcp)
+		s = xasprintf("unix:%s,%s", m->unix_socket, tcp);
+	else if (m->unix_socket)
+		s = xasprintf("unix:%s", m->unix_socket);
+	else
+		s = xstrdup(tcp ? tcp : "");
+	free(tcp);
+	return s;
+}
+
+static int
+free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = 0 };
+	socklen_t len = sizeof sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
+		client_die("cannot find a free TCP port on 127.0.0.1: %s", strerror(errno));
+	port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+static const char *
+user_name(void)
+{
+	struct passwd *pw = getpwuid(getuid());
+	if (!pw)
+		client_die("uid %u has no user name", (unsigned)getuid());
+	return pw->pw_name;
+}
+
+static void
+write_master_conf(const char *dir, int port)
+{
+	char *path = xasprintf("%s/qmaster.conf", dir), *sock = xasprintf("%s/qmaster.sock", dir);
+	char *spool = xasprintf("%s/qmaster", dir), *log = xasprintf("%s/qmaster/qmaster.log", dir);
+	char *qsock, *qspool, *qlog, *quser, *text;
+
+	if (strlen(sock) > NOWQ_SOCK_MAX) {
+		free(sock);
+		sock = xasprintf("/tmp/nowq-%u-%016llx.sock", (unsigned)getuid(),
+		    (unsigned long long)hash_fnv1a64(dir, strlen(dir)));
+	}
+	qsock = confuse_quote(sock);
+	qspool = confuse_quote(spool);
+	qlog = confuse_quote(log);
+	quser = confuse_quote(user_name());
+	text = xasprintf(
+	    "# qmaster.conf: the master of the personal nowq cluster in %s.\n"
+	    "# Written by \"nowq start\"; later starts use it as it is, so edit freely.\n"
+	    "spool_dir   = %s\n"
+	    "listen      = \"127.0.0.1:%d\"\n"
+	    "unix_socket = %s\n"
+	    "# Loopback only, so no munge: fine for one user's own cluster.\n"
+	    "auth        = \"none\"\n"
+	    "managers    = {%s}\n"
+	    "log_file    = %s\n"
+	    "\n"
+	    "queue \"all.q\" {\n"
+	    "\tpriority = 0\n"
+	    "\thosts    = \"@all\"\n"
+	    "}\n", dir, qspool, port, qsock, quser, qlog);
+	write_file(path, text);
+	say("wrote %s", path);
+	free(text);
+	free(qsock);
+	free(qspool);
+	free(qlog);
+	free(quser);
+	free(path);
+	free(sock);
+	free(spool);
+	free(log);
+}
+
+static void
+write_execd_ini(const char *dir, int i, int n, const char *masters, int slots)
+{
+	char *path = xasprintf("%s/execd-%d.ini", dir, i), *name, *text;
+
+	name = n == 1 ? xstrdup(my_hostname()) : xasprintf("%s-%d", my_hostname(), i);
+	text = xasprintf(
+	    "; execd.ini: exec daemon %d of the personal nowq cluster in %s.\n"
+	    "; Written by \"nowq start\"; later starts use it as it is, so edit freely.\n"
+	    "[execd]\n"
+	    "name = %s\n"
+	    "masters = %s\n"
+	    "spool_dir = %s/execd-%d\n"
+	    "slots = %d\n"
+	    "load_threshold = none\n"
+	    "load_interval = 5\n"
+	    "tmpdir = /tmp\n"
+	    "auth = none\n"
+	    "log_file = %s/execd-%d/execd.log\n",
+	    i, dir, name, masters, dir, i, slots, dir, i);
+	write_file(path, text);
+	say("wrote %s", path);
+	free(text);
+	free(name);
+	free(path);
+}
+
+/* The execd-I.ini files present, in order of I. */
+static int
+execd_list(const char *dir, int *nums, int max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL && n < max) {
+		int i;
+		char tail[8];
+		if (sscanf(e->d_name, "execd-%d.%7s", &i, tail) == 2 && strcmp(tail, "ini") == 0 &&
+		    i >= 1 && i <= NOWQ_MAX_EXECDS) {
+			char *canon = xasprintf("execd-%d.ini", i);
+			if (strcmp(canon, e->d_name) == 0)
+				nums[n++] = i;
+			free(canon);
+		}
+	}
+	closedir(d);
+	for (int a = 1; a < n; a++)
+		for (int b = a; b > 0 && nums[b - 1] > nums[b]; b--) {
+			int t = nums[b];
+			nums[b] = nums[b - 1];
+			nums[b - 1] = t;
+		}
+	return n;
+}
+
+struct execd_info {
+	char *ini;
+	char *name;
+	char *pid_file;
+	char *log_file;
+};
+
+static void
+execd_info_read(const char *dir, int i, struct execd_info *x)
+{
+	const char *why;
+	char *text, *spool;
+
+	x->ini = xasprintf("%s/execd-%d.ini", dir, i);
+	if ((text = read_file(x->ini, 1u << 20, NULL, &why)) == NULL)
+		client_die("cannot read %s: %s", x->ini, why);
+	x->name = ini_get(text, "name");
+	spool = ini_get(text, "spool_dir");
+	x->log_file = ini_get(text, "log_file");
+	x->pid_file = ini_get(text, "pid_file");
+	if (!x->pid_file || !*x->pid_file) {
+		free(x->pid_file);
+		x->pid_file = xasprintf("%s/execd.pid", spool && *spool ? spool :
+		    "/var/spool/nowq/execd");
+	}
+	free(spool);
+	free(text);
+}
+
+static void
+execd_info_free(struct execd_info *x)
+{
+	free(x->ini);
+	free(x->name);
+	free(x->pid_file);
+	free(x->log_file);
+}
+
+/* A live pid from the pid file, only if that process is the daemon meant:
+ * a stale file may name a pid the kernel gave to something else. */
+static pid_t
+daemon_pid(const char *pid_file, const char *prog)
+{
+	pid_t pid = pidfile_read_live(pid_file);
+	char *path, *cmd;
+	const char *why, *base;
+	size_t len;
+
+	if (pid <= 0)
+		return 0;
+	path = xasprintf("/proc/%d/cmdline", (int)pid);
+	cmd = read_file(path, 65536, &len, &why);
+	free(path);
+	if (!cmd)
+		return exists("/proc/self") ? 0 : pid;
+	base = strrchr(cmd, '/');
+	base = base ? base + 1 : cmd;
+	if (!strstr(base, prog))
+		pid = 0;
+	free(cmd);
+	return pid;
+}
+
+static bool
+is_executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The daemons: $NOWQ_SBINDIR, else beside this program, else the build
+ * tree's layout (client/../qmaster/qmaster), else SBINDIR. */
+static char *
+find_daemon(const char *prog)
+{
+	char self[PATH_MAX], tried[4 * PATH_MAX] = "";
+	const char *env = getenv("NOWQ_SBINDIR");
+	char *cand[3];
+	int n = 0;
+	ssize_t r;
+
+	if (env && *env)
+		cand[n++] = xasprintf("%s/%s", env, prog);
+	else {
+		if ((r = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+			char *slash;
+			self[r] = '\0';
+			if ((slash = strrchr(self, '/')) != NULL)
+				*slash = '\0';
+			cand[n++] = xasprintf("%s/%s", self, prog);
+			cand[n++] = xasprintf("%s/../%s/%s", self, prog, prog);
+		}
+		cand[n++] = xasprintf("%s/%s", SBINDIR, prog);
+	}
+	for (int i = 0; i < n; i++) {
+		if (is_executable(cand[i])) {
+			char *found = cand[i];
+			for (int k = i + 1; k < n; k++)
+				free(cand[k]);
+			return found;
+		}
+		snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", i ? ", " : "",
+		    cand[i]);
+		free(cand[i]);
+	}
+	client_die("cannot find the %s program (tried %s); build it (make %s/%s) or set "
+	    "NOWQ_SBINDIR to the directory that holds it", prog, tried, prog, prog);
+}
+
+/* Runs PROG -c CONF; the daemons go to the background themselves and exit
+ * 0 only once they are ready, so the status says whether it worked. */
+static int
+run_daemon(const char *prog, const char *conf)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		client_die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		execl(prog, prog, "-c", conf, (char *)NULL);
+		fprintf(stderr, "nowq: error: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			client_die("waitpid: %s", strerror(errno));
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+static pid_t
+wait_pid_file(const char *pid_file, const char *prog)
+{
+	for (int i = 0; i < 50; i++) {
+		pid_t pid = daemon_pid(pid_file, prog);
+		if (pid > 0)
+			return pid;
+		usleep(20000);
+	}
+	return 0;
+}
+
+static int
+nowq_start(const struct nowq_args *a)
+{
+	struct nowq_master m;
+	int nums[NOWQ_MAX_EXECDS], have, want, ncpu, rc = 0;
+	char *masters, *env, *qmaster_prog = NULL, *execd_prog = NULL;
+	pid_t pid;
+
+	if (mkdir_p(a->dir, 0755) < 0)
+		client_die("cannot create %s: %s", a->dir, strerror(errno));
+	if (!master_read(a->dir, &m)) {
+		write_master_conf(a->dir, a->port ? a->port : free_port());
+		if (!master_read(a->dir, &m))
+			client_die("cannot read back %s/qmaster.conf", a->dir);
+	} else if (a->port) {
+		char *tcp = master_tcp(&m);
+		char *want_tcp = xasprintf("127.0.0.1:%d", a->port);
+		if (!tcp || strcmp(tcp, want_tcp) != 0)
+			client_warnx("%s exists and listens on %s; --port %d is ignored", m.conf_path,
+			    tcp ? tcp : "no TCP port", a->port);
+		free(tcp);
+		free(want_tcp);
+	}
+	if ((masters = master_tcp(&m)) == NULL)
+		client_die("%s has no TCP listen address for the execds", m.conf_path);
+	have = execd_list(a->dir, nums, NOWQ_MAX_EXECDS);
+	want = a->execds ? a->execds : have ? nums[have - 1] : 1;
+	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	for (int i = 1; i <= want; i++) {
+		char *ini = xasprintf("%s/execd-%d.ini", a->dir, i);
+		if (!exists(ini))
+			write_execd_ini(a->dir, i, want, masters, a->slots ? a->slots :
+			    ncpu > 0 ? ncpu : 1);
+		free(ini);
+	}
+	free(masters);
+
+	/* The master first: execds connect to it. */
+	if ((pid = daemon_pid(m.pid_file, "qmaster")) > 0)
+		say("qmaster is already running (pid %d)", (int)pid);
+	else {
+		int st;
+		qmaster_prog = find_daemon("qmaster");
+		if (mkdir_p(m.spool_dir, 0755) < 0)
+			client_die("cannot create %s: %s", m.spool_dir, strerror(errno));
+		if ((st = run_daemon(qmaster_prog, m.conf_path)) != 0)
+			client_die("qmaster did not start (exit status %d); see %s", st,
+			    m.log_file && *m.log_file ? m.log_file : "the messages above");
+		pid = wait_pid_file(m.pid_file, "qmaster");
+		say("started qmaster (pid %d): %s", (int)pid, m.conf_path);
+	}
+	for (int i = 1; i <= want; i++) {
+		struct execd_info x = { 0 };
+		int st;
+
+		execd_info_read(a->dir, i, &x);
+		if ((pid = daemon_pid(x.pid_file, "execd")) > 0)
+			say("execd %s is already running (pid %d)", x.name ? x.name : x.ini, (int)pid);
+		else {
+			char *spool = xstrdup(x.pid_file), *slash = strrchr(spool, '/');
+			if (slash)
+				*slash = '\0';
+			if (!execd_prog)
+				execd_prog = find_daemon("execd");
+			if (mkdir_p(spool, 0755) < 0)
+				client_die("cannot create %s: %s", spool, strerror(errno));
+			free(spool);
+			if ((st = run_daemon(execd_prog, x.ini)) != 0) {
+				client_errx("execd %s did not start (exit status %d); see %s",
+				    x.name ? x.name : x.ini, st, x.log_file && *x.log_file ?
+				    x.log_file : "the messages above");
+				rc = 1;
+			} else {
+				pid = wait_pid_file(x.pid_file, "execd");
+				say("started execd %s (pid %d): %s", x.name ? x.name : "", (int)pid, x.ini);
+			}
+		}
+		execd_info_free(&x);
+	}
+	env = master_env(&m);
+	printf("export NOWQ_MASTER=%s\n", env);
+	free(env);
+	free(qmaster_prog);
+	free(execd_prog);
+	master_free(&m);
+	return rc;
+}
+
+/* SIGTERM, then up to 10 s for it to go, then SIGKILL. */
+static void
+stop_daemon(const char *what, const char *pid_file, const char *prog)
+{
+	pid_t pid = daemon_pid(pid_file, prog);
+	int64_t deadline;
+
+	if (pid <= 0) {
+		say("%s was not running", what);
+		return;
+	}
+	if (kill(pid, SIGTERM) < 0) {
+		client_errx("cannot stop %s (pid %d): %s", what, (int)pid, strerror(errno));
+		return;
+	}
+	deadline = mono_ms() + NOWQ_STOP_WAIT_MS;
+	while (mono_ms() < deadline) {
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			say("stopped %s (pid %d)", what, (int)pid);
+			return;
+		}
+		usleep(20000);
+	}
+	kill(pid, SIGKILL);
+	for (int i = 0; i < 100 && !(kill(pid, 0) < 0 && errno == ESRCH); i++)
+		usleep(10000);
+	say("killed %s (pid %d): it did not stop within %d s", what, (int)pid,
+	    NOWQ_STOP_WAIT_MS / 1000);
+}
+
+static int
+nowq_stop(const struct nowq_args *a)
+{
+	struct nowq_master m;
+	int nums[NOWQ_MAX_EXECDS], n;
+
+	if (!master_read(a->dir, &m))
+		client_die("no personal cluster in %s (no qmaster.conf)", a->dir);
+	/* The execds first, so none is left calling a master that is gone. */
+	n = execd_list(a->dir, nums, NOWQ_MAX_EXECDS);
+	for (int i = 0; i < n; i++) {
+		struct execd_info x = { 0 };
+		char *what;
+		execd_info_read(a->dir, nums[i], &x);
+		what = xasprintf("execd %s", x.name ? x.name : x.ini);
+		stop_daemon(what, x.pid_file, "execd");
+		free(what);
+		execd_info_free(&x);
+	}
+	stop_daemon("qmaster", m.pid_file, "qmaster");
+	master_free(&m);
+	return 0;
+}
+
+static int
+nowq_env(const struct nowq_args *a)
+{
+	struct nowq_master m;
+	char *env;
+
+	if (!master_read(a->dir, &m))
+		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
+	env = master_env(&m);
+	printf("export NOWQ_MASTER=%s\n", env);
+	free(env);
+	master_free(&m);
+	return 0;
+}
+
+static int
+nowq_status(const struct nowq_args *a)
+{
+	struct nowq_master m;
+	int nums[NOWQ_MAX_EXECDS], n, down = 0;
+	pid_t pid;
+	char *env;
+
+	if (!master_read(a->dir, &m))
+		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
+	if ((pid = daemon_pid(m.pid_file, "qmaster")) > 0)
+		printf("qmaster: running (pid %d)\n", (int)pid);
+	else {
+		printf("qmaster: not running\n");
+		down++;
+	}
+	n = execd_list(a->dir, nums, NOWQ_MAX_EXECDS);
+	for (int i = 0; i < n; i++) {
+		struct execd_info x = { 0 };
+		execd_info_read(a->dir, nums[i], &x);
+		if ((pid = daemon_pid(x.pid_file, "execd")) > 0)
+			printf("execd %s: running (pid %d)\n", x.name ? x.name : x.ini, (int)pid);
+		else {
+			printf("execd %s: not running\n", x.name ? x.name : x.ini);
+			down++;
+		}
+		execd_info_free(&x);
+	}
+	env = master_env(&m);
+	printf("export NOWQ_MASTER=%s\n", env);
+	free(env);
+	master_free(&m);
+	return down ? 1 : 0;
+}
+
+static int
+nowq_run(int argc, char **argv)
+{
+	struct nowq_args a;
+	int rc;
+
+	if (argc < 2 || strcmp(argv[1], "-help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		client_usage(&cmd_nowq, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 1 : 0;
+	}
+	if (strcmp(argv[1], "start") == 0) {
+		parse_args(argc, argv, true, &a);
+		rc = nowq_start(&a);
+	} else if (strcmp(argv[1], "stop") == 0) {
+		parse_args(argc, argv, false, &a);
+		rc = nowq_stop(&a);
+	} else if (strcmp(argv[1], "env") == 0) {
+		parse_args(argc, argv, false, &a);
+		rc = nowq_env(&a);
+	} else if (strcmp(argv[1], "status") == 0) {
+		parse_args(argc, argv, false, &a);
+		rc = nowq_status(&a);
+	} else {
+		client_errx("unknown command \"%s\"", argv[1]);
+		client_usage(&cmd_nowq, stderr);
+		return 1;
+	}
+	free(a.dir);
+	return rc;
+}

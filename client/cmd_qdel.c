@@ -1,0 +1,19 @@
+/* cmd_qdel.c: qdel: delete jobs by id, name or owner. */
+#include "config.h"
+
+#include "common/common.h"
+#include "client/client.h"
+
+static int qdel_run(int argc, char **argv);
+
+const struct cmd cmd_qdel = {
+	"qdel",
+	"qdel [-f] job[,job]... | -u user[,user]...\n",
+	qdel_run,
+};
+
+static int
+qdel_run(int argc, char **argv)
+{
+	return client_job_op(&cmd_qdel, "DELETE", argc, argv);
+}

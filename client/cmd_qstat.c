@@ -1,0 +1,259 @@
+/* cmd_qstat.c: qstat: the job table, one job's details (-j), or the jobs as JSON (--json). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+static int qstat_run(int argc, char **argv);
+
+const struct cmd cmd_qstat = {
+	"qstat",
+	"qstat [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
+	"       qstat -j job[,job]... [--json]\n",
+	qstat_run,
+};
+
+/* Grid Engine options nowq does not show yet. */
+static const char *qstat_unsupported[] = {
+	"-f", "-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
+	"-qs", "-U", "-explain", "-ne", "-cb", "-sdv",
+};
+
+/* What -s asked for, and what only the client can tell apart. */
+#define WANT_P 0x1
+#define WANT_R 0x2
+#define WANT_Z 0x4
+#define WANT_H 0x8
+
+static int
+parse_states(const char *s, unsigned *want)
+{
+	while (*s) {
+		if (*s == 'h') {
+			/* hu, ho, hs, hd, hj, ha, h: nowq has only user holds */
+			*want |= WANT_H;
+			s++;
+			if (*s && strchr("uosdja", *s))
+				s++;
+			continue;
+		}
+		switch (*s) {
+		case 'p': *want |= WANT_P; break;
+		case 'r': *want |= WANT_R; break;
+		case 's': break;     /* suspended: nowq does not suspend yet */
+		case 'z': *want |= WANT_Z; break;
+		case 'a': *want |= WANT_P | WANT_R; break;
+		default: return -1;
+		}
+		s++;
+	}
+	return 0;
+}
+
+static bool
+job_wanted(const json_t *j, unsigned want)
+{
+	const char *st = jstr(j, "state");
+	if (!st)
+		return false;
+	if (strcmp(st, "pending") == 0)
+		return (want & WANT_P) || ((want & WANT_H) && jint(j, "hold", 0) != 0);
+	if (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0)
+		return want & WANT_R;
+	return want & WANT_Z;
+}
+
+/* Running first, then pending by priority and age, then finished: the
+ * order Grid Engine lists them in. */
+static int
+rank(const json_t *j)
+{
+	const char *st = jstr(j, "state");
+	if (st && (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0))
+		return 0;
+	if (st && strcmp(st, "pending") == 0)
+		return 1;
+	return 2;
+}
+
+static int
+job_cmp(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	int rx = rank(x), ry = rank(y);
+	int64_t ix = jint(x, "id", 0), iy = jint(y, "id", 0);
+
+	if (rx != ry)
+		return rx - ry;
+	if (rx == 1 && jint(x, "prio", 0) != jint(y, "prio", 0))
+		return jint(x, "prio", 0) > jint(y, "prio", 0) ? -1 : 1;
+	return ix < iy ? -1 : ix > iy;
+}
+
+static json_t *
+sorted_filtered(json_t *jobs, unsigned want)
+{
+	size_t n = json_array_size(jobs), k = 0, i;
+	json_t **v = xcalloc(n + 1, sizeof *v), *j, *out = json_array();
+
+	json_array_foreach(jobs, i, j)
+		if (job_wanted(j, want))
+			v[k++] = j;
+	qsort(v, k, sizeof *v, job_cmp);
+	for (i = 0; i < k; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	return out;
+}
+
+static void
+print_json(const json_t *a)
+{
+	json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	fputc('\n', stdout);
+}
+
+/* qstat -j: one STATUS per job, since only a single-job reply carries the
+ * job's environment. */
+static int
+show_jobs(char **lists, int nlists, bool as_json)
+{
+	json_t *missing = json_array(), *ids, *all = json_array(), *v;
+	size_t i;
+	int rc = 0;
+
+	ids = client_resolve_jobs(lists, nlists, "prz", missing);
+	json_array_foreach(ids, i, v) {
+		json_t *rep = client_request(json_pack("{s:s, s:[I]}", "type", "STATUS",
+		    "jobs", (json_int_t)json_integer_value(v)));
+		json_t *jobs = json_object_get(rep, "jobs");
+
+		if (!jbool(rep, "ok", false))
+			client_die("%s", client_reply_message(rep));
+		if (json_array_size(jobs) == 0) {
+			char *s = xasprintf("%lld", (long long)json_integer_value(v));
+			json_array_append_new(missing, json_string(s));
+			free(s);
+		} else
+			json_array_extend(all, jobs);
+		json_decref(rep);
+	}
+	if (as_json)
+		print_json(all);
+	else
+		json_array_foreach(all, i, v)
+			qstat_print_job(stdout, v);
+	if (json_array_size(missing) > 0) {
+		fflush(stdout);
+		fprintf(stderr, "Following jobs do not exist: \n");
+		json_array_foreach(missing, i, v)
+			fprintf(stderr, "%s%s", i ? ", " : "", json_string_value(v));
+		fputc('\n', stderr);
+		rc = 1;
+	}
+	json_decref(ids);
+	json_decref(all);
+	json_decref(missing);
+	return rc;
+}
+
+static bool
+is_unsupported(const char *a)
+{
+	for (size_t i = 0; i < sizeof qstat_unsupported / sizeof qstat_unsupported[0]; i++)
+		if (strcmp(qstat_unsupported[i], a) == 0)
+			return true;
+	return false;
+}
+
+static int
+qstat_run(int argc, char **argv)
+{
+	json_t *users = json_array(), *req, *rep, *shown;
+	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
+	int njlists = 0, rc = 1;
+	bool as_json = false, job_mode = false;
+	unsigned want = 0;
+	char states[4];
+	size_t n = 0;
+
+	for (int k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0) {
+			client_usage(&cmd_qstat, stdout);
+			rc = 0;
+			goto out;
+		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0) {
+			as_json = true;
+		} else if (strcmp(a, "-u") == 0) {
+			if (++k >= argc) {
+				client_errx("option \"-u\" needs a list of users");
+				goto usage;
+			}
+			client_add_users(users, argv[k]);
+		} else if (strcmp(a, "-s") == 0) {
+			if (++k >= argc) {
+				client_errx("option \"-s\" needs job states");
+				goto usage;
+			}
+			if (parse_states(argv[k], &want) < 0) {
+				client_errx("-s wants states from p, r, s, z, a, h, not \"%s\"", argv[k]);
+				goto usage;
+			}
+		} else if (strcmp(a, "-j") == 0) {
+			/* The job list is optional, as in Grid Engine. */
+			job_mode = true;
+			if (k + 1 < argc && argv[k + 1][0] != '-')
+				jlists[njlists++] = argv[++k];
+		} else if (is_unsupported(a)) {
+			client_errx("option \"%s\" is not supported by nowq yet", a);
+			goto usage;
+		} else {
+			client_errx("unknown option \"%s\"", a);
+			goto usage;
+		}
+	}
+	if (job_mode) {
+		rc = njlists ? show_jobs(jlists, njlists, as_json) : 0;
+		goto out;
+	}
+	if (!want)
+		want = WANT_P | WANT_R;
+	if (want & (WANT_P | WANT_H))
+		states[n++] = 'p';
+	if (want & WANT_R)
+		states[n++] = 'r';
+	if (want & WANT_Z)
+		states[n++] = 'z';
+	states[n] = '\0';
+	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
+	if (json_array_size(users) > 0)
+		json_object_set(req, "users", users);
+	rep = client_request(req);
+	if (!jbool(rep, "ok", false)) {
+		client_errx("%s", client_reply_message(rep));
+		json_decref(rep);
+		goto out;
+	}
+	shown = sorted_filtered(json_object_get(rep, "jobs"), want);
+	if (as_json)
+		print_json(shown);
+	else
+		qstat_print_table(stdout, shown);
+	json_decref(shown);
+	json_decref(rep);
+	rc = 0;
+out:
+	json_decref(users);
+	free(jlists);
+	return rc;
+usage:
+	client_usage(&cmd_qstat, stderr);
+	json_decref(users);
+	free(jlists);
+	return 1;
+}

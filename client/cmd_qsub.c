@@ -1,0 +1,231 @@
+/* cmd_qsub.c: qsub: submit a script or a command (-b y), optionally waiting for it to end (-sync y). */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+extern char **environ;
+
+static int qsub_run(int argc, char **argv);
+
+const struct cmd cmd_qsub = {
+	"qsub",
+	"qsub [options] [script [script_args...]]\n"
+	"       qsub [options] -b y command [args...]\n"
+	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
+	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
+	"         -b y|n  -C prefix  -help\n"
+	"Without a script, or with \"-\", the script is read from standard input.\n",
+	qsub_run,
+};
+
+/* Standard input, bounded like a script file. */
+static char *
+read_stdin(size_t max, size_t *len, const char **why)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = xmalloc(cap + 1);
+
+	for (;;) {
+		ssize_t r;
+		if (n == cap) {
+			if (cap > max)
+				break;
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(0, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*why = strerror(errno);
+			free(buf);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > max) {
+		*why = "the script is larger than 1 MiB";
+		free(buf);
+		return NULL;
+	}
+	if (n == 0) {
+		*why = "no input read from stdin";
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* Grid Engine's wording for a script it cannot read, on one line. */
+static char *
+read_script(const char *path, size_t *len)
+{
+	const char *why = NULL;
+	char *s;
+
+	if (!path || strcmp(path, "-") == 0) {
+		if ((s = read_stdin(JOB_MAX_SCRIPT, len, &why)) == NULL)
+			client_errx("Unable to read script file because of error: %s", why);
+		return s;
+	}
+	if ((s = read_file(path, JOB_MAX_SCRIPT, len, &why)) == NULL) {
+		if (strcmp(why, "file too large") == 0)
+			why = "larger than 1 MiB";
+		client_errx("Unable to read script file because of error: error opening %s: %s",
+		    path, why);
+	}
+	return s;
+}
+
+/* GE's last line for a job -sync y waited for; returns qsub's exit status. */
+static int
+report_end(int64_t id, const json_t *job)
+{
+	const char *st = jstr(job, "state");
+	bool ran = jint(job, "start_time", 0) > 0;
+	int sig = (int)jint(job, "signal", 0);
+
+	if (!st || !ran || strcmp(st, "pending") == 0) {
+		printf("Unable to run job %lld.\n", (long long)id);
+		return 1;
+	}
+	if (sig > 0) {
+		const char *abbrev = sigabbrev_np(sig);
+		if (abbrev)
+			printf("Job %lld exited because of signal SIG%s.\n", (long long)id, abbrev);
+		else
+			printf("Job %lld exited because of signal %d.\n", (long long)id, sig);
+		return 1;
+	}
+	printf("Job %lld exited with exit code %d.\n", (long long)id,
+	    (int)jint(job, "exit_status", 0));
+	return (int)(jint(job, "exit_status", 0) & 0xff);
+}
+
+/* WAIT is idempotent, so a lost master is simply asked again. */
+static int
+wait_for(int64_t id)
+{
+	bool warned = false;
+
+	fflush(stdout);
+	for (;;) {
+		json_t *req = json_pack("{s:s, s:I}", "type", "WAIT", "id", (json_int_t)id);
+		const char *why = NULL;
+		json_t *rep = client_call(req, -1, &why);
+		int rc;
+
+		json_decref(req);
+		if (!rep) {
+			if (!warned)
+				client_warnx("%s; still waiting for job %lld", why, (long long)id);
+			warned = true;
+			sleep(1);
+			continue;
+		}
+		if (!jbool(rep, "ok", false)) {
+			const char *err = jstr(rep, "error");
+			if (err && strcmp(err, ERR_NOENT) == 0)
+				printf("No information available on job %lld's exit status.\n",
+				    (long long)id);
+			else
+				client_errx("%s", client_reply_message(rep));
+			json_decref(rep);
+			return 1;
+		}
+		rc = report_end(id, json_object_get(rep, "job"));
+		json_decref(rep);
+		return rc;
+	}
+}
+
+static int
+qsub_run(int argc, char **argv)
+{
+	struct qsub_opts cl, o;
+	struct qsub_env env;
+	char *script = NULL, cwd[PATH_MAX], err[512];
+	const char *script_path = NULL;
+	size_t len = 0;
+	json_t *job, *req, *rep;
+	int64_t id;
+	int rc = 1;
+
+	qsub_opts_init(&cl);
+	qsub_opts_init(&o);
+	if (qsub_opts_parse_argv(&cl, argc - 1, argv + 1) < 0) {
+		client_errx("%s", cl.err);
+		goto out;
+	}
+	if (cl.help) {
+		client_usage(&cmd_qsub, stdout);
+		rc = 0;
+		goto out;
+	}
+	/* Directives first, then the command line over them. */
+	if (cl.binary != 1) {
+		script_path = cl.operands ? cl.operands[0] : NULL;
+		if ((script = read_script(script_path, &len)) == NULL)
+			goto out;
+		if (memchr(script, '\0', len)) {
+			client_errx("Unable to read script file because of error: %s holds NUL "
+			    "bytes; submit a program with -b y", script_path ? script_path : "STDIN");
+			goto out;
+		}
+		if (qsub_opts_parse_script(&o, script,
+		    cl.prefix ? cl.prefix : QSUB_DEFAULT_PREFIX) < 0) {
+			client_errx("%s", o.err);
+			goto out;
+		}
+	}
+	if (qsub_opts_parse_argv(&o, argc - 1, argv + 1) < 0) {
+		client_errx("%s", o.err);
+		goto out;
+	}
+	if (!getcwd(cwd, sizeof cwd)) {
+		client_errx("cannot tell the current directory: %s", strerror(errno));
+		goto out;
+	}
+	env.envp = environ;
+	env.cwd = cwd;
+	env.host = my_hostname();
+	env.user = client_user();
+	if ((job = qsub_job_json(&o, script, &env, err, sizeof err)) == NULL) {
+		client_errx("%s", err);
+		goto out;
+	}
+	free(script);
+	script = NULL;
+	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
+	rep = client_request(req);
+	if (!jbool(rep, "ok", false)) {
+		client_errx("Unable to run job: %s", client_reply_message(rep));
+		json_decref(rep);
+		goto out;
+	}
+	id = jint(rep, "id", 0);
+	if (o.terse)
+		printf("%lld\n", (long long)id);
+	else
+		printf("Your job %lld (\"%s\") has been submitted\n", (long long)id,
+		    jstr(rep, "name") ? jstr(rep, "name") : "");
+	json_decref(rep);
+	rc = o.sync == 1 ? wait_for(id) : 0;
+out:
+	free(script);
+	qsub_opts_free(&cl);
+	qsub_opts_free(&o);
+	return rc;
+}

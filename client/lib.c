@@ -1,0 +1,629 @@
+/* lib.c: the client library: messages for people, finding and talking to a master, and the job operations qdel, qhold and qrls share. */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+#define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
+#define CLIENT_CONNECT_MS       5000     /* per TCP address */
+#define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
+
+const char *client_prog = "nowq";
+
+static void
+client_vmsg(const char *kind, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", client_prog, kind);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void
+client_warnx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	client_vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+client_errx(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	client_vmsg("error: ", fmt, ap);
+	va_end(ap);
+}
+
+void
+client_die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	client_vmsg("error: ", fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void
+client_usage(const struct cmd *c, FILE *fp)
+{
+	fprintf(fp, "usage: %s", c->usage);
+}
+
+char **
+client_masters_parse(const char *s)
+{
+	char **v = xcalloc(1, sizeof *v);
+	size_t n = 0;
+
+	while (*s) {
+		size_t len;
+		s += strspn(s, ", \t\r\n");
+		len = strcspn(s, ", \t\r\n");
+		if (len == 0)
+			break;
+		v = xrealloc(v, (n + 2) * sizeof *v);
+		if ((v[n] = strndup(s, len)) == NULL)
+			fatalx("out of memory");
+		v[++n] = NULL;
+		s += len;
+	}
+	if (n == 0) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+char **
+client_masters(void)
+{
+	const char *env = getenv("NOWQ_MASTER");
+	const char *why;
+	char *text, **v;
+
+	if (env && (v = client_masters_parse(env)) != NULL)
+		return v;
+	/* Comment lines let a site annotate the file. */
+	if ((text = read_file(SYSCONFDIR "/nowq/master", 65536, NULL, &why)) != NULL) {
+		for (char *p = text; *p; ) {
+			char *eol = p + strcspn(p, "\n");
+			if (*p == '#')
+				memset(p, ' ', (size_t)(eol - p));
+			p = *eol ? eol + 1 : eol;
+		}
+		v = client_masters_parse(text);
+		free(text);
+		if (v)
+			return v;
+	}
+	return client_masters_parse(CLIENT_DEFAULT_MASTERS);
+}
+
+/* The one connection of this process. */
+static struct {
+	int      fd;
+	int64_t  seq;
+	char    *addr;
+} conn = { -1, 0, NULL };
+
+static int
+connect_unix(const char *path, const char **why)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof sun.sun_path) {
+		*why = "socket path too long";
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A connect that gives up after timeout_ms, so a dead host in the list
+ * costs seconds rather than the kernel's minutes. */
+static int
+connect_timed(const struct addrinfo *ai, int timeout_ms, const char **why)
+{
+	struct pollfd pfd;
+	int fd, err = 0, one = 1;
+	socklen_t len = sizeof err;
+
+	if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    ai->ai_protocol)) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		if (errno != EINPROGRESS) {
+			*why = strerror(errno);
+			close(fd);
+			return -1;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, timeout_ms) <= 0) {
+			*why = "connection timed out";
+			close(fd);
+			return -1;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+			*why = strerror(err ? err : errno);
+			close(fd);
+			return -1;
+		}
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	/* Requests are single small frames: send each at once. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	return fd;
+}
+
+static int
+connect_tcp(const char *hostport, const char **why)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *res, *ai;
+	char *host, portstr[16];
+	int port, fd = -1, rc;
+
+	if (parse_hostport(hostport, &host, &port) < 0) {
+		*why = "not unix:PATH or HOST:PORT";
+		return -1;
+	}
+	snprintf(portstr, sizeof portstr, "%d", port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	free(host);
+	if (rc != 0) {
+		*why = gai_strerror(rc);
+		return -1;
+	}
+	for (ai = res; ai && fd < 0; ai = ai->ai_next)
+		fd = connect_timed(ai, CLIENT_CONNECT_MS, why);
+	freeaddrinfo(res);
+	return fd;
+}
+
+static int
+connect_one(const char *addr, const char **why)
+{
+	if (strncmp(addr, "unix:", 5) == 0)
+		return connect_unix(addr + 5, why);
+	return connect_tcp(addr, why);
+}
+
+const char *
+client_user(void)
+{
+	const char *u = getenv("LOGNAME");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	if ((u = getenv("USER")) && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "";
+}
+
+/* Appends one frame to *buf (length prefix, then the JSON text). */
+static int
+frame_add(char **buf, size_t *len, const json_t *msg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+	size_t n;
+
+	if (!s)
+		return -1;
+	n = strlen(s);
+	*buf = xrealloc(*buf, *len + n + 4);
+	(*buf)[*len] = (char)(n >> 24);
+	(*buf)[*len + 1] = (char)(n >> 16);
+	(*buf)[*len + 2] = (char)(n >> 8);
+	(*buf)[*len + 3] = (char)n;
+	memcpy(*buf + *len + 4, s, n);
+	*len += n + 4;
+	free(s);
+	return 0;
+}
+
+static int
+send_all(int fd, const char *p, size_t n, const char **why)
+{
+	while (n > 0) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			*why = strerror(errno);
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void
+client_disconnect(void)
+{
+	if (conn.fd >= 0)
+		close(conn.fd);
+	conn.fd = -1;
+	free(conn.addr);
+	conn.addr = NULL;
+}
+
+/* Reads frames until the reply to seq; anything else is not for us. */
+static json_t *
+recv_reply(int64_t seq, int timeout_ms, const char **why)
+{
+	for (;;) {
+		json_t *msg;
+		if (proto_recv_fd(conn.fd, &msg, timeout_ms, why) < 0)
+			return NULL;
+		if (msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", -1) == seq)
+			return msg;
+		json_decref(msg);
+	}
+}
+
+/* Connects to the first master that answers and sends HELLO and the first
+ * request in one write, so a submission costs one round trip. */
+static json_t *
+connect_and_call(json_t *req, int timeout_ms, const char **why)
+{
+	static char errbuf[2048];
+	char **masters = client_masters();
+	size_t off = 0;
+	json_t *hello, *rep;
+	char *buf = NULL;
+	size_t len = 0;
+	int64_t hseq;
+
+	errbuf[0] = '\0';
+	for (char **m = masters; m && *m; m++) {
+		const char *w = NULL;
+		int fd = connect_one(*m, &w);
+		if (fd >= 0) {
+			conn.fd = fd;
+			conn.addr = xstrdup(*m);
+			break;
+		}
+		off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
+		    "%s%s (%s)", off ? ", " : "", *m, w);
+		if (off >= sizeof errbuf)
+			off = sizeof errbuf - 1;
+	}
+	strv_free(masters);
+	if (conn.fd < 0) {
+		static char msg[sizeof errbuf + 64];
+		snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
+		*why = msg;
+		return NULL;
+	}
+	hseq = ++conn.seq;
+	hello = json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I, s:s}", "type", "HELLO",
+	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
+	    "auth", "method", "none", "uid", (json_int_t)getuid(), "user", client_user());
+	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
+		json_decref(hello);
+		free(buf);
+		client_disconnect();
+		*why = "cannot encode the request";
+		return NULL;
+	}
+	json_decref(hello);
+	if (send_all(conn.fd, buf, len, why) < 0) {
+		free(buf);
+		goto broken;
+	}
+	free(buf);
+	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL)
+		goto broken;
+	if (!jbool(rep, "ok", false)) {
+		static char msg[1024];
+		snprintf(msg, sizeof msg, "the master at %s refused us: %s", conn.addr,
+		    client_reply_message(rep));
+		json_decref(rep);
+		client_disconnect();
+		*why = msg;
+		return NULL;
+	}
+	json_decref(rep);
+	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
+		goto broken;
+	return rep;
+broken:
+	{
+		static char msg[512];
+		snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
+		*why = msg;
+	}
+	client_disconnect();
+	return NULL;
+}
+
+json_t *
+client_call(json_t *req, int timeout_ms, const char **why)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	json_t *rep;
+
+	if (conn.fd < 0)
+		return connect_and_call(req, timeout_ms, why);
+	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, req) < 0) {
+		*why = "cannot encode the request";
+		return NULL;
+	}
+	if (send_all(conn.fd, buf, len, why) < 0) {
+		free(buf);
+		goto broken;
+	}
+	free(buf);
+	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
+		goto broken;
+	return rep;
+broken:
+	{
+		static char msg[512];
+		snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
+		*why = msg;
+	}
+	client_disconnect();
+	return NULL;
+}
+
+json_t *
+client_request(json_t *req)
+{
+	const char *why = NULL;
+	json_t *rep = client_call(req, CLIENT_REPLY_MS, &why);
+	json_decref(req);
+	if (!rep)
+		client_die("%s", why);
+	return rep;
+}
+
+const char *
+client_reply_message(const json_t *rep)
+{
+	const char *m = jstr(rep, "message");
+	return m && *m ? m : "the master refused the request without saying why";
+}
+
+bool
+client_parse_id(const char *s, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v <= 0)
+		return false;
+	*id = v;
+	return true;
+}
+
+void
+client_add_users(json_t *users, const char *list)
+{
+	const char *p = list;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n > 0) {
+			char *u = strndup(p, n);
+			if (!u)
+				fatalx("out of memory");
+			json_array_append_new(users, json_string(u));
+			free(u);
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+/* A job named both by id and by name is listed once.  Only then: ids
+ * repeated as ids go to the master as given, as Grid Engine sends them. */
+static json_t *
+unique_ids(json_t *ids)
+{
+	json_t *out = json_array(), *v, *w;
+	size_t i, k;
+
+	json_array_foreach(ids, i, v) {
+		bool seen = false;
+		json_array_foreach(out, k, w)
+			if (json_integer_value(w) == json_integer_value(v)) {
+				seen = true;
+				break;
+			}
+		if (!seen)
+			json_array_append(out, v);
+	}
+	json_decref(ids);
+	return out;
+}
+
+/* Job names need the job list; ids alone never cost a request. */
+json_t *
+client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
+{
+	json_t *ids = json_array(), *all = NULL, *rep, *j;
+	size_t k;
+
+	for (int i = 0; i < nargs; i++) {
+		const char *p = args[i];
+		while (*p) {
+			size_t n = strcspn(p, ",");
+			char *word = strndup(p, n);
+			int64_t id;
+			bool found = false;
+
+			if (!word)
+				fatalx("out of memory");
+			p += n;
+			if (*p == ',')
+				p++;
+			if (!*word) {
+				free(word);
+				continue;
+			}
+			if (client_parse_id(word, &id)) {
+				json_array_append_new(ids, json_integer(id));
+				free(word);
+				continue;
+			}
+			if (!all) {
+				rep = client_request(json_pack("{s:s, s:[s], s:s}", "type", "STATUS",
+				    "users", "*", "states", states));
+				if (!jbool(rep, "ok", false))
+					client_die("%s", client_reply_message(rep));
+				all = json_incref(json_object_get(rep, "jobs"));
+				json_decref(rep);
+			}
+			json_array_foreach(all, k, j) {
+				const char *name = jstr(j, "name");
+				if (name && strcmp(name, word) == 0) {
+					json_array_append_new(ids, json_integer(jint(j, "id", 0)));
+					found = true;
+				}
+			}
+			if (!found)
+				json_array_append_new(missing, json_string(word));
+			free(word);
+		}
+	}
+	if (all) {
+		json_decref(all);
+		ids = unique_ids(ids);
+	}
+	return ids;
+}
+
+int
+client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
+{
+	json_t *users = json_array(), *missing = json_array(), *ids, *req, *rep, *r;
+	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
+	int njob = 0, rc = 0;
+	bool is_delete = strcmp(type, "DELETE") == 0;
+	size_t i;
+
+	for (int k = 1; k < argc; k++) {
+		const char *a = argv[k];
+		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0) {
+			client_usage(c, stdout);
+			goto out;
+		} else if (strcmp(a, "-u") == 0) {
+			if (++k >= argc) {
+				client_errx("option \"-u\" needs a list of users");
+				goto usage;
+			}
+			client_add_users(users, argv[k]);
+		} else if (is_delete && (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0)) {
+			/* Deletion already kills what runs; nothing more to force. */
+		} else if (!is_delete && strcmp(a, "-h") == 0) {
+			if (++k >= argc) {
+				client_errx("option \"-h\" needs a hold type");
+				goto usage;
+			}
+			if (strspn(argv[k], "u") != strlen(argv[k]) || !*argv[k]) {
+				client_errx("only user holds (-h u) exist in nowq, not \"%s\"", argv[k]);
+				goto usage;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			client_errx("unknown option \"%s\"", a);
+			goto usage;
+		} else
+			jobargs[njob++] = argv[k];
+	}
+	if (njob == 0 && json_array_size(users) == 0) {
+		client_errx("no job ids or users given");
+		goto usage;
+	}
+	req = json_pack("{s:s}", "type", type);
+	if (njob > 0) {
+		ids = client_resolve_jobs(jobargs, njob, "pr", missing);
+		/* GE's sentence for a job that is not there, as the master says it. */
+		json_array_foreach(missing, i, r)
+			printf("denied: job \"%s\" does not exist\n", json_string_value(r));
+		if (json_array_size(ids) == 0) {
+			json_decref(ids);
+			json_decref(req);
+			rc = 1;
+			goto out;
+		}
+		json_object_set_new(req, "jobs", ids);
+	}
+	if (json_array_size(users) > 0)
+		json_object_set(req, "users", users);
+	rep = client_request(req);
+	if (!jbool(rep, "ok", false)) {
+		client_errx("%s", client_reply_message(rep));
+		json_decref(rep);
+		rc = 1;
+		goto out;
+	}
+	json_array_foreach(json_object_get(rep, "results"), i, r) {
+		const char *m = jstr(r, "message");
+		if (m)
+			printf("%s\n", m);
+		if (!jbool(r, "ok", false))
+			rc = 1;
+	}
+	json_decref(rep);
+	if (json_array_size(missing))
+		rc = 1;
+out:
+	json_decref(users);
+	json_decref(missing);
+	free(jobargs);
+	return rc;
+usage:
+	client_usage(c, stderr);
+	json_decref(users);
+	json_decref(missing);
+	free(jobargs);
+	return 1;
+}

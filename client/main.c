@@ -1,0 +1,55 @@
+/* main.c: the one client program: the table of commands and the dispatch on the name it was called by. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+/* Every command, once.  Installed as symlinks named after each entry. */
+static const struct cmd *const cmds[] = {
+	&cmd_qsub, &cmd_qstat, &cmd_qdel, &cmd_qhold, &cmd_qrls, &cmd_qhost, &cmd_nowq,
+};
+
+const struct cmd *
+cmd_lookup(const char *name)
+{
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (strcmp(cmds[i]->name, name) == 0)
+			return cmds[i];
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *name = argc > 0 && argv[0] ? argv[0] : "nowq";
+	const char *slash = strrchr(name, '/');
+	const struct cmd *c;
+
+	if (slash)
+		name = slash + 1;
+	/* A master that goes away must give an error, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if ((c = cmd_lookup(name)) == NULL) {
+		fprintf(stderr, "nowq: error: unknown command name \"%s\"; known:", name);
+		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+			fprintf(stderr, " %s", cmds[i]->name);
+		fputc('\n', stderr);
+		return 1;
+	}
+	/* "nowq qsub ..." is qsub. */
+	if (c == &cmd_nowq && argc > 1) {
+		const struct cmd *sub = cmd_lookup(argv[1]);
+		if (sub && sub != &cmd_nowq) {
+			c = sub;
+			argc--;
+			argv++;
+		}
+	}
+	client_prog = c->name;
+	log_init(c->name, LOG_LVL_WARN, NULL);
+	return c->run(argc, argv);
+}

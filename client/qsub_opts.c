@@ -1,0 +1,546 @@
+/* qsub_opts.c: qsub's options, from the command line and from the script's "#$" directives, and the job they describe. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+enum qo_id {
+	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
+	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP,
+};
+
+/* Grid Engine's spelling of each option; arg says whether it takes one. */
+static const struct qo_opt {
+	const char *name;
+	enum qo_id  id;
+	bool        arg;
+} qo_opts[] = {
+	{ "-N", QO_N, true },       { "-q", QO_Q, true },     { "-o", QO_O, true },
+	{ "-e", QO_E, true },       { "-j", QO_J, true },     { "-cwd", QO_CWD, false },
+	{ "-wd", QO_WD, true },     { "-V", QO_VV, false },   { "-v", QO_V, true },
+	{ "-h", QO_H, false },      { "-p", QO_P, true },     { "-terse", QO_TERSE, false },
+	{ "-sync", QO_SYNC, true }, { "-S", QO_S, true },     { "-b", QO_B, true },
+	{ "-C", QO_C, true },       { "-help", QO_HELP, false },
+};
+
+/* Grid Engine options nowq does not implement yet.  Ignoring them would run
+ * a job other than the one asked for (an array job once, a dependency out of
+ * order), so they are refused by name rather than called unknown. */
+static const char *qo_unsupported[] = {
+	"-a", "-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
+	"-dl", "-hard", "-hold_jid", "-hold_jid_ad", "-i", "-js", "-l", "-m", "-M",
+	"-masterq", "-notify", "-now", "-P", "-pe", "-pty", "-r", "-R", "-sc", "-shell",
+	"-soft", "-t", "-tc", "-verify", "-w", "-@",
+};
+
+static int
+qo_fail(struct qsub_opts *o, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
+
+static int
+qo_fail(struct qsub_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(o->err, sizeof o->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+qsub_opts_init(struct qsub_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->join = o->hold = o->sync = o->binary = QO_UNSET;
+}
+
+void
+qsub_opts_free(struct qsub_opts *o)
+{
+	free(o->name);
+	free(o->queue);
+	free(o->out_path);
+	free(o->err_path);
+	free(o->wd);
+	strv_free(o->vars);
+	free(o->shell);
+	free(o->prefix);
+	strv_free(o->operands);
+	qsub_opts_init(o);
+}
+
+static void
+set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+static void
+strv_push(char ***v, char *s)
+{
+	size_t n = strv_len(*v);
+	*v = xrealloc(*v, (n + 2) * sizeof **v);
+	(*v)[n] = s;
+	(*v)[n + 1] = NULL;
+}
+
+/* y[es] / n[o], as Grid Engine's boolean option arguments. */
+static int
+parse_yn(const char *s)
+{
+	if (strcasecmp(s, "y") == 0 || strcasecmp(s, "yes") == 0)
+		return 1;
+	if (strcasecmp(s, "n") == 0 || strcasecmp(s, "no") == 0)
+		return 0;
+	return -1;
+}
+
+/* -v NAME[=VALUE],...: each entry kept as given; a bare NAME takes its value
+ * from the environment when the job is built. */
+static int
+parse_vars(struct qsub_opts *o, const char *list)
+{
+	const char *p = list;
+	int added = 0;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n > 0) {
+			char *e = strndup(p, n);
+			if (!e)
+				fatalx("out of memory");
+			if (e[0] == '=') {
+				free(e);
+				return qo_fail(o, "-v: \"%.*s\" has no variable name", (int)n, p);
+			}
+			strv_push(&o->vars, e);
+			added++;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (!added)
+		return qo_fail(o, "-v needs a list of VARIABLE[=VALUE]");
+	return 0;
+}
+
+static bool
+valid_job_name(const char *s)
+{
+	if (!*s || strlen(s) > 255)
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || strchr("/:@\\*?", *s))
+			return false;
+	return true;
+}
+
+/* One option with its argument (NULL for flags) applied to o. */
+static int
+apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
+{
+	char *end;
+	long p;
+	int yn;
+
+	switch (d->id) {
+	case QO_N:
+		if (!valid_job_name(v))
+			return qo_fail(o, "-N: the job name \"%s\" must not be empty or hold "
+			    "/ : @ \\ * ? or a control character", v);
+		set_str(&o->name, v);
+		break;
+	case QO_Q:
+		if (!*v)
+			return qo_fail(o, "-q needs a queue name");
+		set_str(&o->queue, v);
+		break;
+	case QO_O:
+	case QO_E:
+		if (!*v)
+			return qo_fail(o, "%s needs a path", d->name);
+		set_str(d->id == QO_O ? &o->out_path : &o->err_path, v);
+		break;
+	case QO_WD:
+		if (!*v)
+			return qo_fail(o, "-wd needs a directory");
+		set_str(&o->wd, v);
+		o->use_cwd = false;
+		break;
+	case QO_CWD:
+		free(o->wd);
+		o->wd = NULL;
+		o->use_cwd = true;
+		break;
+	case QO_VV:
+		o->export_all = true;
+		break;
+	case QO_V:
+		return parse_vars(o, v);
+	case QO_H:
+		o->hold = 1;
+		break;
+	case QO_P:
+		errno = 0;
+		p = strtol(v, &end, 10);
+		if (errno || end == v || *end || p < -1023 || p > 1024)
+			return qo_fail(o, "-p wants an integer from -1023 to 1024, not \"%s\"", v);
+		o->prio = (int)p;
+		o->prio_set = true;
+		break;
+	case QO_TERSE:
+		o->terse = true;
+		break;
+	case QO_J:
+	case QO_SYNC:
+	case QO_B:
+		if ((yn = parse_yn(v)) < 0)
+			return qo_fail(o, "%s wants y or n, not \"%s\"", d->name, v);
+		if (d->id == QO_J)
+			o->join = yn;
+		else if (d->id == QO_SYNC)
+			o->sync = yn;
+		else
+			o->binary = yn;
+		break;
+	case QO_S:
+		if (!*v)
+			return qo_fail(o, "-S needs a shell");
+		set_str(&o->shell, v);
+		break;
+	case QO_C:
+		set_str(&o->prefix, v);
+		break;
+	case QO_HELP:
+		o->help = true;
+		break;
+	}
+	return 0;
+}
+
+static const struct qo_opt *
+find_opt(const char *a)
+{
+	for (size_t i = 0; i < sizeof qo_opts / sizeof qo_opts[0]; i++)
+		if (strcmp(qo_opts[i].name, a) == 0)
+			return &qo_opts[i];
+	return NULL;
+}
+
+static bool
+is_unsupported(const char *a)
+{
+	for (size_t i = 0; i < sizeof qo_unsupported / sizeof qo_unsupported[0]; i++)
+		if (strcmp(qo_unsupported[i], a) == 0)
+			return true;
+	return false;
+}
+
+/* in_script: directives may not carry operands; -b and -C there are ignored
+ * (Grid Engine decides both before it reads the script). */
+static int
+parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const struct qo_opt *d;
+		const char *v = NULL;
+
+		if (a[0] != '-' || a[1] == '\0') {
+			if (in_script)
+				return qo_fail(o, "unexpected argument \"%s\" in a directive", a);
+			strv_free(o->operands);
+			o->operands = strv_dup((char **)(argv + i));
+			return 0;
+		}
+		if ((d = find_opt(a)) == NULL) {
+			if (is_unsupported(a))
+				return qo_fail(o, "option \"%s\" is not supported by nowq yet", a);
+			return qo_fail(o, "unknown option \"%s\"", a);
+		}
+		if (d->arg) {
+			if (i + 1 >= argc)
+				return qo_fail(o, "option \"%s\" needs an argument", a);
+			v = argv[++i];
+		}
+		if (in_script && (d->id == QO_B || d->id == QO_C))
+			continue;
+		if (apply_opt(o, d, v) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+qsub_opts_parse_argv(struct qsub_opts *o, int argc, char *const *argv)
+{
+	return parse_words(o, argc, argv, false);
+}
+
+static bool
+is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+char **
+qsub_split_words(const char *s)
+{
+	char **v = xcalloc(1, sizeof *v);
+	char *w = xmalloc(strlen(s) + 1);
+
+	for (;;) {
+		size_t n = 0;
+		bool comment = false;
+
+		while (is_blank(*s))
+			s++;
+		if (!*s || *s == '#')
+			break;
+		while (*s && !is_blank(*s)) {
+			if (*s == '"' || *s == '\'') {
+				char q = *s++;
+				while (*s && *s != q)
+					w[n++] = *s++;
+				if (*s)
+					s++;
+			} else if (*s == '#') {
+				comment = true;
+				break;
+			} else
+				w[n++] = *s++;
+		}
+		w[n] = '\0';
+		strv_push(&v, xstrdup(w));
+		if (comment)
+			break;
+	}
+	free(w);
+	return v;
+}
+
+int
+qsub_opts_parse_script(struct qsub_opts *o, const char *script, const char *prefix)
+{
+	size_t plen = prefix ? strlen(prefix) : 0;
+	const char *line = script;
+	int lineno = 0;
+
+	/* An empty prefix (-C "") turns directives off. */
+	if (plen == 0)
+		return 0;
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		lineno++;
+		if (len >= plen && strncmp(line, prefix, plen) == 0) {
+			char *text = strndup(line + plen, len - plen);
+			char **words;
+			int rc;
+
+			if (!text)
+				fatalx("out of memory");
+			words = qsub_split_words(text);
+			free(text);
+			rc = parse_words(o, (int)strv_len(words), words, true);
+			strv_free(words);
+			if (rc < 0) {
+				char why[sizeof o->err];
+				memcpy(why, o->err, sizeof why);
+				return qo_fail(o, "script line %d: %s", lineno, why);
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+static const char *
+env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+/* Adds or replaces NAME=VALUE; the entry is taken over. */
+static void
+env_put(char ***v, char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	for (char **p = *v; p && *p; p++)
+		if (strncmp(*p, entry, n) == 0 && (*p)[n] == '=') {
+			free(*p);
+			*p = entry;
+			return;
+		}
+	strv_push(v, entry);
+}
+
+static void
+env_put_from(char ***v, const char *name, const char *value)
+{
+	if (value)
+		env_put(v, xasprintf("%s=%s", name, value));
+}
+
+char **
+qsub_job_env(const struct qsub_opts *o, const struct qsub_env *e)
+{
+	char **v = xcalloc(1, sizeof *v);
+
+	if (o->export_all)
+		for (char *const *p = e->envp; p && *p; p++)
+			if ((*p)[0] != '=' && strchr(*p, '='))
+				env_put(&v, xstrdup(*p));
+	for (char **p = o->vars; p && *p; p++) {
+		if (strchr(*p, '='))
+			env_put(&v, xstrdup(*p));
+		else {
+			const char *val = env_get(e->envp, *p);
+			env_put(&v, xasprintf("%s=%s", *p, val ? val : ""));
+		}
+	}
+	/* Grid Engine's record of where the job came from, always sent. */
+	env_put_from(&v, "SGE_O_HOME", env_get(e->envp, "HOME"));
+	env_put_from(&v, "SGE_O_LOGNAME", e->user);
+	env_put_from(&v, "SGE_O_PATH", env_get(e->envp, "PATH"));
+	env_put_from(&v, "SGE_O_SHELL", env_get(e->envp, "SHELL"));
+	env_put_from(&v, "SGE_O_MAIL", env_get(e->envp, "MAIL"));
+	env_put_from(&v, "SGE_O_TZ", env_get(e->envp, "TZ"));
+	env_put_from(&v, "SGE_O_HOST", e->host);
+	env_put_from(&v, "SGE_O_WORKDIR", e->cwd);
+	return v;
+}
+
+static const char *
+base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s && s[1] ? s + 1 : path;
+}
+
+char *
+qsub_default_name(const struct qsub_opts *o)
+{
+	const char *first = o->operands ? o->operands[0] : NULL;
+	if (!first || (o->binary != 1 && strcmp(first, "-") == 0))
+		return xstrdup("STDIN");
+	return xstrdup(base_name(first));
+}
+
+/* json_string refuses text that is not UTF-8, which the wire cannot carry. */
+static int
+add_str(json_t *o, const char *key, const char *v)
+{
+	json_t *s;
+	if (!v)
+		return 0;
+	if ((s = json_string(v)) == NULL)
+		return -1;
+	json_object_set_new(o, key, s);
+	return 0;
+}
+
+static json_t *
+strv_json(char *const *v, bool skip_bad, const char **bad)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++) {
+		json_t *s = json_string(*v);
+		if (!s) {
+			if (skip_bad)
+				continue;
+			*bad = *v;
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, s);
+	}
+	return a;
+}
+
+json_t *
+qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_env *e,
+    char *err, size_t errlen)
+{
+	json_t *job = json_object(), *a;
+	char *name = o->name ? xstrdup(o->name) : qsub_default_name(o);
+	char *cwd = NULL, **env = NULL;
+	const char *bad = NULL;
+
+	if (o->binary == 1) {
+		if (!o->operands || !o->operands[0]) {
+			snprintf(err, errlen, "-b y needs a command");
+			goto fail;
+		}
+		if ((a = strv_json(o->operands, false, &bad)) == NULL) {
+			snprintf(err, errlen, "the command argument \"%s\" is not UTF-8 text", bad);
+			goto fail;
+		}
+		json_object_set_new(job, "argv", a);
+	} else {
+		if (!script) {
+			snprintf(err, errlen, "no script to submit");
+			goto fail;
+		}
+		if (add_str(job, "script", script) < 0) {
+			snprintf(err, errlen, "the script is not UTF-8 text");
+			goto fail;
+		}
+		if (o->operands && o->operands[0] && o->operands[1]) {
+			if ((a = strv_json(o->operands + 1, false, &bad)) == NULL) {
+				snprintf(err, errlen, "the script argument \"%s\" is not UTF-8 text", bad);
+				goto fail;
+			}
+			json_object_set_new(job, "args", a);
+		}
+	}
+	if (o->use_cwd)
+		cwd = xstrdup(e->cwd);
+	else if (o->wd)
+		cwd = o->wd[0] == '/' ? xstrdup(o->wd) : xasprintf("%s/%s", e->cwd, o->wd);
+	if (add_str(job, "name", name) < 0 || add_str(job, "queue", o->queue) < 0 ||
+	    add_str(job, "out", o->out_path) < 0 || add_str(job, "err", o->err_path) < 0 ||
+	    add_str(job, "shell", o->shell) < 0 || add_str(job, "cwd", cwd) < 0 ||
+	    add_str(job, "submit_host", e->host) < 0) {
+		snprintf(err, errlen, "an option's argument is not UTF-8 text");
+		goto fail;
+	}
+	if (o->join == 1)
+		json_object_set_new(job, "join", json_true());
+	if (o->prio_set)
+		json_object_set_new(job, "prio", json_integer(o->prio));
+	if (o->hold == 1)
+		json_object_set_new(job, "hold", json_integer(HOLD_USER));
+	env = qsub_job_env(o, e);
+	if (strv_len(env) > JOB_MAX_ENV) {
+		snprintf(err, errlen, "the job's environment has %zu variables, more than %d",
+		    strv_len(env), JOB_MAX_ENV);
+		goto fail;
+	}
+	/* -V may sweep up a variable that is not UTF-8; it cannot travel, so it
+	 * stays behind rather than failing the whole submission. */
+	json_object_set_new(job, "env", strv_json(env, true, &bad));
+	strv_free(env);
+	free(cwd);
+	free(name);
+	return job;
+fail:
+	strv_free(env);
+	free(cwd);
+	free(name);
+	json_decref(job);
+	return NULL;
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# manpages.bats: every man page is clean for mandoc, and each client command's manual documents exactly the options the command accepts.
+
+PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 nowq.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
+
+# The options a page marks up with Fl, one per line ("-cwd", "--json"),
+# from the whole page or, given a section name, from that section only.
+# Fl's argument is the option without its first dash; a following macro
+# (two or three letters, capitalised) or punctuation is not an option.
+page_flags() {
+	awk -v want="${2:-}" '
+		/^\.Sh / { sec = $0; sub(/^\.Sh +/, "", sec) }
+		want != "" && sec != want { next }
+		/^\./ {
+			for (i = 1; i < NF; i++) {
+				if ($i != "Fl" && $i != ".Fl")
+					continue
+				a = $(i + 1)
+				if (a ~ /^[A-Z][a-z][a-z]?$/ || a !~ /^-?[A-Za-z@]/)
+					continue
+				print "-" a
+			}
+		}' "$1" | sort -u
+}
+
+# The usage text of a command: --help, or Grid Engine's -help.
+help_text() {
+	"$1" --help 2>/dev/null || "$1" -help 2>/dev/null
+}
+
+# The options named in a usage text: a word that begins with one or two
+# dashes and a letter, after a blank, a bracket, "(" or "|".
+help_flags() {
+	grep -oE '(^|[][[:space:]|(])--?[A-Za-z][A-Za-z0-9_-]*' | sed 's/^[^-]*//' | sort -u
+}
+
+@test "every manual page exists" {
+	for p in $PAGES; do
+		[ -f "$top_srcdir/doc/$p" ] || { echo "missing: doc/$p"; return 1; }
+	done
+}
+
+@test "mandoc -T lint -W warning finds nothing in any page" {
+	command -v mandoc >/dev/null || { echo "mandoc is not installed (apt-get install mandoc)"; return 1; }
+	bad=0
+	for p in $PAGES; do
+		out=$(mandoc -T lint -W warning "$top_srcdir/doc/$p" 2>&1 || true)
+		if [ -n "$out" ]; then
+			echo "$out"
+			bad=1
+		fi
+	done
+	[ "$bad" -eq 0 ]
+}
+
+@test "nowq(7) refers to every other page in SEE ALSO" {
+	for p in $PAGES; do
+		[ "$p" = nowq.7 ] && continue
+		name=${p%.*} sec=${p##*.}
+		grep -qx "\.Xr $name $sec \{0,1\},\{0,1\}" "$top_srcdir/doc/nowq.7" ||
+			{ echo "nowq.7 lacks .Xr $name $sec"; return 1; }
+	done
+}
+
+# Both directions for one client command: what --help lists is in the
+# manual, and what the manual's OPTIONS section lists, the command accepts.
+check_options() {
+	local cmd=$1 bin="$top_builddir/bin/$1" page="$top_srcdir/doc/$1.1"
+	local help in_help in_page in_options missing=0 o
+
+	[ -x "$bin" ] || skip "$bin is not built"
+	help=$(help_text "$bin") || { echo "$cmd: neither --help nor -help works"; return 1; }
+	in_help=$(printf '%s\n' "$help" | help_flags)
+	in_page=$(page_flags "$page")
+	in_options=$(page_flags "$page" OPTIONS)
+	[ -n "$in_help" ] || { echo "$cmd --help names no option"; return 1; }
+	[ -n "$in_options" ] || { echo "$cmd.1 has no Fl in its OPTIONS section"; return 1; }
+	for o in $in_help; do
+		if ! printf '%s\n' "$in_page" | grep -qxF -- "$o"; then
+			echo "$cmd accepts $o, but $cmd.1 has no .Fl for it"
+			missing=1
+		fi
+	done
+	for o in $in_options; do
+		printf '%s\n' "$in_help" | grep -qxF -- "$o" && continue
+		# The usage text need not list the option that prints it.
+		if [ "$o" = --help ] || [ "$o" = -help ]; then
+			"$bin" "$o" >/dev/null 2>&1 && continue
+		fi
+		echo "$cmd.1 documents $o in OPTIONS, but $cmd --help does not list it"
+		missing=1
+	done
+	[ "$missing" -eq 0 ]
+}
+
+@test "qsub(1) documents every option of qsub, and only those" {
+	check_options qsub
+}
+
+@test "qstat(1) documents every option of qstat, and only those" {
+	check_options qstat
+}
+
+@test "qdel(1) documents every option of qdel, and only those" {
+	check_options qdel
+}
+
+@test "qhold(1) documents every option of qhold, and only those" {
+	check_options qhold
+}
+
+@test "qrls(1) documents every option of qrls, and only those" {
+	check_options qrls
+}
+
+@test "qhost(1) documents every option of qhost, and only those" {
+	check_options qhost
+}
+
+@test "nowq(1) documents every option of nowq, and only those" {
+	check_options nowq
+}

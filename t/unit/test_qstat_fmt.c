@@ -1,0 +1,253 @@
+/* test_qstat_fmt.c: qstat's table and -j layout and qhost's table, column for column. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+/* 2021-03-04 05:06:07 UTC, in ms. */
+#define T0 1614834367000LL
+
+struct capture {
+	char  *buf;
+	size_t len;
+	FILE  *fp;
+};
+
+static void
+cap_open(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->fp = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->fp);
+}
+
+static char *
+cap_close(struct capture *c)
+{
+	fclose(c->fp);
+	return c->buf;
+}
+
+static json_t *
+load(const char *text)
+{
+	json_error_t e;
+	json_t *j = json_loads(text, 0, &e);
+	if (!j)
+		fail_msg("bad test JSON: %s", e.text);
+	return j;
+}
+
+static int
+setup_tz(void **state)
+{
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return 0;
+}
+
+static void
+test_time_format(void **state)
+{
+	char buf[32];
+	qstat_format_time(buf, sizeof buf, T0);
+	assert_string_equal(buf, "03/04/2021 05:06:07");
+}
+
+static void
+test_empty_prints_nothing(void **state)
+{
+	struct capture c;
+	json_t *jobs = json_array();
+	char *out;
+
+	cap_open(&c);
+	qstat_print_table(c.fp, jobs);
+	out = cap_close(&c);
+	assert_string_equal(out, "");
+	free(out);
+	json_decref(jobs);
+}
+
+static void
+test_table_columns(void **state)
+{
+	/* The lines Grid Engine prints for the same jobs, as scripts cut them. */
+	static const char want[] =
+	    "job-ID  prior   name       user         state submit/start at     queue"
+	    "                          slots ja-task-ID \n"
+	    "-----------------------------------------------------------------------"
+	    "------------------------------------------\n"
+	    "     12 0.50000 sleeper    alice        r     03/04/2021 05:06:17 all.q@node1"
+	    "                        1        \n"
+	    "1234567 0.00049 averyveryl averyverylon hqw   03/04/2021 05:06:07"
+	    "                                    1        \n";
+	json_t *jobs = load("["
+	    "{\"id\":12,\"prio\":0,\"name\":\"sleeper\",\"owner\":\"alice\",\"state\":\"running\","
+	    "\"state_letters\":\"r\",\"submit_time\":1614834367000,\"start_time\":1614834377000,"
+	    "\"queue\":\"all.q\",\"host\":\"node1\"},"
+	    "{\"id\":1234567,\"prio\":-1023,\"name\":\"averyverylongname\",\"owner\":\"averyverylonguser\","
+	    "\"state\":\"pending\",\"state_letters\":\"hqw\",\"submit_time\":1614834367000,"
+	    "\"queue\":\"all.q\"}]");
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	qstat_print_table(c.fp, jobs);
+	out = cap_close(&c);
+	assert_string_equal(out, want);
+	free(out);
+	json_decref(jobs);
+}
+
+static void
+test_row_widths(void **state)
+{
+	json_t *job = load("{\"id\":7,\"prio\":1024,\"name\":\"n\",\"owner\":\"u\",\"state\":\"done\","
+	    "\"state_letters\":\"z\",\"submit_time\":1614834367000,\"start_time\":1614834368000,"
+	    "\"queue\":\"all.q\",\"host\":\"h\"}");
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	qstat_print_row(c.fp, job);
+	out = cap_close(&c);
+	/* A finished job shows its submission time and no queue. */
+	assert_string_equal(out, "      7 1.00000 n          u            z     03/04/2021 05:06:07 "
+	    "                                   1        \n");
+	/* Column 5 (1-based, blank-separated) is the state, as tools expect. */
+	assert_int_equal(strlen(out), 111);
+	free(out);
+	json_decref(job);
+}
+
+static bool
+has_line(const char *out, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = out; p && *p; ) {
+		if (strncmp(p, line, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static void
+test_job_details(void **state)
+{
+	json_t *job = load("{\"id\":42,\"name\":\"calc\",\"owner\":\"bob\",\"uid\":1234,\"gid\":4242424,"
+	    "\"state\":\"failed\",\"state_letters\":\"z\",\"submit_time\":1614834367000,"
+	    "\"start_time\":1614834368000,\"end_time\":1614834400000,\"queue\":\"all.q\","
+	    "\"prio\":-10,\"cwd\":\"/data\",\"out\":\"o.txt\",\"err\":\"/e.txt\",\"join\":true,"
+	    "\"shell\":\"/bin/bash\",\"args\":[\"a\",\"b c\"],\"exit_status\":3,\"signal\":0,"
+	    "\"reason\":\"exit status 3\",\"utime\":61.5,\"stime\":1.0,\"maxrss_kb\":2048,"
+	    "\"env\":[\"SGE_O_HOME=/home/bob\",\"SGE_O_WORKDIR=/data\",\"X=1\",\"Y=two\"]}");
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	qstat_print_job(c.fp, job);
+	out = cap_close(&c);
+	assert_true(has_line(out, "=============================================================="));
+	assert_true(has_line(out, "job_number:                 42"));
+	assert_true(has_line(out, "submission_time:            Thu Mar  4 05:06:07 2021"));
+	assert_true(has_line(out, "owner:                      bob"));
+	assert_true(has_line(out, "uid:                        1234"));
+	assert_true(has_line(out, "group:                      4242424"));
+	assert_true(has_line(out, "gid:                        4242424"));
+	assert_true(has_line(out, "sge_o_home:                 /home/bob"));
+	assert_true(has_line(out, "sge_o_workdir:              /data"));
+	assert_true(has_line(out, "cwd:                        /data"));
+	assert_true(has_line(out, "stderr_path_list:           NONE:NONE:/e.txt"));
+	assert_true(has_line(out, "merge:                      y"));
+	assert_true(has_line(out, "job_name:                   calc"));
+	assert_true(has_line(out, "stdout_path_list:           NONE:NONE:o.txt"));
+	assert_true(has_line(out, "priority:                   -10"));
+	assert_true(has_line(out, "hard_queue_list:            all.q"));
+	assert_true(has_line(out, "shell_list:                 NONE:/bin/bash"));
+	/* SGE_O_* have their own lines, as in Grid Engine. */
+	assert_true(has_line(out, "env_list:                   X=1,Y=two"));
+	assert_true(has_line(out, "job_args:                   a,b c"));
+	assert_true(has_line(out, "usage    1:                 cpu=00:01:02, mem=0.00000 GBs, "
+	    "io=0.00000, vmem=N/A, maxvmem=2.000M"));
+	assert_true(has_line(out, "exit_status:                3"));
+	assert_true(has_line(out, "error reason    1:          exit status 3"));
+	assert_null(strstr(out, "signal:"));
+	free(out);
+	json_decref(job);
+}
+
+static void
+test_job_details_pending_binary(void **state)
+{
+	json_t *job = load("{\"id\":5,\"name\":\"sleep\",\"owner\":\"bob\",\"uid\":1,\"gid\":0,"
+	    "\"state\":\"pending\",\"state_letters\":\"qw\",\"submit_time\":1614834367000,"
+	    "\"argv\":[\"/bin/sleep\",\"60\"],\"prio\":0}");
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	qstat_print_job(c.fp, job);
+	out = cap_close(&c);
+	assert_true(has_line(out, "script_file:                /bin/sleep"));
+	assert_true(has_line(out, "job_args:                   60"));
+	/* Nothing a pending job cannot have yet. */
+	assert_null(strstr(out, "usage"));
+	assert_null(strstr(out, "exit_status"));
+	assert_null(strstr(out, "priority:"));
+	assert_null(strstr(out, "env_list:"));
+	free(out);
+	json_decref(job);
+}
+
+static void
+test_qhost_table(void **state)
+{
+	json_t *hosts = load("[{\"name\":\"node1\",\"slots\":4,\"used\":1,\"load\":[0.5,0.25,0.1],"
+	    "\"connected\":true},{\"name\":\"node2\",\"slots\":8,\"used\":0,\"load\":[1,1,1],"
+	    "\"connected\":false}]");
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	qhost_print_table(c.fp, hosts);
+	out = cap_close(&c);
+	assert_string_equal(out,
+	    "HOSTNAME                NSLOT NUSED   LOAD STATE\n"
+	    "------------------------------------------------\n"
+	    "node1                       4     1   0.50 up\n"
+	    "node2                       8     0      - down\n");
+	free(out);
+	json_decref(hosts);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time_format),
+		cmocka_unit_test(test_empty_prints_nothing),
+		cmocka_unit_test(test_table_columns),
+		cmocka_unit_test(test_row_widths),
+		cmocka_unit_test(test_job_details),
+		cmocka_unit_test(test_job_details_pending_binary),
+		cmocka_unit_test(test_qhost_table),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("qstat_fmt", tests, setup_tz, NULL);
+}

@@ -1,0 +1,581 @@
+/* test_qsub_opts.c: qsub's option parsing, directives, and the job JSON they produce. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+/* Parses a NULL-terminated list of words as qsub's command line. */
+static int
+parse(struct qsub_opts *o, ...)
+{
+	char *words[64];
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, o);
+	while (n < 63 && (words[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	words[n] = NULL;
+	return qsub_opts_parse_argv(o, n, words);
+}
+
+static char *test_envp[] = {
+	"HOME=/home/ann", "LOGNAME=envname", "PATH=/usr/bin:/bin", "SHELL=/bin/bash",
+	"FOO=from-env", "BAR=bar-env", NULL,
+};
+static const struct qsub_env test_env = { test_envp, "/work/dir", "submithost", "ann" };
+
+static const char *
+env_of(const json_t *job, const char *name)
+{
+	size_t i, n = strlen(name);
+	json_t *e;
+	json_array_foreach(json_object_get(job, "env"), i, e) {
+		const char *s = json_string_value(e);
+		if (strncmp(s, name, n) == 0 && s[n] == '=')
+			return s + n + 1;
+	}
+	return NULL;
+}
+
+static size_t
+env_count(const json_t *job, const char *name)
+{
+	size_t i, n = strlen(name), c = 0;
+	json_t *e;
+	json_array_foreach(json_object_get(job, "env"), i, e) {
+		const char *s = json_string_value(e);
+		if (strncmp(s, name, n) == 0 && s[n] == '=')
+			c++;
+	}
+	return c;
+}
+
+static json_t *
+job_of(const struct qsub_opts *o, const char *script)
+{
+	char err[256] = "";
+	json_t *j = qsub_job_json(o, script, &test_env, err, sizeof err);
+	if (!j)
+		fail_msg("qsub_job_json failed: %s", err);
+	return j;
+}
+
+static void
+test_defaults(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, NULL), 0);
+	assert_int_equal(o.join, QO_UNSET);
+	assert_int_equal(o.sync, QO_UNSET);
+	assert_int_equal(o.binary, QO_UNSET);
+	assert_int_equal(o.hold, QO_UNSET);
+	assert_null(o.operands);
+	j = job_of(&o, "echo hi\n");
+	assert_string_equal(jstr(j, "name"), "STDIN");
+	assert_string_equal(jstr(j, "script"), "echo hi\n");
+	assert_string_equal(jstr(j, "submit_host"), "submithost");
+	/* Without -cwd or -wd the job runs in the owner's home: no cwd. */
+	assert_null(json_object_get(j, "cwd"));
+	assert_null(json_object_get(j, "argv"));
+	assert_null(json_object_get(j, "args"));
+	assert_null(json_object_get(j, "hold"));
+	assert_null(json_object_get(j, "prio"));
+	assert_null(json_object_get(j, "join"));
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_every_option(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-N", "myjob", "-q", "fast.q", "-o", "out.txt", "-e", "/tmp/err",
+	    "-j", "y", "-wd", "sub/dir", "-V", "-v", "A=1,B", "-h", "-p", "-5", "-terse",
+	    "-sync", "y", "-S", "/bin/zsh", "-b", "n", "-C", "#PBS", "script.sh", "x", NULL), 0);
+	assert_string_equal(o.name, "myjob");
+	assert_string_equal(o.queue, "fast.q");
+	assert_string_equal(o.out_path, "out.txt");
+	assert_string_equal(o.err_path, "/tmp/err");
+	assert_int_equal(o.join, 1);
+	assert_string_equal(o.wd, "sub/dir");
+	assert_false(o.use_cwd);
+	assert_true(o.export_all);
+	assert_int_equal(strv_len(o.vars), 2);
+	assert_string_equal(o.vars[0], "A=1");
+	assert_string_equal(o.vars[1], "B");
+	assert_int_equal(o.hold, 1);
+	assert_true(o.prio_set);
+	assert_int_equal(o.prio, -5);
+	assert_true(o.terse);
+	assert_int_equal(o.sync, 1);
+	assert_string_equal(o.shell, "/bin/zsh");
+	assert_int_equal(o.binary, 0);
+	assert_string_equal(o.prefix, "#PBS");
+	assert_int_equal(strv_len(o.operands), 2);
+	assert_string_equal(o.operands[0], "script.sh");
+	assert_string_equal(o.operands[1], "x");
+
+	j = job_of(&o, "true\n");
+	assert_string_equal(jstr(j, "name"), "myjob");
+	assert_string_equal(jstr(j, "queue"), "fast.q");
+	assert_string_equal(jstr(j, "out"), "out.txt");
+	assert_string_equal(jstr(j, "err"), "/tmp/err");
+	assert_true(jbool(j, "join", false));
+	assert_string_equal(jstr(j, "cwd"), "/work/dir/sub/dir");
+	assert_int_equal(jint(j, "hold", 0), HOLD_USER);
+	assert_int_equal(jint(j, "prio", 0), -5);
+	assert_string_equal(jstr(j, "shell"), "/bin/zsh");
+	assert_int_equal(json_array_size(json_object_get(j, "args")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(j, "args"), 0)), "x");
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-cwd", "-j", "no", "-sync", "NO", "-help", NULL), 0);
+	assert_true(o.use_cwd);
+	assert_int_equal(o.join, 0);
+	assert_int_equal(o.sync, 0);
+	assert_true(o.help);
+	j = job_of(&o, "true\n");
+	assert_string_equal(jstr(j, "cwd"), "/work/dir");
+	assert_null(json_object_get(j, "join"));
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_cwd_and_wd_last_wins(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-wd", "/abs", "-cwd", NULL), 0);
+	j = job_of(&o, "true\n");
+	assert_string_equal(jstr(j, "cwd"), "/work/dir");
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-cwd", "-wd", "/abs", NULL), 0);
+	j = job_of(&o, "true\n");
+	assert_string_equal(jstr(j, "cwd"), "/abs");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_operands_end_options(void **state)
+{
+	struct qsub_opts o;
+
+	/* After the script, words that look like options are its arguments. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-N", "a", "run.sh", "-N", "b", "-foo", NULL), 0);
+	assert_string_equal(o.name, "a");
+	assert_int_equal(strv_len(o.operands), 4);
+	assert_string_equal(o.operands[1], "-N");
+	assert_string_equal(o.operands[3], "-foo");
+	qsub_opts_free(&o);
+
+	/* "-" alone is the script: standard input. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-", "arg", NULL), 0);
+	assert_string_equal(o.operands[0], "-");
+	{
+		char *n = qsub_default_name(&o);
+		assert_string_equal(n, "STDIN");
+		free(n);
+	}
+	qsub_opts_free(&o);
+}
+
+static void
+test_binary_argv_exact(void **state)
+{
+	struct qsub_opts o;
+	json_t *j, *argv;
+	const char *words[] = { "/usr/bin/printf", "%s|%s\\n", "a b  c", "it's \"quoted\"", "",
+		"$HOME;*", NULL };
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-b", "y", "-N", "bin", (char *)words[0], (char *)words[1],
+	    (char *)words[2], (char *)words[3], (char *)words[4], (char *)words[5], NULL), 0);
+	assert_int_equal(o.binary, 1);
+	j = job_of(&o, NULL);
+	argv = json_object_get(j, "argv");
+	assert_non_null(argv);
+	assert_int_equal(json_array_size(argv), 6);
+	for (size_t i = 0; words[i]; i++)
+		assert_string_equal(json_string_value(json_array_get(argv, i)), words[i]);
+	assert_null(json_object_get(j, "script"));
+	assert_null(json_object_get(j, "args"));
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	/* The default name of a binary job is its command's base name. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-b", "yes", "/bin/sleep", "10", NULL), 0);
+	j = job_of(&o, NULL);
+	assert_string_equal(jstr(j, "name"), "sleep");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_default_names(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "dir/sub/job.sh", NULL), 0);
+	j = job_of(&o, "true\n");
+	assert_string_equal(jstr(j, "name"), "job.sh");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_v_values(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-v", "FOO,NEW=x=y,EMPTY=", "-v", "MISSING", NULL), 0);
+	j = job_of(&o, "true\n");
+	/* Without a value, the value is the submitter's. */
+	assert_string_equal(env_of(j, "FOO"), "from-env");
+	/* Only the first '=' separates. */
+	assert_string_equal(env_of(j, "NEW"), "x=y");
+	assert_string_equal(env_of(j, "EMPTY"), "");
+	assert_string_equal(env_of(j, "MISSING"), "");
+	/* -v alone does not export the rest. */
+	assert_null(env_of(j, "BAR"));
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_env_V_and_sge_o(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-V", "-v", "BAR=override,SGE_O_HOST=liar", NULL), 0);
+	j = job_of(&o, "true\n");
+	assert_string_equal(env_of(j, "FOO"), "from-env");
+	assert_string_equal(env_of(j, "BAR"), "override");
+	assert_int_equal(env_count(j, "BAR"), 1);
+	/* SGE_O_* are set by qsub itself and win. */
+	assert_string_equal(env_of(j, "SGE_O_HOST"), "submithost");
+	assert_int_equal(env_count(j, "SGE_O_HOST"), 1);
+	assert_string_equal(env_of(j, "SGE_O_WORKDIR"), "/work/dir");
+	assert_string_equal(env_of(j, "SGE_O_HOME"), "/home/ann");
+	assert_string_equal(env_of(j, "SGE_O_LOGNAME"), "ann");
+	assert_string_equal(env_of(j, "SGE_O_PATH"), "/usr/bin:/bin");
+	assert_string_equal(env_of(j, "SGE_O_SHELL"), "/bin/bash");
+	/* Absent from the environment: not sent. */
+	assert_null(env_of(j, "SGE_O_MAIL"));
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	/* Without -V or -v only SGE_O_* travel. */
+	qsub_opts_init(&o);
+	j = job_of(&o, "true\n");
+	assert_null(env_of(j, "FOO"));
+	assert_null(env_of(j, "HOME"));
+	assert_string_equal(env_of(j, "SGE_O_HOST"), "submithost");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_directives_then_command_line(void **state)
+{
+	const char *script =
+	    "#!/bin/sh\n"
+	    "#$ -N fromscript\n"
+	    "#$ -q script.q -j y\n"
+	    "#$ -v S=1\n"
+	    "echo work\n"
+	    "#$ -o late.out\n"          /* the whole script is scanned */
+	    " #$ -N indented\n"         /* not in column 1: not a directive */
+	    "#$-p -3\n";                /* no blank after the prefix is fine */
+	struct qsub_opts o;
+	json_t *j;
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, script, QSUB_DEFAULT_PREFIX), 0);
+	assert_string_equal(o.name, "fromscript");
+	assert_string_equal(o.queue, "script.q");
+	assert_int_equal(o.join, 1);
+	assert_string_equal(o.out_path, "late.out");
+	assert_int_equal(o.prio, -3);
+	assert_int_equal(parse(&o, "-N", "cli", "-j", "n", "-v", "C=2", "job.sh", NULL), 0);
+	/* The command line wins; what it does not say, the script keeps. */
+	assert_string_equal(o.name, "cli");
+	assert_int_equal(o.join, 0);
+	assert_string_equal(o.queue, "script.q");
+	j = job_of(&o, script);
+	assert_string_equal(jstr(j, "name"), "cli");
+	assert_string_equal(env_of(j, "S"), "1");
+	assert_string_equal(env_of(j, "C"), "2");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+static void
+test_directive_words(void **state)
+{
+	struct qsub_opts o;
+	char **w;
+
+	w = qsub_split_words("  -N  'a b' -v \"X=1 2\",Y=3 # trailing comment -q no\r");
+	assert_int_equal(strv_len(w), 4);
+	assert_string_equal(w[0], "-N");
+	assert_string_equal(w[1], "a b");
+	assert_string_equal(w[2], "-v");
+	assert_string_equal(w[3], "X=1 2,Y=3");
+	strv_free(w);
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -N name # -q ignored\r\n", "#$"), 0);
+	assert_string_equal(o.name, "name");
+	assert_null(o.queue);
+	/* A '#' inside a word ends the directive too, as in Grid Engine. */
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -N other# -q ignored\n", "#$"), 0);
+	assert_string_equal(o.name, "other");
+	assert_null(o.queue);
+	qsub_opts_free(&o);
+}
+
+static void
+test_prefix(void **state)
+{
+	struct qsub_opts o;
+
+	/* -C changes the prefix; lines with the old one are plain comments. */
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -N old\n#PBS -N new\n", "#PBS"), 0);
+	assert_string_equal(o.name, "new");
+	qsub_opts_free(&o);
+
+	/* An empty prefix turns directives off. */
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -N old\n-N other\n", ""), 0);
+	assert_null(o.name);
+	qsub_opts_free(&o);
+
+	/* -C and -b inside a script are ignored, as in Grid Engine. */
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -C %X -b y -N ok\n", "#$"), 0);
+	assert_null(o.prefix);
+	assert_int_equal(o.binary, QO_UNSET);
+	assert_string_equal(o.name, "ok");
+	qsub_opts_free(&o);
+}
+
+static void
+test_error_unknown_option(void **state)
+{
+	struct qsub_opts o;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-N", "x", "-foo", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "unknown option \"-foo\"");
+	qsub_opts_free(&o);
+
+	/* Grid Engine options nowq lacks are named as such. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-t", "1-10", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "option \"-t\" is not supported by nowq yet");
+	qsub_opts_free(&o);
+}
+
+static void
+test_error_missing_argument(void **state)
+{
+	static const char *needs[] = { "-N", "-q", "-o", "-e", "-j", "-wd", "-v", "-p", "-sync",
+		"-S", "-b", "-C", NULL };
+	struct qsub_opts o;
+	char want[128];
+
+	for (int i = 0; needs[i]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-cwd", (char *)needs[i], NULL), -1);
+		snprintf(want, sizeof want, "option \"%s\" needs an argument", needs[i]);
+		assert_string_equal(o.err, want);
+		qsub_opts_free(&o);
+	}
+}
+
+static void
+test_error_bad_p(void **state)
+{
+	static const char *bad[] = { "abc", "1025", "-1024", "1x", "", "99999999999999999999", NULL };
+	struct qsub_opts o;
+
+	for (int i = 0; bad[i]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-p", (char *)bad[i], NULL), -1);
+		assert_non_null(strstr(o.err, "-p wants an integer from -1023 to 1024"));
+		assert_false(o.prio_set);
+		qsub_opts_free(&o);
+	}
+	/* The ends of the range are fine. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-p", "-1023", NULL), 0);
+	assert_int_equal(o.prio, -1023);
+	assert_int_equal(parse(&o, "-p", "1024", NULL), 0);
+	assert_int_equal(o.prio, 1024);
+	qsub_opts_free(&o);
+}
+
+static void
+test_error_bad_yes_no(void **state)
+{
+	static const char *opts[] = { "-j", "-b", "-sync", NULL };
+	struct qsub_opts o;
+	char want[128];
+
+	for (int i = 0; opts[i]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, (char *)opts[i], "maybe", NULL), -1);
+		snprintf(want, sizeof want, "%s wants y or n, not \"maybe\"", opts[i]);
+		assert_string_equal(o.err, want);
+		qsub_opts_free(&o);
+	}
+}
+
+static void
+test_error_bad_values(void **state)
+{
+	struct qsub_opts o;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-v", ",,", NULL), -1);
+	assert_string_equal(o.err, "-v needs a list of VARIABLE[=VALUE]");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-v", "A=1,=x", NULL), -1);
+	assert_non_null(strstr(o.err, "has no variable name"));
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-N", "a/b", NULL), -1);
+	assert_non_null(strstr(o.err, "-N: the job name \"a/b\""));
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-N", "", NULL), -1);
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-q", "", NULL), -1);
+	assert_string_equal(o.err, "-q needs a queue name");
+	qsub_opts_free(&o);
+}
+
+static void
+test_error_in_directive(void **state)
+{
+	struct qsub_opts o;
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#!/bin/sh\necho\n#$ -p high\n", "#$"), -1);
+	assert_string_equal(o.err, "script line 3: -p wants an integer from -1023 to 1024, not \"high\"");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -N a stray\n", "#$"), -1);
+	assert_string_equal(o.err, "script line 1: unexpected argument \"stray\" in a directive");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -bogus\n", "#$"), -1);
+	assert_string_equal(o.err, "script line 1: unknown option \"-bogus\"");
+	qsub_opts_free(&o);
+}
+
+static void
+test_error_job(void **state)
+{
+	struct qsub_opts o;
+	char err[256] = "";
+
+	/* -b y without a command. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-b", "y", NULL), 0);
+	assert_null(qsub_job_json(&o, NULL, &test_env, err, sizeof err));
+	assert_string_equal(err, "-b y needs a command");
+	qsub_opts_free(&o);
+
+	/* More variables than a job may carry. */
+	{
+		char **big = xcalloc(JOB_MAX_ENV + 2, sizeof *big);
+		struct qsub_env e = { NULL, "/w", "h", "u" };
+		for (int i = 0; i < JOB_MAX_ENV + 1; i++)
+			big[i] = xasprintf("V%d=x", i);
+		e.envp = big;
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-V", NULL), 0);
+		assert_null(qsub_job_json(&o, "true\n", &e, err, sizeof err));
+		assert_non_null(strstr(err, "the job's environment has"));
+		qsub_opts_free(&o);
+		strv_free(big);
+	}
+
+	/* A script the wire cannot carry. */
+	qsub_opts_init(&o);
+	assert_null(qsub_job_json(&o, "echo \xff\xfe\n", &test_env, err, sizeof err));
+	assert_string_equal(err, "the script is not UTF-8 text");
+	qsub_opts_free(&o);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_option),
+		cmocka_unit_test(test_cwd_and_wd_last_wins),
+		cmocka_unit_test(test_operands_end_options),
+		cmocka_unit_test(test_binary_argv_exact),
+		cmocka_unit_test(test_default_names),
+		cmocka_unit_test(test_v_values),
+		cmocka_unit_test(test_env_V_and_sge_o),
+		cmocka_unit_test(test_directives_then_command_line),
+		cmocka_unit_test(test_directive_words),
+		cmocka_unit_test(test_prefix),
+		cmocka_unit_test(test_error_unknown_option),
+		cmocka_unit_test(test_error_missing_argument),
+		cmocka_unit_test(test_error_bad_p),
+		cmocka_unit_test(test_error_bad_yes_no),
+		cmocka_unit_test(test_error_bad_values),
+		cmocka_unit_test(test_error_in_directive),
+		cmocka_unit_test(test_error_job),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("qsub_opts", tests, NULL, NULL);
+}
