@@ -1,0 +1,513 @@
+/* active.c: the job attempts this host holds, one durable folder each in SPOOL/active/, and their shepherds. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "execd/execd.h"
+#include "spool/spool.h"
+
+/* A folder without a shepherd pid file is given this long for its shepherd
+ * to write one before it counts as dead. */
+#define ACTIVE_START_GRACE_S 30
+
+/* Exit status reported for an attempt that never ran (the shell's "cannot
+ * execute"); the master keys on "failed", not on this number. */
+#define ACTIVE_FAILED_STATUS 127
+
+struct attempt {
+	TAILQ_ENTRY(attempt) entry;
+	char     key[ATTEMPT_KEY_MAX];
+	int64_t  id;
+	int      task, attempt;
+	pid_t    shepherd;     /* our child until reaped; 0 if unknown (an earlier execd's) */
+	int      pending_sig;  /* a SIGNAL that came before the job had started */
+	bool     ended;        /* the shepherd has recorded the end */
+};
+static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
+static int nattempts;
+
+void
+active_key(char *buf, size_t len, int64_t id, int task, int attempt)
+{
+	snprintf(buf, len, "%" PRId64 ".%d.%d", id, task, attempt);
+}
+
+/* Only the canonical spelling counts, so a key names one folder. */
+bool
+active_key_parse(const char *s, int64_t *id, int *task, int *attempt)
+{
+	long long a;
+	int b, c, n = 0;
+	char again[ATTEMPT_KEY_MAX];
+
+	if (strlen(s) >= ATTEMPT_KEY_MAX || s[0] == '-' ||
+	    sscanf(s, "%lld.%d.%d%n", &a, &b, &c, &n) != 3 || s[n] || a < 0 || b < 0 || c < 0)
+		return false;
+	active_key(again, sizeof again, a, b, c);
+	if (strcmp(again, s) != 0)
+		return false;
+	*id = a;
+	*task = b;
+	*attempt = c;
+	return true;
+}
+
+static struct attempt *
+active_find(const char *key)
+{
+	struct attempt *a;
+	TAILQ_FOREACH(a, &attempts, entry)
+		if (strcmp(a->key, key) == 0)
+			return a;
+	return NULL;
+}
+
+static struct attempt *
+active_add(int64_t id, int task, int attempt)
+{
+	struct attempt *a = xcalloc(1, sizeof *a);
+	a->id = id;
+	a->task = task;
+	a->attempt = attempt;
+	active_key(a->key, sizeof a->key, id, task, attempt);
+	TAILQ_INSERT_TAIL(&attempts, a, entry);
+	nattempts++;
+	return a;
+}
+
+static void
+active_forget(struct attempt *a)
+{
+	TAILQ_REMOVE(&attempts, a, entry);
+	nattempts--;
+	free(a);
+}
+
+int
+active_count(void)
+{
+	return nattempts;
+}
+
+int
+active_free_slots(void)
+{
+	return conf->slots > nattempts ? conf->slots - nattempts : 0;
+}
+
+void
+active_free_all(void)
+{
+	struct attempt *a;
+	while ((a = TAILQ_FIRST(&attempts)) != NULL)
+		active_forget(a);
+}
+
+json_t *
+active_jobs_json(void)
+{
+	json_t *arr = json_array();
+	struct attempt *a;
+	TAILQ_FOREACH(a, &attempts, entry)
+		json_array_append_new(arr, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)a->id,
+		    "task", a->task, "attempt", a->attempt));
+	return arr;
+}
+
+/* Records an end without a run: exit.json (when the folder exists) and the
+ * CHILD_TERM carrying the reason, for the master's Eqw. */
+static void
+active_fail(int64_t id, int task, int attempt, const char *reason)
+{
+	char key[ATTEMPT_KEY_MAX], *path, *s;
+	json_t *exit, *term;
+	struct stat st;
+
+	active_key(key, sizeof key, id, task, attempt);
+	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", ACTIVE_FAILED_STATUS,
+	    "signal", 0, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
+	    "end_time", (json_int_t)now_ms(), "failed", reason);
+	path = execd_path("active/%s", key);
+	if (stat(path, &st) == 0) {
+		free(path);
+		path = execd_path("active/%s/exit.json", key);
+		s = json_dumps(exit, JSON_COMPACT);
+		if (spool_write_atomic(path, s, strlen(s), 0600) < 0)
+			log_warn("cannot write %s", path);
+		free(s);
+	}
+	free(path);
+	term = outbox_term_msg(id, task, attempt, exit);
+	outbox_write(key, OUTBOX_TERM, term);
+	json_decref(term);
+	json_decref(exit);
+}
+
+/*
+ * DISPATCH of one job.  The attempt's folder and job.json are on disk before
+ * anything runs, so an execd restarted at any moment knows the attempt, and
+ * a job cannot start without its host being able to report it.
+ */
+void
+active_start(const json_t *jobj)
+{
+	char key[ATTEMPT_KEY_MAX], *dir, *adir, *path, *text;
+	const char *why = NULL;
+	struct attempt *a;
+	struct job *j;
+	pid_t pid;
+
+	j = job_from_json(jobj, &why);
+	if (j && !j->script == !j->argv) {
+		why = j->script ? "the job has both a script and a command" :
+		    "the job has neither a script nor a command";
+		job_free(j);
+		j = NULL;
+	} else if (j && (!json_is_integer(json_object_get(jobj, "uid")) ||
+	    !json_is_integer(json_object_get(jobj, "gid")))) {
+		/* Absent would mean 0: never run a job as root by omission. */
+		why = "the job has no uid or gid";
+		job_free(j);
+		j = NULL;
+	}
+	if (!j) {
+		int64_t id = jint(jobj, "id", -1), task = jint(jobj, "task", -1),
+		    attempt = jint(jobj, "attempt", -1);
+		if (id < 0 || task < 0 || task > INT32_MAX || attempt < 0 || attempt > INT32_MAX) {
+			log_warnx("DISPATCH carries a job this host cannot identify: %s", why);
+			return;
+		}
+		active_key(key, sizeof key, id, (int)task, (int)attempt);
+		log_warnx("job %s from the master is unusable: %s", key, why);
+		if (!active_find(key))
+			active_fail(id, (int)task, (int)attempt, why);
+		outbox_flush();
+		return;
+	}
+	active_key(key, sizeof key, j->id, j->task, j->attempt);
+	if (active_find(key)) {
+		/* Running an attempt twice is the one thing never allowed. */
+		log_warnx("job %s is already on this host; ignoring the repeated DISPATCH", key);
+		job_free(j);
+		return;
+	}
+	if (active_free_slots() <= 0)
+		log_warnx("job %s dispatched with no free slot (%d slots); starting it anyway",
+		    key, conf->slots);
+
+	adir = execd_path("active");
+	dir = execd_path("active/%s", key);
+	if (mkdir(dir, 0711) < 0) {
+		bool dup = errno == EEXIST;
+		log_warn("cannot create %s", dir);
+		if (!dup)
+			active_fail(j->id, j->task, j->attempt, "cannot create the job's spool folder");
+		goto out;
+	}
+	if (spool_fsync_dir(adir) < 0)
+		log_warn("cannot fsync %s", adir);
+	a = active_add(j->id, j->task, j->attempt);
+	path = execd_path("active/%s/job.json", key);
+	text = json_dumps(jobj, JSON_COMPACT);
+	if (!text || spool_write_atomic(path, text, strlen(text), 0600) < 0) {
+		log_warn("cannot write %s", path);
+		active_fail(j->id, j->task, j->attempt, "cannot write the job to the spool");
+		free(text);
+		free(path);
+		goto out;
+	}
+	free(text);
+	free(path);
+
+	/* Buffered log lines must not be written twice. */
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		log_warn("cannot fork a shepherd for job %s", key);
+		active_fail(j->id, j->task, j->attempt, "cannot fork the shepherd");
+		goto out;
+	}
+	if (pid == 0)
+		shepherd_main(key, j);
+	a->shepherd = pid;
+	log_info("job %s (%s, owner %s) handed to shepherd %d", key,
+	    j->name ? j->name : "-", j->owner ? j->owner : "-", (int)pid);
+out:
+	outbox_flush();
+	job_free(j);
+	free(dir);
+	free(adir);
+}
+
+/* The job's process group, once its shepherd has seen it start; 0 before,
+ * or when its leader's pid now belongs to another process. */
+static pid_t
+active_job_pgid(const char *key)
+{
+	char *path = execd_path("active/%s/job.pid", key);
+	const char *why;
+	char *s = read_file(path, 128, NULL, &why);
+	unsigned long long want = 0, have;
+	long pid = 0;
+
+	free(path);
+	if (!s)
+		return 0;
+	if (sscanf(s, "%ld %llu", &pid, &want) < 1)
+		pid = 0;
+	free(s);
+	if (pid <= 1)
+		return 0;
+	/* A dead leader is fine: its group lives on in what it left behind,
+	 * and the kernel reuses no pid that still names a group. */
+	if (want && shepherd_proc_start((pid_t)pid, &have) && have != want)
+		return 0;
+	return (pid_t)pid;
+}
+
+static bool
+active_has_file(const char *key, const char *file)
+{
+	char *path = execd_path("active/%s/%s", key, file);
+	bool has = access(path, F_OK) == 0;
+	free(path);
+	return has;
+}
+
+static void
+active_kill(struct attempt *a, int sig)
+{
+	pid_t pgid = active_job_pgid(a->key);
+
+	if (pgid == 0)
+		return;
+	if (kill(-pgid, sig) < 0)
+		log_warn("job %s: cannot send signal %d to process group %d", a->key, sig, (int)pgid);
+	else
+		log_info("job %s: sent signal %d to process group %d", a->key, sig, (int)pgid);
+}
+
+void
+active_signal(int64_t id, int task, int attempt, int sig)
+{
+	char key[ATTEMPT_KEY_MAX];
+	struct attempt *a;
+
+	active_key(key, sizeof key, id, task, attempt);
+	if ((a = active_find(key)) == NULL) {
+		log_warnx("SIGNAL %d for job %s, which is not on this host: ignored", sig, key);
+		return;
+	}
+	if (a->ended || active_has_file(key, "exit.json")) {
+		log_info("SIGNAL %d for job %s, which has already ended: ignored", sig, key);
+		return;
+	}
+	if (active_job_pgid(key) == 0) {
+		/* Not started yet: the shepherd's "reg" note delivers it. */
+		log_info("job %s has not started yet; signal %d will follow its start", key, sig);
+		a->pending_sig = sig;
+		return;
+	}
+	active_kill(a, sig);
+}
+
+void
+active_note(const char *key, const char *what)
+{
+	struct attempt *a = active_find(key);
+
+	if (!a) {
+		log_debug("note \"%s\" for job %s, which is not on this host", what, key);
+		return;
+	}
+	if (strcmp(what, OUTBOX_REG) == 0 && a->pending_sig) {
+		active_kill(a, a->pending_sig);
+		a->pending_sig = 0;
+	} else if (strcmp(what, OUTBOX_TERM) == 0) {
+		a->ended = true;
+		a->pending_sig = 0;
+	}
+}
+
+void
+active_remove(const char *key)
+{
+	struct attempt *a = active_find(key);
+	char *dir = execd_path("active/%s", key);
+
+	if (spool_rmtree(dir) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", dir);
+	free(dir);
+	if (a) {
+		log_debug("job %s is done on this host", key);
+		active_forget(a);
+		link_kick();
+	}
+}
+
+/* Alive means: our unreaped child, or the pid in shepherd.pid still running
+ * with the start time recorded there (a reused pid has another). */
+static bool
+active_shepherd_alive(struct attempt *a)
+{
+	char *path, *s;
+	const char *why;
+	long pid = 0;
+	unsigned long long want = 0, have;
+	struct stat st;
+	bool alive;
+
+	if (a->shepherd > 0)
+		return true;
+	path = execd_path("active/%s/shepherd.pid", a->key);
+	s = read_file(path, 128, NULL, &why);
+	free(path);
+	if (!s) {
+		/* A shepherd forked by an execd that died at once may not have
+		 * written its pid yet: give it a moment before judging. */
+		path = execd_path("active/%s", a->key);
+		alive = stat(path, &st) == 0 && st.st_mtime + ACTIVE_START_GRACE_S > time(NULL);
+		free(path);
+		return alive;
+	}
+	if (sscanf(s, "%ld %llu", &pid, &want) != 2)
+		pid = 0;
+	free(s);
+	return pid > 1 && shepherd_proc_start((pid_t)pid, &have) && have == want;
+}
+
+static json_t *
+active_read_exit(const char *key)
+{
+	char *path = execd_path("active/%s/exit.json", key);
+	const char *why;
+	char *s = read_file(path, 64 * 1024, NULL, &why);
+	json_t *exit = NULL;
+
+	if (s) {
+		exit = json_loads(s, 0, NULL);
+		if (exit && !json_is_object(exit)) {
+			json_decref(exit);
+			exit = NULL;
+		}
+		if (!exit)
+			log_warnx("%s is not a JSON object", path);
+		free(s);
+	}
+	free(path);
+	return exit;
+}
+
+/* The safety net for one attempt; see active_check. */
+static void
+active_check_one(struct attempt *a)
+{
+	char *dir = execd_path("active/%s", a->key);
+	struct stat st;
+	json_t *exit, *term;
+	bool has_exit;
+
+	if (stat(dir, &st) < 0) {
+		log_warnx("job %s: its folder %s has gone; forgetting it", a->key, dir);
+		free(dir);
+		active_forget(a);
+		return;
+	}
+	free(dir);
+	if (outbox_has(a->key, OUTBOX_TERM) || active_shepherd_alive(a))
+		return;
+	has_exit = active_has_file(a->key, "exit.json");
+	if (has_exit && (exit = active_read_exit(a->key)) != NULL) {
+		log_info("job %s: writing its CHILD_TERM again from exit.json", a->key);
+		term = outbox_term_msg(a->id, a->task, a->attempt, exit);
+		outbox_write(a->key, OUTBOX_TERM, term);
+		json_decref(term);
+		json_decref(exit);
+	} else {
+		/* Nobody would wait for what is left of the job, nor account
+		 * for it: the attempt is over, so is its process group. */
+		log_warnx("job %s: its shepherd died before recording the end", a->key);
+		active_kill(a, SIGKILL);
+		active_fail(a->id, a->task, a->attempt, "shepherd died");
+	}
+	a->ended = true;
+}
+
+/*
+ * The safety net behind the shepherds, at start-up, every
+ * EXECD_SCAN_INTERVAL seconds and when a shepherd we forked exits:
+ *  - an attempt whose shepherd is dead and that has no exit.json gets a
+ *    CHILD_TERM failed "shepherd died";
+ *  - one with exit.json but no term event gets it written again;
+ *  - one whose folder was removed by hand is forgotten (its slot is free).
+ */
+void
+active_check(void)
+{
+	struct attempt *a, *next;
+	for (a = TAILQ_FIRST(&attempts); a; a = next) {
+		next = TAILQ_NEXT(a, entry);
+		active_check_one(a);
+	}
+}
+
+void
+active_reaped(pid_t pid, int status)
+{
+	struct attempt *a;
+
+	TAILQ_FOREACH(a, &attempts, entry)
+		if (a->shepherd == pid)
+			break;
+	if (!a)
+		return;
+	a->shepherd = 0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warnx("shepherd %d of job %s ended abnormally (%s %d)", (int)pid, a->key,
+		    WIFSIGNALED(status) ? "signal" : "exit status",
+		    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	active_check_one(a);
+	outbox_flush();
+}
+
+int
+active_init(void)
+{
+	char *dir = execd_path("active");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int64_t id;
+	int task, attempt;
+
+	if (!d) {
+		log_warn("cannot read %s", dir);
+		free(dir);
+		return -1;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (!active_key_parse(e->d_name, &id, &task, &attempt)) {
+			log_warnx("ignoring %s/%s: not a job attempt folder", dir, e->d_name);
+			continue;
+		}
+		active_add(id, task, attempt);
+		log_info("job %s is still in the spool", e->d_name);
+	}
+	closedir(d);
+	free(dir);
+	active_check();
+	return 0;
+}

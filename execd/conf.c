@@ -1,0 +1,255 @@
+/* conf.c: reads execd.ini with inih and checks every value before execd uses it. */
+#include "config.h"
+
+#include <errno.h>
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <ini.h>
+
+#include "execd/execd.h"
+
+/* inih reports only the line of its own syntax errors; counting the lines
+ * it reads lets a rejected value name its line too. */
+struct conf_parse {
+	struct execd_conf *c;
+	FILE              *fp;
+	int                line;
+	char               err[512];  /* the first problem, without file and line */
+	int                err_line;
+};
+
+static int
+conf_bad(struct conf_parse *p, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
+
+/* inih reads at most num - 1 bytes a line and would take the rest of a
+ * longer line for a line of its own: say so instead. */
+static char *
+conf_reader(char *str, int num, void *arg)
+{
+	struct conf_parse *p = arg;
+	char *s = fgets(str, num, p->fp);
+	size_t n;
+	int c;
+
+	if (!s)
+		return NULL;
+	p->line++;
+	n = strlen(s);
+	if (n == (size_t)num - 1 && s[n - 1] != '\n') {
+		while ((c = fgetc(p->fp)) != EOF && c != '\n')
+			;
+		conf_bad(p, "line is longer than %d characters", num - 3);
+	}
+	return s;
+}
+
+static int
+conf_bad(struct conf_parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	if (p->err[0])
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof p->err, fmt, ap);
+	va_end(ap);
+	p->err_line = p->line;
+	return 0;
+}
+
+static bool
+conf_int(const char *v, long lo, long hi, int *out)
+{
+	char *end;
+	long n;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < lo || n > hi)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
+static bool
+conf_master_ok(const char *m)
+{
+	char *host;
+	int port;
+	if (strncmp(m, "unix:", 5) == 0)
+		return m[5] == '/' && strlen(m + 5) < sizeof(((struct sockaddr_un *)0)->sun_path);
+	if (parse_hostport(m, &host, &port) < 0)
+		return false;
+	free(host);
+	return true;
+}
+
+/* "a:7444, b:7444" or "unix:/run/nowq/qmaster.sock". */
+static int
+conf_masters(struct conf_parse *p, const char *v)
+{
+	char *copy = xstrdup(v), *tok, *save = NULL;
+	char **list = NULL;
+	size_t n = 0;
+
+	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		if (!conf_master_ok(tok)) {
+			conf_bad(p, "masters: \"%s\" is not HOST:PORT or unix:/PATH", tok);
+			strv_free(list);
+			free(copy);
+			return 0;
+		}
+		list = xrealloc(list, (n + 2) * sizeof *list);
+		list[n++] = xstrdup(tok);
+		list[n] = NULL;
+	}
+	free(copy);
+	if (n == 0)
+		return conf_bad(p, "masters is empty: name at least one HOST:PORT or unix:/PATH");
+	strv_free(p->c->masters);
+	p->c->masters = list;
+	return 1;
+}
+
+static int
+conf_path(struct conf_parse *p, const char *key, const char *v, char **dst)
+{
+	if (v[0] != '/')
+		return conf_bad(p, "%s \"%s\" is not an absolute path", key, v);
+	if (strlen(v) > PATH_MAX / 4)
+		return conf_bad(p, "%s is too long", key);
+	free(*dst);
+	*dst = xstrdup(v);
+	/* Trailing slashes would double up in the paths built from it. */
+	for (size_t n = strlen(*dst); n > 1 && (*dst)[n - 1] == '/'; n--)
+		(*dst)[n - 1] = '\0';
+	return 1;
+}
+
+static int
+conf_handler(void *arg, const char *section, const char *key, const char *v)
+{
+	struct conf_parse *p = arg;
+	struct execd_conf *c = p->c;
+	char *end;
+	double d;
+	int n;
+
+	if (strcmp(section, "execd") != 0)
+		return conf_bad(p, "key \"%s\" is outside the [execd] section", key);
+	if (strcmp(key, "name") == 0) {
+		/* The master accepts these characters in a host name. */
+		if (!v[0] || strlen(v) > 255 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != strlen(v))
+			return conf_bad(p, "name \"%s\" is not a host name (letters, digits, - . _)", v);
+		free(c->name);
+		c->name = xstrdup(v);
+	} else if (strcmp(key, "masters") == 0) {
+		return conf_masters(p, v);
+	} else if (strcmp(key, "spool_dir") == 0) {
+		return conf_path(p, key, v, &c->spool_dir);
+	} else if (strcmp(key, "slots") == 0) {
+		if (!conf_int(v, 0, 65536, &n))
+			return conf_bad(p, "slots \"%s\" is not a number from 0 to 65536", v);
+		c->slots = n;
+	} else if (strcmp(key, "load_threshold") == 0) {
+		if (strcmp(v, "none") == 0) {
+			c->load_threshold = 0;
+			return 1;
+		}
+		errno = 0;
+		d = strtod(v, &end);
+		if (errno || end == v || *end || !isfinite(d) || d < 0)
+			return conf_bad(p, "load_threshold \"%s\" is not a non-negative number or \"none\"", v);
+		c->load_threshold = d;
+	} else if (strcmp(key, "load_interval") == 0) {
+		if (!conf_int(v, 1, 3600, &n))
+			return conf_bad(p, "load_interval \"%s\" is not a number of seconds from 1 to 3600", v);
+		c->load_interval = n;
+	} else if (strcmp(key, "tmpdir") == 0) {
+		return conf_path(p, key, v, &c->tmpdir);
+	} else if (strcmp(key, "auth") == 0) {
+		if (strcmp(v, "none") != 0 && strcmp(v, "munge") != 0)
+			return conf_bad(p, "auth \"%s\" is not \"munge\" or \"none\"", v);
+		free(c->auth);
+		c->auth = xstrdup(v);
+	} else if (strcmp(key, "log_level") == 0) {
+		if ((n = log_level_parse(v)) < 0)
+			return conf_bad(p, "log_level \"%s\" is not one of error, warning, info, debug", v);
+		c->log_level = n;
+	} else if (strcmp(key, "log_file") == 0) {
+		free(c->log_file);
+		c->log_file = NULL;
+		if (v[0])
+			return conf_path(p, key, v, &c->log_file);
+	} else {
+		return conf_bad(p, "unknown key \"%s\" in section [execd]", key);
+	}
+	return 1;
+}
+
+struct execd_conf *
+conf_load(const char *path)
+{
+	struct execd_conf *c = xcalloc(1, sizeof *c);
+	struct conf_parse p;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int r;
+
+	c->path = xstrdup(path);
+	c->name = xstrdup(my_hostname());
+	c->spool_dir = xstrdup("/var/spool/nowq/execd");
+	c->slots = ncpu > 0 ? (int)ncpu : 1;
+	c->load_threshold = 1.75;
+	c->load_interval = 5;
+	c->tmpdir = xstrdup("/tmp");
+	c->auth = xstrdup("munge");
+	c->log_level = LOG_LVL_INFO;
+
+	memset(&p, 0, sizeof p);
+	p.c = c;
+	if ((p.fp = fopen(path, "re")) == NULL) {
+		fprintf(stderr, "execd: cannot read %s: %s\n", path, strerror(errno));
+		conf_free(c);
+		return NULL;
+	}
+	r = ini_parse_stream(conf_reader, &p, conf_handler, &p);
+	fclose(p.fp);
+	if (r != 0 || p.err[0]) {
+		/* inih returns the first bad line, ours or its own. */
+		if (p.err[0] && (r <= 0 || r == p.err_line))
+			fprintf(stderr, "execd: %s:%d: %s\n", path, p.err_line, p.err);
+		else if (r > 0)
+			fprintf(stderr, "execd: %s:%d: syntax error (want KEY = VALUE or [execd])\n", path, r);
+		else
+			fprintf(stderr, "execd: cannot parse %s\n", path);
+		conf_free(c);
+		return NULL;
+	}
+	if (!c->masters) {
+		fprintf(stderr, "execd: %s: masters is not set: name at least one HOST:PORT or unix:/PATH\n", path);
+		conf_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+conf_free(struct execd_conf *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c->name);
+	strv_free(c->masters);
+	free(c->spool_dir);
+	free(c->tmpdir);
+	free(c->auth);
+	free(c->log_file);
+	free(c);
+}

@@ -1,0 +1,111 @@
+/* execd.h: the exec daemon's shared declarations, sectioned by the file that defines them. */
+#ifndef NOWQ_EXECD_H
+#define NOWQ_EXECD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "common/common.h"
+
+struct event_base;
+
+/* An attempt is named ID.TASK.ATTEMPT everywhere: its active/ folder, its
+ * outbox files, its TMPDIR. */
+#define ATTEMPT_KEY_MAX 64
+
+/* Seconds between safety-net scans of active/ and outbox/. */
+#define EXECD_SCAN_INTERVAL 10
+
+/* conf.c: execd.ini, read with inih. */
+struct execd_conf {
+	char    *path;
+	char    *name;            /* the host name reported to the master */
+	char   **masters;         /* NULL-terminated: "HOST:PORT" or "unix:PATH" */
+	char    *spool_dir;
+	int      slots;
+	double   load_threshold;  /* np_load_avg limit; <= 0: no load check */
+	int      load_interval;   /* seconds between LOAD reports */
+	char    *tmpdir;          /* parent of every job's TMPDIR */
+	char    *auth;            /* "none" | "munge" */
+	int      log_level;
+	char    *log_file;        /* NULL: standard error */
+};
+/* Returns NULL after printing "execd: FILE:LINE: problem" on a bad file. */
+struct execd_conf *conf_load(const char *path);
+void               conf_free(struct execd_conf *c);
+
+/* main.c: start-up, the event loop and the periodic duties. */
+extern struct execd_conf *conf;
+extern struct event_base *base;
+extern bool   execd_idle;        /* the latest idle verdict */
+extern double execd_load[3];     /* the latest load averages */
+extern char  *execd_log_path;    /* where this process logs (NULL: stderr) */
+extern int    execd_log_level;
+/* SPOOL/<fmt...>, allocated. */
+char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+
+/* link.c: the connection to the master: connect in order with backoff,
+ * HELLO and REGISTER, LOAD, PULL, and the master's messages. */
+void    link_start(void);
+void    link_stop(void);
+bool    link_ready(void);             /* connected and registered */
+/* Sends msg (stolen) with a fresh seq; returns the seq, or -1 when down. */
+int64_t link_send(json_t *msg);
+/* Sends PULL if idle with free slots and no PULL (with this many free) is
+ * outstanding.  Called whenever one of those may have changed. */
+void    link_kick(void);
+/* The LOAD timer's report, after execd_idle and execd_load were updated. */
+void    link_load(void);
+
+/* idle.c: is the host idle?  The one place idle policies are decided. */
+/* Fills load[3] and returns the verdict, with a sentence in why. */
+bool idle_check(double load[3], char *why, size_t whylen);
+
+/* active.c: the attempts this host holds, one folder each in SPOOL/active/. */
+struct job;
+int     active_init(void);            /* first scan at start-up */
+void    active_free_all(void);
+int     active_count(void);
+int     active_free_slots(void);
+/* A job object from DISPATCH: spool it durably, then fork its shepherd. */
+void    active_start(const json_t *jobj);
+void    active_signal(int64_t id, int task, int attempt, int sig);
+/* Notes from a shepherd: its job has started ("reg") or ended ("term"). */
+void    active_note(const char *key, const char *what);
+/* The master holds the attempt's CHILD_TERM: forget it, the slot is free. */
+void    active_remove(const char *key);
+/* SIGCHLD: a shepherd we forked has exited. */
+void    active_reaped(pid_t pid, int status);
+/* Safety net: dead shepherds without an exit, exits without a term event. */
+void    active_check(void);
+json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
+bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
+void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
+
+/* shepherd.c: the per-job process that starts the job, waits for it and
+ * records how it ended.  Runs in a child forked from execd; never returns. */
+void shepherd_main(const char *key, struct job *j) NOWQ_NORETURN;
+/* The kernel's start time of pid (clock ticks since boot) from /proc; false
+ * when the process is gone or a zombie.  Tells a live pid from a reused one. */
+bool shepherd_proc_start(pid_t pid, unsigned long long *start);
+
+/* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed. */
+#define OUTBOX_REG  "reg"
+#define OUTBOX_TERM "term"
+int     outbox_init(void);            /* binds SPOOL/notify */
+void    outbox_shutdown(void);
+/* Writes SPOOL/outbox/KEY.KIND.json atomically (also from the shepherd). */
+int     outbox_write(const char *key, const char *kind, const json_t *msg);
+bool    outbox_has(const char *key, const char *kind);
+/* The CHILD_TERM message for an attempt, from its exit.json object. */
+json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
+/* Shepherd side: wakes execd (if running) with "KEY WHAT". */
+void    outbox_notify(const char *key, const char *what);
+void    outbox_flush(void);           /* sends what the master has not got yet */
+void    outbox_ack(int64_t seq);
+void    outbox_link_down(void);       /* what was in flight must be sent again */
+
+#endif

@@ -1,0 +1,476 @@
+/* link.c: the connection to the master: connect in order with backoff, HELLO and REGISTER, LOAD and PULL, and the master's messages. */
+#include "config.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "execd/execd.h"
+
+#define LINK_BACKOFF_MIN_MS     100
+#define LINK_BACKOFF_MAX_MS     5000
+#define LINK_CONNECT_TIMEOUT_S  5
+/* A master that accepted us but does not answer HELLO/REGISTER in time is
+ * treated as down. */
+#define LINK_REPLY_TIMEOUT_S    30
+
+enum link_state {
+	LINK_DOWN,        /* waiting for the retry timer */
+	LINK_CONNECTING,  /* a connect() to addrs[cur] is under way */
+	LINK_HELLO,       /* HELLO and REGISTER sent, waiting for the replies */
+	LINK_READY,       /* registered: LOAD, PULL and the outbox flow */
+};
+
+struct link_addr {
+	struct sockaddr_storage ss;
+	socklen_t               len;
+	char                   *label;   /* the masters entry it came from */
+};
+
+static struct {
+	enum link_state     state;
+	struct bufferevent *bev;
+	struct event       *retry_ev;
+	int                 backoff_ms;
+	bool                warned;       /* "cannot reach" logged since the last success */
+	struct link_addr   *addrs;
+	int                 naddrs, cur;
+	int64_t             seq;
+	int64_t             hello_seq, register_seq;
+	int64_t             epoch;
+	bool                pulling;      /* a PULL is outstanding */
+	int64_t             pull_seq;
+	int                 pull_free;
+	bool                pull_hold;    /* the master answered a PULL with nothing */
+} lk;
+
+static void link_try_next(void);
+
+bool
+link_ready(void)
+{
+	return lk.state == LINK_READY;
+}
+
+static const char *
+link_peer(void)
+{
+	return lk.cur >= 0 && lk.cur < lk.naddrs ? lk.addrs[lk.cur].label : "master";
+}
+
+int64_t
+link_send(json_t *msg)
+{
+	const char *why;
+	int64_t seq;
+
+	if (!lk.bev || (lk.state != LINK_HELLO && lk.state != LINK_READY)) {
+		json_decref(msg);
+		return -1;
+	}
+	seq = ++lk.seq;
+	json_object_set_new(msg, "seq", json_integer(seq));
+	if (proto_frame_append(bufferevent_get_output(lk.bev), msg, PROTO_MAX_FRAME, &why) < 0) {
+		log_warnx("cannot send %s to %s: %s", jstr(msg, "type"), link_peer(), why);
+		seq = -1;
+	}
+	json_decref(msg);
+	return seq;
+}
+
+static void
+link_free_addrs(void)
+{
+	for (int i = 0; i < lk.naddrs; i++)
+		free(lk.addrs[i].label);
+	free(lk.addrs);
+	lk.addrs = NULL;
+	lk.naddrs = 0;
+	lk.cur = -1;
+}
+
+static void
+link_add_addr(const struct sockaddr *sa, socklen_t len, const char *label)
+{
+	struct link_addr *a;
+
+	lk.addrs = xrealloc(lk.addrs, (size_t)(lk.naddrs + 1) * sizeof *lk.addrs);
+	a = &lk.addrs[lk.naddrs++];
+	memset(a, 0, sizeof *a);
+	memcpy(&a->ss, sa, len);
+	a->len = len;
+	a->label = xstrdup(label);
+}
+
+/* Every address of every master, in the configured order.  Names are
+ * resolved again each round, so a master that moved is found. */
+static void
+link_resolve(void)
+{
+	link_free_addrs();
+	for (char **m = conf->masters; *m; m++) {
+		struct addrinfo hints, *res, *ai;
+		char *host, port[16];
+		int p, rc;
+
+		if (strncmp(*m, "unix:", 5) == 0) {
+			struct sockaddr_un sun;
+			memset(&sun, 0, sizeof sun);
+			sun.sun_family = AF_UNIX;
+			snprintf(sun.sun_path, sizeof sun.sun_path, "%s", *m + 5);
+			link_add_addr((struct sockaddr *)&sun, sizeof sun, *m);
+			continue;
+		}
+		if (parse_hostport(*m, &host, &p) < 0)
+			continue;	/* conf.c let no such entry through */
+		memset(&hints, 0, sizeof hints);
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_NUMERICSERV;
+		snprintf(port, sizeof port, "%d", p);
+		if ((rc = getaddrinfo(host, port, &hints, &res)) != 0) {
+			log_debug("cannot resolve %s: %s", host, gai_strerror(rc));
+			free(host);
+			continue;
+		}
+		for (ai = res; ai; ai = ai->ai_next)
+			link_add_addr(ai->ai_addr, ai->ai_addrlen, *m);
+		freeaddrinfo(res);
+		free(host);
+	}
+}
+
+static void
+link_close(void)
+{
+	if (lk.bev)
+		bufferevent_free(lk.bev);
+	lk.bev = NULL;
+	lk.pulling = false;
+	lk.pull_hold = false;
+	outbox_link_down();
+}
+
+/* Waits before the next round: 100 ms, doubling up to 5 s. */
+static void
+link_schedule_retry(void)
+{
+	struct timeval tv = { lk.backoff_ms / 1000, (lk.backoff_ms % 1000) * 1000 };
+
+	lk.state = LINK_DOWN;
+	evtimer_add(lk.retry_ev, &tv);
+	log_debug("next connection attempt in %d ms", lk.backoff_ms);
+	lk.backoff_ms = lk.backoff_ms * 2 > LINK_BACKOFF_MAX_MS ? LINK_BACKOFF_MAX_MS : lk.backoff_ms * 2;
+}
+
+static void
+link_down(const char *why)
+{
+	if (lk.state == LINK_READY)
+		log_warnx("lost master %s: %s; jobs keep running, reconnecting", link_peer(), why);
+	else
+		log_warnx("master %s: %s", link_peer(), why);
+	lk.warned = true;
+	link_close();
+	link_schedule_retry();
+}
+
+/* The seam for authentication methods: "none" trusts the uid we claim (the
+ * master allows it on loopback only); munge will add its credential here. */
+static json_t *
+link_auth(void)
+{
+	return json_pack("{s:s}", "method", conf->auth);
+}
+
+static void
+link_hello(void)
+{
+	json_t *load = json_pack("[f, f, f]", execd_load[0], execd_load[1], execd_load[2]);
+
+	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I}", "type", "HELLO",
+	    "version", PROTO_VERSION, "role", "execd", "auth", link_auth(),
+	    "uid", (json_int_t)geteuid()));
+	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o}",
+	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
+	    "load", load, "idle", execd_idle, "jobs", active_jobs_json()));
+}
+
+void
+link_kick(void)
+{
+	int free_slots;
+
+	if (lk.state != LINK_READY || !execd_idle || lk.pull_hold)
+		return;
+	free_slots = active_free_slots();
+	/* A new PULL replaces the one the master holds, so one whose count of
+	 * free slots is stale is simply renewed; PULL {free: 0} withdraws it
+	 * (a DISPATCH for an older PULL crossed it on the wire). */
+	if (lk.pulling && lk.pull_free == free_slots)
+		return;
+	if (free_slots <= 0) {
+		if (lk.pulling)
+			link_send(json_pack("{s:s, s:i}", "type", "PULL", "free", 0));
+		lk.pulling = false;
+		return;
+	}
+	lk.pull_seq = link_send(json_pack("{s:s, s:i}", "type", "PULL", "free", free_slots));
+	if (lk.pull_seq < 0)
+		return;
+	lk.pulling = true;
+	lk.pull_free = free_slots;
+	log_debug("PULL %lld for %d slot%s", (long long)lk.pull_seq, free_slots,
+	    free_slots == 1 ? "" : "s");
+}
+
+void
+link_load(void)
+{
+	if (lk.state != LINK_READY)
+		return;
+	link_send(json_pack("{s:s, s:[f, f, f], s:b}", "type", "LOAD",
+	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", execd_idle));
+	if (!execd_idle) {
+		/* The master drops the PULL of a host that reports itself
+		 * busy; when idle again we send a fresh one. */
+		lk.pulling = false;
+		return;
+	}
+	lk.pull_hold = false;
+	link_kick();
+}
+
+static void
+link_reply(json_t *msg)
+{
+	int64_t seq = jint(msg, "seq", -1);
+	bool ok = jbool(msg, "ok", false);
+	const char *text = jstr(msg, "message");
+	char why[512];
+
+	if (seq == lk.hello_seq || seq == lk.register_seq) {
+		if (!ok) {
+			snprintf(why, sizeof why, "refused %s: %s (%s)",
+			    seq == lk.hello_seq ? "HELLO" : "REGISTER",
+			    text ? text : "no reason given", jstr(msg, "error") ? jstr(msg, "error") : "?");
+			link_down(why);
+			return;
+		}
+		if (seq == lk.hello_seq) {
+			lk.epoch = jint(msg, "epoch", 0);
+			return;
+		}
+		lk.state = LINK_READY;
+		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+		lk.warned = false;
+		bufferevent_set_timeouts(lk.bev, NULL, NULL);
+		log_info("registered with master %s (epoch %lld): %d slot%s, %d job%s held",
+		    link_peer(), (long long)lk.epoch, conf->slots, conf->slots == 1 ? "" : "s",
+		    active_count(), active_count() == 1 ? "" : "s");
+		outbox_flush();
+		link_kick();
+		return;
+	}
+	if (!ok) {
+		log_warnx("master %s refused request %lld: %s", link_peer(), (long long)seq,
+		    text ? text : "no reason given");
+		if (lk.pulling && seq == lk.pull_seq) {
+			/* Asking again at once would only be refused again. */
+			lk.pulling = false;
+			lk.pull_hold = true;
+		}
+	}
+}
+
+/* Starting each job is synchronous and the next PULL follows at once: no
+ * timer anywhere between a submission and its start. */
+static void
+link_dispatch(json_t *msg)
+{
+	json_t *jobs = json_object_get(msg, "jobs"), *j;
+	size_t i;
+
+	if (lk.pulling && jint(msg, "seq", -1) == lk.pull_seq)
+		lk.pulling = false;
+	if (!json_is_array(jobs)) {
+		log_warnx("DISPATCH from %s without a list of jobs: ignored", link_peer());
+		return;
+	}
+	if (json_array_size(jobs) == 0)
+		lk.pull_hold = true;
+	json_array_foreach(jobs, i, j)
+		active_start(j);
+	link_kick();
+}
+
+static void
+link_signal(json_t *msg)
+{
+	int64_t id = jint(msg, "id", -1), task = jint(msg, "task", -1),
+	    attempt = jint(msg, "attempt", -1), sig = jint(msg, "signal", -1);
+
+	if (id < 0 || task < 0 || task > INT32_MAX || attempt < 0 || attempt > INT32_MAX ||
+	    sig <= 0 || sig >= NSIG) {
+		log_warnx("SIGNAL from %s with bad fields: ignored", link_peer());
+		return;
+	}
+	active_signal(id, (int)task, (int)attempt, (int)sig);
+}
+
+static void
+link_handle(json_t *msg)
+{
+	switch (msg_type_of(msg)) {
+	case MSG_REPLY:
+		link_reply(msg);
+		break;
+	case MSG_DISPATCH:
+		link_dispatch(msg);
+		break;
+	case MSG_SIGNAL:
+		link_signal(msg);
+		break;
+	case MSG_ACK:
+		outbox_ack(jint(msg, "seq", -1));
+		break;
+	default:
+		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());
+	}
+}
+
+static void
+link_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+	const char *why;
+	json_t *msg;
+	int r;
+
+	while (lk.bev == bev && (r = proto_frame_take(in, &msg, PROTO_MAX_FRAME, &why)) != 0) {
+		if (r < 0) {
+			char text[256];
+			snprintf(text, sizeof text, "bad frame (%s)", why);
+			link_down(text);
+			return;
+		}
+		link_handle(msg);
+		json_decref(msg);
+	}
+}
+
+static void
+link_connected(void)
+{
+	struct timeval tv = { LINK_REPLY_TIMEOUT_S, 0 };
+	int fd = bufferevent_getfd(lk.bev), one = 1;
+
+	if (lk.addrs[lk.cur].ss.ss_family != AF_UNIX) {
+		int idle = 30, intvl = 10, cnt = 3;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+		setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	}
+	log_debug("connected to master %s", link_peer());
+	lk.state = LINK_HELLO;
+	bufferevent_set_timeouts(lk.bev, &tv, NULL);
+	link_hello();
+}
+
+static void
+link_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	if (what & BEV_EVENT_CONNECTED) {
+		link_connected();
+		return;
+	}
+	if (lk.state == LINK_CONNECTING) {
+		log_debug("cannot connect to master %s: %s", link_peer(),
+		    what & BEV_EVENT_TIMEOUT ? "timed out" : strerror(EVUTIL_SOCKET_ERROR()));
+		bufferevent_free(lk.bev);
+		lk.bev = NULL;
+		link_try_next();
+		return;
+	}
+	if (what & BEV_EVENT_TIMEOUT)
+		link_down("no reply in time");
+	else if (what & BEV_EVENT_EOF)
+		link_down("connection closed");
+	else
+		link_down(strerror(EVUTIL_SOCKET_ERROR()));
+}
+
+/* The next address of this round; when none is left, wait and start over. */
+static void
+link_try_next(void)
+{
+	struct timeval tv = { LINK_CONNECT_TIMEOUT_S, 0 };
+
+	while (++lk.cur < lk.naddrs) {
+		struct link_addr *a = &lk.addrs[lk.cur];
+		int fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			log_warn("socket");
+			continue;
+		}
+		lk.bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+		if (!lk.bev)
+			fatalx("bufferevent_socket_new failed");
+		bufferevent_setcb(lk.bev, link_read_cb, NULL, link_event_cb, NULL);
+		bufferevent_set_timeouts(lk.bev, NULL, &tv);
+		bufferevent_enable(lk.bev, EV_READ | EV_WRITE);
+		lk.state = LINK_CONNECTING;
+		if (bufferevent_socket_connect(lk.bev, (struct sockaddr *)&a->ss, (int)a->len) == 0)
+			return;
+		log_debug("cannot connect to master %s: %s", a->label, strerror(errno));
+		bufferevent_free(lk.bev);
+		lk.bev = NULL;
+	}
+	if (!lk.warned)
+		log_warnx("cannot reach any master (%s%s); retrying", conf->masters[0],
+		    conf->masters[1] ? ", ..." : "");
+	lk.warned = true;
+	link_schedule_retry();
+}
+
+static void
+link_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	link_resolve();
+	link_try_next();
+}
+
+void
+link_start(void)
+{
+	lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+	lk.cur = -1;
+	lk.retry_ev = evtimer_new(base, link_retry_cb, NULL);
+	link_resolve();
+	link_try_next();
+}
+
+void
+link_stop(void)
+{
+	link_close();
+	if (lk.retry_ev)
+		event_free(lk.retry_ev);
+	lk.retry_ev = NULL;
+	link_free_addrs();
+	lk.state = LINK_DOWN;
+}

@@ -1,0 +1,235 @@
+/* main.c: the exec daemon's start-up, its one event loop and the periodic duties. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "execd/execd.h"
+#include "spool/spool.h"
+
+struct execd_conf *conf;
+struct event_base *base;
+bool   execd_idle = true;
+double execd_load[3];
+char  *execd_log_path;
+int    execd_log_level = LOG_LVL_INFO;
+
+static struct event *load_ev, *scan_ev;
+
+char *
+execd_path(const char *fmt, ...)
+{
+	char *rel, *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rel, fmt, ap) < 0)
+		fatalx("out of memory");
+	va_end(ap);
+	p = xasprintf("%s/%s", conf->spool_dir, rel);
+	free(rel);
+	return p;
+}
+
+/* Every load_interval: re-decide idleness and report the load.  A host that
+ * just became idle pulls at once; one that became busy stops pulling. */
+static void
+load_cb(evutil_socket_t fd, short what, void *arg)
+{
+	char why[160];
+	bool idle = idle_check(execd_load, why, sizeof why);
+
+	if (idle != execd_idle)
+		log_info("host is now %s: %s", idle ? "idle" : "busy", why);
+	execd_idle = idle;
+	link_load();
+}
+
+/* Every EXECD_SCAN_INTERVAL seconds, the safety net behind the shepherds'
+ * notes: attempts whose shepherd died get their CHILD_TERM, and whatever the
+ * outbox still holds is offered to the master again. */
+static void
+scan_cb(evutil_socket_t fd, short what, void *arg)
+{
+	active_check();
+	outbox_flush();
+	link_kick();
+}
+
+static void
+sig_cb(evutil_socket_t sig, short what, void *arg)
+{
+	pid_t pid;
+	int status;
+
+	switch (sig) {
+	case SIGCHLD:
+		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+			active_reaped(pid, status);
+		break;
+	case SIGHUP:
+		log_reopen();
+		log_info("log reopened");
+		break;
+	default:
+		/* Jobs keep running: their shepherds are in their own sessions
+		 * and a later execd picks them up from the spool. */
+		log_info("stopping on signal %d; running jobs continue", (int)sig);
+		event_base_loopexit(base, NULL);
+	}
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: execd [-f] [-d] [-c FILE]\n");
+	exit(2);
+}
+
+/* One execd per spool: the lock lives as long as this process (the shepherds
+ * close their copy so a restart is never locked out by a running job). */
+static int
+spool_prepare(void)
+{
+	char *lock = execd_path("execd.lock");
+	char *active = execd_path("active");
+	char *outbox = execd_path("outbox");
+	struct stat st;
+	int fd;
+
+	/* Job owners reach their script in active/ID.TASK.ATTEMPT/ by path,
+	 * so the folders above it are traversable; job.json stays 0600. */
+	if (spool_mkdir_p(conf->spool_dir, 0755) < 0 || spool_mkdir_p(active, 0711) < 0 ||
+	    spool_mkdir_p(outbox, 0700) < 0) {
+		fprintf(stderr, "execd: cannot create the spool in %s: %s\n",
+		    conf->spool_dir, strerror(errno));
+		exit(1);
+	}
+	if (geteuid() == 0 && stat(conf->spool_dir, &st) == 0 && !(st.st_mode & S_IXOTH))
+		fprintf(stderr, "execd: warning: %s is not searchable by others; "
+		    "jobs of other users will not reach their scripts\n", conf->spool_dir);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "execd: cannot open %s: %s\n", lock, strerror(errno));
+		exit(1);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "execd: another execd is running on spool %s\n", conf->spool_dir);
+		exit(1);
+	}
+	free(lock);
+	free(active);
+	free(outbox);
+	return fd;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = SYSCONFDIR "/nowq/execd.ini";
+	bool foreground = false, debug = false;
+	const int signums[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+	struct event *sigs[4];
+	struct timeval tv;
+	char why[160], *pidfile;
+	int ch, token, lockfd;
+
+	while ((ch = getopt(argc, argv, "fdc:h")) != -1) {
+		switch (ch) {
+		case 'f': foreground = true; break;
+		case 'd': debug = true; break;
+		case 'c': path = optarg; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if ((conf = conf_load(path)) == NULL)
+		exit(1);
+	if (strcmp(conf->auth, "none") != 0) {
+		/* The seam for munge is link_auth() in link.c. */
+		fprintf(stderr, "execd: %s: auth = %s is not supported by this build yet; "
+		    "use auth = none with a master on loopback\n", conf->path, conf->auth);
+		exit(1);
+	}
+	execd_log_level = debug ? LOG_LVL_DEBUG : conf->log_level;
+	log_init("execd", execd_log_level, NULL);
+	umask(022);
+	/* The log file may live in the spool: create that first. */
+	lockfd = spool_prepare();
+	execd_log_path = foreground || !conf->log_file ? NULL : xstrdup(conf->log_file);
+	if (execd_log_path) {
+		FILE *fp = fopen(execd_log_path, "ae");
+		if (!fp) {
+			fprintf(stderr, "execd: cannot open log file %s: %s\n", execd_log_path,
+			    strerror(errno));
+			exit(1);
+		}
+		fclose(fp);
+	}
+	log_init("execd", execd_log_level, execd_log_path);
+	token = daemon_begin(foreground);
+	signal(SIGPIPE, SIG_IGN);
+
+	base = event_base_new();
+	if (!base)
+		fatalx("event_base_new failed");
+	for (int i = 0; i < 4; i++) {
+		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
+		event_add(sigs[i], NULL);
+	}
+	/* The notify socket exists before the first scan, so no shepherd's
+	 * note can fall between the two. */
+	if (outbox_init() < 0)
+		fatalx("cannot set up the outbox; see the message above");
+	if (active_init() < 0)
+		fatalx("cannot read the spool's active jobs in %s", conf->spool_dir);
+	execd_idle = idle_check(execd_load, why, sizeof why);
+	log_info("host is %s: %s", execd_idle ? "idle" : "busy", why);
+
+	load_ev = event_new(base, -1, EV_PERSIST, load_cb, NULL);
+	tv.tv_sec = conf->load_interval;
+	tv.tv_usec = 0;
+	event_add(load_ev, &tv);
+	scan_ev = event_new(base, -1, EV_PERSIST, scan_cb, NULL);
+	tv.tv_sec = EXECD_SCAN_INTERVAL;
+	event_add(scan_ev, &tv);
+	if (strcmp(conf->auth, "none") == 0)
+		log_warnx("AUTHENTICATION IS OFF (auth = none): use this only with a master on loopback");
+	log_info("execd %s started: spool %s, %d slot%s, %d job%s in the spool",
+	    conf->name, conf->spool_dir, conf->slots, conf->slots == 1 ? "" : "s",
+	    active_count(), active_count() == 1 ? "" : "s");
+	link_start();
+	pidfile = execd_path("execd.pid");
+	daemon_ready(token, pidfile);
+
+	event_base_dispatch(base);
+
+	link_stop();
+	outbox_shutdown();
+	active_free_all();
+	for (int i = 0; i < 4; i++)
+		event_free(sigs[i]);
+	event_free(load_ev);
+	event_free(scan_ev);
+	event_base_free(base);
+	unlink(pidfile);
+	free(pidfile);
+	close(lockfd);
+	log_info("execd stopped");
+	conf_free(conf);
+	free(execd_log_path);
+	return 0;
+}

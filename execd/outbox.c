@@ -1,0 +1,349 @@
+/* outbox.c: the CHILD_REGISTER/CHILD_TERM events, kept as files in SPOOL/outbox until the master ACKs them. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/uio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "execd/execd.h"
+#include "spool/spool.h"
+
+/* An event file is small; anything bigger is not ours. */
+#define OUTBOX_MAX_FILE (64u * 1024)
+
+/* Events sent on the current connection and not yet ACKed, by frame seq. */
+struct outbox_sent {
+	TAILQ_ENTRY(outbox_sent) entry;
+	char    *name;
+	int64_t  seq;
+};
+static TAILQ_HEAD(, outbox_sent) sent = TAILQ_HEAD_INITIALIZER(sent);
+
+static int notify_fd = -1;
+static struct event *notify_ev;
+
+static char *
+outbox_file(const char *key, const char *kind)
+{
+	return execd_path("outbox/%s.%s.json", key, kind);
+}
+
+int
+outbox_write(const char *key, const char *kind, const json_t *msg)
+{
+	char *path = outbox_file(key, kind);
+	char *s = json_dumps(msg, JSON_COMPACT);
+	int rc;
+
+	if (!s)
+		fatalx("cannot encode an outbox event");
+	rc = spool_write_atomic(path, s, strlen(s), 0600);
+	if (rc < 0)
+		log_warn("cannot write %s", path);
+	free(s);
+	free(path);
+	return rc;
+}
+
+bool
+outbox_has(const char *key, const char *kind)
+{
+	char *path = outbox_file(key, kind);
+	bool has = access(path, F_OK) == 0;
+	free(path);
+	return has;
+}
+
+json_t *
+outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
+{
+	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
+	    "maxrss_kb", "end_time", "failed" };
+	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
+	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
+
+	for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
+		json_t *v = json_object_get(exit, copy[i]);
+		if (v)
+			json_object_set(m, copy[i], v);
+	}
+	return m;
+}
+
+/* The wake-up socket lives in the abstract namespace, named after the
+ * spool, so a spool path of any length works and nothing is left behind. */
+static socklen_t
+notify_addr(struct sockaddr_un *sun)
+{
+	int n;
+	memset(sun, 0, sizeof *sun);
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path + 1, sizeof sun->sun_path - 1, "nowq-execd-%016llx",
+	    (unsigned long long)hash_fnv1a64(conf->spool_dir, strlen(conf->spool_dir)));
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* The shepherd's wake-up call.  Losing it costs only latency: the periodic
+ * scan sends what the outbox holds anyway, and a stopped execd reads the
+ * outbox when it starts again. */
+void
+outbox_notify(const char *key, const char *what)
+{
+	struct sockaddr_un sun;
+	socklen_t len = notify_addr(&sun);
+	char buf[ATTEMPT_KEY_MAX + 16];
+	int fd, n;
+
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0) {
+		n = snprintf(buf, sizeof buf, "%s %s", key, what);
+		(void)sendto(fd, buf, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&sun, len);
+		close(fd);
+	}
+}
+
+static void
+outbox_notify_cb(evutil_socket_t fd, short what, void *arg)
+{
+	char buf[ATTEMPT_KEY_MAX + 16], *sp;
+	union {
+		struct cmsghdr hdr;
+		char           space[CMSG_SPACE(sizeof(struct ucred))];
+	} cm;
+	struct iovec iov;
+	struct msghdr mh;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	for (;;) {
+		bool ours = false;
+		iov = (struct iovec){ buf, sizeof buf - 1 };
+		mh = (struct msghdr){ .msg_iov = &iov, .msg_iovlen = 1,
+		    .msg_control = cm.space, .msg_controllen = sizeof cm.space };
+		if ((n = recvmsg(fd, &mh, 0)) <= 0)
+			break;
+		buf[n] = '\0';
+		/* Abstract sockets have no file permissions: only notes from
+		 * our own uid (the shepherds) are believed. */
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+				struct ucred uc;
+				memcpy(&uc, CMSG_DATA(c), sizeof uc);
+				ours = uc.uid == geteuid();
+			}
+		if (!ours || (sp = strchr(buf, ' ')) == NULL)
+			continue;
+		*sp = '\0';
+		active_note(buf, sp + 1);
+	}
+	outbox_flush();
+}
+
+/* An atomic write cut short by a crash leaves NAME.tmp.PID behind; once
+ * that writer is gone, so is any use for it. */
+static void
+outbox_clean_temps(void)
+{
+	char *dir = execd_path("outbox");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char *tmp = strstr(e->d_name, ".json.tmp."), *end, *path;
+		long pid;
+		if (!tmp)
+			continue;
+		pid = strtol(tmp + 10, &end, 10);
+		if (*end || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		path = execd_path("outbox/%s", e->d_name);
+		unlink(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+int
+outbox_init(void)
+{
+	struct sockaddr_un sun;
+	socklen_t len = notify_addr(&sun);
+
+	notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (notify_fd < 0 || bind(notify_fd, (struct sockaddr *)&sun, len) < 0 ||
+	    setsockopt(notify_fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int)) < 0) {
+		log_warn("cannot bind the wake-up socket @%s", sun.sun_path + 1);
+		return -1;
+	}
+	notify_ev = event_new(base, notify_fd, EV_READ | EV_PERSIST, outbox_notify_cb, NULL);
+	event_add(notify_ev, NULL);
+	outbox_clean_temps();
+	return 0;
+}
+
+static void
+outbox_sent_free(struct outbox_sent *s)
+{
+	TAILQ_REMOVE(&sent, s, entry);
+	free(s->name);
+	free(s);
+}
+
+void
+outbox_link_down(void)
+{
+	struct outbox_sent *s;
+	while ((s = TAILQ_FIRST(&sent)) != NULL)
+		outbox_sent_free(s);
+}
+
+void
+outbox_shutdown(void)
+{
+	outbox_link_down();
+	if (notify_ev)
+		event_free(notify_ev);
+	if (notify_fd >= 0)
+		close(notify_fd);
+	notify_ev = NULL;
+	notify_fd = -1;
+}
+
+/* KEY.reg.json and KEY.term.json; temporary files of an atomic write and
+ * files set aside start with a dot. */
+static int
+outbox_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	if (d->d_name[0] == '.')
+		return 0;
+	return (n > 9 && strcmp(d->d_name + n - 9, ".reg.json") == 0) ||
+	    (n > 10 && strcmp(d->d_name + n - 10, ".term.json") == 0);
+}
+
+static bool
+outbox_in_flight(const char *name)
+{
+	struct outbox_sent *s;
+	TAILQ_FOREACH(s, &sent, entry)
+		if (strcmp(s->name, name) == 0)
+			return true;
+	return false;
+}
+
+/* A file we cannot send would block nothing but would be logged at every
+ * flush: move it aside, where a person can look at it. */
+static void
+outbox_set_aside(const char *name, const char *why)
+{
+	char *from = execd_path("outbox/%s", name);
+	char *to = execd_path("outbox/.bad.%s", name);
+	log_warnx("outbox event %s is unusable (%s); moved to %s", name, why, to);
+	if (rename(from, to) < 0)
+		log_warn("cannot move %s", from);
+	free(from);
+	free(to);
+}
+
+/* In name order (versionsort: by job id, then task and attempt, and each
+ * attempt's reg before its term), everything not already sent on this
+ * connection.  The master may see an event twice; it is idempotent there. */
+void
+outbox_flush(void)
+{
+	struct dirent **names;
+	char *dir;
+	int n;
+
+	if (!link_ready())
+		return;
+	dir = execd_path("outbox");
+	n = scandir(dir, &names, outbox_filter, versionsort);
+	if (n < 0) {
+		log_warn("cannot read %s", dir);
+		free(dir);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		char *path, *text;
+		const char *why;
+		json_error_t jerr;
+		json_t *msg;
+		int64_t seq;
+
+		if (!link_ready() || outbox_in_flight(name))
+			continue;
+		path = execd_path("outbox/%s", name);
+		text = read_file(path, OUTBOX_MAX_FILE, NULL, &why);
+		free(path);
+		if (!text) {
+			/* ENOENT: ACKed and removed meanwhile; nothing to do. */
+			if (errno != ENOENT)
+				outbox_set_aside(name, why);
+			continue;
+		}
+		msg = json_loads(text, 0, &jerr);
+		free(text);
+		if (!msg || !json_is_object(msg) || !jstr(msg, "type")) {
+			outbox_set_aside(name, "not a JSON message");
+			json_decref(msg);
+			continue;
+		}
+		if ((seq = link_send(msg)) >= 0) {
+			struct outbox_sent *s = xmalloc(sizeof *s);
+			s->name = xstrdup(name);
+			s->seq = seq;
+			TAILQ_INSERT_TAIL(&sent, s, entry);
+			log_debug("sent %s as seq %lld", name, (long long)seq);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(dir);
+}
+
+/* The master holds the event durably: the file goes, and a CHILD_TERM's
+ * attempt goes with it, which frees its slot. */
+void
+outbox_ack(int64_t seq)
+{
+	struct outbox_sent *s;
+	char *path;
+	size_t n;
+
+	TAILQ_FOREACH(s, &sent, entry)
+		if (s->seq == seq)
+			break;
+	if (!s) {
+		log_debug("ACK for seq %lld, which is not an outbox event", (long long)seq);
+		return;
+	}
+	n = strlen(s->name);
+	if (n > 10 && strcmp(s->name + n - 10, ".term.json") == 0) {
+		char *key = xstrdup(s->name);
+		key[n - 10] = '\0';
+		active_remove(key);
+		free(key);
+	}
+	path = execd_path("outbox/%s", s->name);
+	if (unlink(path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", path);
+	free(path);
+	outbox_sent_free(s);
+}

@@ -1,0 +1,604 @@
+/* shepherd.c: the per-job process: starts the job as its owner in its own session, waits for it, and records how it ended. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "execd/execd.h"
+#include "spool/spool.h"
+
+extern char **environ;
+
+#define SHEP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define SHEP_FAILED_STATUS 127
+
+struct shep {
+	const char  *key;
+	struct job  *j;
+	char        *dir;        /* SPOOL/active/KEY */
+	char        *tmpdir;     /* the job's TMPDIR, once created */
+	char        *script;     /* SPOOL/active/KEY/script for script jobs */
+	bool         root;       /* may (and must) switch to the job's owner */
+};
+
+static volatile sig_atomic_t shep_got_term;
+
+static void
+shep_on_term(int sig)
+{
+	shep_got_term = 1;
+}
+
+bool
+shepherd_proc_start(pid_t pid, unsigned long long *start)
+{
+	char path[64], *s, *p;
+	const char *why;
+	int field;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((s = read_file(path, 4096, NULL, &why)) == NULL)
+		return false;
+	/* The command name may hold spaces and parentheses: skip past the
+	 * last ')', then field 3 is the state and field 22 the start time. */
+	if ((p = strrchr(s, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X') {
+		free(s);
+		return false;
+	}
+	p += 2;
+	for (field = 3; field < 22 && p; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (!p) {
+		free(s);
+		return false;
+	}
+	*start = strtoull(p, NULL, 10);
+	free(s);
+	return true;
+}
+
+/* ---- the job's process: from fork to exec ---- */
+
+static void NOWQ_NORETURN
+shep_child_fail(int fd, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
+
+/* The reason travels to the shepherd over the close-on-exec pipe: a byte
+ * there means the job never started. */
+static void NOWQ_NORETURN
+shep_child_fail(int fd, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	ssize_t r;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	r = write(fd, buf, strlen(buf));
+	(void)r;
+	_exit(SHEP_FAILED_STATUS);
+}
+
+static void
+shep_env_set(char ***envp, size_t *n, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *entry = xasprintf("%s=%s", name, value);
+
+	for (size_t i = 0; i < *n; i++)
+		if (strncmp((*envp)[i], name, len) == 0 && (*envp)[i][len] == '=') {
+			free((*envp)[i]);
+			(*envp)[i] = entry;
+			return;
+		}
+	*envp = xrealloc(*envp, (*n + 2) * sizeof **envp);
+	(*envp)[(*n)++] = entry;
+	(*envp)[*n] = NULL;
+}
+
+static const char *
+shep_env_get(char **envp, const char *name)
+{
+	size_t len = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
+			return envp[i] + len + 1;
+	return NULL;
+}
+
+static const char *
+shep_owner(const struct job *j)
+{
+	static char uidbuf[16];
+	if (j->owner)
+		return j->owner;
+	snprintf(uidbuf, sizeof uidbuf, "%u", (unsigned)j->uid);
+	return uidbuf;
+}
+
+static const char *
+shep_name(const struct job *j)
+{
+	return j->name ? j->name : "nowq";
+}
+
+/* Grid Engine's batch environment, on top of what the job brought (-V, -v
+ * and SGE_O_*). */
+static char **
+shep_env(const struct shep *s)
+{
+	const struct job *j = s->j;
+	char **envp = strv_dup(j->env);
+	size_t n = strv_len(envp);
+	char buf[32];
+
+	if (!envp)
+		envp = xcalloc(1, sizeof *envp);
+	snprintf(buf, sizeof buf, "%" PRId64, j->id);
+	shep_env_set(&envp, &n, "JOB_ID", buf);
+	shep_env_set(&envp, &n, "JOB_NAME", shep_name(j));
+	shep_env_set(&envp, &n, "REQUEST", shep_name(j));
+	shep_env_set(&envp, &n, "QUEUE", j->queue ? j->queue : "");
+	shep_env_set(&envp, &n, "NSLOTS", "1");
+	shep_env_set(&envp, &n, "NHOSTS", "1");
+	shep_env_set(&envp, &n, "HOSTNAME", conf->name);
+	shep_env_set(&envp, &n, "HOME", j->home ? j->home : "/");
+	shep_env_set(&envp, &n, "USER", shep_owner(j));
+	shep_env_set(&envp, &n, "LOGNAME", shep_owner(j));
+	shep_env_set(&envp, &n, "SHELL", j->shell ? j->shell : "/bin/sh");
+	if (!shep_env_get(envp, "PATH"))
+		shep_env_set(&envp, &n, "PATH", SHEP_DEFAULT_PATH);
+	shep_env_set(&envp, &n, "TMPDIR", s->tmpdir);
+	shep_env_set(&envp, &n, "ENVIRONMENT", "BATCH");
+	if (j->task > 0)
+		snprintf(buf, sizeof buf, "%d", j->task);
+	else
+		snprintf(buf, sizeof buf, "undefined");
+	shep_env_set(&envp, &n, "SGE_TASK_ID", buf);
+	shep_env_set(&envp, &n, "JOB_SCRIPT", s->script ? s->script : j->argv[0]);
+	return envp;
+}
+
+/* Grid Engine's pseudo variables in -o and -e paths. */
+static char *
+shep_expand(const struct shep *s, const char *in)
+{
+	const struct job *j = s->j;
+	char idbuf[32], taskbuf[16], *out;
+	size_t cap = strlen(in) + 1, n = 0;
+	struct { const char *name, *value; } vars[] = {
+		{ "$HOME", j->home ? j->home : "/" },
+		{ "$USER", shep_owner(j) },
+		{ "$JOB_ID", idbuf },
+		{ "$JOB_NAME", shep_name(j) },
+		{ "$HOSTNAME", conf->name },
+		{ "$TASK_ID", taskbuf },
+	};
+
+	snprintf(idbuf, sizeof idbuf, "%" PRId64, j->id);
+	if (j->task > 0)
+		snprintf(taskbuf, sizeof taskbuf, "%d", j->task);
+	else
+		snprintf(taskbuf, sizeof taskbuf, "undefined");
+	out = xmalloc(cap);
+	while (*in) {
+		const char *add = in;
+		size_t addn = 1, skip = 1;
+		for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
+			if (strncmp(in, vars[v].name, strlen(vars[v].name)) == 0) {
+				add = vars[v].value;
+				addn = strlen(add);
+				skip = strlen(vars[v].name);
+				break;
+			}
+		if (n + addn + 1 > cap) {
+			cap = (n + addn + 1) * 2;
+			out = xrealloc(out, cap);
+		}
+		memcpy(out + n, add, addn);
+		n += addn;
+		in += skip;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* -o/-e as given (expanded; relative to the working directory; a directory
+ * gets the default name inside it), else Grid Engine's NAME.oID[.TASK]. */
+static char *
+shep_out_path(const struct shep *s, const char *given, char kind)
+{
+	const struct job *j = s->j;
+	char *def, *path, *full;
+	struct stat st;
+
+	if (j->task > 0)
+		def = xasprintf("%s.%c%" PRId64 ".%d", shep_name(j), kind, j->id, j->task);
+	else
+		def = xasprintf("%s.%c%" PRId64, shep_name(j), kind, j->id);
+	if (!given || !given[0])
+		return def;
+	path = shep_expand(s, given);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		full = xasprintf("%s/%s", path, def);
+		free(path);
+		path = full;
+	}
+	free(def);
+	return path;
+}
+
+static void
+shep_open_output(int errfd, const char *path, int target)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
+	if (fd < 0)
+		shep_child_fail(errfd, "cannot open output file %s: %s", path, strerror(errno));
+	if (fd != target) {
+		if (dup2(fd, target) < 0)
+			shep_child_fail(errfd, "cannot set up output file %s: %s", path, strerror(errno));
+		close(fd);
+	}
+}
+
+static char **
+shep_command(const struct shep *s)
+{
+	const struct job *j = s->j;
+	size_t nargs = strv_len(j->args), n = 0;
+	char **cmd;
+
+	if (j->argv)
+		return j->argv;
+	cmd = xcalloc(nargs + 3, sizeof *cmd);
+	if (j->shell)
+		cmd[n++] = j->shell;
+	else if (strncmp(j->script, "#!", 2) != 0)
+		cmd[n++] = (char *)"/bin/sh";
+	cmd[n++] = s->script;
+	for (size_t i = 0; i < nargs; i++)
+		cmd[n++] = j->args[i];
+	return cmd;
+}
+
+/*
+ * The job's process: its own session, the owner's credentials, the working
+ * directory, the output files (opened only after the switch, so a job writes
+ * nowhere its owner could not), the environment, then exec.  Any failure
+ * before exec is a start failure, reported through errfd.
+ */
+static void NOWQ_NORETURN
+shep_child(const struct shep *s, int errfd)
+{
+	const struct job *j = s->j;
+	const char *wd;
+	char *out, *err, **envp, **cmd;
+	sigset_t none;
+	int fd;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() < 0)
+		shep_child_fail(errfd, "cannot start a session: %s", strerror(errno));
+
+	/* The one place privileges are dropped, for good. */
+	if (s->root) {
+		if (setgroups((size_t)j->ngroups, j->groups) < 0)
+			shep_child_fail(errfd, "cannot set the groups of %s: %s", shep_owner(j), strerror(errno));
+		if (setresgid(j->gid, j->gid, j->gid) < 0)
+			shep_child_fail(errfd, "cannot set gid %u: %s", (unsigned)j->gid, strerror(errno));
+		if (setresuid(j->uid, j->uid, j->uid) < 0)
+			shep_child_fail(errfd, "cannot set uid %u: %s", (unsigned)j->uid, strerror(errno));
+		if (getuid() != j->uid || geteuid() != j->uid || getgid() != j->gid ||
+		    getegid() != j->gid || (j->uid != 0 && setuid(0) == 0))
+			shep_child_fail(errfd, "could not drop privileges to uid %u", (unsigned)j->uid);
+	} else if (j->uid != geteuid()) {
+		shep_child_fail(errfd, "this execd runs as uid %u and can run only that user's jobs, "
+		    "not uid %u's", (unsigned)geteuid(), (unsigned)j->uid);
+	}
+
+	wd = j->cwd ? j->cwd : j->home ? j->home : "/";
+	if (chdir(wd) < 0)
+		shep_child_fail(errfd, "cannot change to the working directory %s: %s", wd, strerror(errno));
+	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0)
+		shep_child_fail(errfd, "cannot open /dev/null: %s", strerror(errno));
+	if (fd != 0)
+		close(fd);
+	out = shep_out_path(s, j->out_path, 'o');
+	shep_open_output(errfd, out, 1);
+	if (j->join) {
+		if (dup2(1, 2) < 0)
+			shep_child_fail(errfd, "cannot join stderr to stdout: %s", strerror(errno));
+	} else {
+		err = shep_out_path(s, j->err_path, 'e');
+		shep_open_output(errfd, err, 2);
+	}
+
+	envp = shep_env(s);
+	cmd = shep_command(s);
+	/* execvp looks the command up in the job's PATH, not ours. */
+	environ = envp;
+	execvp(cmd[0], cmd);
+	shep_child_fail(errfd, "cannot execute %s: %s", cmd[0], strerror(errno));
+}
+
+/* ---- the shepherd itself ---- */
+
+/* Atomic (a reader sees all or nothing) and, when durable, synced: the
+ * pid files and the script need no sync, since a crash of the host that
+ * would lose them ends the job too. */
+static int
+shep_write_file(const struct shep *s, const char *name, const char *text, int mode, bool durable)
+{
+	char *path = xasprintf("%s/%s", s->dir, name);
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	size_t n = strlen(text);
+	int fd, rc = -1;
+
+	if (durable) {
+		rc = spool_write_atomic(path, text, n, mode);
+	} else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)) >= 0) {
+		bool wrote = fchmod(fd, (mode_t)mode) == 0 && write(fd, text, n) == (ssize_t)n;
+		if (close(fd) == 0 && wrote && rename(tmp, path) == 0)
+			rc = 0;
+		else
+			unlink(tmp);
+	}
+	if (rc < 0)
+		log_warn("cannot write %s", path);
+	free(tmp);
+	free(path);
+	return rc;
+}
+
+/* Removes the job's TMPDIR as its owner, so a job's symlinks can never make
+ * root delete anything; root only removes the then-empty folder itself. */
+static void
+shep_remove_tmpdir(const struct shep *s)
+{
+	const struct job *j = s->j;
+	pid_t pid;
+	int status;
+
+	if (!s->tmpdir)
+		return;
+	if (!s->root) {
+		if (spool_rmtree(s->tmpdir) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s", s->tmpdir);
+		return;
+	}
+	if ((pid = fork()) < 0) {
+		log_warn("cannot fork to remove %s", s->tmpdir);
+		return;
+	}
+	if (pid == 0) {
+		if (setgroups((size_t)j->ngroups, j->groups) == 0 &&
+		    setresgid(j->gid, j->gid, j->gid) == 0 &&
+		    setresuid(j->uid, j->uid, j->uid) == 0 && geteuid() == j->uid)
+			_exit(spool_rmtree(s->tmpdir) < 0 && errno != ENOENT ? 1 : 0);
+		_exit(2);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (rmdir(s->tmpdir) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", s->tmpdir);
+}
+
+/* exit.json first (the spool's own record), then the CHILD_TERM event, then
+ * the wake-up; if we die in between, execd's safety net completes it. */
+static void
+shep_record_end(const struct shep *s, json_t *exit)
+{
+	const struct job *j = s->j;
+	char *text = json_dumps(exit, JSON_COMPACT);
+	json_t *term;
+
+	shep_write_file(s, "exit.json", text, 0600, true);
+	free(text);
+	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
+	outbox_write(s->key, OUTBOX_TERM, term);
+	json_decref(term);
+	outbox_notify(s->key, OUTBOX_TERM);
+}
+
+static void NOWQ_NORETURN
+shep_failed(const struct shep *s, const char *reason)
+{
+	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
+	    "exit_status", SHEP_FAILED_STATUS, "signal", 0, "utime", 0.0, "stime", 0.0,
+	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), "failed", reason);
+
+	log_warnx("job %s could not start: %s", s->key, reason);
+	shep_record_end(s, exit);
+	json_decref(exit);
+	shep_remove_tmpdir(s);
+	_exit(0);
+}
+
+/* The job's private TMPDIR, owned by its owner.  One left over by this very
+ * attempt is reused only if it is a real folder that only the owner can use. */
+static const char *
+shep_make_tmpdir(struct shep *s)
+{
+	static char why[512];
+	const struct job *j = s->j;
+	char *path = xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0) {
+		if (errno != EEXIST) {
+			snprintf(why, sizeof why, "cannot create TMPDIR %s: %s", path, strerror(errno));
+			free(path);
+			return why;
+		}
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != j->uid ||
+		    (st.st_mode & 077)) {
+			snprintf(why, sizeof why, "TMPDIR %s exists and is not the job owner's "
+			    "private folder", path);
+			free(path);
+			return why;
+		}
+	} else if (s->root && chown(path, j->uid, j->gid) < 0) {
+		snprintf(why, sizeof why, "cannot give TMPDIR %s to uid %u: %s", path,
+		    (unsigned)j->uid, strerror(errno));
+		rmdir(path);
+		free(path);
+		return why;
+	}
+	s->tmpdir = path;
+	return NULL;
+}
+
+static const char *
+shep_write_script(struct shep *s)
+{
+	const struct job *j = s->j;
+
+	s->script = xasprintf("%s/script", s->dir);
+	if (shep_write_file(s, "script", j->script, 0700, false) < 0)
+		return "cannot write the job script to the spool";
+	if (s->root && chown(s->script, j->uid, j->gid) < 0)
+		return "cannot give the job script to its owner";
+	return NULL;
+}
+
+/* Everything execd had open (its lock, the master connection, the event
+ * loop) belongs to execd: a shepherd holding the lock would lock out the next
+ * execd for as long as the job runs. */
+static void
+shep_close_fds(void)
+{
+	if (close_range(3, ~0U, 0) == 0)
+		return;
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+}
+
+void
+shepherd_main(const char *key, struct job *j)
+{
+	struct shep s = { .key = key, .j = j, .root = geteuid() == 0 };
+	struct sigaction sa;
+	struct rusage ru;
+	char reason[512], buf[64];
+	unsigned long long start;
+	const char *why;
+	int p[2], status, fd;
+	ssize_t n, got = 0;
+	pid_t pid, r;
+	int64_t start_ms;
+	json_t *msg;
+
+	prctl(PR_SET_NAME, "nowq-shepherd", 0, 0, 0);
+	setsid();
+	shep_close_fds();
+	log_init("shepherd", execd_log_level, execd_log_path);
+	if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+	/* execd's handlers do not belong here: a SIGTERM for the shepherd is
+	 * passed on to the job, terminal signals are not ours. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = shep_on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
+	sigemptyset(&sa.sa_mask);
+	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
+
+	s.dir = execd_path("active/%s", key);
+	if (!shepherd_proc_start(getpid(), &start))
+		start = 0;
+	snprintf(buf, sizeof buf, "%d %llu\n", (int)getpid(), start);
+	shep_write_file(&s, "shepherd.pid", buf, 0644, false);
+
+	if ((why = shep_make_tmpdir(&s)) != NULL)
+		shep_failed(&s, why);
+	if (j->script && (why = shep_write_script(&s)) != NULL)
+		shep_failed(&s, why);
+	if (pipe2(p, O_CLOEXEC) < 0)
+		shep_failed(&s, "cannot create a pipe");
+	start_ms = now_ms();
+	if ((pid = fork()) < 0)
+		shep_failed(&s, "cannot fork the job");
+	if (pid == 0) {
+		close(p[0]);
+		shep_child(&s, p[1]);
+	}
+	close(p[1]);
+	while ((size_t)got < sizeof reason - 1 &&
+	    ((n = read(p[0], reason + got, sizeof reason - 1 - (size_t)got)) > 0 ||
+	    (n < 0 && errno == EINTR)))
+		if (n > 0)
+			got += n;
+	close(p[0]);
+	if (got > 0) {
+		reason[got] = '\0';
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		shep_failed(&s, reason);
+	}
+
+	/* Started: the job's pid is its process group, for SIGNAL; its start
+	 * time tells it from a later process given the same pid. */
+	if (!shepherd_proc_start(pid, &start))
+		start = 0;
+	snprintf(buf, sizeof buf, "%d %llu\n", (int)pid, start);
+	shep_write_file(&s, "job.pid", buf, 0644, false);
+	msg = json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
+	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "host", conf->name,
+	    "pid", (int)pid, "start_time", (json_int_t)start_ms);
+	outbox_write(key, OUTBOX_REG, msg);
+	json_decref(msg);
+	outbox_notify(key, OUTBOX_REG);
+	log_info("job %s started as pid %d (uid %u)", key, (int)pid, (unsigned)j->uid);
+
+	memset(&ru, 0, sizeof ru);
+	for (;;) {
+		if (shep_got_term) {
+			shep_got_term = 0;
+			kill(-pid, SIGTERM);
+		}
+		if ((r = wait4(pid, &status, 0, &ru)) == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			log_warn("lost track of job %s (pid %d)", key, (int)pid);
+			shep_failed(&s, "the shepherd lost track of the job");
+		}
+	}
+	/* Like Grid Engine and Slurm, the job's end is the end of its whole
+	 * process group: nothing it left behind keeps running. */
+	kill(-pid, SIGKILL);
+
+	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I}",
+	    "exit_status", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
+	    "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	    "utime", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+	    "stime", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms());
+	shep_record_end(&s, msg);
+	log_info("job %s ended: exit status %d", key, (int)jint(msg, "exit_status", -1));
+	json_decref(msg);
+	shep_remove_tmpdir(&s);
+	_exit(0);
+}
