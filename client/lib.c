@@ -228,6 +228,7 @@ connect_one(const char *addr, const char **why)
 const char *
 client_user(void)
 {
+	static char *cached;
 	const char *u = getenv("LOGNAME");
 	struct passwd *pw;
 
@@ -235,8 +236,12 @@ client_user(void)
 		return u;
 	if ((u = getenv("USER")) && *u)
 		return u;
-	pw = getpwuid(getuid());
-	return pw ? pw->pw_name : "";
+	/* One lookup per process: qsub asks twice and each reads /etc/passwd. */
+	if (!cached) {
+		pw = getpwuid(getuid());
+		cached = xstrdup(pw ? pw->pw_name : "");
+	}
+	return cached;
 }
 
 /* Appends one frame to *buf (length prefix, then the JSON text). */

@@ -33,6 +33,9 @@ main(int argc, char **argv)
 		name = slash + 1;
 	/* A master that goes away must give an error, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
+	/* jansson would read /dev/urandom to seed its hash tables; a client
+	 * that lives a millisecond gains nothing from that. */
+	json_object_seed(1);
 	if ((c = cmd_lookup(name)) == NULL) {
 		fprintf(stderr, "nowq: error: unknown command name \"%s\"; known:", name);
 		for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

@@ -28,6 +28,7 @@ static const struct qo_opt {
 	{ "-h", QO_H, false },      { "-p", QO_P, true },     { "-terse", QO_TERSE, false },
 	{ "-sync", QO_SYNC, true }, { "-S", QO_S, true },     { "-b", QO_B, true },
 	{ "-C", QO_C, true },       { "-help", QO_HELP, false },
+	{ "--help", QO_HELP, false },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run

@@ -151,7 +151,7 @@ active_fail(int64_t id, int task, int attempt, const char *reason)
 	}
 	free(path);
 	term = outbox_term_msg(id, task, attempt, exit);
-	outbox_write(key, OUTBOX_TERM, term);
+	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
 	json_decref(exit);
 }
@@ -432,7 +432,7 @@ active_check_one(struct attempt *a)
 	if (has_exit && (exit = active_read_exit(a->key)) != NULL) {
 		log_info("job %s: writing its CHILD_TERM again from exit.json", a->key);
 		term = outbox_term_msg(a->id, a->task, a->attempt, exit);
-		outbox_write(a->key, OUTBOX_TERM, term);
+		outbox_write(a->key, OUTBOX_TERM, term, true);
 		json_decref(term);
 		json_decref(exit);
 	} else {

@@ -98,7 +98,7 @@ bool shepherd_proc_start(pid_t pid, unsigned long long *start);
 int     outbox_init(void);            /* binds SPOOL/notify */
 void    outbox_shutdown(void);
 /* Writes SPOOL/outbox/KEY.KIND.json atomically (also from the shepherd). */
-int     outbox_write(const char *key, const char *kind, const json_t *msg);
+int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
 bool    outbox_has(const char *key, const char *kind);
 /* The CHILD_TERM message for an attempt, from its exit.json object. */
 json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);

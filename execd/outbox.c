@@ -42,7 +42,7 @@ outbox_file(const char *key, const char *kind)
 }
 
 int
-outbox_write(const char *key, const char *kind, const json_t *msg)
+outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
 {
 	char *path = outbox_file(key, kind);
 	char *s = json_dumps(msg, JSON_COMPACT);
@@ -50,7 +50,7 @@ outbox_write(const char *key, const char *kind, const json_t *msg)
 
 	if (!s)
 		fatalx("cannot encode an outbox event");
-	rc = spool_write_atomic(path, s, strlen(s), 0600);
+	rc = spool_write_file(path, s, strlen(s), 0600, durable);
 	if (rc < 0)
 		log_warn("cannot write %s", path);
 	free(s);

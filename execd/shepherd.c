@@ -341,29 +341,17 @@ shep_child(const struct shep *s, int errfd)
 
 /* ---- the shepherd itself ---- */
 
-/* Atomic (a reader sees all or nothing) and, when durable, synced: the
- * pid files and the script need no sync, since a crash of the host that
- * would lose them ends the job too. */
+/* The pid files, the script and exit.json need no sync: a crash of the
+ * host that would lose them ends the job too, and the durable CHILD_TERM
+ * event carries the exit status. */
 static int
 shep_write_file(const struct shep *s, const char *name, const char *text, int mode, bool durable)
 {
 	char *path = xasprintf("%s/%s", s->dir, name);
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	size_t n = strlen(text);
-	int fd, rc = -1;
+	int rc = spool_write_file(path, text, strlen(text), mode, durable);
 
-	if (durable) {
-		rc = spool_write_atomic(path, text, n, mode);
-	} else if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode)) >= 0) {
-		bool wrote = fchmod(fd, (mode_t)mode) == 0 && write(fd, text, n) == (ssize_t)n;
-		if (close(fd) == 0 && wrote && rename(tmp, path) == 0)
-			rc = 0;
-		else
-			unlink(tmp);
-	}
 	if (rc < 0)
 		log_warn("cannot write %s", path);
-	free(tmp);
 	free(path);
 	return rc;
 }
@@ -379,7 +367,12 @@ shep_remove_tmpdir(const struct shep *s)
 
 	if (!s->tmpdir)
 		return;
-	if (!s->root) {
+	/* Most jobs leave TMPDIR empty, and rmdir of an empty folder follows
+	 * nothing: only a non-empty one needs a child running as the owner.
+	 * Likewise when the owner is who we are anyway. */
+	if (rmdir(s->tmpdir) == 0 || errno == ENOENT)
+		return;
+	if (!s->root || j->uid == geteuid()) {
 		if (spool_rmtree(s->tmpdir) < 0 && errno != ENOENT)
 			log_warn("cannot remove %s", s->tmpdir);
 		return;
@@ -410,10 +403,10 @@ shep_record_end(const struct shep *s, json_t *exit)
 	char *text = json_dumps(exit, JSON_COMPACT);
 	json_t *term;
 
-	shep_write_file(s, "exit.json", text, 0600, true);
+	shep_write_file(s, "exit.json", text, 0600, false);
 	free(text);
 	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
-	outbox_write(s->key, OUTBOX_TERM, term);
+	outbox_write(s->key, OUTBOX_TERM, term, true);
 	json_decref(term);
 	outbox_notify(s->key, OUTBOX_TERM);
 }
@@ -568,7 +561,9 @@ shepherd_main(const char *key, struct job *j)
 	msg = json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
 	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "host", conf->name,
 	    "pid", (int)pid, "start_time", (json_int_t)start_ms);
-	outbox_write(key, OUTBOX_REG, msg);
+	/* Not synced: if the host crashes, the durable active/ folder makes
+	 * execd report the attempt, and it ends as "shepherd died". */
+	outbox_write(key, OUTBOX_REG, msg, false);
 	json_decref(msg);
 	outbox_notify(key, OUTBOX_REG);
 	log_info("job %s started as pid %d (uid %u)", key, (int)pid, (unsigned)j->uid);

@@ -76,6 +76,9 @@ reconcile_collect(void *arg, struct job *j)
 	struct reconcile_ctx *rc = arg;
 	if (!listed(rc->listed, j))
 		json_array_append_new(rc->gone, json_integer(j->id));
+	else if (j->delete_req)
+		/* A qdel made while the host was away: deliver it now. */
+		exechost_signal_job(j, 9);
 	return 0;
 }
 

@@ -189,7 +189,7 @@ conn_hello(struct conn *c, json_t *msg)
 	const char *role = jstr(msg, "role");
 	json_t *auth = json_object_get(msg, "auth");
 	const char *method = jstr(auth, "method");
-	struct passwd *pw;
+	const struct user_cache *u;
 	json_t *rep;
 
 	if (jint(msg, "version", -1) != PROTO_VERSION) {
@@ -212,12 +212,11 @@ conn_hello(struct conn *c, json_t *msg)
 			return false;
 		}
 		c->uid = (uid_t)uid;
-		pw = getpwuid(c->uid);
-		c->gid = pw ? pw->pw_gid : (gid_t)c->uid;
-	} else {
-		pw = getpwuid(c->uid);
-	}
-	c->user = pw ? xstrdup(pw->pw_name) : xasprintf("%u", (unsigned)c->uid);
+		u = user_lookup(c->uid);
+		c->gid = u ? u->gid : (gid_t)c->uid;
+	} else
+		u = user_lookup(c->uid);
+	c->user = u ? xstrdup(u->name) : xasprintf("%u", (unsigned)c->uid);
 	c->manager = qm_is_manager(c->user, c->uid);
 	c->role = strcmp(role, "execd") == 0 ? ROLE_EXECD : ROLE_CLIENT;
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */

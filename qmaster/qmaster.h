@@ -90,6 +90,18 @@ void request_dispatch(struct conn *c, json_t *msg);
 void request_job_finished(const struct job *j);
 /* A connection went away: forget its WAITs. */
 void request_conn_gone(struct conn *c);
+/* Users as the master's own user database knows them, cached: NSS lookups
+ * can be slow and the loop must not wait on them often. NULL: no such uid. */
+struct user_cache {
+	uid_t    uid;
+	char    *name;
+	char    *home;
+	gid_t    gid;
+	gid_t   *groups;
+	int      ngroups;
+	int64_t  fetched;
+};
+const struct user_cache *user_lookup(uid_t uid);
 
 /* exechost.c: exec hosts and their messages. */
 struct exechost {

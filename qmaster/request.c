@@ -66,18 +66,9 @@ request_dispatch(struct conn *c, json_t *msg)
 
 /* Owner details come from the master's own user database, never from the
  * client; cached because NSS lookups can be slow and the loop must not wait. */
-struct user_cache {
-	uid_t  uid;
-	char  *name;
-	char  *home;
-	gid_t  gid;
-	gid_t *groups;
-	int    ngroups;
-	int64_t fetched;
-};
 static struct user_cache ucache[64];
 
-static const struct user_cache *
+const struct user_cache *
 user_lookup(uid_t uid)
 {
 	struct user_cache *u = &ucache[uid % 64];

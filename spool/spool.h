@@ -78,6 +78,9 @@ int     store_meta_set(struct store *st, const char *key, const char *val); /* v
 
 /* spooldir.c: durable files: write temp + fsync + rename + fsync dir. */
 int  spool_write_atomic(const char *path, const void *data, size_t n, int mode);
+/* The same, all or nothing for readers; synced only when durable: files
+ * that describe running processes need not outlive a crash of the host. */
+int  spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable);
 int  spool_fsync_dir(const char *dir);
 int  spool_mkdir_p(const char *path, int mode);
 /* Removes a tree without following symlinks. */

@@ -55,6 +55,12 @@ spool_fsync_dir(const char *dir)
 int
 spool_write_atomic(const char *path, const void *data, size_t n, int mode)
 {
+	return spool_write_file(path, data, n, mode, true);
+}
+
+int
+spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable)
+{
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
 	char *dir = NULL;
 	const char *p = data;
@@ -76,7 +82,7 @@ spool_write_atomic(const char *path, const void *data, size_t n, int mode)
 		p += w;
 		n -= (size_t)w;
 	}
-	if (fsync(fd) < 0)
+	if (durable && fsync(fd) < 0)
 		goto fail_fd;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -86,7 +92,7 @@ spool_write_atomic(const char *path, const void *data, size_t n, int mode)
 	if (rename(tmp, path) < 0)
 		goto fail_unlink;
 	dir = spool_dirname(path);
-	if (spool_fsync_dir(dir) < 0)
+	if (durable && spool_fsync_dir(dir) < 0)
 		goto fail;
 	free(dir);
 	free(tmp);

@@ -82,3 +82,15 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 	wait_until 30 job_finished "$id"
 	[ "$(job_field "$id" exit_status)" = 4 ]
 }
+
+@test "qdel of a running job while its execd is down takes effect when the execd comes back" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sleep 300)
+	wait_until 20 state_is "$id" r
+	kill -9 "$(execd_pid)"
+	run qdel "$id"
+	[ "$status" -eq 0 ]
+	[ "$(job_state "$id")" = dr ]
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	pkill -f "sleep 300" || true
+}
