@@ -196,8 +196,8 @@ main(int argc, char **argv)
 	if (net_listen(base) < 0)
 		fatalx("cannot listen; see the messages above");
 	if (strcmp(conf->auth, "none") == 0)
-		log_warnx("AUTHENTICATION IS OFF (auth = none): any local user can claim any "
-		    "identity over TCP; use this only for tests and personal clusters");
+		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
+		    "be the owner of its socket; use munge for anything but a personal cluster");
 	act = xasprintf("%s/act_qmaster", conf->spool_dir);
 	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
 		log_warn("cannot write %s", act);

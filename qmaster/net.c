@@ -30,6 +30,49 @@
 TAILQ_HEAD(conn_list, conn);
 static struct conn_list conns = TAILQ_HEAD_INITIALIZER(conns);
 
+/* With auth = none, TCP is loopback only, so the kernel can still tell who
+ * owns the peer's socket: /proc/net/tcp lists it (its local end is our
+ * peer's address) with its owner's uid.  -1 when it is not found. */
+static int64_t
+loopback_peer_uid(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof me, pl = sizeof peer;
+	char want_local[64], want_rem[64], line[512];
+	FILE *fp;
+	int64_t uid = -1;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0)
+		return -1;
+	if (peer.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (void *)&peer, *b = (void *)&me;
+		snprintf(want_local, sizeof want_local, "%08X:%04X", a->sin_addr.s_addr, ntohs(a->sin_port));
+		snprintf(want_rem, sizeof want_rem, "%08X:%04X", b->sin_addr.s_addr, ntohs(b->sin_port));
+		fp = fopen("/proc/net/tcp", "re");
+	} else if (peer.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (void *)&peer, *b = (void *)&me;
+		const uint32_t *x = (const void *)&a->sin6_addr, *y = (const void *)&b->sin6_addr;
+		snprintf(want_local, sizeof want_local, "%08X%08X%08X%08X:%04X", x[0], x[1], x[2], x[3], ntohs(a->sin6_port));
+		snprintf(want_rem, sizeof want_rem, "%08X%08X%08X%08X:%04X", y[0], y[1], y[2], y[3], ntohs(b->sin6_port));
+		fp = fopen("/proc/net/tcp6", "re");
+	} else
+		return -1;
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof line, fp)) {
+		char local[64], rem[64];
+		unsigned long u;
+		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &u) == 3 &&
+		    strcmp(local, want_local) == 0 && strcmp(rem, want_rem) == 0) {
+			uid = (int64_t)u;
+			break;
+		}
+	}
+	fclose(fp);
+	return uid;
+}
+
 struct held {
 	TAILQ_ENTRY(held) entry;
 	struct conn      *c;
@@ -209,6 +252,14 @@ conn_hello(struct conn *c, json_t *msg)
 		int64_t uid = jint(msg, "uid", -1);
 		if (uid < 0 || uid > UINT32_MAX - 1) {
 			net_send(c, proto_reply_err(seq, ERR_AUTH, "HELLO without a valid uid"));
+			return false;
+		}
+		/* auth = none never means "believe anyone": the claim must be
+		 * the uid that owns the peer's loopback socket. */
+		if (loopback_peer_uid(c->fd) != uid) {
+			log_warnx("%s: refused: claims uid %lld, which does not own its socket", c->peer, (long long)uid);
+			net_send(c, proto_reply_err(seq, ERR_AUTH, "cannot confirm uid %lld for this connection "
+			    "(auth = none accepts only the owner of a loopback socket)", (long long)uid));
 			return false;
 		}
 		c->uid = (uid_t)uid;

@@ -93,3 +93,24 @@ raw() {
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"loopback"* ]]
 }
+
+@test "over TCP with auth none, a HELLO claiming another user's uid is refused" {
+	id -u nobody >/dev/null 2>&1 || skip "no user nobody on this machine"
+	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
+	cat > "$WORK/hello.sh" <<'SH'
+hello="{\"type\":\"HELLO\",\"seq\":1,\"version\":1,\"role\":\"client\",\"auth\":{\"method\":\"none\"},\"uid\":$2}"
+exec 5<>"/dev/tcp/127.0.0.1/$1"
+printf "\\x00\\x00\\x00\\x$(printf %02x ${#hello})%s" "$hello" >&5
+read -r -t 2 -N 300 reply <&5
+printf '%s' "$reply"
+SH
+	chmod 755 "$WORK" "$WORK/hello.sh"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups bash "$WORK/hello.sh" "$(port)" 0
+	[[ "$output" == *"cannot confirm uid 0"* ]]
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups bash "$WORK/hello.sh" "$(port)" "$(id -u nobody)"
+	[[ "$output" == *'"ok":true'* ]]
+	# And a client over TCP works as itself.
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="127.0.0.1:$(port)" \
+		"$top_builddir/bin/qstat"
+	[ "$status" -eq 0 ]
+}
