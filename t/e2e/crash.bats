@@ -92,5 +92,4 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 	[ "$(job_state "$id")" = dr ]
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
-	pkill -f "sleep 300" || true
 }
