@@ -306,6 +306,18 @@ recv_reply(int64_t seq, int timeout_ms, const char **why)
 	}
 }
 
+/* Words the failure for a person and drops the connection, so the next
+ * call starts over from the list of masters. */
+static json_t *
+connection_lost(const char **why)
+{
+	static char msg[512];
+	snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
+	*why = msg;
+	client_disconnect();
+	return NULL;
+}
+
 /* Connects to the first master that answers and sends HELLO and the first
  * request in one write, so a submission costs one round trip. */
 static json_t *
@@ -374,13 +386,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		goto broken;
 	return rep;
 broken:
-	{
-		static char msg[512];
-		snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
-		*why = msg;
-	}
-	client_disconnect();
-	return NULL;
+	return connection_lost(why);
 }
 
 json_t *
@@ -406,13 +412,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 		goto broken;
 	return rep;
 broken:
-	{
-		static char msg[512];
-		snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
-		*why = msg;
-	}
-	client_disconnect();
-	return NULL;
+	return connection_lost(why);
 }
 
 json_t *
