@@ -3,11 +3,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/queue.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,10 +20,6 @@
 
 #include "execd/execd.h"
 #include "spool/spool.h"
-
-/* A folder without a shepherd pid file is given this long for its shepherd
- * to write one before it counts as dead. */
-#define ACTIVE_START_GRACE_S 30
 
 /* Exit status reported for an attempt that never ran (the shell's "cannot
  * execute"); the master keys on "failed", not on this number. */
@@ -38,6 +36,7 @@ struct attempt {
 };
 static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
+static int active_dirfd = -1;    /* SPOOL/active, kept open to sync it */
 
 void
 active_key(char *buf, size_t len, int64_t id, int task, int attempt)
@@ -114,6 +113,9 @@ active_free_all(void)
 	struct attempt *a;
 	while ((a = TAILQ_FIRST(&attempts)) != NULL)
 		active_forget(a);
+	if (active_dirfd >= 0)
+		close(active_dirfd);
+	active_dirfd = -1;
 }
 
 json_t *
@@ -127,29 +129,19 @@ active_jobs_json(void)
 	return arr;
 }
 
-/* Records an end without a run: exit.json (when the folder exists) and the
- * CHILD_TERM carrying the reason, for the master's Eqw. */
+/* Records an end without a run: the durable CHILD_TERM carrying the reason,
+ * for the master's Eqw.  Like a shepherd's, that event is the one record of
+ * the end. */
 static void
 active_fail(int64_t id, int task, int attempt, const char *reason)
 {
-	char key[ATTEMPT_KEY_MAX], *path, *s;
+	char key[ATTEMPT_KEY_MAX];
 	json_t *exit, *term;
-	struct stat st;
 
 	active_key(key, sizeof key, id, task, attempt);
 	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", ACTIVE_FAILED_STATUS,
 	    "signal", 0, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
 	    "end_time", (json_int_t)now_ms(), "failed", reason);
-	path = execd_path("active/%s", key);
-	if (stat(path, &st) == 0) {
-		free(path);
-		path = execd_path("active/%s/exit.json", key);
-		s = json_dumps(exit, JSON_COMPACT);
-		if (spool_write_atomic(path, s, strlen(s), 0600) < 0)
-			log_warn("cannot write %s", path);
-		free(s);
-	}
-	free(path);
 	term = outbox_term_msg(id, task, attempt, exit);
 	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
@@ -159,16 +151,23 @@ active_fail(int64_t id, int task, int attempt, const char *reason)
 /*
  * DISPATCH of one job.  The attempt's folder and job.json are on disk before
  * anything runs, so an execd restarted at any moment knows the attempt, and
- * a job cannot start without its host being able to report it.
+ * a job cannot start without its host being able to report it.  job.json
+ * needs no temporary name: its folder is new and nobody reads the file; a
+ * crash before the syncs leaves a folder whose shepherd never ran.
+ *
+ * The folder is flocked before the fork and the shepherd inherits the lock,
+ * so "locked" means "its shepherd lives" with no pid file and no moment in
+ * which a live shepherd has not said so yet.
  */
 void
 active_start(const json_t *jobj)
 {
-	char key[ATTEMPT_KEY_MAX], *dir, *adir, *path, *text;
+	char key[ATTEMPT_KEY_MAX], *dir, *path, *text;
 	const char *why = NULL;
 	struct attempt *a;
 	struct job *j;
 	pid_t pid;
+	int dirfd = -1;
 
 	j = job_from_json(jobj, &why);
 	if (j && !j->script == !j->argv) {
@@ -208,7 +207,6 @@ active_start(const json_t *jobj)
 		log_warnx("job %s dispatched with no free slot (%d slots); starting it anyway",
 		    key, conf->slots);
 
-	adir = execd_path("active");
 	dir = execd_path("active/%s", key);
 	if (mkdir(dir, 0711) < 0) {
 		bool dup = errno == EEXIST;
@@ -217,12 +215,16 @@ active_start(const json_t *jobj)
 			active_fail(j->id, j->task, j->attempt, "cannot create the job's spool folder");
 		goto out;
 	}
-	if (spool_fsync_dir(adir) < 0)
-		log_warn("cannot fsync %s", adir);
 	a = active_add(j->id, j->task, j->attempt);
+	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    flock(dirfd, LOCK_EX | LOCK_NB) < 0) {
+		log_warn("cannot lock %s", dir);
+		active_fail(j->id, j->task, j->attempt, "cannot lock the job's spool folder");
+		goto out;
+	}
 	path = execd_path("active/%s/job.json", key);
 	text = json_dumps(jobj, JSON_COMPACT);
-	if (!text || spool_write_atomic(path, text, strlen(text), 0600) < 0) {
+	if (!text || execd_write_file(path, text, 0600, true) < 0) {
 		log_warn("cannot write %s", path);
 		active_fail(j->id, j->task, j->attempt, "cannot write the job to the spool");
 		free(text);
@@ -231,6 +233,11 @@ active_start(const json_t *jobj)
 	}
 	free(text);
 	free(path);
+	/* job.json's name in the folder, then the folder's in active/. */
+	if (fsync(dirfd) < 0 && errno != EINVAL)
+		log_warn("cannot fsync %s", dir);
+	if (fsync(active_dirfd) < 0 && errno != EINVAL)
+		log_warn("cannot fsync the active folder");
 
 	/* Buffered log lines must not be written twice. */
 	fflush(NULL);
@@ -240,15 +247,16 @@ active_start(const json_t *jobj)
 		goto out;
 	}
 	if (pid == 0)
-		shepherd_main(key, j);
+		shepherd_main(key, j, dirfd);
 	a->shepherd = pid;
 	log_info("job %s (%s, owner %s) handed to shepherd %d", key,
 	    j->name ? j->name : "-", j->owner ? j->owner : "-", (int)pid);
 out:
+	if (dirfd >= 0)
+		close(dirfd);
 	outbox_flush();
 	job_free(j);
 	free(dir);
-	free(adir);
 }
 
 /* The job's process group, once its shepherd has seen it start; 0 before,
@@ -277,15 +285,6 @@ active_job_pgid(const char *key)
 	return (pid_t)pid;
 }
 
-static bool
-active_has_file(const char *key, const char *file)
-{
-	char *path = execd_path("active/%s/%s", key, file);
-	bool has = access(path, F_OK) == 0;
-	free(path);
-	return has;
-}
-
 static void
 active_kill(struct attempt *a, int sig)
 {
@@ -310,7 +309,7 @@ active_signal(int64_t id, int task, int attempt, int sig)
 		log_warnx("SIGNAL %d for job %s, which is not on this host: ignored", sig, key);
 		return;
 	}
-	if (a->ended || active_has_file(key, "exit.json")) {
+	if (a->ended || outbox_has(key, OUTBOX_TERM)) {
 		log_info("SIGNAL %d for job %s, which has already ended: ignored", sig, key);
 		return;
 	}
@@ -357,57 +356,46 @@ active_remove(const char *key)
 	}
 }
 
-/* Alive means: our unreaped child, or the pid in shepherd.pid still running
- * with the start time recorded there (a reused pid has another). */
+/* A shepherd of an older execd, still running after an upgrade, held no
+ * lock and wrote shepherd.pid instead: alive while that pid runs with the
+ * start time recorded there (a reused pid has another). */
 static bool
-active_shepherd_alive(struct attempt *a)
+active_legacy_alive(struct attempt *a)
 {
-	char *path, *s;
+	char *path = execd_path("active/%s/shepherd.pid", a->key), *s;
 	const char *why;
 	long pid = 0;
 	unsigned long long want = 0, have;
-	struct stat st;
-	bool alive;
 
-	if (a->shepherd > 0)
-		return true;
-	path = execd_path("active/%s/shepherd.pid", a->key);
 	s = read_file(path, 128, NULL, &why);
 	free(path);
-	if (!s) {
-		/* A shepherd forked by an execd that died at once may not have
-		 * written its pid yet: give it a moment before judging. */
-		path = execd_path("active/%s", a->key);
-		alive = stat(path, &st) == 0 && st.st_mtime + ACTIVE_START_GRACE_S > time(NULL);
-		free(path);
-		return alive;
-	}
+	if (!s)
+		return false;
 	if (sscanf(s, "%ld %llu", &pid, &want) != 2)
 		pid = 0;
 	free(s);
 	return pid > 1 && shepherd_proc_start((pid_t)pid, &have) && have == want;
 }
 
-static json_t *
-active_read_exit(const char *key)
+/* Alive means: our unreaped child, or a process holding the lock on the
+ * attempt's folder, which only its shepherd does (see active_start). */
+static bool
+active_shepherd_alive(struct attempt *a)
 {
-	char *path = execd_path("active/%s/exit.json", key);
-	const char *why;
-	char *s = read_file(path, 64 * 1024, NULL, &why);
-	json_t *exit = NULL;
+	char *path;
+	int fd;
+	bool alive;
 
-	if (s) {
-		exit = json_loads(s, 0, NULL);
-		if (exit && !json_is_object(exit)) {
-			json_decref(exit);
-			exit = NULL;
-		}
-		if (!exit)
-			log_warnx("%s is not a JSON object", path);
-		free(s);
-	}
+	if (a->shepherd > 0)
+		return true;
+	path = execd_path("active/%s", a->key);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(path);
-	return exit;
+	if (fd < 0)
+		return false;
+	alive = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive || active_legacy_alive(a);
 }
 
 /* The safety net for one attempt; see active_check. */
@@ -416,8 +404,6 @@ active_check_one(struct attempt *a)
 {
 	char *dir = execd_path("active/%s", a->key);
 	struct stat st;
-	json_t *exit, *term;
-	bool has_exit;
 
 	if (stat(dir, &st) < 0) {
 		log_warnx("job %s: its folder %s has gone; forgetting it", a->key, dir);
@@ -426,31 +412,25 @@ active_check_one(struct attempt *a)
 		return;
 	}
 	free(dir);
-	if (outbox_has(a->key, OUTBOX_TERM) || active_shepherd_alive(a))
+	/* The event is asked for again after the shepherd is found dead:
+	 * one that wrote it and died between the two questions is no
+	 * shepherd that "died before recording the end". */
+	if (outbox_has(a->key, OUTBOX_TERM) || active_shepherd_alive(a) ||
+	    outbox_has(a->key, OUTBOX_TERM))
 		return;
-	has_exit = active_has_file(a->key, "exit.json");
-	if (has_exit && (exit = active_read_exit(a->key)) != NULL) {
-		log_info("job %s: writing its CHILD_TERM again from exit.json", a->key);
-		term = outbox_term_msg(a->id, a->task, a->attempt, exit);
-		outbox_write(a->key, OUTBOX_TERM, term, true);
-		json_decref(term);
-		json_decref(exit);
-	} else {
-		/* Nobody would wait for what is left of the job, nor account
-		 * for it: the attempt is over, so is its process group. */
-		log_warnx("job %s: its shepherd died before recording the end", a->key);
-		active_kill(a, SIGKILL);
-		active_fail(a->id, a->task, a->attempt, "shepherd died");
-	}
+	/* Nobody would wait for what is left of the job, nor account for it:
+	 * the attempt is over, so is its process group. */
+	log_warnx("job %s: its shepherd died before recording the end", a->key);
+	active_kill(a, SIGKILL);
+	active_fail(a->id, a->task, a->attempt, "shepherd died");
 	a->ended = true;
 }
 
 /*
  * The safety net behind the shepherds, at start-up, every
  * EXECD_SCAN_INTERVAL seconds and when a shepherd we forked exits:
- *  - an attempt whose shepherd is dead and that has no exit.json gets a
- *    CHILD_TERM failed "shepherd died";
- *  - one with exit.json but no term event gets it written again;
+ *  - an attempt whose shepherd is dead and that has no CHILD_TERM event
+ *    (the durable record of its end) gets one, failed "shepherd died";
  *  - one whose folder was removed by hand is forgotten (its slot is free).
  */
 void
@@ -491,6 +471,13 @@ active_init(void)
 	int64_t id;
 	int task, attempt;
 
+	if (active_dirfd < 0 && (active_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		log_warn("cannot open %s", dir);
+		if (d)
+			closedir(d);
+		free(dir);
+		return -1;
+	}
 	if (!d) {
 		log_warn("cannot read %s", dir);
 		free(dir);

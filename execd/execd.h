@@ -46,6 +46,10 @@ extern char  *execd_log_path;    /* where this process logs (NULL: stderr) */
 extern int    execd_log_level;
 /* SPOOL/<fmt...>, allocated. */
 char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+/* Writes a file of our own folder in one write, without a temporary name:
+ * only for files nobody reads while they are written, or whose readers take
+ * an empty file for an absent one.  Sets errno and returns -1 on failure. */
+int   execd_write_file(const char *path, const char *text, int mode, bool durable);
 
 /* link.c: the connection to the master: connect in order with backoff,
  * HELLO and REGISTER, LOAD, PULL, and the master's messages. */
@@ -86,8 +90,10 @@ bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
 void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
 
 /* shepherd.c: the per-job process that starts the job, waits for it and
- * records how it ended.  Runs in a child forked from execd; never returns. */
-void shepherd_main(const char *key, struct job *j) NOWQ_NORETURN;
+ * records how it ended.  Runs in a child forked from execd; never returns.
+ * lockfd is the attempt's folder, flocked by execd before the fork: the
+ * shepherd keeps it open for life, so the lock tells whether it lives. */
+void shepherd_main(const char *key, struct job *j, int lockfd) NOWQ_NORETURN;
 /* The kernel's start time of pid (clock ticks since boot) from /proc; false
  * when the process is gone or a zombie.  Tells a live pid from a reused one. */
 bool shepherd_proc_start(pid_t pid, unsigned long long *start);

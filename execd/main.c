@@ -43,6 +43,28 @@ execd_path(const char *fmt, ...)
 	return p;
 }
 
+int
+execd_write_file(const char *path, const char *text, int mode, bool durable)
+{
+	size_t n = strlen(text);
+	ssize_t w;
+	int fd, e;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 07777)) < 0)
+		return -1;
+	/* The umask must not weaken or widen what the caller asked for. */
+	errno = EIO;    /* for a short write */
+	if (fchmod(fd, (mode_t)(mode & 07777)) < 0 || (w = write(fd, text, n)) < 0 ||
+	    (size_t)w != n || (durable && fsync(fd) < 0)) {
+		e = errno;
+		close(fd);
+		unlink(path);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
 /* Every load_interval: re-decide idleness and report the load.  A host that
  * just became idle pulls at once; one that became busy stops pulling. */
 static void
@@ -163,6 +185,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "execd: %s: auth = %s is not supported by this build yet; "
 		    "use auth = none with a master on loopback\n", conf->path, conf->auth);
 		exit(1);
+	}
+	/* Ignored signals survive exec: whatever started us may have ignored
+	 * some, and jobs must not inherit that.  Done once here, so a job's
+	 * process has only the shepherd's few to reset. */
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN)
+			signal(sig, SIG_DFL);
 	}
 	execd_log_level = debug ? LOG_LVL_DEBUG : conf->log_level;
 	log_init("execd", execd_log_level, NULL);

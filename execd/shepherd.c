@@ -1,6 +1,7 @@
 /* shepherd.c: the per-job process: starts the job as its owner in its own session, waits for it, and records how it ended. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -13,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@ extern char **environ;
 
 #define SHEP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEP_FAILED_STATUS 127
+#define SHEP_WHY_MAX 512
 
 struct shep {
 	const char  *key;
@@ -31,6 +34,19 @@ struct shep {
 	char        *tmpdir;     /* the job's TMPDIR, once created */
 	char        *script;     /* SPOOL/active/KEY/script for script jobs */
 	bool         root;       /* may (and must) switch to the job's owner */
+	int          lockfd;     /* the folder, flocked: held while we live */
+};
+
+/* Everything the job's process needs, prepared before vfork: the child shares
+ * our memory until it execs, so it allocates nothing and changes nothing of
+ * ours but environ, which we restore. */
+struct shep_start {
+	const char  *wd;
+	char        *out, *out_dir;  /* -o as given, and inside it if a folder */
+	char        *err, *err_dir;  /* the same for -e, unless joined */
+	char       **envp;
+	char       **cmd;
+	char         why[SHEP_WHY_MAX];  /* set by a child that could not start */
 };
 
 static volatile sig_atomic_t shep_got_term;
@@ -73,23 +89,21 @@ shepherd_proc_start(pid_t pid, unsigned long long *start)
 /* ---- the job's process: from fork to exec ---- */
 
 static void NOWQ_NORETURN
-shep_child_fail(int fd, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
+shep_child_fail(char *why, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
 
-/* The reason travels to the shepherd over the close-on-exec pipe: a byte
- * there means the job never started. */
+/* The reason goes to the shepherd through the memory the vfork child shares
+ * with it (SHEP_WHY_MAX bytes): a reason there means the job never started. */
 static void NOWQ_NORETURN
-shep_child_fail(int fd, const char *fmt, ...)
+shep_child_fail(char *why, const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
-	ssize_t r;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	vsnprintf(why, SHEP_WHY_MAX, fmt, ap);
 	va_end(ap);
-	buf[strcspn(buf, "\n")] = '\0';
-	r = write(fd, buf, strlen(buf));
-	(void)r;
+	why[strcspn(why, "\n")] = '\0';
+	if (!why[0])
+		snprintf(why, SHEP_WHY_MAX, "the job could not start");
 	_exit(SHEP_FAILED_STATUS);
 }
 
@@ -218,39 +232,50 @@ shep_expand(const struct shep *s, const char *in)
 }
 
 /* -o/-e as given (expanded; relative to the working directory; a directory
- * gets the default name inside it), else Grid Engine's NAME.oID[.TASK]. */
-static char *
-shep_out_path(const struct shep *s, const char *given, char kind)
+ * gets the default name inside it), else Grid Engine's NAME.oID[.TASK].  The
+ * folder test needs the job's credentials and working directory, so the
+ * child makes it: *path is what to open, *dirpath what to open if *path is a
+ * folder (NULL when no test is needed). */
+static void
+shep_out_paths(const struct shep *s, const char *given, char kind, char **path, char **dirpath)
 {
 	const struct job *j = s->j;
-	char *def, *path, *full;
-	struct stat st;
+	char *def;
 
 	if (j->task > 0)
 		def = xasprintf("%s.%c%" PRId64 ".%d", shep_name(j), kind, j->id, j->task);
 	else
 		def = xasprintf("%s.%c%" PRId64, shep_name(j), kind, j->id);
-	if (!given || !given[0])
-		return def;
-	path = shep_expand(s, given);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		full = xasprintf("%s/%s", path, def);
-		free(path);
-		path = full;
+	if (!given || !given[0]) {
+		*path = def;
+		*dirpath = NULL;
+		return;
 	}
+	*path = shep_expand(s, given);
+	*dirpath = xasprintf("%s/%s", *path, def);
 	free(def);
+}
+
+/* The child's choice between the two candidates of shep_out_paths. */
+static const char *
+shep_out_pick(const char *path, const char *dirpath)
+{
+	struct stat st;
+
+	if (dirpath && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return dirpath;
 	return path;
 }
 
 static void
-shep_open_output(int errfd, const char *path, int target)
+shep_open_output(char *why, const char *path, int target)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOCTTY, 0644);
 	if (fd < 0)
-		shep_child_fail(errfd, "cannot open output file %s: %s", path, strerror(errno));
+		shep_child_fail(why, "cannot open output file %s: %s", path, strerror(errno));
 	if (fd != target) {
 		if (dup2(fd, target) < 0)
-			shep_child_fail(errfd, "cannot set up output file %s: %s", path, strerror(errno));
+			shep_child_fail(why, "cannot set up output file %s: %s", path, strerror(errno));
 		close(fd);
 	}
 }
@@ -279,76 +304,123 @@ shep_command(const struct shep *s)
  * The job's process: its own session, the owner's credentials, the working
  * directory, the output files (opened only after the switch, so a job writes
  * nowhere its owner could not), the environment, then exec.  Any failure
- * before exec is a start failure, reported through errfd.
+ * before exec is a start failure, reported in st->why.
+ *
+ * It runs in a vfork child on the shepherd's memory: only system calls and
+ * functions that allocate nothing (vsnprintf, strerror, execvp), and the
+ * credential calls go straight to the kernel, since glibc's wrappers would
+ * coordinate with threads through memory we share.
  */
 static void NOWQ_NORETURN
-shep_child(const struct shep *s, int errfd)
+shep_child(const struct shep *s, struct shep_start *st)
 {
 	const struct job *j = s->j;
-	const char *wd;
-	char *out, *err, **envp, **cmd;
+	char *why = st->why;
+	const char *out, *err;
 	sigset_t none;
 	int fd;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	/* Caught signals are reset by exec itself; ignored ones are not, and
+	 * execd starts with every signal at its default, so these are all. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() < 0)
-		shep_child_fail(errfd, "cannot start a session: %s", strerror(errno));
+		shep_child_fail(why, "cannot start a session: %s", strerror(errno));
 
 	/* The one place privileges are dropped, for good. */
 	if (s->root) {
-		if (setgroups((size_t)j->ngroups, j->groups) < 0)
-			shep_child_fail(errfd, "cannot set the groups of %s: %s", shep_owner(j), strerror(errno));
-		if (setresgid(j->gid, j->gid, j->gid) < 0)
-			shep_child_fail(errfd, "cannot set gid %u: %s", (unsigned)j->gid, strerror(errno));
-		if (setresuid(j->uid, j->uid, j->uid) < 0)
-			shep_child_fail(errfd, "cannot set uid %u: %s", (unsigned)j->uid, strerror(errno));
+		if (syscall(SYS_setgroups, (size_t)j->ngroups, j->groups) < 0)
+			shep_child_fail(why, "cannot set the groups of %s: %s", shep_owner(j), strerror(errno));
+		if (syscall(SYS_setresgid, j->gid, j->gid, j->gid) < 0)
+			shep_child_fail(why, "cannot set gid %u: %s", (unsigned)j->gid, strerror(errno));
+		if (syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0)
+			shep_child_fail(why, "cannot set uid %u: %s", (unsigned)j->uid, strerror(errno));
 		if (getuid() != j->uid || geteuid() != j->uid || getgid() != j->gid ||
-		    getegid() != j->gid || (j->uid != 0 && setuid(0) == 0))
-			shep_child_fail(errfd, "could not drop privileges to uid %u", (unsigned)j->uid);
+		    getegid() != j->gid || (j->uid != 0 && syscall(SYS_setuid, 0) == 0))
+			shep_child_fail(why, "could not drop privileges to uid %u", (unsigned)j->uid);
 	} else if (j->uid != geteuid()) {
-		shep_child_fail(errfd, "this execd runs as uid %u and can run only that user's jobs, "
+		shep_child_fail(why, "this execd runs as uid %u and can run only that user's jobs, "
 		    "not uid %u's", (unsigned)geteuid(), (unsigned)j->uid);
 	}
 
-	wd = j->cwd ? j->cwd : j->home ? j->home : "/";
-	if (chdir(wd) < 0)
-		shep_child_fail(errfd, "cannot change to the working directory %s: %s", wd, strerror(errno));
+	if (chdir(st->wd) < 0)
+		shep_child_fail(why, "cannot change to the working directory %s: %s", st->wd,
+		    strerror(errno));
 	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0)
-		shep_child_fail(errfd, "cannot open /dev/null: %s", strerror(errno));
+		shep_child_fail(why, "cannot open /dev/null: %s", strerror(errno));
 	if (fd != 0)
 		close(fd);
-	out = shep_out_path(s, j->out_path, 'o');
-	shep_open_output(errfd, out, 1);
+	out = shep_out_pick(st->out, st->out_dir);
+	shep_open_output(why, out, 1);
 	if (j->join) {
 		if (dup2(1, 2) < 0)
-			shep_child_fail(errfd, "cannot join stderr to stdout: %s", strerror(errno));
+			shep_child_fail(why, "cannot join stderr to stdout: %s", strerror(errno));
 	} else {
-		err = shep_out_path(s, j->err_path, 'e');
-		shep_open_output(errfd, err, 2);
+		err = shep_out_pick(st->err, st->err_dir);
+		shep_open_output(why, err, 2);
 	}
 
-	envp = shep_env(s);
-	cmd = shep_command(s);
-	/* execvp looks the command up in the job's PATH, not ours. */
-	environ = envp;
-	execvp(cmd[0], cmd);
-	shep_child_fail(errfd, "cannot execute %s: %s", cmd[0], strerror(errno));
+	/* The shepherd blocked every signal around vfork; the job starts with
+	 * none blocked. */
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* execvp looks the command up in the job's PATH, not ours; the
+	 * shepherd puts its own environ back once we have exec'd. */
+	environ = st->envp;
+	execvp(st->cmd[0], st->cmd);
+	shep_child_fail(why, "cannot execute %s: %s", st->cmd[0], strerror(errno));
+}
+
+static void
+shep_start_prepare(const struct shep *s, struct shep_start *st)
+{
+	const struct job *j = s->j;
+
+	memset(st, 0, sizeof *st);
+	st->wd = j->cwd ? j->cwd : j->home ? j->home : "/";
+	shep_out_paths(s, j->out_path, 'o', &st->out, &st->out_dir);
+	if (!j->join)
+		shep_out_paths(s, j->err_path, 'e', &st->err, &st->err_dir);
+	st->envp = shep_env(s);
+	st->cmd = shep_command(s);
+}
+
+/*
+ * vfork, not fork: the child borrows our memory until exec instead of
+ * copying our page tables and faulting in copies of what it touches, which
+ * was the largest part of a short job's cost.  Every signal stays blocked
+ * until the child has reset its dispositions, so no handler of ours runs on
+ * the memory we share.
+ */
+static pid_t
+shep_spawn(const struct shep *s, struct shep_start *st)
+{
+	char **saved_environ = environ;
+	sigset_t all, old;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = vfork();
+	if (pid == 0)
+		shep_child(s, st);
+	environ = saved_environ;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
 }
 
 /* ---- the shepherd itself ---- */
 
-/* The pid files, the script and exit.json need no sync: a crash of the
- * host that would lose them ends the job too, and the durable CHILD_TERM
- * event carries the exit status. */
+/* job.pid and the script need no sync: a crash of the host that would lose
+ * them ends the job too.  Nor a temporary name: each is written once, with
+ * one write, into our own folder (see execd_write_file). */
 static int
-shep_write_file(const struct shep *s, const char *name, const char *text, int mode, bool durable)
+shep_write_file(const struct shep *s, const char *name, const char *text, int mode)
 {
 	char *path = xasprintf("%s/%s", s->dir, name);
-	int rc = spool_write_file(path, text, strlen(text), mode, durable);
+	int rc = execd_write_file(path, text, mode, false);
 
 	if (rc < 0)
 		log_warn("cannot write %s", path);
@@ -382,6 +454,7 @@ shep_remove_tmpdir(const struct shep *s)
 		return;
 	}
 	if (pid == 0) {
+		close(s->lockfd);
 		if (setgroups((size_t)j->ngroups, j->groups) == 0 &&
 		    setresgid(j->gid, j->gid, j->gid) == 0 &&
 		    setresuid(j->uid, j->uid, j->uid) == 0 && geteuid() == j->uid)
@@ -394,17 +467,15 @@ shep_remove_tmpdir(const struct shep *s)
 		log_warn("cannot remove %s", s->tmpdir);
 }
 
-/* exit.json first (the spool's own record), then the CHILD_TERM event, then
- * the wake-up; if we die in between, execd's safety net completes it. */
+/* The durable CHILD_TERM event is the one record of the end, then the
+ * wake-up; if we die before the event is on disk, execd's safety net reports
+ * the attempt as "shepherd died". */
 static void
 shep_record_end(const struct shep *s, json_t *exit)
 {
 	const struct job *j = s->j;
-	char *text = json_dumps(exit, JSON_COMPACT);
 	json_t *term;
 
-	shep_write_file(s, "exit.json", text, 0600, false);
-	free(text);
 	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
 	outbox_write(s->key, OUTBOX_TERM, term, true);
 	json_decref(term);
@@ -465,7 +536,7 @@ shep_write_script(struct shep *s)
 	const struct job *j = s->j;
 
 	s->script = xasprintf("%s/script", s->dir);
-	if (shep_write_file(s, "script", j->script, 0700, false) < 0)
+	if (shep_write_file(s, "script", j->script, 0700) < 0)
 		return "cannot write the job script to the spool";
 	if (s->root && chown(s->script, j->uid, j->gid) < 0)
 		return "cannot give the job script to its owner";
@@ -474,34 +545,37 @@ shep_write_script(struct shep *s)
 
 /* Everything execd had open (its lock, the master connection, the event
  * loop) belongs to execd: a shepherd holding the lock would lock out the next
- * execd for as long as the job runs. */
+ * execd for as long as the job runs.  Only keep, our folder's lock, stays. */
 static void
-shep_close_fds(void)
+shep_close_fds(int keep)
 {
-	if (close_range(3, ~0U, 0) == 0)
-		return;
-	for (int fd = 3; fd < 1024; fd++)
-		close(fd);
+	if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0)
+		for (int fd = 3; fd < keep; fd++)
+			close(fd);
+	if (close_range((unsigned)keep + 1, ~0U, 0) < 0)
+		for (int fd = keep + 1; fd < 1024; fd++)
+			close(fd);
 }
 
 void
-shepherd_main(const char *key, struct job *j)
+shepherd_main(const char *key, struct job *j, int lockfd)
 {
-	struct shep s = { .key = key, .j = j, .root = geteuid() == 0 };
+	struct shep s = { .key = key, .j = j, .root = geteuid() == 0, .lockfd = lockfd };
+	struct shep_start st;
 	struct sigaction sa;
 	struct rusage ru;
-	char reason[512], buf[64];
+	char buf[64];
 	unsigned long long start;
 	const char *why;
-	int p[2], status, fd;
-	ssize_t n, got = 0;
+	int status, fd;
 	pid_t pid, r;
 	int64_t start_ms;
 	json_t *msg;
 
 	prctl(PR_SET_NAME, "nowq-shepherd", 0, 0, 0);
 	setsid();
-	shep_close_fds();
+	assert(lockfd >= 3);
+	shep_close_fds(lockfd);
 	log_init("shepherd", execd_log_level, execd_log_path);
 	if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
 		dup2(fd, 0);
@@ -519,37 +593,23 @@ shepherd_main(const char *key, struct job *j)
 	sigemptyset(&sa.sa_mask);
 	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
 
+	/* No pid file: execd knows we live by the lock on our folder, which
+	 * it took before forking us and which dies with us. */
 	s.dir = execd_path("active/%s", key);
-	if (!shepherd_proc_start(getpid(), &start))
-		start = 0;
-	snprintf(buf, sizeof buf, "%d %llu\n", (int)getpid(), start);
-	shep_write_file(&s, "shepherd.pid", buf, 0644, false);
 
 	if ((why = shep_make_tmpdir(&s)) != NULL)
 		shep_failed(&s, why);
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
-	if (pipe2(p, O_CLOEXEC) < 0)
-		shep_failed(&s, "cannot create a pipe");
+	shep_start_prepare(&s, &st);
 	start_ms = now_ms();
-	if ((pid = fork()) < 0)
+	if ((pid = shep_spawn(&s, &st)) < 0)
 		shep_failed(&s, "cannot fork the job");
-	if (pid == 0) {
-		close(p[0]);
-		shep_child(&s, p[1]);
-	}
-	close(p[1]);
-	while ((size_t)got < sizeof reason - 1 &&
-	    ((n = read(p[0], reason + got, sizeof reason - 1 - (size_t)got)) > 0 ||
-	    (n < 0 && errno == EINTR)))
-		if (n > 0)
-			got += n;
-	close(p[0]);
-	if (got > 0) {
-		reason[got] = '\0';
+	/* vfork returns once the child has exec'd or given up. */
+	if (st.why[0]) {
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
-		shep_failed(&s, reason);
+		shep_failed(&s, st.why);
 	}
 
 	/* Started: the job's pid is its process group, for SIGNAL; its start
@@ -557,7 +617,7 @@ shepherd_main(const char *key, struct job *j)
 	if (!shepherd_proc_start(pid, &start))
 		start = 0;
 	snprintf(buf, sizeof buf, "%d %llu\n", (int)pid, start);
-	shep_write_file(&s, "job.pid", buf, 0644, false);
+	shep_write_file(&s, "job.pid", buf, 0644);
 	msg = json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
 	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "host", conf->name,
 	    "pid", (int)pid, "start_time", (json_int_t)start_ms);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -58,60 +59,115 @@ spool_write_atomic(const char *path, const void *data, size_t n, int mode)
 	return spool_write_file(path, data, n, mode, true);
 }
 
-int
-spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable)
+/* The umask must not weaken or widen what the caller asked for. */
+static int
+spool_fill(int fd, const void *data, size_t n, int mode, bool durable)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	char *dir = NULL;
 	const char *p = data;
-	int fd, e;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
-	if (fd < 0)
-		goto fail;
-	/* The umask must not weaken or widen what the caller asked for. */
 	if (fchmod(fd, (mode_t)(mode & 07777)) < 0)
-		goto fail_fd;
+		return -1;
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			goto fail_fd;
+			return -1;
 		}
 		p += w;
 		n -= (size_t)w;
 	}
-	if (durable && fsync(fd) < 0)
-		goto fail_fd;
-	if (close(fd) < 0) {
-		fd = -1;
+	return durable ? fsync(fd) : 0;
+}
+
+/* Gives the unnamed file fd the name path; EEXIST if path exists. */
+static int
+spool_link_fd(int fd, const char *path)
+{
+	char proc[64];
+
+	if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	/* Without CAP_DAC_READ_SEARCH, the same through /proc. */
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+/* The classic way: write NAME.tmp.PID, then rename it over path. */
+static int
+spool_write_renamed(const char *path, const void *data, size_t n, int mode, bool durable)
+{
+	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	int fd, e;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 07777);
+	if (fd < 0)
+		goto fail;
+	if (spool_fill(fd, data, n, mode, durable) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
 		goto fail_unlink;
 	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
+	if (close(fd) < 0 || rename(tmp, path) < 0)
 		goto fail_unlink;
-	dir = spool_dirname(path);
-	if (durable && spool_fsync_dir(dir) < 0)
-		goto fail;
-	free(dir);
 	free(tmp);
 	return 0;
 
-fail_fd:
-	e = errno;
-	close(fd);
-	errno = e;
 fail_unlink:
 	e = errno;
 	unlink(tmp);
 	errno = e;
 fail:
 	e = errno;
-	free(dir);
 	free(tmp);
 	errno = e;
 	return -1;
+}
+
+/*
+ * A new file is written unnamed (O_TMPFILE) and linked in whole: no
+ * temporary name to create and rename away, which on ext4 is a directory
+ * entry and, when durable, two more writes of the directory.  Replacing an
+ * existing file, or a file system without O_TMPFILE, takes the classic way.
+ */
+int
+spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable)
+{
+	char *dir = spool_dirname(path), *tmp;
+	int fd, e, rc = -1;
+
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode & 07777);
+	if (fd < 0) {
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+			goto out;
+		rc = spool_write_renamed(path, data, n, mode, durable);
+	} else if (spool_fill(fd, data, n, mode, durable) == 0) {
+		if ((rc = spool_link_fd(fd, path)) < 0 && errno == EEXIST) {
+			/* Replace it: a temporary name is needed after all. */
+			tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+			if ((rc = spool_link_fd(fd, tmp)) == 0 && (rc = rename(tmp, path)) < 0) {
+				e = errno;
+				unlink(tmp);
+				errno = e;
+			}
+			free(tmp);
+		}
+	}
+	if (fd >= 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	if (rc == 0 && durable)
+		rc = spool_fsync_dir(dir);
+out:
+	e = errno;
+	free(dir);
+	errno = e;
+	return rc;
 }
 
 int
