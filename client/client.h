@@ -41,6 +41,9 @@ json_t *client_call(json_t *req, int timeout_ms, const char **why);
  * with a one-line error when no master answers.  A reply with ok false is
  * returned as it is. */
 json_t *client_request(json_t *req);
+/* client_request, but a refusal is printed (after what, e.g. "Unable to run
+ * job: ") and gives NULL. */
+json_t *client_request_ok(json_t *req, const char *what);
 void    client_disconnect(void);
 /* The caller's user name: $LOGNAME or $USER when set (no lookup on the
  * submission path), else the password database's. */

@@ -34,12 +34,8 @@ qhost_run(int argc, char **argv)
 		}
 	}
 	req = json_pack("{s:s}", "type", "HOSTS");
-	rep = client_request(req);
-	if (!jbool(rep, "ok", false)) {
-		client_errx("%s", client_reply_message(rep));
-		json_decref(rep);
+	if ((rep = client_request_ok(req, "")) == NULL)
 		return 1;
-	}
 	if (as_json) {
 		json_dumpf(json_object_get(rep, "hosts"), stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 		fputc('\n', stdout);

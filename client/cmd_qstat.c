@@ -233,12 +233,8 @@ qstat_run(int argc, char **argv)
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
-	rep = client_request(req);
-	if (!jbool(rep, "ok", false)) {
-		client_errx("%s", client_reply_message(rep));
-		json_decref(rep);
+	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
-	}
 	shown = sorted_filtered(json_object_get(rep, "jobs"), want);
 	if (as_json)
 		print_json(shown);

@@ -209,12 +209,8 @@ qsub_run(int argc, char **argv)
 	free(script);
 	script = NULL;
 	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
-	rep = client_request(req);
-	if (!jbool(rep, "ok", false)) {
-		client_errx("Unable to run job: %s", client_reply_message(rep));
-		json_decref(rep);
+	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
-	}
 	id = jint(rep, "id", 0);
 	if (o.terse)
 		printf("%lld\n", (long long)id);

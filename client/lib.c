@@ -426,6 +426,18 @@ client_request(json_t *req)
 	return rep;
 }
 
+json_t *
+client_request_ok(json_t *req, const char *what)
+{
+	json_t *rep = client_request(req);
+
+	if (jbool(rep, "ok", false))
+		return rep;
+	client_errx("%s%s", what, client_reply_message(rep));
+	json_decref(rep);
+	return NULL;
+}
+
 const char *
 client_reply_message(const json_t *rep)
 {
@@ -603,10 +615,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	}
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
-	rep = client_request(req);
-	if (!jbool(rep, "ok", false)) {
-		client_errx("%s", client_reply_message(rep));
-		json_decref(rep);
+	if ((rep = client_request_ok(req, "")) == NULL) {
 		rc = 1;
 		goto out;
 	}

@@ -356,27 +356,6 @@ active_remove(const char *key)
 	}
 }
 
-/* A shepherd of an older execd, still running after an upgrade, held no
- * lock and wrote shepherd.pid instead: alive while that pid runs with the
- * start time recorded there (a reused pid has another). */
-static bool
-active_legacy_alive(struct attempt *a)
-{
-	char *path = execd_path("active/%s/shepherd.pid", a->key), *s;
-	const char *why;
-	long pid = 0;
-	unsigned long long want = 0, have;
-
-	s = read_file(path, 128, NULL, &why);
-	free(path);
-	if (!s)
-		return false;
-	if (sscanf(s, "%ld %llu", &pid, &want) != 2)
-		pid = 0;
-	free(s);
-	return pid > 1 && shepherd_proc_start((pid_t)pid, &have) && have == want;
-}
-
 /* Alive means: our unreaped child, or a process holding the lock on the
  * attempt's folder, which only its shepherd does (see active_start). */
 static bool
@@ -395,7 +374,7 @@ active_shepherd_alive(struct attempt *a)
 		return false;
 	alive = flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK;
 	close(fd);
-	return alive || active_legacy_alive(a);
+	return alive;
 }
 
 /* The safety net for one attempt; see active_check. */

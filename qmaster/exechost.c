@@ -335,15 +335,10 @@ exechost_signal_job(const struct job *j, int sig)
 	return true;
 }
 
-struct used_ctx {
-	const char *host;
-	int         used;
-};
-
 static int
 count_used(void *arg, struct job *j)
 {
-	((struct used_ctx *)arg)->used++;
+	(*(int *)arg)++;
 	return 0;
 }
 
@@ -353,11 +348,11 @@ host_json(void *arg, const struct host_rec *r)
 	json_t *list = arg;
 	struct exechost *h = exechost_find(r->name);
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = r->name };
-	struct used_ctx uc = { r->name, 0 };
+	int used = 0;
 
-	store_jobs_foreach(store, &f, count_used, &uc);
+	store_jobs_foreach(store, &f, count_used, &used);
 	json_array_append_new(list, json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
-	    "name", r->name, "slots", h ? h->slots : r->slots, "used", uc.used,
+	    "name", r->name, "slots", h ? h->slots : r->slots, "used", used,
 	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],
 	    "connected", h && h->conn, "last_seen", (json_int_t)(h ? h->last_seen : r->last_seen)));
 	return 0;

@@ -193,7 +193,7 @@ main(int argc, char **argv)
 		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
 		event_add(sigs[i], NULL);
 	}
-	if (net_listen(base) < 0)
+	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "

@@ -389,9 +389,8 @@ listen_tcp(const char *host, int port)
 }
 
 int
-net_listen(struct event_base *b)
+net_listen(void)
 {
-	(void)b;
 	if (conf->unix_socket && listen_unix(conf->unix_socket) < 0)
 		return -1;
 	if (conf->listen && listen_tcp(conf->listen_host, conf->listen_port) < 0)

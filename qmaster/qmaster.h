@@ -75,7 +75,7 @@ struct conn {
 	bool                 dead;          /* closed while still referenced */
 };
 
-int  net_listen(struct event_base *base);
+int  net_listen(void);
 void net_shutdown(void);
 /* Queues msg (stolen) for c: sent at once when no transaction is open, else
  * right after the commit, in the order queued. */
