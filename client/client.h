@@ -83,6 +83,13 @@ struct qsub_opts {
 	int     binary;          /* -b y|n, or QO_UNSET */
 	char   *prefix;          /* -C; NULL: "#$" */
 	bool    help;            /* -help */
+	struct job_req req;      /* -l, accumulated */
+	int     rerun;           /* -r y|n, or QO_UNSET */
+	char   *pe;              /* -pe NAME N, or -n N (pe NULL) */
+	int     slots;           /* 0: not given */
+	int     t_first, t_last, t_step; /* -t; t_first 0: none */
+	int     tc;              /* -tc */
+	char    verify;          /* -w e|w|n|v|p; 0: not given (e) */
 	char  **operands;        /* script or command, then its arguments; NULL if none */
 	char    err[512];        /* the one-line error of a failed parse */
 };

@@ -209,10 +209,21 @@ qsub_run(int argc, char **argv)
 	free(script);
 	script = NULL;
 	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
+	/* -w n: accept a job no registered host could run (yet). */
+	if (o.verify == 'n')
+		json_object_set_new(req, "verify", json_false());
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	id = jint(rep, "id", 0);
-	if (o.terse)
+	if (o.t_first) {
+		char tasks[64];
+		snprintf(tasks, sizeof tasks, "%d-%d:%d", o.t_first, o.t_last, o.t_step);
+		if (o.terse)
+			printf("%lld.%s\n", (long long)id, tasks);
+		else
+			printf("Your job-array %lld.%s (\"%s\") has been submitted\n",
+			    (long long)id, tasks, jstr(rep, "name") ? jstr(rep, "name") : "");
+	} else if (o.terse)
 		printf("%lld\n", (long long)id);
 	else
 		printf("Your job %lld (\"%s\") has been submitted\n", (long long)id,

@@ -1,6 +1,7 @@
 /* qsub_opts.c: qsub's options, from the command line and from the script's "#$" directives, and the job they describe. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@
 
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
-	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP,
+	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
+	QO_T, QO_TC, QO_W,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -28,7 +30,9 @@ static const struct qo_opt {
 	{ "-h", QO_H, false },      { "-p", QO_P, true },     { "-terse", QO_TERSE, false },
 	{ "-sync", QO_SYNC, true }, { "-S", QO_S, true },     { "-b", QO_B, true },
 	{ "-C", QO_C, true },       { "-help", QO_HELP, false },
-	{ "--help", QO_HELP, false },
+	{ "--help", QO_HELP, false }, { "-l", QO_L, true },    { "-r", QO_R, true },
+	{ "-pe", QO_PE, true },     { "-n", QO_NSLOTS, true }, { "-t", QO_T, true },
+	{ "-tc", QO_TC, true },     { "-w", QO_W, true },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
@@ -36,9 +40,9 @@ static const struct qo_opt {
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
 	"-a", "-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
-	"-dl", "-hard", "-hold_jid", "-hold_jid_ad", "-i", "-js", "-l", "-m", "-M",
-	"-masterq", "-notify", "-now", "-P", "-pe", "-pty", "-r", "-R", "-sc", "-shell",
-	"-soft", "-t", "-tc", "-verify", "-w", "-@",
+	"-dl", "-hard", "-hold_jid", "-hold_jid_ad", "-i", "-js", "-m", "-M",
+	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
+	"-soft", "-verify", "-@",
 };
 
 static int
@@ -58,7 +62,7 @@ void
 qsub_opts_init(struct qsub_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->join = o->hold = o->sync = o->binary = QO_UNSET;
+	o->join = o->hold = o->sync = o->binary = o->rerun = QO_UNSET;
 }
 
 void
@@ -72,6 +76,8 @@ qsub_opts_free(struct qsub_opts *o)
 	strv_free(o->vars);
 	free(o->shell);
 	free(o->prefix);
+	req_clear(&o->req);
+	free(o->pe);
 	strv_free(o->operands);
 	qsub_opts_init(o);
 }
@@ -142,6 +148,58 @@ valid_job_name(const char *s)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f || strchr("/:@\\*?", *s))
 			return false;
 	return true;
+}
+
+/* A whole decimal number from lo to hi; -1 otherwise. */
+static long
+parse_count(const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	return v;
+}
+
+/* -t N or N-M[:S], as Grid Engine: task ids from 1, a step of 1 by default. */
+static int
+parse_tasks(struct qsub_opts *o, const char *v)
+{
+	char buf[64], *dash, *colon;
+	long a, b = -1, st = 1;
+
+	if (strlen(v) >= sizeof buf)
+		goto bad;
+	strcpy(buf, v);
+	if ((colon = strchr(buf, ':'))) {
+		*colon = '\0';
+		if ((st = parse_count(colon + 1, 1, JOB_MAX_TASKS)) < 0)
+			goto bad;
+	}
+	if ((dash = strchr(buf, '-'))) {
+		*dash = '\0';
+		if ((b = parse_count(dash + 1, 1, JOB_MAX_TASKS)) < 0)
+			goto bad;
+	}
+	if ((a = parse_count(buf, 1, JOB_MAX_TASKS)) < 0)
+		goto bad;
+	if (b < 0)
+		b = a;
+	if (b < a || (colon && !dash))
+		goto bad;
+	o->t_first = (int)a;
+	/* Grid Engine keeps the last task a step reaches, not the bound given. */
+	o->t_last = (int)(a + (b - a) / st * st);
+	o->t_step = (int)st;
+	return 0;
+bad:
+	return qo_fail(o, "-t wants FIRST[-LAST[:STEP]] with 1 <= FIRST <= LAST <= %d, not \"%s\"",
+	    JOB_MAX_TASKS, v);
 }
 
 /* One option with its argument (NULL for flags) applied to o. */
@@ -223,7 +281,64 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	case QO_HELP:
 		o->help = true;
 		break;
+	case QO_L:
+		return req_parse(&o->req, v, o->err, sizeof o->err);
+	case QO_R:
+		if ((yn = parse_yn(v)) < 0)
+			return qo_fail(o, "-r wants y or n, not \"%s\"", v);
+		o->rerun = yn;
+		break;
+	case QO_NSLOTS:
+		if ((p = parse_count(v, 1, JOB_MAX_SLOTS)) < 0)
+			return qo_fail(o, "-n wants a number of slots from 1 to %d, not \"%s\"",
+			    JOB_MAX_SLOTS, v);
+		o->slots = (int)p;
+		break;
+	case QO_T:
+		return parse_tasks(o, v);
+	case QO_TC:
+		if ((p = parse_count(v, 1, JOB_MAX_TASKS)) < 0)
+			return qo_fail(o, "-tc wants a number of tasks from 1, not \"%s\"", v);
+		o->tc = (int)p;
+		break;
+	case QO_W:
+		if (strlen(v) != 1 || !strchr("ewnvp", v[0]))
+			return qo_fail(o, "-w wants e, w, n, v or p, not \"%s\"", v);
+		o->verify = v[0];
+		break;
+	case QO_PE:
+		/* Handled in parse_words: it takes two arguments. */
+		assert(0);
 	}
+	return 0;
+}
+
+/* -pe NAME N: a range N-M is Grid Engine's, but nowq starts a job only on
+ * the slots it asked for, so it wants one number (or N-N). */
+static int
+apply_pe(struct qsub_opts *o, const char *name, const char *n)
+{
+	const char *dash = strchr(n, '-');
+	long a, b;
+
+	if (!*name || strlen(name) > 64 || !req_valid_key(name))
+		return qo_fail(o, "-pe: \"%s\" is not a parallel environment name", name);
+	if (dash) {
+		char *first = strndup(n, (size_t)(dash - n));
+		if (!first)
+			fatalx("out of memory");
+		a = parse_count(first, 1, JOB_MAX_SLOTS);
+		free(first);
+		b = parse_count(dash + 1, 1, JOB_MAX_SLOTS);
+		if (a > 0 && b > 0 && a != b)
+			return qo_fail(o, "-pe %s %s: slot ranges are not supported; ask for one number", name, n);
+	} else
+		a = parse_count(n, 1, JOB_MAX_SLOTS);
+	if (a < 0)
+		return qo_fail(o, "-pe %s wants a number of slots from 1 to %d, not \"%s\"",
+		    name, JOB_MAX_SLOTS, n);
+	set_str(&o->pe, name);
+	o->slots = (int)a;
 	return 0;
 }
 
@@ -266,6 +381,14 @@ parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
 			if (is_unsupported(a))
 				return qo_fail(o, "option \"%s\" is not supported by nowq yet", a);
 			return qo_fail(o, "unknown option \"%s\"", a);
+		}
+		if (d->id == QO_PE) {
+			if (i + 2 >= argc)
+				return qo_fail(o, "-pe needs a name and a number of slots");
+			if (apply_pe(o, argv[i + 1], argv[i + 2]) < 0)
+				return -1;
+			i += 2;
+			continue;
 		}
 		if (d->arg) {
 			if (i + 1 >= argc)
@@ -525,6 +648,28 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "prio", json_integer(o->prio));
 	if (o->hold == 1)
 		json_object_set_new(job, "hold", json_integer(HOLD_USER));
+	if (!req_empty(&o->req))
+		json_object_set_new(job, "req", req_to_json(&o->req));
+	if (o->rerun != QO_UNSET)
+		json_object_set_new(job, "rerun", json_integer(o->rerun));
+	if (o->pe && add_str(job, "pe", o->pe) < 0) {
+		snprintf(err, errlen, "the parallel environment name is not UTF-8 text");
+		goto fail;
+	}
+	if (o->slots)
+		json_object_set_new(job, "slots", json_integer(o->slots));
+	if (o->t_first) {
+		json_object_set_new(job, "t_first", json_integer(o->t_first));
+		json_object_set_new(job, "t_last", json_integer(o->t_last));
+		json_object_set_new(job, "t_step", json_integer(o->t_step));
+	}
+	if (o->tc) {
+		if (!o->t_first) {
+			snprintf(err, errlen, "-tc applies only to an array job (-t)");
+			goto fail;
+		}
+		json_object_set_new(job, "tc", json_integer(o->tc));
+	}
 	env = qsub_job_env(o, e);
 	if (strv_len(env) > JOB_MAX_ENV) {
 		snprintf(err, errlen, "the job's environment has %zu variables, more than %d",

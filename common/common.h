@@ -122,6 +122,31 @@ enum job_state {
 #define JS_FINISHED(s) ((s) >= JS_DONE)
 #define HOLD_USER 0x1u
 
+/* req.c: a job's resource request (qsub -l) and Grid Engine's notations. */
+struct job_req {
+	int64_t   mem;           /* mem=: bytes of host memory at least; 0: any */
+	char     *arch;          /* arch=: the host's architecture */
+	char    **keys;          /* words the host must declare (-l matlab) */
+	char     *hosts;         /* hosts=: a node-set expression */
+	bool      exclusive;     /* exclusive: the whole host */
+	int64_t   h_rt, s_rt;    /* wall clock, seconds; 0: none */
+	int64_t   h_cpu;         /* CPU seconds; 0: none */
+	int64_t   h_vmem;        /* bytes of address space; 0: none */
+};
+/* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
+int     parse_size(const char *s, int64_t *out);
+/* Times: seconds, or [[HH:]MM:]SS. */
+int     parse_duration(const char *s, int64_t *out);
+void    req_clear(struct job_req *r);
+bool    req_empty(const struct job_req *r);
+bool    req_valid_key(const char *k);
+/* Adds one -l list to r (later values replace earlier ones, keys add up);
+ * -1 with a one-line message in err. */
+int     req_parse(struct job_req *r, const char *list, char *err, size_t errlen);
+json_t *req_to_json(const struct job_req *r);
+/* Fills r (zeroed by the caller) from o; NULL or absent is an empty request. */
+int     req_from_json(struct job_req *r, const json_t *o, const char **why);
+
 struct job {
 	int64_t   id;
 	int       task;          /* 0: not an array task (SGE_TASK_ID=undefined) */
@@ -158,6 +183,14 @@ struct job {
 	char     *reason;        /* why it failed or is in error, for people */
 	double    utime, stime;  /* seconds */
 	int64_t   maxrss_kb;
+	/* Scheduling (issue 9). */
+	struct job_req req;      /* -l */
+	int       rerun;         /* -r: 1 yes, 0 no, -1 the queue's default */
+	char     *pe;            /* -pe NAME; NULL for a serial job */
+	int       slots;         /* slots wanted: 1, or N of -pe / -n */
+	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
+	int       tc;            /* -tc: most tasks running at once; 0: no limit */
+	bool      suspended;     /* qmod -s: stopped on its host, shown as s */
 };
 struct job *job_new(void);
 void        job_free(struct job *j);
@@ -174,5 +207,7 @@ struct job *job_from_json(const json_t *o, const char **why);
 #define JOB_MAX_ENV      4096
 #define JOB_MAX_ARGV     4096
 #define JOB_MAX_STRING   4096
+#define JOB_MAX_SLOTS    100000
+#define JOB_MAX_TASKS    1000000  /* largest array task id */
 
 #endif

@@ -12,6 +12,8 @@ job_new(void)
 {
 	struct job *j = xcalloc(1, sizeof *j);
 	j->state = JS_PENDING;
+	j->slots = 1;
+	j->rerun = -1;
 	return j;
 }
 
@@ -34,6 +36,8 @@ job_clear(struct job *j)
 	free(j->submit_host);
 	free(j->host);
 	free(j->reason);
+	req_clear(&j->req);
+	free(j->pe);
 	memset(j, 0, sizeof *j);
 }
 
@@ -79,6 +83,8 @@ job_state_letters(const struct job *j)
 	case JS_DISPATCHED:
 		return j->delete_req ? "dt" : "t";
 	case JS_RUNNING:
+		if (j->suspended)
+			return j->delete_req ? "ds" : "s";
 		return j->delete_req ? "dr" : "r";
 	default:
 		return "z";
@@ -148,6 +154,19 @@ job_to_json(const struct job *j)
 	json_object_set_new(o, "utime", json_real(j->utime));
 	json_object_set_new(o, "stime", json_real(j->stime));
 	json_object_set_new(o, "maxrss_kb", json_integer(j->maxrss_kb));
+	if (!req_empty(&j->req))
+		json_object_set_new(o, "req", req_to_json(&j->req));
+	json_object_set_new(o, "rerun", json_integer(j->rerun));
+	set_str(o, "pe", j->pe);
+	json_object_set_new(o, "slots", json_integer(j->slots));
+	if (j->t_first) {
+		json_object_set_new(o, "t_first", json_integer(j->t_first));
+		json_object_set_new(o, "t_last", json_integer(j->t_last));
+		json_object_set_new(o, "t_step", json_integer(j->t_step));
+		json_object_set_new(o, "tc", json_integer(j->tc));
+	}
+	if (j->suspended)
+		json_object_set_new(o, "suspended", json_true());
 	return o;
 }
 
@@ -270,6 +289,12 @@ job_from_json(const json_t *o, const char **why)
 	INT("exit_status", exit_status, -1, 65535);
 	INT("signal", signal, 0, 128);
 	INT("maxrss_kb", maxrss_kb, 0, INT64_MAX);
+	INT("rerun", rerun, -1, 1);
+	INT("slots", slots, 1, JOB_MAX_SLOTS);
+	INT("t_first", t_first, 0, JOB_MAX_TASKS);
+	INT("t_last", t_last, 0, JOB_MAX_TASKS);
+	INT("t_step", t_step, 0, JOB_MAX_TASKS);
+	INT("tc", tc, 0, JOB_MAX_TASKS);
 #undef INT
 	if (get_str(o, "name", &j->name, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "owner", &j->owner, JOB_MAX_STRING, why) < 0 ||
@@ -283,6 +308,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "submit_host", &j->submit_host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "host", &j->host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "pe", &j->pe, JOB_MAX_STRING, why) < 0 ||
 	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
@@ -290,6 +316,8 @@ job_from_json(const json_t *o, const char **why)
 	if (get_bool(o, "join", &j->join, why) < 0 ||
 	    get_bool(o, "error", &j->error, why) < 0 ||
 	    get_bool(o, "delete_req", &j->delete_req, why) < 0 ||
+	    get_bool(o, "suspended", &j->suspended, why) < 0 ||
+	    req_from_json(&j->req, json_object_get(o, "req"), why) < 0 ||
 	    get_secs(o, "utime", &j->utime, why) < 0 ||
 	    get_secs(o, "stime", &j->stime, why) < 0)
 		goto bad;
@@ -320,6 +348,14 @@ job_from_json(const json_t *o, const char **why)
 			}
 			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
 		}
+	}
+	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
+		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+		goto bad;
+	}
+	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
+		*why = "array job fields without a first task";
+		goto bad;
 	}
 	if (j->argv && !j->argv[0]) {
 		*why = "binary job has an empty command";

@@ -137,6 +137,20 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "only managers may give a job a positive priority (-p)";
 		goto bad;
 	}
+	/* Seams for the scheduler's next steps: until it honours these, a job
+	 * asking for them is refused rather than run as something else. */
+	if (j->t_first) {
+		why = "array jobs (-t) are not supported by this master yet";
+		goto bad;
+	}
+	if (j->slots > 1 || j->pe) {
+		why = "parallel jobs (-pe, -n) are not supported by this master yet";
+		goto bad;
+	}
+	if (!req_empty(&j->req)) {
+		why = "resource requests (-l) are not supported by this master yet";
+		goto bad;
+	}
 	if ((u = user_lookup(c->uid)) == NULL) {
 		rep = proto_reply_err(seq, ERR_AUTH, "unknown user id %u on the master", (unsigned)c->uid);
 		job_free(j);
@@ -159,7 +173,7 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	j->attempt = 0;
 	j->state = JS_PENDING;
 	j->hold &= HOLD_USER;
-	j->error = j->delete_req = false;
+	j->error = j->delete_req = j->suspended = false;
 	free(j->host);
 	j->host = NULL;
 	free(j->reason);

@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -31,7 +31,8 @@ bool store_in_txn(const struct store *st);
 /* Jobs.  store_job_insert assigns j->id (ids never repeat, even after purge)
  * and stores the script once per distinct content.  store_job_update writes
  * every mutable field (state, hold, error, delete_req, attempt, host, pid,
- * times, exit_status, signal, reason, rusage, prio, name). */
+ * times, exit_status, signal, reason, rusage, prio, name, queue, req, rerun,
+ * suspended). */
 int         store_job_insert(struct store *st, struct job *j);
 int         store_job_update(struct store *st, const struct job *j);
 struct job *store_job_get(struct store *st, int64_t id, bool with_script);

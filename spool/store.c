@@ -28,7 +28,8 @@
 	X(out_path) X(err_path) X(join_out) X(submit_host) X(submit_time) \
 	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
-	X(maxrss_kb)
+	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
+	X(t_step) X(tc) X(suspended)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -137,6 +138,18 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" load5 REAL NOT NULL DEFAULT 0,"
 	" load15 REAL NOT NULL DEFAULT 0,"
 	" last_seen INTEGER NOT NULL DEFAULT 0);",
+
+	/* 2 -> 3: what a job asks of the scheduler (issue 9). req is the -l
+	 * request as JSON, NULL when empty. */
+	"ALTER TABLE jobs ADD COLUMN req TEXT;"
+	"ALTER TABLE jobs ADD COLUMN rerun INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE jobs ADD COLUMN pe TEXT;"
+	"ALTER TABLE jobs ADD COLUMN slots INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE jobs ADD COLUMN t_first INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN t_last INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN t_step INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN tc INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;",
 };
 
 /*
@@ -176,7 +189,8 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " delete_req = ?5, attempt = ?6, host = ?7, pid = ?8, submit_time = ?9,"
 	    " start_time = ?10, end_time = ?11, exit_status = ?12, signal = ?13,"
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
-	    " name = ?19 WHERE id = ?1",
+	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23"
+	    " WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",
@@ -758,6 +772,40 @@ col_str(sqlite3_stmt *s, int c)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+/* The -l request is kept as its JSON text; NULL when there is none. */
+static char *
+req_to_text(const struct job_req *r)
+{
+	json_t *o;
+	char *t;
+
+	if (req_empty(r))
+		return NULL;
+	o = req_to_json(r);
+	t = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!t)
+		fatalx("out of memory");
+	return t;
+}
+
+static void
+text_to_req(struct job *j, const char *text)
+{
+	json_t *o;
+	const char *why = NULL;
+
+	if (!text)
+		return;
+	o = json_loads(text, 0, NULL);
+	if (!o || req_from_json(&j->req, o, &why) < 0) {
+		log_warnx("store: job %lld: its resource request is unreadable (%s); ignored",
+		    (long long)j->id, why ? why : "not JSON");
+		req_clear(&j->req);
+	}
+	json_decref(o);
+}
+
 static struct job *
 row_to_job(sqlite3_stmt *s, bool full)
 {
@@ -816,6 +864,15 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->utime = sqlite3_column_double(s, C_utime);
 	j->stime = sqlite3_column_double(s, C_stime);
 	j->maxrss_kb = INT(maxrss_kb, 0, INT64_MAX);
+	text_to_req(j, (const char *)sqlite3_column_text(s, C_req));
+	j->rerun = (int)INT(rerun, -1, 1);
+	j->pe = col_str(s, C_pe);
+	j->slots = (int)INT(slots, 1, JOB_MAX_SLOTS);
+	j->t_first = (int)INT(t_first, 0, JOB_MAX_TASKS);
+	j->t_last = (int)INT(t_last, 0, JOB_MAX_TASKS);
+	j->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);
+	j->tc = (int)INT(tc, 0, JOB_MAX_TASKS);
+	j->suspended = sqlite3_column_int64(s, C_suspended) != 0;
 #undef INT
 	if (full) {
 		const void *body;
@@ -841,11 +898,12 @@ row_to_job(sqlite3_stmt *s, bool full)
 int
 store_job_insert(struct store *st, struct job *j)
 {
-	char hash[40], *groups, *argv, *args, *env;
+	char hash[40], *groups, *argv, *args, *env, *req;
 	bool bad = false, own, mine;
 	sqlite3_stmt *s;
 	int rc = -1;
 
+	req = req_to_text(&j->req);
 	groups = groups_to_text(j->groups, j->ngroups);
 	argv = strv_to_text(j->argv, &bad);
 	args = strv_to_text(j->args, &bad);
@@ -894,6 +952,15 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_double(s, C_utime, j->utime);
 	sqlite3_bind_double(s, C_stime, j->stime);
 	sqlite3_bind_int64(s, C_maxrss_kb, j->maxrss_kb);
+	bind_text(s, C_req, req);
+	sqlite3_bind_int(s, C_rerun, j->rerun);
+	bind_text(s, C_pe, j->pe);
+	sqlite3_bind_int(s, C_slots, j->slots);
+	sqlite3_bind_int(s, C_t_first, j->t_first);
+	sqlite3_bind_int(s, C_t_last, j->t_last);
+	sqlite3_bind_int(s, C_t_step, j->t_step);
+	sqlite3_bind_int(s, C_tc, j->tc);
+	sqlite3_bind_int(s, C_suspended, j->suspended);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -902,6 +969,7 @@ store_job_insert(struct store *st, struct job *j)
 end:
 	rc = op_end(st, mine, rc);
 out:
+	free(req);
 	free(groups);
 	free(argv);
 	free(args);
@@ -913,10 +981,13 @@ int
 store_job_update(struct store *st, const struct job *j)
 {
 	sqlite3_stmt *s;
+	char *req;
 	bool own;
+	int rc;
 
 	if (!(s = stmt_take(st, S_JOB_UPDATE, &own)))
 		return -1;
+	req = req_to_text(&j->req);
 	sqlite3_bind_int64(s, 1, j->id);
 	sqlite3_bind_int(s, 2, j->state);
 	sqlite3_bind_int64(s, 3, j->hold);
@@ -936,7 +1007,13 @@ store_job_update(struct store *st, const struct job *j)
 	sqlite3_bind_int64(s, 17, j->maxrss_kb);
 	sqlite3_bind_int(s, 18, j->prio);
 	bind_text(s, 19, j->name);
-	if (stmt_run(st, s, own, "cannot update a job") < 0)
+	bind_text(s, 20, j->queue);
+	bind_text(s, 21, req);
+	sqlite3_bind_int(s, 22, j->rerun);
+	sqlite3_bind_int(s, 23, j->suspended);
+	rc = stmt_run(st, s, own, "cannot update a job");
+	free(req);
+	if (rc < 0)
 		return -1;
 	if (sqlite3_changes(st->db) != 1) {
 		log_warnx("store: update of job %lld, which is not in the database", (long long)j->id);

@@ -406,8 +406,122 @@ test_error_unknown_option(void **state)
 
 	/* Grid Engine options nowq lacks are named as such. */
 	qsub_opts_init(&o);
-	assert_int_equal(parse(&o, "-t", "1-10", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "option \"-t\" is not supported by nowq yet");
+	assert_int_equal(parse(&o, "-hold_jid", "1", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "option \"-hold_jid\" is not supported by nowq yet");
+	qsub_opts_free(&o);
+}
+
+/* Grid Engine's size and time notations. */
+static void
+test_sizes_and_times(void **state)
+{
+	int64_t v;
+
+	(void)state;
+	assert_int_equal(parse_size("512", &v), 0);
+	assert_int_equal(v, 512);
+	assert_int_equal(parse_size("4G", &v), 0);
+	assert_int_equal(v, 4LL << 30);
+	assert_int_equal(parse_size("2k", &v), 0);
+	assert_int_equal(v, 2000);
+	assert_int_equal(parse_size("3M", &v), 0);
+	assert_int_equal(v, 3LL << 20);
+	assert_int_equal(parse_size("", &v), -1);
+	assert_int_equal(parse_size("4GB", &v), -1);
+	assert_int_equal(parse_size("-1", &v), -1);
+	assert_int_equal(parse_size("99999999999T", &v), -1);
+	assert_int_equal(parse_duration("3600", &v), 0);
+	assert_int_equal(v, 3600);
+	assert_int_equal(parse_duration("1:00:00", &v), 0);
+	assert_int_equal(v, 3600);
+	assert_int_equal(parse_duration("1:30", &v), 0);
+	assert_int_equal(v, 90);
+	assert_int_equal(parse_duration("::30", &v), 0);
+	assert_int_equal(v, 30);
+	assert_int_equal(parse_duration("1:2:3:4", &v), -1);
+	assert_int_equal(parse_duration("1h", &v), -1);
+	assert_int_equal(parse_duration("", &v), -1);
+}
+
+static void
+test_resource_requests(void **state)
+{
+	struct qsub_opts o;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "mem=4G,arch=x86_64,matlab", "-l",
+	    "h_rt=1:00:00,h_vmem=2G,h_cpu=60,fpu=true,hosts=(a|b)&fast", "s.sh", NULL), 0);
+	assert_int_equal(o.req.mem, 4LL << 30);
+	assert_string_equal(o.req.arch, "x86_64");
+	assert_string_equal(o.req.keys[0], "matlab");
+	assert_string_equal(o.req.keys[1], "fpu");
+	assert_null(o.req.keys[2]);
+	assert_int_equal(o.req.h_rt, 3600);
+	assert_int_equal(o.req.h_vmem, 2LL << 30);
+	assert_int_equal(o.req.h_cpu, 60);
+	assert_string_equal(o.req.hosts, "(a|b)&fast");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "mem=lots", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-l mem=lots: not a size such as 512M or 4G");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "matlab=2", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-l matlab=2: matlab is a key a host has or lacks; "
+	    "request it as -l matlab");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "a,,b", "s.sh", NULL), -1);
+	qsub_opts_free(&o);
+}
+
+static void
+test_arrays_and_parallel(void **state)
+{
+	struct qsub_opts o;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-t", "1-1000:2", "-tc", "5", "-pe", "mpi", "4", "-r", "y",
+	    "-w", "n", "s.sh", NULL), 0);
+	assert_int_equal(o.t_first, 1);
+	assert_int_equal(o.t_last, 999);   /* the last task the step reaches */
+	assert_int_equal(o.t_step, 2);
+	assert_int_equal(o.tc, 5);
+	assert_string_equal(o.pe, "mpi");
+	assert_int_equal(o.slots, 4);
+	assert_int_equal(o.rerun, 1);
+	assert_int_equal(o.verify, 'n');
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-t", "7", "-n", "3", "s.sh", NULL), 0);
+	assert_int_equal(o.t_first, 7);
+	assert_int_equal(o.t_last, 7);
+	assert_int_equal(o.t_step, 1);
+	assert_null(o.pe);
+	assert_int_equal(o.slots, 3);
+	qsub_opts_free(&o);
+
+	static const char *bad_t[] = { "0", "5-3", "1-10:0", "a", "1-", "3:2", NULL };
+	for (int i = 0; bad_t[i]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-t", bad_t[i], "s.sh", NULL), -1);
+		assert_non_null(strstr(o.err, "-t wants FIRST"));
+		qsub_opts_free(&o);
+	}
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-pe", "mpi", "2-8", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-pe mpi 2-8: slot ranges are not supported; ask for one number");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-pe", "mpi", NULL), -1);
+	assert_string_equal(o.err, "-pe needs a name and a number of slots");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-w", "x", "s.sh", NULL), -1);
 	qsub_opts_free(&o);
 }
 
@@ -568,6 +682,9 @@ main(void)
 		cmocka_unit_test(test_directive_words),
 		cmocka_unit_test(test_prefix),
 		cmocka_unit_test(test_error_unknown_option),
+		cmocka_unit_test(test_sizes_and_times),
+		cmocka_unit_test(test_resource_requests),
+		cmocka_unit_test(test_arrays_and_parallel),
 		cmocka_unit_test(test_error_missing_argument),
 		cmocka_unit_test(test_error_bad_p),
 		cmocka_unit_test(test_error_bad_yes_no),

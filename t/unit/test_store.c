@@ -284,9 +284,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 2);
+	assert_int_equal(STORE_SCHEMA_VERSION, 3);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -296,7 +296,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 2);
+	assert_int_equal(store_schema_version(f->st), 3);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -409,9 +409,14 @@ test_migrate_v1(void **state)
 
 	f->st = store_open(f->dir, &why);
 	assert_non_null(f->st);
-	assert_int_equal(store_schema_version(f->st), 2);
-	assert_int_equal(raw_get(f, "PRAGMA user_version"), 2);
+	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_get(f, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	j = store_job_get(f->st, 41, true);
+	/* v3's columns have their defaults: a serial job with no request. */
+	assert_int_equal(j->slots, 1);
+	assert_int_equal(j->rerun, -1);
+	assert_int_equal(j->t_first, 0);
+	assert_true(req_empty(&j->req));
 	assert_non_null(j);
 	assert_string_equal(j->name, "old job");
 	assert_string_equal(j->owner, "alice");
