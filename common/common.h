@@ -146,6 +146,18 @@ int     req_parse(struct job_req *r, const char *list, char *err, size_t errlen)
 json_t *req_to_json(const struct job_req *r);
 /* Fills r (zeroed by the caller) from o; NULL or absent is an empty request. */
 int     req_from_json(struct job_req *r, const json_t *o, const char **why);
+/* What an exec host offers, from its execd.ini, as REGISTER carries it. */
+struct host_attrs {
+	char    *arch;           /* uname's machine unless configured */
+	int64_t  mem;            /* bytes of memory */
+	double   rating;         /* relative speed; load is divided by it */
+	char   **keys;           /* free words: fpu, matlab */
+	char   **mounts;         /* file systems mounted there: /data */
+};
+void    host_attrs_clear(struct host_attrs *a);
+json_t *host_attrs_to_json(const struct host_attrs *a);
+/* Fills a (zeroed by the caller) from o; -1 with *why on bad input. */
+int     host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why);
 
 struct job {
 	int64_t   id;

@@ -1,4 +1,4 @@
-/* req.c: a job's resource request (qsub -l): Grid Engine's size and time notations, the request list, and its JSON form. */
+/* req.c: a job's resource request (qsub -l) and an exec host's attributes: Grid Engine's size and time notations, the request list, and their JSON forms. */
 #include "config.h"
 
 #include <errno.h>
@@ -315,6 +315,108 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 			}
 			add_key(r, json_string_value(k));
 		}
+	}
+	return 0;
+}
+
+void
+host_attrs_clear(struct host_attrs *a)
+{
+	free(a->arch);
+	strv_free(a->keys);
+	strv_free(a->mounts);
+	memset(a, 0, sizeof *a);
+}
+
+static json_t *
+words_to_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+json_t *
+host_attrs_to_json(const struct host_attrs *a)
+{
+	json_t *o = json_object();
+
+	if (a->arch)
+		json_object_set_new(o, "arch", json_string(a->arch));
+	json_object_set_new(o, "mem", json_integer(a->mem));
+	json_object_set_new(o, "rating", json_real(a->rating));
+	json_object_set_new(o, "keys", words_to_json(a->keys));
+	json_object_set_new(o, "mounts", words_to_json(a->mounts));
+	return o;
+}
+
+/* A list of at most max words, each accepted by ok. */
+static int
+words_from_json(const json_t *v, char ***dst, size_t max, bool (*ok)(const char *))
+{
+	json_t *e;
+	size_t i;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > max)
+		return -1;
+	*dst = xcalloc(json_array_size(v) + 1, sizeof **dst);
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e) || !ok(json_string_value(e)))
+			return -1;
+		(*dst)[i] = xstrdup(json_string_value(e));
+	}
+	return 0;
+}
+
+static bool
+valid_mount(const char *m)
+{
+	return m[0] == '/' && strlen(m) < 1024;
+}
+
+int
+host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why)
+{
+	json_t *v;
+
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o)) {
+		*why = "host attributes are not an object";
+		return -1;
+	}
+	if ((v = json_object_get(o, "arch"))) {
+		if (!json_is_string(v) || !req_valid_key(json_string_value(v))) {
+			*why = "the host's arch is not a word";
+			return -1;
+		}
+		a->arch = xstrdup(json_string_value(v));
+	}
+	if ((v = json_object_get(o, "mem"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			*why = "the host's memory is not a number of bytes";
+			return -1;
+		}
+		a->mem = json_integer_value(v);
+	}
+	a->rating = 1.0;
+	if ((v = json_object_get(o, "rating"))) {
+		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e6) {
+			*why = "the host's rating is not a positive number";
+			return -1;
+		}
+		a->rating = json_number_value(v);
+	}
+	if (words_from_json(json_object_get(o, "keys"), &a->keys, 256, req_valid_key) < 0) {
+		*why = "the host's keys are not a short list of words";
+		return -1;
+	}
+	if (words_from_json(json_object_get(o, "mounts"), &a->mounts, 256, valid_mount) < 0) {
+		*why = "the host's mounts are not a short list of absolute paths";
+		return -1;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <ini.h>
@@ -131,6 +132,38 @@ conf_path(struct conf_parse *p, const char *key, const char *v, char **dst)
 	return 1;
 }
 
+/* keys = fpu, matlab / mounts = /data /scratch: commas or blanks separate. */
+static int
+conf_words(struct conf_parse *p, const char *key, const char *v, char ***dst)
+{
+	char *copy = xstrdup(v), *tok, *save = NULL;
+	char **list = NULL;
+	size_t n = 0;
+	bool mounts = strcmp(key, "mounts") == 0;
+
+	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		if (mounts ? tok[0] != '/' || strlen(tok) >= 1024 : !req_valid_key(tok)) {
+			conf_bad(p, mounts ? "mounts: \"%s\" is not an absolute path" :
+			    "keys: \"%s\" is not a word (letters, digits, _ - .)", tok);
+			strv_free(list);
+			free(copy);
+			return 0;
+		}
+		if (n >= 256) {
+			strv_free(list);
+			free(copy);
+			return conf_bad(p, "%s: more than 256 entries", key);
+		}
+		list = xrealloc(list, (n + 2) * sizeof *list);
+		list[n++] = xstrdup(tok);
+		list[n] = NULL;
+	}
+	free(copy);
+	strv_free(*dst);
+	*dst = list;
+	return 1;
+}
+
 static int
 conf_handler(void *arg, const char *section, const char *key, const char *v)
 {
@@ -178,6 +211,22 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 			return conf_bad(p, "auth \"%s\" is not \"munge\" or \"none\"", v);
 		free(c->auth);
 		c->auth = xstrdup(v);
+	} else if (strcmp(key, "arch") == 0) {
+		if (!req_valid_key(v))
+			return conf_bad(p, "arch \"%s\" is not a word (letters, digits, _ - .)", v);
+		free(c->attrs.arch);
+		c->attrs.arch = xstrdup(v);
+	} else if (strcmp(key, "memory") == 0) {
+		if (parse_size(v, &c->attrs.mem) < 0)
+			return conf_bad(p, "memory \"%s\" is not a size such as 16G", v);
+	} else if (strcmp(key, "rating") == 0) {
+		errno = 0;
+		d = strtod(v, &end);
+		if (errno || end == v || *end || !isfinite(d) || d <= 0 || d > 1e6)
+			return conf_bad(p, "rating \"%s\" is not a positive number", v);
+		c->attrs.rating = d;
+	} else if (strcmp(key, "keys") == 0 || strcmp(key, "mounts") == 0) {
+		return conf_words(p, key, v, strcmp(key, "keys") == 0 ? &c->attrs.keys : &c->attrs.mounts);
 	} else if (strcmp(key, "log_level") == 0) {
 		if ((n = log_level_parse(v)) < 0)
 			return conf_bad(p, "log_level \"%s\" is not one of error, warning, info, debug", v);
@@ -199,6 +248,7 @@ conf_load(const char *path)
 	struct execd_conf *c = xcalloc(1, sizeof *c);
 	struct conf_parse p;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct utsname un;
 	int r;
 
 	c->path = xstrdup(path);
@@ -210,6 +260,11 @@ conf_load(const char *path)
 	c->tmpdir = xstrdup("/tmp");
 	c->auth = xstrdup("munge");
 	c->log_level = LOG_LVL_INFO;
+	if (uname(&un) == 0)
+		c->attrs.arch = xstrdup(un.machine);
+	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)
+		c->attrs.mem = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+	c->attrs.rating = 1.0;
 
 	memset(&p, 0, sizeof p);
 	p.c = c;
@@ -251,5 +306,6 @@ conf_free(struct execd_conf *c)
 	free(c->tmpdir);
 	free(c->auth);
 	free(c->log_file);
+	host_attrs_clear(&c->attrs);
 	free(c);
 }

@@ -32,6 +32,7 @@ struct execd_conf {
 	char    *auth;            /* "none" | "munge" */
 	int      log_level;
 	char    *log_file;        /* NULL: standard error */
+	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */
 };
 /* Returns NULL after printing "execd: FILE:LINE: problem" on a bad file. */
 struct execd_conf *conf_load(const char *path);

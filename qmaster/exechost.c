@@ -136,11 +136,13 @@ reconcile(struct exechost *h, json_t *jobs)
 void
 exechost_register(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *name = jstr(msg, "host");
+	const char *name = jstr(msg, "host"), *why = NULL;
 	int64_t slots = jint(msg, "slots", -1), uid = jint(msg, "uid", -1);
 	struct exechost *h;
+	struct host_attrs attrs = { 0 };
 	struct host_rec rec;
-	json_t *rep;
+	json_t *rep, *ja;
+	char *attrs_text;
 
 	if (!valid_host_name(name) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
@@ -157,6 +159,13 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_PROTO, "this connection already registered %s", c->host->name));
 		return;
 	}
+	if (host_attrs_from_json(&attrs, json_object_get(msg, "attrs"), &why) < 0) {
+		host_attrs_clear(&attrs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER: %s", why));
+		return;
+	}
+	if (!attrs.rating)
+		attrs.rating = 1.0;
 	h = exechost_find(name);
 	if (!h) {
 		h = xcalloc(1, sizeof *h);
@@ -169,13 +178,22 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	c->host = h;
 	h->slots = (int)slots;
 	h->uid = (uid_t)uid;
+	host_attrs_clear(&h->attrs);
+	h->attrs = attrs;
 	h->idle = true;
 	read_load(h, msg);
 	qm_txn();
 	reconcile(h, json_object_get(msg, "jobs"));
-	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] }, h->last_seen };
+	/* Kept in the database so a job can be checked against the hosts the
+	 * cluster has, connected or not. */
+	ja = host_attrs_to_json(&h->attrs);
+	attrs_text = json_dumps(ja, JSON_COMPACT);
+	json_decref(ja);
+	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] },
+	    h->last_seen, attrs_text };
 	if (store_host_upsert(store, &rec) < 0)
 		fatalx("cannot store host %s", h->name);
+	free(attrs_text);
 	log_info("execd %s registered from %s: %d slots", h->name, c->peer, h->slots);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "epoch", json_integer(1));

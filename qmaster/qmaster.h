@@ -110,6 +110,7 @@ struct exechost {
 	char        *name;
 	int          slots;
 	uid_t        uid;         /* the execd's uid: 0 runs anyone's jobs */
+	struct host_attrs attrs;  /* from its REGISTER */
 	double       load[3];
 	bool         idle;
 	int64_t      last_seen;   /* ms */

@@ -62,12 +62,14 @@ int64_t store_jobs_count(struct store *st, unsigned states);
  * count twice. */
 int store_acct_insert(struct store *st, const struct job *j);
 
-/* Hosts the master has seen (name, slots, last load, last contact). */
+/* Hosts the master has seen (name, slots, last load, last contact, and
+ * the attributes of its last REGISTER as JSON text). */
 struct host_rec {
 	char    *name;
 	int      slots;
 	double   load[3];
 	int64_t  last_seen;   /* ms */
+	char    *attrs;       /* NULL: none known */
 };
 int store_host_upsert(struct store *st, const struct host_rec *h);
 typedef int (*store_host_cb)(void *arg, const struct host_rec *h);

@@ -149,7 +149,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE jobs ADD COLUMN t_last INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE jobs ADD COLUMN t_step INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE jobs ADD COLUMN tc INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE jobs ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;",
+	"ALTER TABLE jobs ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE hosts ADD COLUMN attrs TEXT;",
 };
 
 /*
@@ -205,11 +206,13 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " owner, uid, gid, queue, host, submit_time, start_time, end_time, state,"
 	    " exit_status, signal, failed, utime, stime, maxrss_kb) VALUES (?1, ?2, ?3,"
 	    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO UPDATE SET"
+	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen, attrs)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"
-	    " load15 = excluded.load15, last_seen = excluded.last_seen",
-	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen FROM hosts ORDER BY name",
+	    " load15 = excluded.load15, last_seen = excluded.last_seen,"
+	    " attrs = coalesce(excluded.attrs, attrs)",
+	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen, attrs"
+	    " FROM hosts ORDER BY name",
 };
 
 struct store {
@@ -1236,6 +1239,7 @@ store_host_upsert(struct store *st, const struct host_rec *h)
 	sqlite3_bind_double(s, 4, h->load[1]);
 	sqlite3_bind_double(s, 5, h->load[2]);
 	sqlite3_bind_int64(s, 6, h->last_seen);
+	bind_text(s, 7, h->attrs);
 	return stmt_run(st, s, own, "cannot store a host");
 }
 
@@ -1264,8 +1268,10 @@ store_hosts_foreach(struct store *st, store_host_cb cb, void *arg)
 		h.load[1] = sqlite3_column_double(s, 3);
 		h.load[2] = sqlite3_column_double(s, 4);
 		h.last_seen = sqlite3_column_int64(s, 5);
+		h.attrs = col_str(s, 6);
 		stop = cb(arg, &h);
 		free(h.name);
+		free(h.attrs);
 		if (stop) {
 			rc = SQLITE_DONE;
 			break;

@@ -1015,6 +1015,7 @@ struct hosts_seen {
 	int     slots[8];
 	double  load5[8];
 	int64_t seen[8];
+	char    attrs[8][64];
 	int     n;
 	int     max;
 };
@@ -1029,6 +1030,7 @@ host_cb(void *arg, const struct host_rec *h)
 	hs->slots[hs->n] = h->slots;
 	hs->load5[hs->n] = h->load[1];
 	hs->seen[hs->n] = h->last_seen;
+	snprintf(hs->attrs[hs->n], sizeof hs->attrs[0], "%s", h->attrs ? h->attrs : "-");
 	hs->n++;
 	return hs->max && hs->n >= hs->max;
 }
@@ -1041,7 +1043,8 @@ test_hosts(void **state)
 
 	assert_int_equal(store_hosts_foreach(f->st, host_cb, &hs), 0);
 	assert_int_equal(hs.n, 0);
-	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 4, { 1, 2, 3 }, 100 }), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 4, { 1, 2, 3 }, 100,
+	    "{\"arch\":\"x\"}" }), 0);
 	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeA", 8, { 0.5, 0.25, 0 }, 200 }), 0);
 	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 16, { 4, 5, 6 }, 300 }), 0);
 	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ NULL, 1, { 0 }, 0 }), -1);
@@ -1056,6 +1059,9 @@ test_hosts(void **state)
 	assert_int_equal(hs.slots[1], 16);
 	assert_true(hs.load5[1] == 5);
 	assert_int_equal(hs.seen[1], 300);
+	/* An update without attributes keeps the ones known. */
+	assert_string_equal(hs.attrs[0], "-");
+	assert_string_equal(hs.attrs[1], "{\"arch\":\"x\"}");
 	hs = (struct hosts_seen){ .max = 1 };
 	assert_int_equal(store_hosts_foreach(f->st, host_cb, &hs), 0);
 	assert_int_equal(hs.n, 1);
