@@ -28,6 +28,7 @@ struct qm_queue {
 	char *name;
 	int   priority;
 	char *hosts;           /* node-set expression; "@all" until issue 4 adds more */
+	bool  disabled;        /* qmod -d QUEUE: nothing new starts from it */
 };
 
 struct qm_conf {
@@ -111,6 +112,9 @@ struct exechost {
 	int          slots;
 	uid_t        uid;         /* the execd's uid: 0 runs anyone's jobs */
 	struct host_attrs attrs;  /* from its REGISTER */
+	bool         disabled;    /* qmod -d HOST: takes no new work */
+	bool         lost;        /* no LOAD for host_timeout: state unknown */
+	char        *busy_reason; /* why its execd says it is not idle, or NULL */
 	double       load[3];
 	bool         idle;
 	int64_t      last_seen;   /* ms */
