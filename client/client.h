@@ -129,8 +129,20 @@ char  *qsub_default_name(const struct qsub_opts *o);
 /* qstat_fmt.c: qstat's output, pure functions over job objects. */
 /* The header and one row per job, in Grid Engine's columns; nothing at all
  * when jobs is empty. */
-void qstat_print_table(FILE *fp, const json_t *jobs);
-void qstat_print_row(FILE *fp, const json_t *job);
+/* One line of a job listing, from a full job object or from a row of a
+ * brief listing ("columns" and "rows"); the texts are borrowed from the JSON. */
+struct qstat_row {
+	int64_t       id, task, prio, submit_time, start_time, hold, slots;
+	int64_t       t_first, t_last, t_step;
+	const char   *name, *owner, *queue, *state, *state_letters, *host;
+	const json_t *obj;       /* the job object it came from, or NULL */
+};
+void qstat_row_from_object(const json_t *job, struct qstat_row *r);
+/* The rows of a brief STATUS reply (columns a row lacks stay empty);
+ * NULL with *n 0 when it has none or is malformed. */
+struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
+void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
+void qstat_print_row(FILE *fp, const struct qstat_row *r);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */

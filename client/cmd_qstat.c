@@ -55,13 +55,13 @@ parse_states(const char *s, unsigned *want)
 }
 
 static bool
-job_wanted(const json_t *j, unsigned want)
+row_wanted(const struct qstat_row *r, unsigned want)
 {
-	const char *st = jstr(j, "state");
+	const char *st = r->state;
 	if (!st)
 		return false;
 	if (strcmp(st, "pending") == 0)
-		return (want & WANT_P) || ((want & WANT_H) && jint(j, "hold", 0) != 0);
+		return (want & WANT_P) || ((want & WANT_H) && r->hold != 0);
 	if (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0)
 		return want & WANT_R;
 	return want & WANT_Z;
@@ -70,44 +70,40 @@ job_wanted(const json_t *j, unsigned want)
 /* Running first, then pending by priority and age, then finished: the
  * order Grid Engine lists them in. */
 static int
-rank(const json_t *j)
+rank(const struct qstat_row *r)
 {
-	const char *st = jstr(j, "state");
-	if (st && (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0))
+	if (r->state && (strcmp(r->state, "running") == 0 || strcmp(r->state, "transferring") == 0))
 		return 0;
-	if (st && strcmp(st, "pending") == 0)
+	if (r->state && strcmp(r->state, "pending") == 0)
 		return 1;
 	return 2;
 }
 
 static int
-job_cmp(const void *a, const void *b)
+row_cmp(const void *a, const void *b)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	const struct qstat_row *x = a, *y = b;
 	int rx = rank(x), ry = rank(y);
-	int64_t ix = jint(x, "id", 0), iy = jint(y, "id", 0);
 
 	if (rx != ry)
 		return rx - ry;
-	if (rx == 1 && jint(x, "prio", 0) != jint(y, "prio", 0))
-		return jint(x, "prio", 0) > jint(y, "prio", 0) ? -1 : 1;
-	return ix < iy ? -1 : ix > iy;
+	if (rx == 1 && x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static json_t *
-sorted_filtered(json_t *jobs, unsigned want)
+/* Keeps the wanted rows, in Grid Engine's order; returns how many. */
+static size_t
+sort_filter(struct qstat_row *rows, size_t n, unsigned want)
 {
-	size_t n = json_array_size(jobs), k = 0, i;
-	json_t **v = xcalloc(n + 1, sizeof *v), *j, *out = json_array();
+	size_t k = 0;
 
-	json_array_foreach(jobs, i, j)
-		if (job_wanted(j, want))
-			v[k++] = j;
-	qsort(v, k, sizeof *v, job_cmp);
-	for (i = 0; i < k; i++)
-		json_array_append(out, v[i]);
-	free(v);
-	return out;
+	for (size_t i = 0; i < n; i++)
+		if (row_wanted(&rows[i], want))
+			rows[k++] = rows[i];
+	if (k > 1)
+		qsort(rows, k, sizeof *rows, row_cmp);
+	return k;
 }
 
 static void
@@ -173,7 +169,9 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req, *rep, *shown;
+	json_t *users = json_array(), *req, *rep;
+	struct qstat_row *rows;
+	size_t i;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
 	bool as_json = false, job_mode = false;
@@ -231,16 +229,32 @@ qstat_run(int argc, char **argv)
 		states[n++] = 'z';
 	states[n] = '\0';
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
+	if (!as_json)
+		json_object_set_new(req, "brief", json_true());
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
 	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
-	shown = sorted_filtered(json_object_get(rep, "jobs"), want);
-	if (as_json)
+	/* --json asks for whole job objects; the table, for brief rows. */
+	if (as_json) {
+		json_t *jobs = json_object_get(rep, "jobs");
+		json_t *shown = json_array(), *j;
+
+		n = json_array_size(jobs);
+		rows = xcalloc(n + 1, sizeof *rows);
+		json_array_foreach(jobs, i, j)
+			qstat_row_from_object(j, &rows[i]);
+		n = sort_filter(rows, n, want);
+		for (i = 0; i < n; i++)
+			json_array_append(shown, (json_t *)rows[i].obj);
 		print_json(shown);
-	else
-		qstat_print_table(stdout, shown);
-	json_decref(shown);
+		json_decref(shown);
+	} else {
+		rows = qstat_rows_from_reply(rep, &n);
+		n = sort_filter(rows, n, want);
+		qstat_print_table(stdout, rows, n);
+	}
+	free(rows);
 	json_decref(rep);
 	rc = 0;
 out:

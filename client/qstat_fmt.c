@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,22 +30,99 @@ qstat_format_time(char *buf, size_t n, int64_t ms)
 		snprintf(buf, n, "%-19s", "");
 }
 
+/* The listing's fields by name, so a job object and a brief row fill a
+ * row the same way, and a master with more columns than this client knows
+ * still works. */
+static const struct row_field {
+	const char *name;
+	size_t      off;
+	bool        text;
+} row_fields[] = {
+#define RI(f)	{ #f, offsetof(struct qstat_row, f), false }
+#define RS(f)	{ #f, offsetof(struct qstat_row, f), true }
+	RI(id), RI(task), RI(prio), RI(submit_time), RI(start_time), RI(hold), RI(slots),
+	RI(t_first), RI(t_last), RI(t_step), RS(name), RS(owner), RS(queue), RS(state),
+	RS(state_letters), RS(host),
+#undef RI
+#undef RS
+};
+#define NROW_FIELDS (sizeof row_fields / sizeof row_fields[0])
+
+static void
+row_set(struct qstat_row *r, const struct row_field *f, const json_t *v)
+{
+	if (f->text)
+		*(const char **)((char *)r + f->off) = json_is_string(v) ? json_string_value(v) : NULL;
+	else
+		*(int64_t *)((char *)r + f->off) = json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+static void
+row_init(struct qstat_row *r)
+{
+	memset(r, 0, sizeof *r);
+	r->slots = 1;
+}
+
+void
+qstat_row_from_object(const json_t *job, struct qstat_row *r)
+{
+	row_init(r);
+	for (size_t i = 0; i < NROW_FIELDS; i++) {
+		const json_t *v = json_object_get(job, row_fields[i].name);
+		if (v)
+			row_set(r, &row_fields[i], v);
+	}
+	r->obj = job;
+}
+
+struct qstat_row *
+qstat_rows_from_reply(const json_t *rep, size_t *n)
+{
+	const json_t *cols = json_object_get(rep, "columns"), *rows = json_object_get(rep, "rows");
+	const struct row_field **map;
+	struct qstat_row *out;
+	json_t *c, *row;
+	size_t i, k, ncols;
+
+	*n = 0;
+	if (!json_is_array(cols) || !json_is_array(rows) || json_array_size(rows) == 0)
+		return NULL;
+	ncols = json_array_size(cols);
+	map = xcalloc(ncols + 1, sizeof *map);
+	json_array_foreach(cols, i, c)
+		for (k = 0; k < NROW_FIELDS; k++)
+			if (json_is_string(c) && strcmp(json_string_value(c), row_fields[k].name) == 0)
+				map[i] = &row_fields[k];
+	out = xcalloc(json_array_size(rows), sizeof *out);
+	json_array_foreach(rows, i, row) {
+		row_init(&out[*n]);
+		if (!json_is_array(row))
+			continue;
+		for (k = 0; k < ncols && k < json_array_size(row); k++)
+			if (map[k])
+				row_set(&out[*n], map[k], json_array_get(row, k));
+		(*n)++;
+	}
+	free(map);
+	return out;
+}
+
 /* Grid Engine's "prior" is the scheduler's normalized priority, 0 to 1;
  * with only -p to go on that is -p mapped onto the same range. */
 static double
-normalized_prio(const json_t *job)
+normalized_prio(const struct qstat_row *r)
 {
-	return ((double)jint(job, "prio", 0) + 1024.0) / 2048.0;
+	return ((double)r->prio + 1024.0) / 2048.0;
 }
 
 static const char *
-state_letters(const json_t *job)
+state_letters(const struct qstat_row *r)
 {
-	const char *s = jstr(job, "state_letters");
-	const char *st = jstr(job, "state");
+	const char *st = r->state;
 
-	if (s)
-		return s;
+	if (r->state_letters)
+		return r->state_letters;
 	if (!st || strcmp(st, "pending") == 0)
 		return "qw";
 	if (strcmp(st, "transferring") == 0)
@@ -55,43 +133,44 @@ state_letters(const json_t *job)
 }
 
 static bool
-is_active(const json_t *job)
+state_active(const char *st)
 {
-	const char *st = jstr(job, "state");
 	return st && (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0);
 }
 
-void
-qstat_print_row(FILE *fp, const json_t *job)
+static bool
+is_active(const json_t *job)
 {
-	char when[32], queue[128] = "";
-	const char *q = jstr(job, "queue"), *h = jstr(job, "host");
-	int64_t start = jint(job, "start_time", 0);
-	bool active = is_active(job);
-
-	qstat_format_time(when, sizeof when, active && start ? start : jint(job, "submit_time", 0));
-	if (active && h)
-		snprintf(queue, sizeof queue, "%s@%s", q ? q : "", h);
-	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5d %7s\n",
-	    (long long)jint(job, "id", 0), normalized_prio(job),
-	    jstr(job, "name") ? jstr(job, "name") : "", jstr(job, "owner") ? jstr(job, "owner") : "",
-	    state_letters(job), when, queue, 1, "");
+	return state_active(jstr(job, "state"));
 }
 
 void
-qstat_print_table(FILE *fp, const json_t *jobs)
+qstat_print_row(FILE *fp, const struct qstat_row *r)
+{
+	char when[32], queue[128] = "";
+	bool active = state_active(r->state);
+
+	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
+	if (active && r->host)
+		snprintf(queue, sizeof queue, "%s@%s", r->queue ? r->queue : "", r->host);
+	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %7s\n",
+	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
+	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, "");
+}
+
+void
+qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n)
 {
 	size_t i;
-	json_t *j;
 
-	if (json_array_size(jobs) == 0)
+	if (n == 0)
 		return;
 	fputs(qstat_header, fp);
 	for (i = 0; i < QSTAT_RULE_LEN; i++)
 		fputc('-', fp);
 	fputc('\n', fp);
-	json_array_foreach(jobs, i, j)
-		qstat_print_row(fp, j);
+	for (i = 0; i < n; i++)
+		qstat_print_row(fp, &rows[i]);
 }
 
 /* Keys end in a colon and values start in column 29, as in qstat -j. */

@@ -44,6 +44,18 @@ void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
 
+/* jtext.c: JSON written straight into text, for large replies. */
+struct jtext {
+	char   *buf;
+	size_t  len, cap;
+};
+void  jt_raw(struct jtext *t, const char *s, size_t n);
+void  jt_lit(struct jtext *t, const char *s);
+void  jt_int(struct jtext *t, int64_t v);
+void  jt_str(struct jtext *t, const char *s);     /* NULL: null */
+void  jt_key(struct jtext *t, const char *k, bool first);
+char *jt_steal(struct jtext *t, size_t *len);    /* the text; t is empty again */
+
 /* daemon.c: going to the background only once ready, so a starter knows it worked. */
 /* Forks unless foreground; the child gets its own session.  Returns a token
  * to pass to daemon_ready (-1 in the foreground).  The parent waits and exits
@@ -92,6 +104,8 @@ enum msg_type   msg_type_of(const json_t *msg);
 struct evbuffer;
 /* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */
 int proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why);
+/* The same for a message already written as JSON text (n bytes at s). */
+int proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why);
 /* Takes one whole frame off buf: 1 and *msg when one was there, 0 when more
  * bytes are needed, -1 with *why when the stream is broken (oversized frame,
  * malformed JSON, not an object, no type).  Never allocates more than max. */
@@ -212,6 +226,10 @@ const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and
  * range and returns NULL with *why on bad input. */
 json_t     *job_to_json(const struct job *j);
+/* A job listing's row: a JSON array of the values named by
+ * job_brief_columns (NULL-terminated), in that order. */
+extern const char *const job_brief_columns[];
+void        job_brief_text(const struct job *j, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
 
 /* Limits on what a client may send. */

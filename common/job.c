@@ -170,6 +170,53 @@ job_to_json(const struct job *j)
 	return o;
 }
 
+/* What a listing shows of a job (qstat without -j), written as text: a
+ * row of values in the order of job_brief_columns, no keys and no tree to
+ * build, so ten thousand jobs cost the master and the client little. */
+const char *const job_brief_columns[] = {
+	"id", "task", "name", "owner", "queue", "prio", "submit_time", "start_time",
+	"state", "state_letters", "hold", "host", "slots", "t_first", "t_last", "t_step",
+	NULL,
+};
+
+void
+job_brief_text(const struct job *j, struct jtext *t)
+{
+	jt_lit(t, "[");
+	jt_int(t, j->id);
+	jt_lit(t, ",");
+	jt_int(t, j->task);
+	jt_lit(t, ",");
+	jt_str(t, j->name);
+	jt_lit(t, ",");
+	jt_str(t, j->owner);
+	jt_lit(t, ",");
+	jt_str(t, j->queue);
+	jt_lit(t, ",");
+	jt_int(t, j->prio);
+	jt_lit(t, ",");
+	jt_int(t, j->submit_time);
+	jt_lit(t, ",");
+	jt_int(t, j->start_time);
+	jt_lit(t, ",");
+	jt_str(t, job_state_name(j->state));
+	jt_lit(t, ",");
+	jt_str(t, job_state_letters(j));
+	jt_lit(t, ",");
+	jt_int(t, j->hold);
+	jt_lit(t, ",");
+	jt_str(t, j->host);
+	jt_lit(t, ",");
+	jt_int(t, j->slots);
+	jt_lit(t, ",");
+	jt_int(t, j->t_first);
+	jt_lit(t, ",");
+	jt_int(t, j->t_last);
+	jt_lit(t, ",");
+	jt_int(t, j->t_step);
+	jt_lit(t, "]");
+}
+
 /* Each getter fails on a present field of the wrong type or size; absent
  * fields keep their zero value. */
 static int

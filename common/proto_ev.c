@@ -13,23 +13,29 @@ int
 proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why)
 {
 	char *s = json_dumps(msg, JSON_COMPACT);
-	size_t n;
-	uint32_t be;
+	int rc;
 
 	if (!s) {
 		*why = "cannot encode message";
 		return -1;
 	}
-	n = strlen(s);
+	rc = proto_frame_append_text(buf, s, strlen(s), max, why);
+	free(s);
+	return rc;
+}
+
+int
+proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why)
+{
+	uint32_t be;
+
 	if (n > max) {
-		free(s);
 		*why = "message larger than the frame limit";
 		return -1;
 	}
 	be = htonl((uint32_t)n);
 	evbuffer_add(buf, &be, 4);
 	evbuffer_add(buf, s, n);
-	free(s);
 	return 0;
 }
 

@@ -76,7 +76,9 @@ loopback_peer_uid(int fd)
 struct held {
 	TAILQ_ENTRY(held) entry;
 	struct conn      *c;
-	json_t           *msg;
+	json_t           *msg;      /* or, when NULL, */
+	char             *text;     /* the message as JSON text */
+	size_t            len;
 };
 TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
@@ -98,28 +100,53 @@ conn_release(struct conn *c)
 }
 
 static void
-conn_write_now(struct conn *c, json_t *msg)
+conn_write_now(struct conn *c, json_t *msg, const char *text, size_t len)
 {
+	struct evbuffer *out;
 	const char *why;
+	int rc;
+
 	if (c->dead || !c->bev)
 		return;
-	if (proto_frame_append(bufferevent_get_output(c->bev), msg, conf->max_frame, &why) < 0)
-		log_warnx("%s: cannot send %s: %s", c->peer, jstr(msg, "type"), why);
+	out = bufferevent_get_output(c->bev);
+	rc = msg ? proto_frame_append(out, msg, conf->max_frame, &why) :
+	    proto_frame_append_text(out, text, len, conf->max_frame, &why);
+	if (rc < 0)
+		log_warnx("%s: cannot send %s: %s", c->peer, msg ? jstr(msg, "type") : "a reply", why);
+}
+
+static void
+net_hold(struct conn *c, json_t *msg, char *text, size_t len)
+{
+	struct held *h = xmalloc(sizeof *h);
+	h->c = c;
+	h->msg = msg;
+	h->text = text;
+	h->len = len;
+	c->refs++;
+	TAILQ_INSERT_TAIL(&held, h, entry);
 }
 
 void
 net_send(struct conn *c, json_t *msg)
 {
 	if (store_in_txn(store)) {
-		struct held *h = xmalloc(sizeof *h);
-		h->c = c;
-		h->msg = msg;
-		c->refs++;
-		TAILQ_INSERT_TAIL(&held, h, entry);
+		net_hold(c, msg, NULL, 0);
 		return;
 	}
-	conn_write_now(c, msg);
+	conn_write_now(c, msg, NULL, 0);
 	json_decref(msg);
+}
+
+void
+net_send_text(struct conn *c, char *text, size_t len)
+{
+	if (store_in_txn(store)) {
+		net_hold(c, NULL, text, len);
+		return;
+	}
+	conn_write_now(c, NULL, text, len);
+	free(text);
 }
 
 void
@@ -128,8 +155,9 @@ net_flush_held(void)
 	struct held *h;
 	while ((h = TAILQ_FIRST(&held)) != NULL) {
 		TAILQ_REMOVE(&held, h, entry);
-		conn_write_now(h->c, h->msg);
+		conn_write_now(h->c, h->msg, h->text, h->len);
 		json_decref(h->msg);
+		free(h->text);
 		h->c->refs--;
 		if (h->c->dead)
 			conn_release(h->c);

@@ -81,6 +81,8 @@ void net_shutdown(void);
 /* Queues msg (stolen) for c: sent at once when no transaction is open, else
  * right after the commit, in the order queued. */
 void net_send(struct conn *c, json_t *msg);
+/* The same for a message written as JSON text (stolen), for large replies. */
+void net_send_text(struct conn *c, char *text, size_t len);
 /* Sends the messages held for the commit (after a successful commit). */
 void net_flush_held(void);
 void net_close(struct conn *c, const char *why);

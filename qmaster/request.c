@@ -203,6 +203,9 @@ struct status_ctx {
 	json_t     *jobs;
 	json_t     *users;   /* NULL: everyone */
 	bool        full;
+	bool        brief;   /* only what a listing shows, as text: */
+	struct jtext text;
+	int64_t     n;
 };
 
 static bool
@@ -226,6 +229,12 @@ status_one(void *arg, struct job *j)
 	json_t *o;
 	if (!user_in(sc->users, j->owner))
 		return 0;
+	if (sc->brief) {
+		if (sc->n++)
+			jt_lit(&sc->text, ",");
+		job_brief_text(j, &sc->text);
+		return 0;
+	}
 	o = job_to_json(j);
 	if (!sc->full) {
 		json_object_del(o, "script");
@@ -293,7 +302,7 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0 };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
 	json_t *ids, *users, *rep, *own = NULL;
@@ -308,6 +317,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	f.states = states_mask(states ? states : "pr");
+	f.brief = sc.brief;
 	if (!f.states) {
 		json_decref(sc.jobs);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
@@ -323,14 +333,39 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0))
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0 }, j);
 			job_free(j);
 		}
-	} else if (store_jobs_foreach(store, &f, status_one, &sc) < 0) {
-		json_decref(sc.jobs);
-		json_decref(own);
-		net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list"));
-		return;
+	} else {
+		if (sc.brief) {
+			jt_lit(&sc.text, "{\"type\":\"REPLY\",\"seq\":");
+			jt_int(&sc.text, seq);
+			jt_lit(&sc.text, ",\"ok\":true,\"columns\":[");
+			for (i = 0; job_brief_columns[i]; i++) {
+				if (i)
+					jt_lit(&sc.text, ",");
+				jt_str(&sc.text, job_brief_columns[i]);
+			}
+			jt_lit(&sc.text, "],\"rows\":[");
+		}
+		if (store_jobs_foreach(store, &f, status_one, &sc) < 0) {
+			json_decref(sc.jobs);
+			json_decref(own);
+			free(jt_steal(&sc.text, NULL));
+			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list"));
+			return;
+		}
+		if (sc.brief) {
+			size_t len;
+			char *text;
+
+			jt_lit(&sc.text, "]}");
+			text = jt_steal(&sc.text, &len);
+			json_decref(sc.jobs);
+			json_decref(own);
+			net_send_text(c, text, len);
+			return;
+		}
 	}
 	json_decref(own);
 	rep = proto_reply_ok(seq);

@@ -46,6 +46,8 @@ struct store_job_filter {
 	const char  *owner;        /* NULL: anyone */
 	const char  *host;         /* NULL: any */
 	bool         with_script;  /* load script and env (DISPATCH needs them) */
+	bool         brief;        /* only what job_to_json_brief shows; the rest
+	                            * stays empty (ignored with with_script) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not

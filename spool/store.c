@@ -34,6 +34,7 @@
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
 #define X_PARAM(c)	"?, "
+#define X_STR(c)	#c,
 enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
 
 #define JOB_SEL_LIGHT	"SELECT j.id" JOB_COLUMNS(X_SEL) ", NULL, NULL FROM jobs j"
@@ -165,12 +166,13 @@ enum stmt_id {
 	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES,
 	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
 	S_FOREACH,
-	S_NSTMT = S_FOREACH + 16
+	S_NSTMT = S_FOREACH + 32
 };
 #define FE_STATES	0x1u
 #define FE_OWNER	0x2u
 #define FE_HOST		0x4u
 #define FE_FULL		0x8u
+#define FE_BRIEF	0x10u
 
 static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -228,14 +230,47 @@ store_fail(struct store *st, const char *what)
 	return -1;
 }
 
+/* A listing's select reads only what job_to_json_brief shows; the other
+ * columns read as NULL, so row_to_job needs no second form. */
+static char *
+store_brief_select(void)
+{
+	static const char *const cols[] = { JOB_COLUMNS(X_STR) };
+	static const char *const brief[] = { "task", "name", "owner", "queue", "prio",
+		"submit_time", "start_time", "state", "hold", "error", "delete_req",
+		"host", "slots", "t_first", "t_last", "t_step", "suspended" };
+	size_t n = 64, i, k;
+	char *sql = xmalloc(n);
+
+	strcpy(sql, "SELECT j.id");
+	for (i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		bool want = false;
+		for (k = 0; k < sizeof brief / sizeof brief[0]; k++)
+			want |= strcmp(cols[i], brief[k]) == 0;
+		n = strlen(sql) + strlen(cols[i]) + 8;
+		sql = xrealloc(sql, n);
+		strcat(sql, want ? ", j." : ", NULL");
+		if (want)
+			strcat(sql, cols[i]);
+	}
+	n = strlen(sql) + 32;
+	sql = xrealloc(sql, n);
+	strcat(sql, ", NULL, NULL FROM jobs j");
+	return sql;
+}
+
 static char *
 store_foreach_sql(unsigned v)
 {
-	return xasprintf("%s WHERE 1%s%s%s ORDER BY j.id",
-	    v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
+	char *brief = v & FE_BRIEF ? store_brief_select() : NULL, *sql;
+
+	sql = xasprintf("%s WHERE 1%s%s%s ORDER BY j.id",
+	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
 	    v & FE_HOST ? " AND j.host = ?8" : "");
+	free(brief);
+	return sql;
 }
 
 /*
@@ -1100,6 +1135,8 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		v |= FE_HOST;
 	if (f->with_script)
 		v |= FE_FULL;
+	else if (f->brief)
+		v |= FE_BRIEF;
 	if (!(s = stmt_take(st, S_FOREACH + v, &own)))
 		return -1;
 	if (f->states)

@@ -812,6 +812,79 @@ test_job_from_json_rejects(void **state)
 	}
 }
 
+/* Text written by jtext reads back as the same values through jansson. */
+static void
+test_jtext(void **state)
+{
+	static const char *const texts[] = { "plain", "quo\"te", "back\\slash", "tab\tnew\nline\x01",
+		"caf\xc3\xa9 \xe2\x9c\x93", "", NULL };
+	struct jtext t = { 0 };
+	json_t *o;
+	size_t len, i;
+	char *s;
+
+	(void)state;
+	jt_lit(&t, "[");
+	for (i = 0; texts[i]; i++) {
+		jt_str(&t, texts[i]);
+		jt_lit(&t, ",");
+	}
+	jt_str(&t, NULL);
+	jt_lit(&t, ",");
+	jt_int(&t, INT64_MIN);
+	jt_lit(&t, ",{");
+	jt_key(&t, "k", true);
+	jt_int(&t, 7);
+	jt_key(&t, "l", false);
+	jt_int(&t, -1);
+	jt_lit(&t, "}]");
+	s = jt_steal(&t, &len);
+	assert_null(t.buf);
+	assert_int_equal(len, strlen(s));
+	o = json_loads(s, 0, NULL);
+	assert_non_null(o);
+	for (i = 0; texts[i]; i++)
+		assert_string_equal(json_string_value(json_array_get(o, i)), texts[i]);
+	assert_true(json_is_null(json_array_get(o, i)));
+	assert_true(json_integer_value(json_array_get(o, i + 1)) == INT64_MIN);
+	assert_int_equal(jint(json_array_get(o, i + 2), "l", 0), -1);
+	json_decref(o);
+	free(s);
+}
+
+/* A brief row has one value per column name. */
+static void
+test_job_brief_row(void **state)
+{
+	struct job *j = job_new();
+	struct jtext t = { 0 };
+	json_t *row;
+	size_t n = 0;
+	char *s;
+
+	(void)state;
+	j->id = 42;
+	j->name = xstrdup("n\"1");
+	j->state = JS_RUNNING;
+	j->t_first = 1;
+	j->t_last = 9;
+	j->t_step = 2;
+	job_brief_text(j, &t);
+	s = jt_steal(&t, NULL);
+	row = json_loads(s, 0, NULL);
+	assert_non_null(row);
+	while (job_brief_columns[n])
+		n++;
+	assert_int_equal(json_array_size(row), n);
+	assert_int_equal(json_integer_value(json_array_get(row, 0)), 42);
+	assert_string_equal(json_string_value(json_array_get(row, 2)), "n\"1");
+	assert_string_equal(json_string_value(json_array_get(row, 9)), "r");
+	assert_string_equal(job_brief_columns[9], "state_letters");
+	json_decref(row);
+	free(s);
+	job_free(j);
+}
+
 int
 main(void)
 {
@@ -830,6 +903,8 @@ main(void)
 		cmocka_unit_test(test_msg_types),
 		cmocka_unit_test(test_job_roundtrip),
 		cmocka_unit_test(test_job_from_json_rejects),
+		cmocka_unit_test(test_jtext),
+		cmocka_unit_test(test_job_brief_row),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -73,7 +73,7 @@ test_empty_prints_nothing(void **state)
 	char *out;
 
 	cap_open(&c);
-	qstat_print_table(c.fp, jobs);
+	qstat_print_table(c.fp, NULL, json_array_size(jobs));
 	out = cap_close(&c);
 	assert_string_equal(out, "");
 	free(out);
@@ -101,13 +101,40 @@ test_table_columns(void **state)
 	    "\"state\":\"pending\",\"state_letters\":\"hqw\",\"submit_time\":1614834367000,"
 	    "\"queue\":\"all.q\"}]");
 	struct capture c;
+	struct qstat_row rows[2];
 	char *out;
 
+	qstat_row_from_object(json_array_get(jobs, 0), &rows[0]);
+	qstat_row_from_object(json_array_get(jobs, 1), &rows[1]);
 	cap_open(&c);
-	qstat_print_table(c.fp, jobs);
+	qstat_print_table(c.fp, rows, 2);
 	out = cap_close(&c);
 	assert_string_equal(out, want);
 	free(out);
+
+	/* The same jobs as a brief listing's rows print the same lines; a
+	 * column this client does not know is ignored, a missing one is empty. */
+	json_t *rep = load("{\"columns\":[\"id\",\"prio\",\"name\",\"owner\",\"state\","
+	    "\"state_letters\",\"submit_time\",\"start_time\",\"queue\",\"host\",\"future\"],"
+	    "\"rows\":[[12,0,\"sleeper\",\"alice\",\"running\",\"r\",1614834367000,"
+	    "1614834377000,\"all.q\",\"node1\",[1]],"
+	    "[1234567,-1023,\"averyverylongname\",\"averyverylonguser\",\"pending\",\"hqw\","
+	    "1614834367000,0,\"all.q\",null]]}");
+	size_t n;
+	struct qstat_row *r = qstat_rows_from_reply(rep, &n);
+	assert_int_equal(n, 2);
+	cap_open(&c);
+	qstat_print_table(c.fp, r, n);
+	out = cap_close(&c);
+	assert_string_equal(out, want);
+	free(out);
+	free(r);
+	json_decref(rep);
+	/* A reply without rows, or malformed, has none. */
+	rep = load("{\"columns\":\"id\",\"rows\":[[1]]}");
+	assert_null(qstat_rows_from_reply(rep, &n));
+	assert_int_equal(n, 0);
+	json_decref(rep);
 	json_decref(jobs);
 }
 
@@ -118,10 +145,12 @@ test_row_widths(void **state)
 	    "\"state_letters\":\"z\",\"submit_time\":1614834367000,\"start_time\":1614834368000,"
 	    "\"queue\":\"all.q\",\"host\":\"h\"}");
 	struct capture c;
+	struct qstat_row row;
 	char *out;
 
+	qstat_row_from_object(job, &row);
 	cap_open(&c);
-	qstat_print_row(c.fp, job);
+	qstat_print_row(c.fp, &row);
 	out = cap_close(&c);
 	/* A finished job shows its submission time and no queue. */
 	assert_string_equal(out, "      7 1.00000 n          u            z     03/04/2021 05:06:07 "

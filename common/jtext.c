@@ -1,0 +1,98 @@
+/* jtext.c: a growing text buffer with JSON value writers, for replies too large to build cheaply as jansson trees. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static void
+jt_reserve(struct jtext *t, size_t more)
+{
+	if (t->len + more + 1 <= t->cap)
+		return;
+	t->cap = t->cap ? t->cap : 256;
+	while (t->len + more + 1 > t->cap)
+		t->cap *= 2;
+	t->buf = xrealloc(t->buf, t->cap);
+}
+
+void
+jt_raw(struct jtext *t, const char *s, size_t n)
+{
+	jt_reserve(t, n);
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+	t->buf[t->len] = '\0';
+}
+
+void
+jt_lit(struct jtext *t, const char *s)
+{
+	jt_raw(t, s, strlen(s));
+}
+
+void
+jt_int(struct jtext *t, int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof b, "%" PRId64, v);
+	jt_raw(t, b, (size_t)n);
+}
+
+/* Text from the database was checked as UTF-8 when it came in; only the
+ * characters JSON reserves are escaped. NULL is written as null. */
+void
+jt_str(struct jtext *t, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p;
+
+	if (!s) {
+		jt_raw(t, "null", 4);
+		return;
+	}
+	jt_reserve(t, strlen(s) + 2);
+	t->buf[t->len++] = '"';
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			jt_reserve(t, 2);
+			t->buf[t->len++] = '\\';
+			t->buf[t->len++] = (char)*p;
+		} else if (*p < 0x20) {
+			jt_reserve(t, 6);
+			memcpy(t->buf + t->len, "\\u00", 4);
+			t->buf[t->len + 4] = hex[*p >> 4];
+			t->buf[t->len + 5] = hex[*p & 0xf];
+			t->len += 6;
+		} else {
+			jt_reserve(t, 1);
+			t->buf[t->len++] = (char)*p;
+		}
+	}
+	jt_reserve(t, 1);
+	t->buf[t->len++] = '"';
+	t->buf[t->len] = '\0';
+}
+
+/* "key": with the comma that separates it from a previous member. */
+void
+jt_key(struct jtext *t, const char *k, bool first)
+{
+	if (!first)
+		jt_raw(t, ",", 1);
+	jt_str(t, k);
+	jt_raw(t, ":", 1);
+}
+
+char *
+jt_steal(struct jtext *t, size_t *len)
+{
+	char *s = t->buf ? t->buf : xstrdup("");
+	if (len)
+		*len = t->len;
+	memset(t, 0, sizeof *t);
+	return s;
+}
