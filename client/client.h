@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -90,6 +91,8 @@ struct qsub_opts {
 	int     t_first, t_last, t_step; /* -t; t_first 0: none */
 	int     tc;              /* -tc */
 	char    verify;          /* -w e|w|n|v|p; 0: not given (e) */
+	char  **deps;            /* -hold_jid, -W depend: "KIND:JOB" entries */
+	int64_t begin_time;      /* -a, ms since the epoch; 0: none */
 	char  **operands;        /* script or command, then its arguments; NULL if none */
 	char    err[512];        /* the one-line error of a failed parse */
 };
@@ -107,6 +110,12 @@ int  qsub_opts_parse_script(struct qsub_opts *o, const char *script, const char 
 /* Splits one directive's text into words: blanks separate, quotes group and
  * are removed, a '#' outside quotes starts a comment.  NULL-terminated. */
 char **qsub_split_words(const char *line);
+
+/* Parses -a's [[CC]YY]MMDDhhmm[.SS] as local time; -1 on a malformed or
+ * impossible date.  now decides the year when it is left out. */
+int      qsub_parse_date(const char *s, time_t now, int64_t *ms);
+/* The SUBMIT's "deps" list, [{kind, job}], or NULL when there are none. */
+json_t  *qsub_deps_json(const struct qsub_opts *o);
 
 /* What the job is built from besides the options. */
 struct qsub_env {

@@ -21,7 +21,8 @@ const struct cmd cmd_qsub = {
 	"       qsub [options] -b y command [args...]\n"
 	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
-	"         -b y|n  -C prefix  -help\n"
+	"         -b y|n  -C prefix  -a [[CC]YY]MMDDhhmm[.SS]  -hold_jid job,...\n"
+	"         -W depend=kind:id[:id...][,...]  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
@@ -212,6 +213,8 @@ qsub_run(int argc, char **argv)
 	/* -w n: accept a job no registered host could run (yet). */
 	if (o.verify == 'n')
 		json_object_set_new(req, "verify", json_false());
+	if (o.deps)
+		json_object_set_new(req, "deps", qsub_deps_json(&o));
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	id = jint(rep, "id", 0);

@@ -270,6 +270,34 @@ signal_name(int sig, char *buf, size_t n)
 	return buf;
 }
 
+/* What a job still waits for: Grid Engine's predecessor list, then each
+ * with its kind, for people ("waiting for 12 (afterok), 13 (afterany)"). */
+static void
+print_waiting(FILE *fp, const json_t *w)
+{
+	size_t i, off = 0, n = json_array_size(w);
+	char *ids, *why;
+	json_t *e;
+
+	if (n == 0)
+		return;
+	ids = xcalloc(n, 24);
+	why = xcalloc(n, 40);
+	json_array_foreach(w, i, e) {
+		off += (size_t)sprintf(ids + off, "%s%lld", i ? "," : "", (long long)jint(e, "id", 0));
+	}
+	off = 0;
+	json_array_foreach(w, i, e) {
+		const char *k = jstr(e, "kind");
+		off += (size_t)snprintf(why + off, n * 40 - off, "%s%lld (%.16s)", i ? ", " : "",
+		    (long long)jint(e, "id", 0), k ? k : "?");
+	}
+	kv(fp, "jid_predecessor_list (req)", "%s", ids);
+	kv(fp, "dependencies", "waiting for %s", why);
+	free(ids);
+	free(why);
+}
+
 void
 qstat_print_job(FILE *fp, const json_t *job)
 {
@@ -342,6 +370,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "job_args", "%s", list);
 		free(list);
 	}
+	if (jint(job, "begin_time", 0) > 0) {
+		qstat_format_time(tbuf, sizeof tbuf, jint(job, "begin_time", 0));
+		kv(fp, "execution_time", "%s", tbuf);
+	}
+	print_waiting(fp, json_object_get(job, "waiting_for"));
 	if (is_active(job) || (finished && jint(job, "start_time", 0) > 0)) {
 		format_cpu(cpu, sizeof cpu, jreal(job, "utime") + jreal(job, "stime"));
 		format_mem(mem, sizeof mem, jint(job, "maxrss_kb", 0));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/common.h"
 #include "client/client.h"
@@ -15,7 +16,7 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -32,15 +33,16 @@ static const struct qo_opt {
 	{ "-C", QO_C, true },       { "-help", QO_HELP, false },
 	{ "--help", QO_HELP, false }, { "-l", QO_L, true },    { "-r", QO_R, true },
 	{ "-pe", QO_PE, true },     { "-n", QO_NSLOTS, true }, { "-t", QO_T, true },
-	{ "-tc", QO_TC, true },     { "-w", QO_W, true },
+	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
+	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
  * a job other than the one asked for (an array job once, a dependency out of
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
-	"-a", "-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
-	"-dl", "-hard", "-hold_jid", "-hold_jid_ad", "-i", "-js", "-m", "-M",
+	"-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
+	"-dl", "-hard", "-hold_jid_ad", "-i", "-js", "-m", "-M",
 	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
@@ -78,6 +80,7 @@ qsub_opts_free(struct qsub_opts *o)
 	free(o->prefix);
 	req_clear(&o->req);
 	free(o->pe);
+	strv_free(o->deps);
 	strv_free(o->operands);
 	qsub_opts_init(o);
 }
@@ -202,6 +205,146 @@ bad:
 	    JOB_MAX_TASKS, v);
 }
 
+/* -hold_jid ID|NAME|PATTERN[,...]: Grid Engine's, which waits for the
+ * jobs' end whatever their exit status (afterany). */
+static int
+parse_hold_jid(struct qsub_opts *o, const char *list)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		json_t *utf8 = json_string(tok);
+
+		json_decref(utf8);
+		if (strlen(tok) > 255 || !utf8) {
+			free(copy);
+			return qo_fail(o, "-hold_jid: \"%.40s\" is not a job id or name", tok);
+		}
+		strv_push(&o->deps, xasprintf("afterany:%s", tok));
+		n++;
+	}
+	free(copy);
+	if (!n)
+		return qo_fail(o, "-hold_jid needs a list of job ids or names");
+	return 0;
+}
+
+/* -W depend=KIND:ID[:ID...][,KIND:ID...], as PBS and Slurm write it. */
+static int
+parse_depend(struct qsub_opts *o, const char *v)
+{
+	static const char *const kinds[] = { "after", "afterok", "afternotok", "afterany", NULL };
+	char *copy, *group, *gsave = NULL;
+	int n = 0;
+
+	if (strncmp(v, "depend=", 7) != 0)
+		return qo_fail(o, "-W: only depend=KIND:ID[:ID...] is supported, not \"%s\"", v);
+	copy = xstrdup(v + 7);
+	for (group = strtok_r(copy, ",", &gsave); group; group = strtok_r(NULL, ",", &gsave)) {
+		char *colon = strchr(group, ':'), *id, *isave = NULL;
+		int k;
+
+		if (colon)
+			*colon = '\0';
+		for (k = 0; kinds[k] && strcmp(kinds[k], group) != 0; k++)
+			;
+		if (!kinds[k] || !colon || !colon[1]) {
+			qo_fail(o, "-W depend: \"%s\" is not KIND:ID with KIND after, afterok, "
+			    "afternotok or afterany", group);
+			free(copy);
+			return -1;
+		}
+		for (id = strtok_r(colon + 1, ":", &isave); id; id = strtok_r(NULL, ":", &isave)) {
+			if (strspn(id, "0123456789") != strlen(id) || strlen(id) > 18) {
+				qo_fail(o, "-W depend: \"%s\" is not a job id", id);
+				free(copy);
+				return -1;
+			}
+			strv_push(&o->deps, xasprintf("%s:%s", kinds[k], id));
+			n++;
+		}
+	}
+	free(copy);
+	if (!n)
+		return qo_fail(o, "-W depend needs KIND:ID");
+	return 0;
+}
+
+static int
+two_digits(const char *s)
+{
+	return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+int
+qsub_parse_date(const char *s, time_t now, int64_t *ms)
+{
+	struct tm tm, want;
+	size_t n = strcspn(s, ".");
+	const char *p = s;
+	time_t t;
+
+	if (strspn(s, "0123456789") != n || (n != 8 && n != 10 && n != 12))
+		return -1;
+	if (s[n] == '.' && (strlen(s + n + 1) != 2 || strspn(s + n + 1, "0123456789") != 2))
+		return -1;
+	if (!localtime_r(&now, &tm))
+		return -1;
+	memset(&want, 0, sizeof want);
+	want.tm_year = tm.tm_year;
+	if (n == 12) {
+		want.tm_year = two_digits(p) * 100 + two_digits(p + 2) - 1900;
+		p += 4;
+	} else if (n == 10) {
+		/* As touch(1): 69-99 are 19YY, 00-68 are 20YY. */
+		int yy = two_digits(p);
+		want.tm_year = (yy >= 69 ? 1900 + yy : 2000 + yy) - 1900;
+		p += 2;
+	}
+	want.tm_mon = two_digits(p) - 1;
+	want.tm_mday = two_digits(p + 2);
+	want.tm_hour = two_digits(p + 4);
+	want.tm_min = two_digits(p + 6);
+	want.tm_sec = s[n] == '.' ? two_digits(s + n + 1) : 0;
+	want.tm_isdst = -1;
+	tm = want;
+	if ((t = mktime(&tm)) == (time_t)-1)
+		return -1;
+	/* mktime moves impossible dates along (February 30th becomes March
+	 * 2nd); those are refused.  An hour skipped by daylight saving moves
+	 * forward and is kept, as cron does. */
+	if (tm.tm_year != want.tm_year || tm.tm_mon != want.tm_mon || tm.tm_mday != want.tm_mday ||
+	    want.tm_sec > 59 || want.tm_min > 59 || want.tm_hour > 23)
+		return -1;
+	*ms = (int64_t)t * 1000;
+	return 0;
+}
+
+json_t *
+qsub_deps_json(const struct qsub_opts *o)
+{
+	json_t *a;
+
+	if (!o->deps)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; o->deps[i]; i++) {
+		const char *colon = strchr(o->deps[i], ':');
+		char *kind;
+
+		assert(colon);
+		kind = strndup(o->deps[i], (size_t)(colon - o->deps[i]));
+		if (!kind)
+			fatalx("out of memory");
+		/* A name that is not UTF-8 cannot travel; the master would not
+		 * find it anyway. */
+		json_array_append_new(a, json_pack("{s:s, s:s?}", "kind", kind, "job", colon + 1));
+		free(kind);
+	}
+	return a;
+}
+
 /* One option with its argument (NULL for flags) applied to o. */
 static int
 apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
@@ -305,6 +448,14 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		if (strlen(v) != 1 || !strchr("ewnvp", v[0]))
 			return qo_fail(o, "-w wants e, w, n, v or p, not \"%s\"", v);
 		o->verify = v[0];
+		break;
+	case QO_HOLD_JID:
+		return parse_hold_jid(o, v);
+	case QO_DEPEND:
+		return parse_depend(o, v);
+	case QO_A:
+		if (qsub_parse_date(v, time(NULL), &o->begin_time) < 0)
+			return qo_fail(o, "-a wants a date as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", v);
 		break;
 	case QO_PE:
 		/* Handled in parse_words: it takes two arguments. */
@@ -650,6 +801,8 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "hold", json_integer(HOLD_USER));
 	if (!req_empty(&o->req))
 		json_object_set_new(job, "req", req_to_json(&o->req));
+	if (o->begin_time)
+		json_object_set_new(job, "begin_time", json_integer(o->begin_time));
 	if (o->rerun != QO_UNSET)
 		json_object_set_new(job, "rerun", json_integer(o->rerun));
 	if (o->pe && add_str(job, "pe", o->pe) < 0) {

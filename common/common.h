@@ -134,7 +134,9 @@ enum job_state {
 	JS_DELETED = 5,     /* removed by qdel before or while running */
 };
 #define JS_FINISHED(s) ((s) >= JS_DONE)
-#define HOLD_USER 0x1u
+#define HOLD_USER 0x1u   /* qhold, qsub -h */
+#define HOLD_DEP  0x2u   /* waits for other jobs (-hold_jid, -W depend) */
+#define HOLD_TIME 0x4u   /* waits for its start time (qsub -a) */
 
 /* req.c: a job's resource request (qsub -l) and Grid Engine's notations. */
 struct job_req {
@@ -217,6 +219,7 @@ struct job {
 	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
 	bool      suspended;     /* qmod -s: stopped on its host, shown as s */
+	int64_t   begin_time;    /* qsub -a: not before this (ms); 0: now */
 };
 struct job *job_new(void);
 void        job_free(struct job *j);

@@ -77,9 +77,11 @@ job_state_letters(const struct job *j)
 {
 	switch (j->state) {
 	case JS_PENDING:
+		/* A start time still to come is no hold anybody placed: Grid
+		 * Engine shows such a job as qw. */
 		if (j->error)
-			return j->hold ? "hEqw" : "Eqw";
-		return j->hold ? "hqw" : "qw";
+			return j->hold & ~HOLD_TIME ? "hEqw" : "Eqw";
+		return j->hold & ~HOLD_TIME ? "hqw" : "qw";
 	case JS_DISPATCHED:
 		return j->delete_req ? "dt" : "t";
 	case JS_RUNNING:
@@ -167,6 +169,8 @@ job_to_json(const struct job *j)
 	}
 	if (j->suspended)
 		json_object_set_new(o, "suspended", json_true());
+	if (j->begin_time)
+		json_object_set_new(o, "begin_time", json_integer(j->begin_time));
 	return o;
 }
 
@@ -342,6 +346,7 @@ job_from_json(const json_t *o, const char **why)
 	INT("t_last", t_last, 0, JOB_MAX_TASKS);
 	INT("t_step", t_step, 0, JOB_MAX_TASKS);
 	INT("tc", tc, 0, JOB_MAX_TASKS);
+	INT("begin_time", begin_time, 0, INT64_MAX);
 #undef INT
 	if (get_str(o, "name", &j->name, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "owner", &j->owner, JOB_MAX_STRING, why) < 0 ||

@@ -143,6 +143,28 @@ void sched_kick(void);        /* something may have become runnable */
 void sched_run(void);         /* from the commit step, inside the transaction */
 bool sched_wanted(void);
 
+/* deps.c: dependencies and start times. */
+struct deps;
+/* The SUBMIT's "deps" ([{kind, job}]) resolved against the jobs there are
+ * (ids, or names and patterns of owner's jobs); NULL with err if one names
+ * nothing or is malformed.  Nothing is changed. */
+struct deps *deps_resolve(const json_t *list, const char *owner, char *err, size_t errlen);
+void         deps_free(struct deps *d);
+/* Before the job is stored: sets HOLD_TIME and HOLD_DEP as needed, or ends
+ * the job as failed when a dependency can never be met.  Returns how many
+ * dependencies it waits for. */
+int          deps_submit(struct job *j, const struct deps *d);
+/* After the job is stored (it has its id): records what it waits for. */
+void         deps_store(const struct job *j, const struct deps *d);
+/* A job started / reached a final state: release or fail its dependents,
+ * down the whole chain. */
+void         deps_job_started(const struct job *j);
+void         deps_job_ended(const struct job *j);
+/* From the tick: jobs whose start time has come (inside a transaction). */
+void         deps_tick(int64_t now);
+/* [{id, kind}] the job still waits for. */
+json_t      *deps_waiting_json(int64_t id);
+
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;
 extern struct store   *store;

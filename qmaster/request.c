@@ -108,6 +108,8 @@ static void
 req_submit(struct conn *c, int64_t seq, json_t *msg)
 {
 	const char *why = NULL;
+	struct deps *d;
+	char err[512];
 	struct job *j;
 	const struct user_cache *u;
 	json_t *rep;
@@ -181,16 +183,25 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	j->submit_time = now_ms();
 	j->start_time = j->end_time = 0;
 	j->pid = j->exit_status = j->signal = 0;
+	if ((d = deps_resolve(json_object_get(msg, "deps"), j->owner, err, sizeof err)) == NULL) {
+		why = err;
+		goto bad;
+	}
 
 	qm_txn();
+	deps_submit(j, d);
 	if (store_job_insert(store, j) < 0)
 		fatalx("cannot store a submitted job");
+	deps_store(j, d);
+	deps_free(d);
 	log_debug("job %lld submitted by %s", (long long)j->id, j->owner);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "id", json_integer(j->id));
 	json_object_set_new(rep, "name", json_string(j->name));
 	net_send(c, rep);
-	if (!j->hold)
+	if (JS_FINISHED(j->state))
+		request_job_finished(j);
+	else if (!j->hold)
 		sched_kick();
 	job_free(j);
 	return;
@@ -332,8 +343,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		sc.full = json_array_size(ids) == 1;
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
-			if (j && (!own || strcmp(j->owner, c->user) == 0))
+			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
 				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0 }, j);
+				if (sc.full && j->hold & HOLD_DEP)
+					json_object_set_new(json_array_get(sc.jobs, json_array_size(sc.jobs) - 1),
+					    "waiting_for", deps_waiting_json(j->id));
+			}
 			job_free(j);
 		}
 	} else {
@@ -596,6 +611,8 @@ void
 request_job_finished(const struct job *j)
 {
 	struct waiter *w, *tmp;
+
+	deps_job_ended(j);
 	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
 		if (w->id != j->id)
 			continue;

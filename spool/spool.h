@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -32,7 +32,7 @@ bool store_in_txn(const struct store *st);
  * and stores the script once per distinct content.  store_job_update writes
  * every mutable field (state, hold, error, delete_req, attempt, host, pid,
  * times, exit_status, signal, reason, rusage, prio, name, queue, req, rerun,
- * suspended). */
+ * suspended, begin_time). */
 int         store_job_insert(struct store *st, struct job *j);
 int         store_job_update(struct store *st, const struct job *j);
 struct job *store_job_get(struct store *st, int64_t id, bool with_script);
@@ -63,6 +63,20 @@ int64_t store_jobs_count(struct store *st, unsigned states);
  * (id, task, attempt) again replaces its row, so a resent CHILD_TERM does not
  * count twice. */
 int store_acct_insert(struct store *st, const struct job *j);
+/* The final state of a job's last attempt: 0 and *state, 1 if none, -1 error. */
+int store_acct_last_state(struct store *st, int64_t id, enum job_state *state);
+
+/* Dependencies: (job, dep, kind) rows, one per condition job still waits
+ * for (kinds are deps.c's).  Walks read all rows before the first callback;
+ * cb returns non-zero to stop. */
+typedef int (*store_dep_cb)(void *arg, int64_t id, int kind);
+int     store_dep_add(struct store *st, int64_t job, int64_t dep, int kind);
+int     store_dep_remove(struct store *st, int64_t job, int64_t dep, int kind);
+int     store_deps_of(struct store *st, int64_t job, store_dep_cb cb, void *arg);   /* (dep, kind) */
+int     store_dependents(struct store *st, int64_t dep, store_dep_cb cb, void *arg); /* (job, kind) */
+int64_t store_deps_count(struct store *st, int64_t job);
+/* Jobs held for a start time (HOLD_TIME) whose time has come: (id, 0). */
+int     store_jobs_begin_due(struct store *st, int64_t now, store_dep_cb cb, void *arg);
 
 /* Hosts the master has seen (name, slots, last load, last contact, and
  * the attributes of its last REGISTER as JSON text). */

@@ -29,7 +29,7 @@
 	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
-	X(t_step) X(tc) X(suspended)
+	X(t_step) X(tc) X(suspended) X(begin_time)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -152,6 +152,18 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE jobs ADD COLUMN tc INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE jobs ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE hosts ADD COLUMN attrs TEXT;",
+
+	/* 3 -> 4: dependencies and start times (issue 3).  A deps row is one
+	 * condition a job still waits for; it goes when met.  jobs_begin holds
+	 * only jobs held for a start time (HOLD_TIME, 0x4). */
+	"CREATE TABLE deps ("
+	" job_id INTEGER NOT NULL,"
+	" dep_id INTEGER NOT NULL,"
+	" kind INTEGER NOT NULL,"
+	" PRIMARY KEY (job_id, dep_id, kind)) WITHOUT ROWID;"
+	"CREATE INDEX deps_dep ON deps (dep_id);"
+	"ALTER TABLE jobs ADD COLUMN begin_time INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX jobs_begin ON jobs (begin_time) WHERE hold & 4;",
 };
 
 /*
@@ -165,6 +177,8 @@ enum stmt_id {
 	S_JOB_INSERT, S_JOB_UPDATE, S_JOB_GET, S_JOB_GET_FULL, S_JOB_DELETE,
 	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES,
 	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
+	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
+	S_ACCT_LAST,
 	S_FOREACH,
 	S_NSTMT = S_FOREACH + 32
 };
@@ -192,8 +206,8 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " delete_req = ?5, attempt = ?6, host = ?7, pid = ?8, submit_time = ?9,"
 	    " start_time = ?10, end_time = ?11, exit_status = ?12, signal = ?13,"
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
-	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23"
-	    " WHERE id = ?1",
+	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
+	    " begin_time = ?24 WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",
@@ -215,6 +229,14 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " attrs = coalesce(excluded.attrs, attrs)",
 	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen, attrs"
 	    " FROM hosts ORDER BY name",
+	[S_DEP_ADD] = "INSERT OR IGNORE INTO deps (job_id, dep_id, kind) VALUES (?1, ?2, ?3)",
+	[S_DEP_DEL] = "DELETE FROM deps WHERE job_id = ?1 AND dep_id = ?2 AND kind = ?3",
+	[S_DEPS_OF] = "SELECT dep_id, kind FROM deps WHERE job_id = ?1 ORDER BY dep_id, kind",
+	[S_DEPENDENTS] = "SELECT job_id, kind FROM deps WHERE dep_id = ?1 ORDER BY job_id",
+	[S_DEPS_COUNT] = "SELECT count(*) FROM deps WHERE job_id = ?1",
+	[S_BEGIN_DUE] = "SELECT id FROM jobs WHERE hold & 4 AND begin_time <= ?1 ORDER BY begin_time",
+	[S_ACCT_LAST] = "SELECT state FROM accounting WHERE job_id = ?1"
+	    " ORDER BY attempt DESC LIMIT 1",
 };
 
 struct store {
@@ -911,6 +933,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);
 	j->tc = (int)INT(tc, 0, JOB_MAX_TASKS);
 	j->suspended = sqlite3_column_int64(s, C_suspended) != 0;
+	j->begin_time = INT(begin_time, 0, INT64_MAX);
 #undef INT
 	if (full) {
 		const void *body;
@@ -999,6 +1022,7 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int(s, C_t_step, j->t_step);
 	sqlite3_bind_int(s, C_tc, j->tc);
 	sqlite3_bind_int(s, C_suspended, j->suspended);
+	sqlite3_bind_int64(s, C_begin_time, j->begin_time);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -1049,6 +1073,7 @@ store_job_update(struct store *st, const struct job *j)
 	bind_text(s, 21, req);
 	sqlite3_bind_int(s, 22, j->rerun);
 	sqlite3_bind_int(s, 23, j->suspended);
+	sqlite3_bind_int64(s, 24, j->begin_time);
 	rc = stmt_run(st, s, own, "cannot update a job");
 	free(req);
 	if (rc < 0)
@@ -1254,6 +1279,125 @@ store_acct_insert(struct store *st, const struct job *j)
 	sqlite3_bind_double(s, 18, j->stime);
 	sqlite3_bind_int64(s, 19, j->maxrss_kb);
 	return stmt_run(st, s, own, "cannot store accounting");
+}
+
+int
+store_acct_last_state(struct store *st, int64_t id, enum job_state *state)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc, ret = -1;
+
+	if (!(s = stmt_take(st, S_ACCT_LAST, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		int64_t v = sqlite3_column_int64(s, 0);
+		*state = v >= JS_DONE && v <= JS_DELETED ? (enum job_state)v : JS_FAILED;
+		ret = 0;
+	} else if (rc == SQLITE_DONE)
+		ret = 1;
+	else
+		store_fail(st, "cannot read accounting");
+	stmt_give(s, own);
+	return ret;
+}
+
+/* Dependencies. */
+
+static int
+dep_stmt(struct store *st, enum stmt_id id, int64_t job, int64_t dep, int kind)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, dep);
+	sqlite3_bind_int(s, 3, kind);
+	return stmt_run(st, s, own, "cannot change a dependency");
+}
+
+int
+store_dep_add(struct store *st, int64_t job, int64_t dep, int kind)
+{
+	return dep_stmt(st, S_DEP_ADD, job, dep, kind);
+}
+
+int
+store_dep_remove(struct store *st, int64_t job, int64_t dep, int kind)
+{
+	return dep_stmt(st, S_DEP_DEL, job, dep, kind);
+}
+
+/* Both walks read every row before the first callback, which may change
+ * the very rows walked. */
+static int
+deps_walk(struct store *st, enum stmt_id id, int64_t key, store_dep_cb cb, void *arg)
+{
+	struct { int64_t id; int kind; } *rows = NULL;
+	size_t n = 0, cap = 0, i;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, key);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			rows = xrealloc(rows, cap * sizeof *rows);
+		}
+		rows[n].id = sqlite3_column_int64(s, 0);
+		rows[n++].kind = sqlite3_column_int(s, 1);
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read dependencies");
+	stmt_give(s, own);
+	for (i = 0; rc == SQLITE_DONE && i < n; i++)
+		if (cb(arg, rows[i].id, rows[i].kind))
+			break;
+	free(rows);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_deps_of(struct store *st, int64_t job, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_DEPS_OF, job, cb, arg);
+}
+
+int
+store_dependents(struct store *st, int64_t dep, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_DEPENDENTS, dep, cb, arg);
+}
+
+int64_t
+store_deps_count(struct store *st, int64_t job)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int64_t n = -1;
+
+	if (!(s = stmt_take(st, S_DEPS_COUNT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "cannot count dependencies");
+	stmt_give(s, own);
+	return n;
+}
+
+int
+store_jobs_begin_due(struct store *st, int64_t now, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_BEGIN_DUE, now, cb, arg);
 }
 
 /* Hosts. */

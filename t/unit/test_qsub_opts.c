@@ -406,8 +406,8 @@ test_error_unknown_option(void **state)
 
 	/* Grid Engine options nowq lacks are named as such. */
 	qsub_opts_init(&o);
-	assert_int_equal(parse(&o, "-hold_jid", "1", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "option \"-hold_jid\" is not supported by nowq yet");
+	assert_int_equal(parse(&o, "-hold_jid_ad", "1", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "option \"-hold_jid_ad\" is not supported by nowq yet");
 	qsub_opts_free(&o);
 }
 
@@ -523,6 +523,55 @@ test_arrays_and_parallel(void **state)
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-w", "x", "s.sh", NULL), -1);
 	qsub_opts_free(&o);
+}
+
+static void
+test_dependencies_and_dates(void **state)
+{
+	struct qsub_opts o;
+	json_t *d;
+	int64_t ms;
+	time_t now = 1700000000;   /* 2023-11-14 */
+	struct tm tm = { .tm_year = 2026 - 1900, .tm_mon = 10, .tm_mday = 22, .tm_hour = 14,
+		.tm_min = 30, .tm_sec = 15, .tm_isdst = -1 };
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-hold_jid", "12,prep*", "-W", "depend=afterok:3:4,after:5",
+	    "s.sh", NULL), 0);
+	d = qsub_deps_json(&o);
+	assert_int_equal(json_array_size(d), 5);
+	assert_string_equal(jstr(json_array_get(d, 0), "kind"), "afterany");
+	assert_string_equal(jstr(json_array_get(d, 1), "job"), "prep*");
+	assert_string_equal(jstr(json_array_get(d, 2), "kind"), "afterok");
+	assert_string_equal(jstr(json_array_get(d, 3), "job"), "4");
+	assert_string_equal(jstr(json_array_get(d, 4), "kind"), "after");
+	json_decref(d);
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_null(qsub_deps_json(&o));
+	assert_int_equal(parse(&o, "-W", "depend=afterok:x", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-W depend: \"x\" is not a job id");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-W", "depend=afterok", "s.sh", NULL), -1);
+	qsub_opts_free(&o);
+
+	/* -a: local time, with or without century, year and seconds. */
+	assert_int_equal(qsub_parse_date("202611221430.15", now, &ms), 0);
+	assert_int_equal(ms, (int64_t)mktime(&tm) * 1000);
+	assert_int_equal(qsub_parse_date("2611221430.15", now, &ms), 0);
+	assert_int_equal(ms, (int64_t)mktime(&tm) * 1000);
+	tm.tm_year = 2023 - 1900;
+	tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	assert_int_equal(qsub_parse_date("11221430", now, &ms), 0);
+	assert_int_equal(ms, (int64_t)mktime(&tm) * 1000);
+	assert_int_equal(qsub_parse_date("02301200", now, &ms), -1);   /* February 30th */
+	assert_int_equal(qsub_parse_date("11221460", now, &ms), -1);
+	assert_int_equal(qsub_parse_date("1122143", now, &ms), -1);
+	assert_int_equal(qsub_parse_date("11221430.5", now, &ms), -1);
+	assert_int_equal(qsub_parse_date("1122x430", now, &ms), -1);
 }
 
 static void
@@ -685,6 +734,7 @@ main(void)
 		cmocka_unit_test(test_sizes_and_times),
 		cmocka_unit_test(test_resource_requests),
 		cmocka_unit_test(test_arrays_and_parallel),
+		cmocka_unit_test(test_dependencies_and_dates),
 		cmocka_unit_test(test_error_missing_argument),
 		cmocka_unit_test(test_error_bad_p),
 		cmocka_unit_test(test_error_bad_yes_no),

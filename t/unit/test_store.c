@@ -284,9 +284,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 3);
+	assert_int_equal(STORE_SCHEMA_VERSION, 4);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -296,7 +296,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 3);
+	assert_int_equal(store_schema_version(f->st), 4);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -1067,6 +1067,70 @@ test_hosts(void **state)
 	assert_int_equal(hs.n, 1);
 }
 
+struct dep_seen {
+	int64_t id[8];
+	int     kind[8];
+	int     n;
+};
+
+static int
+dep_cb(void *arg, int64_t id, int kind)
+{
+	struct dep_seen *d = arg;
+
+	assert_true(d->n < 8);
+	d->id[d->n] = id;
+	d->kind[d->n++] = kind;
+	return 0;
+}
+
+static void
+test_deps(void **state)
+{
+	struct fix *f = *state;
+	struct dep_seen d = { 0 };
+	struct job *j;
+
+	assert_int_equal(store_dep_add(f->st, 10, 3, 2), 0);
+	assert_int_equal(store_dep_add(f->st, 10, 4, 4), 0);
+	assert_int_equal(store_dep_add(f->st, 10, 4, 4), 0);   /* the same row once */
+	assert_int_equal(store_dep_add(f->st, 11, 4, 1), 0);
+	reopen(f);
+	assert_int_equal(store_deps_count(f->st, 10), 2);
+	assert_int_equal(store_deps_of(f->st, 10, dep_cb, &d), 0);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.id[0], 3);
+	assert_int_equal(d.kind[0], 2);
+	assert_int_equal(d.id[1], 4);
+	d = (struct dep_seen){ 0 };
+	assert_int_equal(store_dependents(f->st, 4, dep_cb, &d), 0);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.id[0], 10);
+	assert_int_equal(d.id[1], 11);
+	assert_int_equal(d.kind[1], 1);
+	assert_int_equal(store_dep_remove(f->st, 10, 3, 2), 0);
+	assert_int_equal(store_deps_count(f->st, 10), 1);
+	assert_int_equal(store_deps_count(f->st, 12), 0);
+
+	/* Jobs held for a start time come due by time, not before. */
+	j = mkjob("ann", 1000, 0, NULL);
+	j->hold = HOLD_TIME;
+	j->begin_time = 5000;
+	insert(f, j);
+	d = (struct dep_seen){ 0 };
+	assert_int_equal(store_jobs_begin_due(f->st, 4999, dep_cb, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_int_equal(store_jobs_begin_due(f->st, 5000, dep_cb, &d), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.id[0], j->id);
+	j->hold = 0;
+	assert_int_equal(store_job_update(f->st, j), 0);
+	d = (struct dep_seen){ 0 };
+	assert_int_equal(store_jobs_begin_due(f->st, 9999, dep_cb, &d), 0);
+	assert_int_equal(d.n, 0);
+	job_free(j);
+}
+
 static void
 test_meta(void **state)
 {
@@ -1371,6 +1435,7 @@ main(void)
 		T(test_purge_finished),
 		T(test_accounting),
 		T(test_hosts),
+		T(test_deps),
 		T(test_meta),
 		T(test_txn_commit_rollback),
 		T(test_check),

@@ -1,0 +1,363 @@
+/* deps.c: job dependencies (qsub -hold_jid, -W depend) and start times (qsub -a): which jobs wait, and releasing or failing them when what they wait for happens. */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+/* Kinds as stored in the deps table; never renumber. */
+enum dep_kind { DEP_AFTER = 1, DEP_AFTEROK = 2, DEP_AFTERNOTOK = 3, DEP_AFTERANY = 4 };
+static const char *const kind_names[] = {
+	[DEP_AFTER] = "after", [DEP_AFTEROK] = "afterok",
+	[DEP_AFTERNOTOK] = "afternotok", [DEP_AFTERANY] = "afterany",
+};
+#define DEP_KIND_MAX DEP_AFTERANY
+
+static int
+kind_parse(const char *s)
+{
+	for (int k = 1; k <= DEP_KIND_MAX; k++)
+		if (strcmp(s, kind_names[k]) == 0)
+			return k;
+	return 0;
+}
+
+/*
+ * What a dependency of this kind makes of a job in state st: 1 met, 0 not
+ * yet, -1 never.  "after" means started, as in Slurm; a job that ended
+ * without starting (deleted while pending) will not start any more, so
+ * that counts as met too, as Slurm counts a cancelled job.
+ */
+static int
+verdict(enum job_state st, int kind)
+{
+	switch (st) {
+	case JS_PENDING:
+	case JS_DISPATCHED:
+		return 0;
+	case JS_RUNNING:
+		return kind == DEP_AFTER ? 1 : 0;
+	case JS_DONE:
+		return kind == DEP_AFTERNOTOK ? -1 : 1;
+	case JS_FAILED:
+	case JS_DELETED:
+		return kind == DEP_AFTEROK ? -1 : 1;
+	}
+	return 0;
+}
+
+struct dep_ref {
+	int64_t        id;
+	int            kind;
+	enum job_state state;    /* the job's state now */
+};
+
+struct deps {
+	struct dep_ref *v;
+	size_t          n;
+};
+
+static void
+refs_add(struct deps *d, int64_t id, int kind, enum job_state st)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].id == id && d->v[i].kind == kind)
+			return;
+	d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+	d->v[d->n++] = (struct dep_ref){ id, kind, st };
+}
+
+struct name_ctx {
+	const char  *pattern;
+	struct deps *d;
+	int          kind;
+	int64_t      self;
+	int          found;
+};
+
+static int
+name_match(void *arg, struct job *j)
+{
+	struct name_ctx *nc = arg;
+
+	if (j->name && fnmatch(nc->pattern, j->name, 0) == 0) {
+		refs_add(nc->d, j->id, nc->kind, j->state);
+		nc->found++;
+	}
+	return 0;
+}
+
+static bool
+all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* One id, name or pattern; -1 with err when it names nothing. */
+static int
+resolve_one(struct deps *d, const char *what, int kind, const char *owner, char *err, size_t errlen)
+{
+	if (all_digits(what)) {
+		int64_t id = strtoll(what, NULL, 10);
+		struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
+		enum job_state st;
+
+		if (j) {
+			refs_add(d, id, kind, j->state);
+			job_free(j);
+			return 0;
+		}
+		/* Purged, but its end is on record. */
+		if (id > 0 && store_acct_last_state(store, id, &st) == 0) {
+			refs_add(d, id, kind, st);
+			return 0;
+		}
+		snprintf(err, errlen, "job %s does not exist, so nothing can depend on it", what);
+		return -1;
+	}
+	/* Names and patterns match the owner's own jobs, as in Grid Engine. */
+	struct store_job_filter f = { .owner = owner, .brief = true };
+	struct name_ctx nc = { what, d, kind, 0, 0 };
+	if (store_jobs_foreach(store, &f, name_match, &nc) < 0)
+		fatalx("cannot read the job list");
+	if (nc.found == 0) {
+		snprintf(err, errlen, "no job of %s is named \"%s\", so nothing can depend on it", owner, what);
+		return -1;
+	}
+	return 0;
+}
+
+struct deps *
+deps_resolve(const json_t *list, const char *owner, char *err, size_t errlen)
+{
+	struct deps *d = xcalloc(1, sizeof *d);
+	json_t *e;
+	size_t i;
+
+	if (!list || json_is_null(list))
+		return d;
+	if (!json_is_array(list) || json_array_size(list) > 100000) {
+		snprintf(err, errlen, "deps must be a list of {kind, job}");
+		goto bad;
+	}
+	json_array_foreach(list, i, e) {
+		const char *k = jstr(e, "kind"), *what = jstr(e, "job");
+		int kind = k ? kind_parse(k) : 0;
+
+		if (!kind || !what || !*what || strlen(what) > 255) {
+			snprintf(err, errlen, "a dependency needs a kind (after, afterok, afternotok, "
+			    "afterany) and a job id or name");
+			goto bad;
+		}
+		if (resolve_one(d, what, kind, owner, err, errlen) < 0)
+			goto bad;
+	}
+	return d;
+bad:
+	deps_free(d);
+	return NULL;
+}
+
+void
+deps_free(struct deps *d)
+{
+	if (!d)
+		return;
+	free(d->v);
+	free(d);
+}
+
+static void
+fail_never(struct job *j, int64_t dep, enum job_state st)
+{
+	free(j->reason);
+	j->reason = xasprintf("dependency never satisfied: %lld %s", (long long)dep,
+	    st == JS_DONE ? "succeeded" : job_state_name(st));
+	j->state = JS_FAILED;
+	j->hold &= ~(HOLD_DEP | HOLD_TIME);
+	j->end_time = now_ms();
+}
+
+int
+deps_submit(struct job *j, const struct deps *d)
+{
+	int waits = 0;
+
+	if (j->begin_time > now_ms())
+		j->hold |= HOLD_TIME;
+	for (size_t i = 0; i < d->n; i++) {
+		int v = verdict(d->v[i].state, d->v[i].kind);
+		if (v < 0) {
+			fail_never(j, d->v[i].id, d->v[i].state);
+			return 0;
+		}
+		waits += v == 0;
+	}
+	if (waits)
+		j->hold |= HOLD_DEP;
+	return waits;
+}
+
+void
+deps_store(const struct job *j, const struct deps *d)
+{
+	if (!(j->hold & HOLD_DEP))
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		if (verdict(d->v[i].state, d->v[i].kind) == 0 &&
+		    store_dep_add(store, j->id, d->v[i].id, d->v[i].kind) < 0)
+			fatalx("cannot store a dependency of job %lld", (long long)j->id);
+}
+
+/*
+ * Ends ripple down chains (a failed job fails its afterok dependents, whose
+ * dependents fail in turn): a work list, not recursion, so a chain of ten
+ * thousand jobs costs no stack.
+ */
+struct ended {
+	int64_t        id;
+	enum job_state state;
+	bool           started;   /* only "after" is met */
+};
+static struct ended *worklist;
+static size_t        nwork, capwork;
+static bool          working;
+
+static void
+work_push(int64_t id, enum job_state st, bool started)
+{
+	if (nwork == capwork) {
+		capwork = capwork ? capwork * 2 : 64;
+		worklist = xrealloc(worklist, capwork * sizeof *worklist);
+	}
+	worklist[nwork++] = (struct ended){ id, st, started };
+}
+
+static int
+forget_dep(void *arg, int64_t dep, int kind)
+{
+	int64_t *job = arg;
+	if (store_dep_remove(store, *job, dep, kind) < 0)
+		fatalx("cannot remove a dependency");
+	return 0;
+}
+
+static int
+dependent_cb(void *arg, int64_t id, int kind)
+{
+	const struct ended *e = arg;
+	struct job *j;
+	int v = e->started ? (kind == DEP_AFTER) : verdict(e->state, kind);
+
+	if (v == 0)
+		return 0;
+	if (store_dep_remove(store, id, e->id, kind) < 0)
+		fatalx("cannot remove a dependency");
+	if ((j = store_job_get(store, id, false)) == NULL)
+		return 0;
+	if (j->state != JS_PENDING) {
+		job_free(j);
+		return 0;
+	}
+	if (v < 0) {
+		fail_never(j, e->id, e->state);
+		store_deps_of(store, id, forget_dep, &id);
+		log_info("job %lld failed: %s", (long long)id, j->reason);
+	} else if (store_deps_count(store, id) == 0) {
+		j->hold &= ~HOLD_DEP;
+		if (!j->hold)
+			sched_kick();
+	}
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)id);
+	if (JS_FINISHED(j->state))
+		request_job_finished(j);   /* pushes it onto the work list */
+	job_free(j);
+	return 0;
+}
+
+static void
+work_run(void)
+{
+	if (working)
+		return;
+	working = true;
+	qm_txn();
+	while (nwork > 0) {
+		struct ended e = worklist[--nwork];
+		if (store_dependents(store, e.id, dependent_cb, &e) < 0)
+			fatalx("cannot read dependencies");
+	}
+	working = false;
+}
+
+void
+deps_job_started(const struct job *j)
+{
+	work_push(j->id, j->state, true);
+	work_run();
+}
+
+void
+deps_job_ended(const struct job *j)
+{
+	int64_t id = j->id;
+
+	qm_txn();
+	/* What the job itself still waited for no longer matters. */
+	if (j->hold & HOLD_DEP && store_deps_of(store, id, forget_dep, &id) < 0)
+		fatalx("cannot read dependencies");
+	work_push(j->id, j->state, false);
+	work_run();
+}
+
+static int
+begin_due(void *arg, int64_t id, int kind)
+{
+	struct job *j = store_job_get(store, id, false);
+
+	(void)arg;
+	(void)kind;
+	if (!j)
+		return 0;
+	j->hold &= ~HOLD_TIME;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)id);
+	if (!j->hold)
+		sched_kick();
+	job_free(j);
+	return 0;
+}
+
+void
+deps_tick(int64_t now)
+{
+	if (store_jobs_begin_due(store, now, begin_due, NULL) < 0)
+		fatalx("cannot read jobs waiting for their start time");
+}
+
+static int
+waiting_cb(void *arg, int64_t dep, int kind)
+{
+	json_array_append_new(arg, json_pack("{s:I, s:s}", "id", (json_int_t)dep,
+	    "kind", kind >= 1 && kind <= DEP_KIND_MAX ? kind_names[kind] : "?"));
+	return 0;
+}
+
+json_t *
+deps_waiting_json(int64_t id)
+{
+	json_t *a = json_array();
+	if (store_deps_of(store, id, waiting_cb, a) < 0)
+		fatalx("cannot read dependencies");
+	return a;
+}
