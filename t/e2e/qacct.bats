@@ -188,3 +188,59 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	run qacct -j "$theirs"
 	[ "$status" -eq 0 ]
 }
+
+# Last: it stops the real execd and speaks for a forged one.
+@test "a CHILD_TERM with garbage rusage still ends the job, is accounted as zero, and the master keeps serving" {
+	[ "$(id -u)" = 0 ] || skip "needs root to register an execd that runs root's jobs"
+	kill "$(cat "$CLUSTER"/execd-1/execd.pid)"
+	wait_until 10 bash -c "qhost | grep -q ' down\$'"
+	id=$(qsub -terse -cwd -b y true)
+	port=$(sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)".*/\1/p' "$CLUSTER/qmaster.conf")
+	run timeout 20 python3 - "$port" "$id" <<'PY'
+import json, socket, struct, sys
+port, job = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port))
+def send(m):
+    b = json.dumps(m).encode()
+    s.sendall(struct.pack(">I", len(b)) + b)
+def recv_exact(n):
+    d = b""
+    while len(d) < n:
+        c = s.recv(n - len(d))
+        if not c:
+            sys.exit("connection closed")
+        d += c
+    return d
+def wait(seq):
+    while True:
+        m = json.loads(recv_exact(struct.unpack(">I", recv_exact(4))[0]))
+        if m.get("seq") == seq:
+            return m
+send({"type": "HELLO", "seq": 1, "version": 1, "role": "execd", "auth": {"method": "none"}, "uid": 0})
+assert wait(1)["ok"]
+send({"type": "REGISTER", "seq": 2, "host": "forged", "slots": 1, "uid": 0, "load": [0, 0, 0], "jobs": []})
+assert wait(2)["ok"]
+send({"type": "PULL", "seq": 3, "free": 1})
+d = wait(3)
+j = d["jobs"][0]
+assert j["id"] == job, d
+key = {"id": j["id"], "task": j["task"], "attempt": j["attempt"], "host": "forged"}
+send(dict(key, type="CHILD_REGISTER", seq=4, pid=4242, start_time=1))
+assert wait(4)["type"] == "ACK"
+send(dict(key, type="CHILD_TERM", seq=5, exit_status=5, signal=0, end_time=2000,
+          rusage={"ru_utime": "lots", "ru_maxrss": -1, "ru_nvcsw": [1]}))
+assert wait(5)["type"] == "ACK"
+print("acked")
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *acked* ]]
+	wait_until 10 job_finished "$id"
+	[ "$(acct_field "$id" exit_status)" = 5 ]
+	[ "$(acct_field "$id" hostname)" = forged ]
+	[ "$(acct_field "$id" ru_utime)" = 0.000 ]
+	[ "$(acct_field "$id" ru_maxrss)" = 0 ]
+	grep -q "its usage is accounted as zero" "$CLUSTER"/qmaster/qmaster.log
+	run qstat -s z
+	[ "$status" -eq 0 ]
+}
