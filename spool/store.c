@@ -1594,6 +1594,13 @@ static const struct {
 	  "is behind the largest job id, so ids could repeat" },
 	{ "SELECT 'host ' || name, slots FROM hosts WHERE slots < 0",
 	  "has a negative slot count" },
+	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting WHERE wallclock < 0"
+	  " OR utime < 0 OR stime < 0 OR maxrss_kb < 0 OR ru_minflt < 0 OR ru_majflt < 0"
+	  " OR ru_inblock < 0 OR ru_oublock < 0 OR ru_nvcsw < 0 OR ru_nivcsw < 0",
+	  "has a negative usage" },
+	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting"
+	  " WHERE failed_code NOT BETWEEN 0 AND 65535 OR end_time < start_time",
+	  "has a failed code out of range or ends before it starts" },
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"

@@ -1449,6 +1449,17 @@ test_check(void **state)
 	assert_int_equal(store_check(f->st, NULL), 0);
 	raw_do(f, "UPDATE scripts SET body = CAST('tampered' AS BLOB)");
 	assert_int_equal(store_check(f->st, NULL), 1);
+	/* Accounting rows: usage below zero, a start after the end. */
+	raw_do(f, "DELETE FROM scripts");
+	assert_int_equal(store_check(f->st, NULL), 0);
+	j->end_time = 20;
+	j->start_time = 10;
+	assert_int_equal(store_acct_insert(f->st, j, &no_acct), 0);
+	assert_int_equal(store_check(f->st, NULL), 0);
+	raw_do(f, "UPDATE accounting SET ru_nivcsw = -1");
+	assert_int_equal(store_check(f->st, NULL), 1);
+	raw_do(f, "UPDATE accounting SET ru_nivcsw = 0, start_time = 30");
+	assert_int_equal(store_check(f->st, NULL), 1);
 	job_free(j);
 	job_free(b);
 }
