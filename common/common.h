@@ -81,7 +81,7 @@ enum msg_type {
 	MSG_HELLO, MSG_REPLY,
 	/* client requests */
 	MSG_SUBMIT, MSG_STATUS, MSG_DELETE, MSG_HOLD, MSG_RELEASE, MSG_WAIT,
-	MSG_HOSTS,
+	MSG_HOSTS, MSG_ACCT,
 	/* execd to master */
 	MSG_REGISTER, MSG_LOAD, MSG_PULL, MSG_CHILD_REGISTER, MSG_CHILD_TERM,
 	/* master to execd */
@@ -234,6 +234,25 @@ json_t     *job_to_json(const struct job *j);
 extern const char *const job_brief_columns[];
 void        job_brief_text(const struct job *j, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
+
+/* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
+ * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */
+#define RUSAGE_NINT 15
+struct job_rusage {
+	double   utime, stime;   /* seconds */
+	int64_t  maxrss, ixrss, ismrss, idrss, isrss, minflt, majflt, nswap,
+	         inblock, oublock, msgsnd, msgrcv, nsignals, nvcsw, nivcsw;
+};
+struct rusage;
+/* "ru_maxrss" ... "ru_nivcsw", in getrusage(2)'s order; rusage_int reads the i-th. */
+extern const char *const rusage_int_names[RUSAGE_NINT];
+int64_t rusage_int(const struct job_rusage *ru, int i);
+void    rusage_set_int(struct job_rusage *ru, int i, int64_t v);
+void    rusage_from_sys(struct job_rusage *dst, const struct rusage *ru);
+json_t *rusage_to_json(const struct job_rusage *ru);
+/* Checks every field (numbers, non-negative, times finite and bounded);
+ * unknown fields are skipped.  -1 with *why, dst untouched, on bad input. */
+int     rusage_from_json(struct job_rusage *dst, const json_t *o, const char **why);
 
 /* Limits on what a client may send. */
 #define JOB_MAX_SCRIPT   (1u * 1024 * 1024)

@@ -22,6 +22,7 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_RELEASE] = "RELEASE",
 	[MSG_WAIT] = "WAIT",
 	[MSG_HOSTS] = "HOSTS",
+	[MSG_ACCT] = "ACCT",
 	[MSG_REGISTER] = "REGISTER",
 	[MSG_LOAD] = "LOAD",
 	[MSG_PULL] = "PULL",

@@ -564,6 +564,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	struct shep_start st;
 	struct sigaction sa;
 	struct rusage ru;
+	struct job_rusage jru;
 	char buf[64];
 	unsigned long long start;
 	const char *why;
@@ -645,12 +646,13 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
 
-	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I}",
+	rusage_from_sys(&jru, &ru);
+	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
 	    "exit_status", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
 	    "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-	    "utime", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-	    "stime", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
-	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms());
+	    "utime", jru.utime, "stime", jru.stime,
+	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms(),
+	    "rusage", rusage_to_json(&jru));
 	shep_record_end(&s, msg);
 	log_info("job %s ended: exit status %d", key, (int)jint(msg, "exit_status", -1));
 	json_decref(msg);

@@ -52,6 +52,22 @@ read_load(struct exechost *h, json_t *msg)
 	h->last_seen = now_ms();
 }
 
+/* The accounting row of an attempt that ended (ru NULL: it used nothing we
+ * know of).  Jobs deleted before they ran get none, as in Grid Engine. */
+static void
+acct_record(const struct job *j, int failed, const struct job_rusage *ru)
+{
+	struct acct_info a;
+
+	memset(&a, 0, sizeof a);
+	a.group = group_lookup(j->gid);
+	a.failed = failed;
+	if (ru)
+		a.ru = *ru;
+	if (store_acct_insert(store, j, &a) < 0)
+		fatalx("cannot store the accounting of job %lld", (long long)j->id);
+}
+
 /* Jobs the master believes are on this host but the execd no longer has. */
 struct reconcile_ctx {
 	json_t *listed;
@@ -122,8 +138,9 @@ reconcile(struct exechost *h, json_t *jobs)
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		if (JS_FINISHED(j->state)) {
-			if (store_acct_insert(store, j) < 0)
-				fatalx("cannot store accounting");
+			/* Only an attempt that ran has something to account. */
+			if (j->start_time > 0)
+				acct_record(j, ACCT_FAILED_AFTER, NULL);
 			request_job_finished(j);
 		} else
 			sched_kick();
@@ -287,9 +304,11 @@ void
 exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct job *j = event_job(c, msg);
-	const char *failed = jstr(msg, "failed");
+	const char *failed = jstr(msg, "failed"), *why = NULL;
+	struct job_rusage ru;
 	json_t *v;
 
+	memset(&ru, 0, sizeof ru);
 	qm_txn();
 	if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
 		j->end_time = jint(msg, "end_time", now_ms());
@@ -302,11 +321,23 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		if ((v = json_object_get(msg, "stime")) && json_is_number(v))
 			j->stime = json_number_value(v);
 		j->maxrss_kb = jint(msg, "maxrss_kb", 0);
+		/* The job's end is recorded even when its usage is garbage: the
+		 * exit status matters more than the page faults. */
+		if ((v = json_object_get(msg, "rusage")) && rusage_from_json(&ru, v, &why) < 0)
+			log_warnx("%s: job %lld: %s; its usage is accounted as zero", c->host->name,
+			    (long long)j->id, why);
+		else if (!v) {
+			ru.utime = j->utime;
+			ru.stime = j->stime;
+			ru.maxrss = j->maxrss_kb;
+		}
 		free(j->reason);
 		j->reason = NULL;
-		if (j->delete_req)
+		if (j->delete_req) {
 			j->state = JS_DELETED;
-		else if (failed) {
+			j->reason = j->signal ? xasprintf("deleted (qdel): killed by signal %d", j->signal) :
+			    xstrdup("deleted (qdel)");
+		} else if (failed) {
 			/* Grid Engine's Eqw: the job could not start here (a
 			 * missing directory, an unwritable output file); it waits
 			 * in error until deleted, with the reason shown. */
@@ -320,8 +351,9 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			if (j->signal)
 				j->reason = xasprintf("killed by signal %d", j->signal);
 		}
-		if (store_job_update(store, j) < 0 || store_acct_insert(store, j) < 0)
+		if (store_job_update(store, j) < 0)
 			fatalx("cannot store the end of job %lld", (long long)j->id);
+		acct_record(j, failed ? ACCT_FAILED_BEFORE : j->signal ? ACCT_FAILED_AFTER : 0, &ru);
 		if (JS_FINISHED(j->state))
 			request_job_finished(j);
 		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,

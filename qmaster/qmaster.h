@@ -105,6 +105,8 @@ struct user_cache {
 	int64_t  fetched;
 };
 const struct user_cache *user_lookup(uid_t uid);
+/* The name of a group id, cached the same way; NULL: no such group. */
+const char *group_lookup(gid_t gid);
 
 /* exechost.c: exec hosts and their messages. */
 struct exechost {

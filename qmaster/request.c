@@ -20,6 +20,7 @@ static void req_hold(struct conn *, int64_t, json_t *);
 static void req_release(struct conn *, int64_t, json_t *);
 static void req_wait(struct conn *, int64_t, json_t *);
 static void req_hosts(struct conn *, int64_t, json_t *);
+static void req_acct(struct conn *, int64_t, json_t *);
 
 /* Every request type, who may send it, and whether it changes state (a
  * mutating handler calls qm_txn before its first change).  Anything not in
@@ -37,6 +38,7 @@ static const struct handler {
 	{ MSG_RELEASE,        req_release,             ROLE_CLIENT, true },
 	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, false },
 	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, false },
+	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, false },
 	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  true },
 	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  false },
 	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
@@ -95,6 +97,29 @@ user_lookup(uid_t uid)
 	u->ngroups = n;
 	u->fetched = now_ms();
 	return u;
+}
+
+static struct {
+	gid_t    gid;
+	char    *name;
+	int64_t  fetched;
+} gcache[64];
+
+const char *
+group_lookup(gid_t gid)
+{
+	struct group *gr;
+	int k = gid % 64;
+
+	if (gcache[k].name && gcache[k].gid == gid && now_ms() - gcache[k].fetched < 300000)
+		return gcache[k].name;
+	if ((gr = getgrgid(gid)) == NULL)
+		return NULL;
+	free(gcache[k].name);
+	gcache[k].gid = gid;
+	gcache[k].name = xstrdup(gr->gr_name);
+	gcache[k].fetched = now_ms();
+	return gcache[k].name;
 }
 
 static bool
@@ -401,7 +426,8 @@ op_delete(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
 		j->end_time = now_ms();
 		free(j->reason);
 		j->reason = xasprintf("deleted by %s", c->user);
-		if (store_job_update(store, j) < 0 || store_acct_insert(store, j) < 0)
+		/* Never ran: Grid Engine writes no accounting, neither do we. */
+		if (store_job_update(store, j) < 0)
 			fatalx("cannot store a deletion");
 		request_job_finished(j);
 		snprintf(buf, n, "%s has deleted job %lld", c->user, (long long)j->id);
@@ -639,5 +665,80 @@ req_hosts(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "hosts", exechost_list_json());
+	net_send(c, rep);
+}
+
+/* ACCT (qacct): accounting rows a page at a time, or their sums. */
+#define ACCT_PAGE_MAX	1000
+
+static int
+acct_collect(void *arg, json_t *row)
+{
+	json_array_append(arg, row);
+	return 0;
+}
+
+static void
+req_acct(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct store_acct_filter f = { 0 };
+	const char *summary = jstr(msg, "summary");
+	json_t *rows = json_array(), *after = json_object_get(msg, "after"), *rep;
+	int64_t limit = jint(msg, "limit", ACCT_PAGE_MAX);
+	int rc;
+
+	f.job_id = jint(msg, "id", 0);
+	f.name = jstr(msg, "name");
+	f.owner = jstr(msg, "owner");
+	f.since = jint(msg, "since", 0);
+	if (f.job_id < 0 || f.since < 0 || limit <= 0 || limit > ACCT_PAGE_MAX ||
+	    (json_object_get(msg, "id") && !json_is_integer(json_object_get(msg, "id"))) ||
+	    (json_object_get(msg, "name") && !f.name) || (json_object_get(msg, "owner") && !f.owner) ||
+	    (f.name && strlen(f.name) > JOB_MAX_STRING) || (f.owner && strlen(f.owner) > JOB_MAX_STRING) ||
+	    (summary && strcmp(summary, "total") != 0 && strcmp(summary, "owner") != 0)) {
+		json_decref(rows);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "ACCT takes id, name, owner, since, "
+		    "summary (total or owner), after and limit (1..%d)", ACCT_PAGE_MAX));
+		return;
+	}
+	if (after) {
+		if (!json_is_array(after) || json_array_size(after) != 2 ||
+		    !json_is_integer(json_array_get(after, 0)) || !json_is_integer(json_array_get(after, 1))) {
+			json_decref(rows);
+			net_send(c, proto_reply_err(seq, ERR_INVAL, "ACCT after must be [end_time, row]"));
+			return;
+		}
+		f.after_end = json_integer_value(json_array_get(after, 0));
+		f.after_row = json_integer_value(json_array_get(after, 1));
+	} else
+		f.after_end = f.after_row = -1;
+	f.limit = (int)limit;
+	/* Like STATUS: without show_all_jobs a user sees only their own. */
+	if (!conf->show_all_jobs && !c->manager) {
+		if (f.owner && strcmp(f.owner, c->user) != 0) {
+			json_decref(rows);
+			net_send(c, proto_reply_err(seq, ERR_PERM, "%s may see only their own accounting",
+			    c->user));
+			return;
+		}
+		f.owner = c->user;
+	}
+	if (summary)
+		rc = store_acct_summary(store, &f, strcmp(summary, "owner") == 0, acct_collect, rows);
+	else
+		rc = store_acct_foreach(store, &f, acct_collect, rows);
+	if (rc < 0) {
+		json_decref(rows);
+		net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the accounting"));
+		return;
+	}
+	rep = proto_reply_ok(seq);
+	/* A full page may have a next one: its cursor is the last row's. */
+	if (!summary && json_array_size(rows) == (size_t)limit) {
+		json_t *last = json_array_get(rows, json_array_size(rows) - 1);
+		json_object_set_new(rep, "next", json_pack("[I, I]",
+		    (json_int_t)jint(last, "end_time", 0), (json_int_t)jint(last, "row", 0)));
+	}
+	json_object_set_new(rep, summary ? "summary" : "rows", rows);
 	net_send(c, rep);
 }

@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -61,8 +61,34 @@ int64_t store_jobs_count(struct store *st, unsigned states);
 
 /* Accounting: one row per finished attempt, kept forever; storing the same
  * (id, task, attempt) again replaces its row, so a resent CHILD_TERM does not
- * count twice. */
-int store_acct_insert(struct store *st, const struct job *j);
+ * count twice.  j gives who, where, when and how it ended (j->host may be a
+ * blank-separated list, j->reason the failure's text); a the rest. */
+struct acct_info {
+	const char        *group;   /* the name of j->gid; NULL: unknown */
+	int                failed;  /* Grid Engine's failed code: 0 ran and ended */
+	struct job_rusage  ru;      /* wait4's; zero when the job never ran */
+};
+#define ACCT_FAILED_BEFORE	1    /* "assumedly before job": could not start */
+#define ACCT_FAILED_AFTER	100  /* "assumedly after job": killed, or its host lost */
+int store_acct_insert(struct store *st, const struct job *j, const struct acct_info *a);
+/* Rows in (end_time, id) order, each walking one index: by job id, else by
+ * job name, else by owner, else by end time.  A row is handed to cb as a
+ * JSON object (borrowed; doc/protocol.md, ACCT); cb returns non-zero to stop. */
+struct store_acct_filter {
+	int64_t      job_id;     /* 0: any */
+	const char  *name;       /* NULL: any */
+	const char  *owner;      /* NULL: anyone */
+	int64_t      since;      /* only rows with end_time >= since (ms) */
+	int64_t      after_end;  /* the cursor: only rows after (after_end, after_row) */
+	int64_t      after_row;
+	int          limit;      /* at most this many rows; <= 0: no limit */
+};
+typedef int (*store_acct_cb)(void *arg, json_t *row);
+int store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg);
+/* Sums of wallclock, utime and stime and the count of rows with end_time >=
+ * f->since (f->owner: only theirs), as one total or one row per owner. */
+int store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+    store_acct_cb cb, void *arg);
 /* The final state of a job's last attempt: 0 and *state, 1 if none, -1 error. */
 int store_acct_last_state(struct store *st, int64_t id, enum job_state *state);
 

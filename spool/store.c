@@ -164,7 +164,68 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX deps_dep ON deps (dep_id);"
 	"ALTER TABLE jobs ADD COLUMN begin_time INTEGER NOT NULL DEFAULT 0;"
 	"CREATE INDEX jobs_begin ON jobs (begin_time) WHERE hold & 4;",
+
+	/* 4 -> 5: accounting as Grid Engine keeps it (issue: qacct): the
+	 * group's name, priority, granted PE and slots, failed as a code
+	 * (the text stays in failed), the wall clock, and wait4's whole
+	 * rusage (utime, stime and maxrss_kb were there: ru_utime, ru_stime,
+	 * ru_maxrss).  host holds a blank-separated list (parallel jobs).
+	 * Rows of jobs deleted before they ran go: Grid Engine keeps none. */
+	"ALTER TABLE accounting ADD COLUMN group_name TEXT;"
+	"ALTER TABLE accounting ADD COLUMN prio INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN pe TEXT;"
+	"ALTER TABLE accounting ADD COLUMN slots INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE accounting ADD COLUMN failed_code INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN wallclock REAL NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_ixrss INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_ismrss INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_idrss INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_isrss INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_minflt INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_majflt INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_nswap INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_inblock INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_oublock INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_msgsnd INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_msgrcv INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_nsignals INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_nvcsw INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN ru_nivcsw INTEGER NOT NULL DEFAULT 0;"
+	"DELETE FROM accounting WHERE state = 5 AND coalesce(start_time, 0) = 0;"
+	"UPDATE accounting SET"
+	" wallclock = max(0, coalesce(end_time, 0) - coalesce(start_time, 0)) / 1000.0,"
+	" failed_code = CASE WHEN signal > 0 OR failed LIKE 'lost:%' THEN 100"
+	"  WHEN state = 0 THEN 1 ELSE 0 END,"
+	" prio = coalesce((SELECT j.prio FROM jobs j WHERE j.id = job_id), 0),"
+	" pe = (SELECT j.pe FROM jobs j WHERE j.id = job_id),"
+	" slots = coalesce((SELECT j.slots FROM jobs j WHERE j.id = job_id), 1);"
+	"CREATE INDEX accounting_name ON accounting (name, end_time);",
 };
+
+/*
+ * The accounting table's columns after id, in the order they are written and
+ * read.  host is a blank-separated list; failed is the reason's text and
+ * failed_code Grid Engine's number for it; utime, stime and maxrss_kb are
+ * wait4's ru_utime, ru_stime and ru_maxrss.
+ */
+#define ACCT_COLUMNS(X) \
+	X(job_id) X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(group_name) \
+	X(queue) X(host) X(submit_time) X(start_time) X(end_time) X(state) \
+	X(exit_status) X(signal) X(failed_code) X(failed) X(prio) X(pe) X(slots) \
+	X(wallclock) X(utime) X(stime) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
+	X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
+	X(ru_oublock) X(ru_msgsnd) X(ru_msgrcv) X(ru_nsignals) X(ru_nvcsw)
+#define A_ENUM(c)	A_##c,
+enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
+#undef A_ENUM
+/* ru_nivcsw closes each list, so none ends with a comma. */
+#define ACCT_INSERT_COLS	ACCT_COLUMNS(X_NAME) "ru_nivcsw"
+#define ACCT_INSERT_PARAMS	ACCT_COLUMNS(X_PARAM) "?"
+#define ACCT_SELECT	"SELECT id, " ACCT_COLUMNS(X_NAME) "ru_nivcsw FROM accounting"
+#define ACCT_PAGE	" AND end_time >= ?3 AND (end_time, id) > (?4, ?5)" \
+			" ORDER BY end_time, id LIMIT ?6"
+#define ACCT_SUM(group)	"SELECT " #group ", count(*), sum(wallclock), sum(utime)," \
+			" sum(stime) FROM accounting"
 
 /*
  * Every statement is prepared once and kept; S_FOREACH is the first of 16
@@ -179,6 +240,9 @@ enum stmt_id {
 	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
 	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
 	S_ACCT_LAST,
+	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
+	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
+	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
 	S_FOREACH,
 	S_NSTMT = S_FOREACH + 32
 };
@@ -218,10 +282,20 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_PURGE] = "DELETE FROM jobs WHERE state >= 3 AND end_time < ?1 RETURNING script_hash",
 	[S_COUNT_ALL] = "SELECT count(*) FROM jobs",
 	[S_COUNT_STATES] = "SELECT count(*) FROM jobs WHERE state IN (?1, ?2, ?3, ?4, ?5, ?6)",
-	[S_ACCT_INSERT] = "INSERT OR REPLACE INTO accounting (job_id, task, attempt, name,"
-	    " owner, uid, gid, queue, host, submit_time, start_time, end_time, state,"
-	    " exit_status, signal, failed, utime, stime, maxrss_kb) VALUES (?1, ?2, ?3,"
-	    " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[S_ACCT_INSERT] = "INSERT OR REPLACE INTO accounting (" ACCT_INSERT_COLS
+	    ") VALUES (" ACCT_INSERT_PARAMS ")",
+	/* Each walks one index in (end_time, id) order, so a page after the
+	 * cursor (?4, ?5) costs its own rows, not the table's. */
+	[S_ACCT_BY_JOB] = ACCT_SELECT " WHERE job_id = ?1" ACCT_PAGE,
+	[S_ACCT_BY_NAME] = ACCT_SELECT " WHERE name = ?1" ACCT_PAGE,
+	[S_ACCT_BY_OWNER] = ACCT_SELECT " WHERE owner = ?1" ACCT_PAGE,
+	[S_ACCT_BY_END] = ACCT_SELECT " WHERE ?1 IS NULL" ACCT_PAGE,
+	[S_ACCT_SUM_ALL] = ACCT_SUM(NULL) " WHERE end_time >= ?2",
+	[S_ACCT_SUM_ALL_OWNER] = ACCT_SUM(NULL) " WHERE owner = ?1 AND end_time >= ?2",
+	[S_ACCT_SUM_BY_OWNER] = ACCT_SUM(owner) " WHERE end_time >= ?2"
+	    " GROUP BY owner ORDER BY owner",
+	[S_ACCT_SUM_BY_OWNER_ONE] = ACCT_SUM(owner) " WHERE owner = ?1 AND end_time >= ?2"
+	    " GROUP BY owner",
 	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen, attrs)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"
@@ -1252,33 +1326,187 @@ store_jobs_count(struct store *st, unsigned states)
 /* Accounting. */
 
 int
-store_acct_insert(struct store *st, const struct job *j)
+store_acct_insert(struct store *st, const struct job *j, const struct acct_info *a)
 {
 	sqlite3_stmt *s;
 	bool own;
 
 	if (!(s = stmt_take(st, S_ACCT_INSERT, &own)))
 		return -1;
-	sqlite3_bind_int64(s, 1, j->id);
-	sqlite3_bind_int(s, 2, j->task);
-	sqlite3_bind_int(s, 3, j->attempt);
-	bind_text(s, 4, j->name);
-	bind_text(s, 5, j->owner);
-	sqlite3_bind_int64(s, 6, j->uid);
-	sqlite3_bind_int64(s, 7, j->gid);
-	bind_text(s, 8, j->queue);
-	bind_text(s, 9, j->host);
-	sqlite3_bind_int64(s, 10, j->submit_time);
-	sqlite3_bind_int64(s, 11, j->start_time);
-	sqlite3_bind_int64(s, 12, j->end_time);
-	sqlite3_bind_int(s, 13, j->state);
-	sqlite3_bind_int(s, 14, j->exit_status);
-	sqlite3_bind_int(s, 15, j->signal);
-	bind_text(s, 16, j->reason);
-	sqlite3_bind_double(s, 17, j->utime);
-	sqlite3_bind_double(s, 18, j->stime);
-	sqlite3_bind_int64(s, 19, j->maxrss_kb);
+	sqlite3_bind_int64(s, A_job_id, j->id);
+	sqlite3_bind_int(s, A_task, j->task);
+	sqlite3_bind_int(s, A_attempt, j->attempt);
+	bind_text(s, A_name, j->name);
+	bind_text(s, A_owner, j->owner);
+	sqlite3_bind_int64(s, A_uid, j->uid);
+	sqlite3_bind_int64(s, A_gid, j->gid);
+	bind_text(s, A_group_name, a->group);
+	bind_text(s, A_queue, j->queue);
+	bind_text(s, A_host, j->host);
+	sqlite3_bind_int64(s, A_submit_time, j->submit_time);
+	sqlite3_bind_int64(s, A_start_time, j->start_time);
+	sqlite3_bind_int64(s, A_end_time, j->end_time);
+	sqlite3_bind_int(s, A_state, j->state);
+	sqlite3_bind_int(s, A_exit_status, j->exit_status);
+	sqlite3_bind_int(s, A_signal, j->signal);
+	sqlite3_bind_int(s, A_failed_code, a->failed);
+	bind_text(s, A_failed, j->reason);
+	sqlite3_bind_int(s, A_prio, j->prio);
+	bind_text(s, A_pe, j->pe);
+	sqlite3_bind_int(s, A_slots, j->slots);
+	sqlite3_bind_double(s, A_wallclock, j->start_time > 0 && j->end_time > j->start_time ?
+	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
+	sqlite3_bind_double(s, A_utime, a->ru.utime);
+	sqlite3_bind_double(s, A_stime, a->ru.stime);
+	/* maxrss_kb, then ru_ixrss ... ru_nivcsw: rusage_int's order. */
+	for (int i = 0; i < RUSAGE_NINT; i++)
+		sqlite3_bind_int64(s, A_maxrss_kb + i, rusage_int(&a->ru, i));
 	return stmt_run(st, s, own, "cannot store accounting");
+}
+
+/* One accounting row as ACCT sends it.  Like job rows, values out of range
+ * are clamped, never trusted. */
+static json_t *
+acct_row_json(sqlite3_stmt *s)
+{
+	int64_t id = sqlite3_column_int64(s, A_job_id);
+	struct job_rusage ru;
+	json_t *o, *hosts = json_array();
+	const char *h = (const char *)sqlite3_column_text(s, A_host);
+	char *dup, *tok, *save;
+
+#define INT(f, lo, hi)	json_integer(col_int(s, A_##f, lo, hi, id, #f))
+#define STR(f)		(sqlite3_column_type(s, A_##f) == SQLITE_NULL ? json_null() : \
+			    json_string((const char *)sqlite3_column_text(s, A_##f)))
+	memset(&ru, 0, sizeof ru);
+	if (h) {
+		dup = xstrdup(h);
+		for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			json_array_append_new(hosts, json_string(tok));
+		free(dup);
+	}
+	ru.utime = sqlite3_column_double(s, A_utime);
+	ru.stime = sqlite3_column_double(s, A_stime);
+	if (ru.utime < 0)
+		ru.utime = 0;
+	if (ru.stime < 0)
+		ru.stime = 0;
+	for (int i = 0; i < RUSAGE_NINT; i++)
+		rusage_set_int(&ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
+	o = json_object();
+	json_object_set_new(o, "row", json_integer(sqlite3_column_int64(s, A_id)));
+	json_object_set_new(o, "id", json_integer(id));
+	json_object_set_new(o, "task", INT(task, 0, INT32_MAX));
+	json_object_set_new(o, "attempt", INT(attempt, 0, INT32_MAX));
+	json_object_set_new(o, "name", STR(name));
+	json_object_set_new(o, "owner", STR(owner));
+	json_object_set_new(o, "uid", INT(uid, 0, UINT32_MAX));
+	json_object_set_new(o, "gid", INT(gid, 0, UINT32_MAX));
+	json_object_set_new(o, "group", STR(group_name));
+	json_object_set_new(o, "queue", STR(queue));
+	json_object_set_new(o, "hosts", hosts);
+	json_object_set_new(o, "submit_time", INT(submit_time, 0, INT64_MAX));
+	json_object_set_new(o, "start_time", INT(start_time, 0, INT64_MAX));
+	json_object_set_new(o, "end_time", INT(end_time, 0, INT64_MAX));
+	json_object_set_new(o, "state", json_string(job_state_name(
+	    (enum job_state)col_int(s, A_state, JS_PENDING, JS_DELETED, id, "state"))));
+	json_object_set_new(o, "exit_status", INT(exit_status, -1, 65535));
+	json_object_set_new(o, "signal", INT(signal, 0, 128));
+	json_object_set_new(o, "failed", INT(failed_code, 0, 65535));
+	json_object_set_new(o, "reason", STR(failed));
+	json_object_set_new(o, "prio", INT(prio, -1023, 1024));
+	json_object_set_new(o, "pe", STR(pe));
+	json_object_set_new(o, "slots", INT(slots, 1, JOB_MAX_SLOTS));
+	json_object_set_new(o, "ru_wallclock", json_real(sqlite3_column_double(s, A_wallclock) < 0 ?
+	    0 : sqlite3_column_double(s, A_wallclock)));
+	json_object_set_new(o, "rusage", rusage_to_json(&ru));
+#undef INT
+#undef STR
+	return o;
+}
+
+int
+store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg)
+{
+	enum stmt_id id;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	id = f->job_id > 0 ? S_ACCT_BY_JOB : f->name ? S_ACCT_BY_NAME :
+	    f->owner ? S_ACCT_BY_OWNER : S_ACCT_BY_END;
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	if (id == S_ACCT_BY_JOB)
+		sqlite3_bind_int64(s, 1, f->job_id);
+	else if (id == S_ACCT_BY_NAME)
+		sqlite3_bind_text(s, 1, f->name, -1, SQLITE_STATIC);
+	else if (id == S_ACCT_BY_OWNER)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, f->since);
+	sqlite3_bind_int64(s, 4, f->after_end);
+	sqlite3_bind_int64(s, 5, f->after_row);
+	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *row;
+		int stop;
+
+		/* The job id and name indexes do not know the owner: the few
+		 * rows of one job are filtered here. */
+		if (f->owner && id != S_ACCT_BY_OWNER) {
+			const char *o = (const char *)sqlite3_column_text(s, A_owner);
+			if (!o || strcmp(o, f->owner) != 0)
+				continue;
+		}
+		row = acct_row_json(s);
+		stop = cb(arg, row);
+		json_decref(row);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list accounting");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+    store_acct_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own)))
+		return -1;
+	if (f->owner)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, f->since);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *row = json_object();
+		int stop;
+
+		if (by_owner)
+			json_object_set_new(row, "owner", json_string(
+			    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
+		json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
+		json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
+		json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
+		json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
+		stop = cb(arg, row);
+		json_decref(row);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot sum accounting");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 int
@@ -1547,10 +1775,17 @@ static const struct {
 	  "is behind the largest job id, so ids could repeat" },
 	{ "SELECT 'host ' || name, slots FROM hosts WHERE slots < 0",
 	  "has a negative slot count" },
+	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting WHERE wallclock < 0"
+	  " OR utime < 0 OR stime < 0 OR maxrss_kb < 0 OR ru_minflt < 0 OR ru_majflt < 0"
+	  " OR ru_inblock < 0 OR ru_oublock < 0 OR ru_nvcsw < 0 OR ru_nivcsw < 0",
+	  "has a negative usage" },
+	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting"
+	  " WHERE failed_code NOT BETWEEN 0 AND 65535 OR end_time < start_time",
+	  "has a failed code out of range or ends before it starts" },
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
-	  " ('accounting_owner'), ('accounting_end'))"
+	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'))"
 	  " SELECT 'index ' || name, '' FROM want"
 	  " WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')",
 	  "is missing" },

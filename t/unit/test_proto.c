@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -885,6 +886,53 @@ test_job_brief_row(void **state)
 	job_free(j);
 }
 
+/* CHILD_TERM's rusage: every field round-trips, garbage is refused. */
+static void
+test_rusage_json(void **state)
+{
+	struct job_rusage a, b, keep;
+	struct rusage sys;
+	const char *why = NULL;
+	json_t *o;
+	static const char *bad[] = {
+		"[]", "{\"ru_utime\": \"1\"}", "{\"ru_stime\": -1}", "{\"ru_utime\": 1e300}",
+		"{\"ru_maxrss\": -5}", "{\"ru_minflt\": 1.5}", "{\"ru_nivcsw\": null}",
+		"{\"ru_inblock\": true}",
+	};
+
+	(void)state;
+	memset(&sys, 0, sizeof sys);
+	sys.ru_utime.tv_sec = 2;
+	sys.ru_utime.tv_usec = 500000;
+	sys.ru_stime.tv_usec = 250000;
+	sys.ru_maxrss = 4096;
+	sys.ru_nivcsw = 9;
+	rusage_from_sys(&a, &sys);
+	assert_true(a.utime == 2.5 && a.stime == 0.25);
+	assert_int_equal(a.maxrss, 4096);
+	for (int i = 0; i < RUSAGE_NINT; i++)
+		rusage_set_int(&a, i, 100 + i);
+	o = rusage_to_json(&a);
+	assert_int_equal(json_object_size(o), 2 + RUSAGE_NINT);
+	assert_int_equal(rusage_from_json(&b, o, &why), 0);
+	assert_memory_equal(&a, &b, sizeof a);
+	/* A field a newer execd may add is skipped. */
+	json_object_set_new(o, "ru_future", json_string("x"));
+	assert_int_equal(rusage_from_json(&b, o, &why), 0);
+	json_decref(o);
+	keep = b;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		o = json_loads(bad[i], JSON_DECODE_ANY, NULL);
+		assert_non_null(o);
+		why = NULL;
+		assert_int_equal(rusage_from_json(&b, o, &why), -1);
+		assert_non_null(why);
+		assert_memory_equal(&b, &keep, sizeof b);
+		json_decref(o);
+	}
+	assert_int_equal(rusage_from_json(&b, NULL, &why), -1);
+}
+
 int
 main(void)
 {
@@ -905,6 +953,7 @@ main(void)
 		cmocka_unit_test(test_job_from_json_rejects),
 		cmocka_unit_test(test_jtext),
 		cmocka_unit_test(test_job_brief_row),
+		cmocka_unit_test(test_rusage_json),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

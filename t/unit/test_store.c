@@ -133,6 +133,9 @@ strv(const char *first, ...)
 	return v;
 }
 
+/* The accounting extras of an attempt that used nothing. */
+static const struct acct_info no_acct;
+
 /* A script job with every field set to something recognisable. */
 static struct job *
 mkjob(const char *owner, uint32_t uid, int prio, const char *script)
@@ -284,9 +287,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 4);
+	assert_int_equal(STORE_SCHEMA_VERSION, 5);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 4);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -296,7 +299,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 4);
+	assert_int_equal(store_schema_version(f->st), 5);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -436,7 +439,7 @@ test_migrate_v1(void **state)
 	j->state = JS_DONE;
 	j->end_time = 3000;
 	assert_int_equal(store_job_update(f->st, j), 0);
-	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(store_acct_insert(f->st, j, &no_acct), 0);
 	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "node1", 4, { 0 }, 5 }), 0);
 	job_free(j);
 	/* The id sequence carried over: new ids come after 41. */
@@ -837,6 +840,17 @@ test_indexes(void **state)
 	assert_plan(db, "DELETE FROM jobs WHERE state >= 3 AND end_time < 5 RETURNING script_hash",
 	    "jobs_finished");
 	assert_plan(db, "SELECT 1 FROM jobs WHERE script_hash = 'x'", "jobs_script");
+	/* Accounting: store.c's ACCT_PAGE after each key, and the sums. */
+#define PAGE " AND end_time >= 0 AND (end_time, id) > (-1, -1) ORDER BY end_time, id LIMIT 5"
+	assert_plan(db, "SELECT * FROM accounting WHERE job_id = 3" PAGE, "sqlite_autoindex_accounting");
+	assert_plan(db, "SELECT * FROM accounting WHERE name = 'x'" PAGE, "accounting_name");
+	assert_plan(db, "SELECT * FROM accounting WHERE owner = 'x'" PAGE, "accounting_owner");
+	assert_plan(db, "SELECT * FROM accounting WHERE NULL IS NULL" PAGE, "accounting_end");
+	assert_plan(db, "SELECT count(*), sum(utime) FROM accounting WHERE owner = 'x'"
+	    " AND end_time >= 5", "accounting_owner");
+	assert_plan(db, "SELECT count(*), sum(utime) FROM accounting WHERE end_time >= 5",
+	    "accounting_end");
+#undef PAGE
 	sqlite3_close(db);
 }
 
@@ -938,7 +952,7 @@ test_purge_finished(void **state)
 		if (spec[i].s == JS_RUNNING)
 			j->host = xstrdup("n");
 		assert_int_equal(store_job_update(f->st, j), 0);
-		assert_int_equal(store_acct_insert(f->st, j), 0);
+		assert_int_equal(store_acct_insert(f->st, j, &no_acct), 0);
 		job_free(j);
 	}
 	assert_int_equal(raw_get(f, "SELECT count(*) FROM scripts"), 3);
@@ -970,7 +984,15 @@ test_accounting(void **state)
 {
 	struct fix *f = *state;
 	struct job *j = mkjob("alice", 1000, 0, NULL);
+	struct acct_info a;
 	sqlite3 *db;
+
+	memset(&a, 0, sizeof a);
+	a.group = "users";
+	a.ru.utime = 0.75;
+	a.ru.stime = 0.25;
+	a.ru.maxrss = 2048;
+	a.ru.nivcsw = 7;
 
 	insert(f, j);
 	j->attempt = 1;
@@ -983,7 +1005,7 @@ test_accounting(void **state)
 	j->utime = 0.75;
 	j->stime = 0.25;
 	j->maxrss_kb = 2048;
-	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(store_acct_insert(f->st, j, &a), 0);
 	db = raw_open(f->db);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 1);
 	{
@@ -992,22 +1014,260 @@ test_accounting(void **state)
 		    " AND gid = 1100 AND queue = 'all.q' AND host = 'node3' AND submit_time = %lld"
 		    " AND start_time = 10 AND end_time = 20 AND exit_status = 3 AND signal = 0"
 		    " AND failed = 'exit status 3' AND utime = 0.75 AND stime = 0.25"
-		    " AND maxrss_kb = 2048 AND state = %d", (long long)j->id,
+		    " AND maxrss_kb = 2048 AND ru_nivcsw = 7 AND group_name = 'users'"
+		    " AND wallclock = 0.01 AND failed_code = 0 AND state = %d", (long long)j->id,
 		    (long long)j->submit_time, JS_FAILED);
 		assert_int_equal(raw_int(db, sql), 1);
 		free(sql);
 	}
 	/* The same attempt again (a resent CHILD_TERM) keeps one row; a new attempt adds one. */
-	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(store_acct_insert(f->st, j, &a), 0);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 1);
 	j->attempt = 2;
 	j->state = JS_DONE;
 	j->exit_status = 0;
-	assert_int_equal(store_acct_insert(f->st, j), 0);
+	assert_int_equal(store_acct_insert(f->st, j, &a), 0);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM accounting"), 2);
 	assert_int_equal(raw_int(db, "SELECT exit_status FROM accounting WHERE attempt = 2"), 0);
 	sqlite3_close(db);
 	job_free(j);
+}
+
+/* A v3 database as that release wrote it: v1 plus its two migrations. */
+static const char v3_upgrade[] =
+	"CREATE TABLE accounting (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
+	" task INTEGER NOT NULL DEFAULT 0, attempt INTEGER NOT NULL DEFAULT 0, name TEXT,"
+	" owner TEXT, uid INTEGER, gid INTEGER, queue TEXT, host TEXT, submit_time INTEGER,"
+	" start_time INTEGER, end_time INTEGER, state INTEGER, exit_status INTEGER,"
+	" signal INTEGER, failed TEXT, utime REAL, stime REAL, maxrss_kb INTEGER,"
+	" UNIQUE (job_id, task, attempt));"
+	"CREATE INDEX accounting_owner ON accounting (owner, end_time);"
+	"CREATE INDEX accounting_end ON accounting (end_time);"
+	"CREATE TABLE hosts (name TEXT PRIMARY KEY, slots INTEGER NOT NULL DEFAULT 0,"
+	" load1 REAL NOT NULL DEFAULT 0, load5 REAL NOT NULL DEFAULT 0,"
+	" load15 REAL NOT NULL DEFAULT 0, last_seen INTEGER NOT NULL DEFAULT 0);"
+	"ALTER TABLE jobs ADD COLUMN req TEXT;"
+	"ALTER TABLE jobs ADD COLUMN rerun INTEGER NOT NULL DEFAULT -1;"
+	"ALTER TABLE jobs ADD COLUMN pe TEXT;"
+	"ALTER TABLE jobs ADD COLUMN slots INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE jobs ADD COLUMN t_first INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN t_last INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN t_step INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN tc INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN suspended INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE hosts ADD COLUMN attrs TEXT;"
+	"PRAGMA user_version = 3;";
+
+/* Collects ACCT rows (or sums) as JSON. */
+static int
+acct_cb(void *arg, json_t *row)
+{
+	json_array_append(arg, row);
+	return 0;
+}
+
+static json_t *
+acct_list(struct fix *f, const struct store_acct_filter *flt)
+{
+	json_t *a = json_array();
+	assert_int_equal(store_acct_foreach(f->st, flt, acct_cb, a), 0);
+	return a;
+}
+
+static json_t *
+acct_row(json_t *rows, int64_t job)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(rows, i, r)
+		if (jint(r, "id", 0) == job)
+			return r;
+	fail_msg("no accounting row for job %lld", (long long)job);
+	return NULL;
+}
+
+static void
+test_migrate_v3_accounting(void **state)
+{
+	struct fix *f = *state;
+	const char *why = NULL;
+	struct store_acct_filter all = { .after_end = -1, .after_row = -1 };
+	json_t *rows, *r;
+	sqlite3 *db;
+
+	store_close(f->st);
+	f->st = NULL;
+	spool_rmtree(f->dir);
+	assert_int_equal(spool_mkdir_p(f->dir, 0700), 0);
+	db = raw_open(f->db);
+	raw_exec(db, "PRAGMA journal_mode = WAL");
+	raw_exec(db, v1_schema);
+	raw_exec(db, v3_upgrade);
+	raw_exec(db, "INSERT INTO jobs (id, name, owner, argv, prio, state, end_time, pe, slots)"
+	    " VALUES (7, 'done', 'alice', '[\"true\"]', -5, 3, 3000, NULL, 1)");
+	/* 7: ran and exited 3; 8: killed by qdel; 9: deleted before it ran;
+	 * 10: could not start (Eqw); 11: lost with its host. */
+	raw_exec(db, "INSERT INTO accounting (job_id, attempt, name, owner, uid, gid, queue, host,"
+	    " submit_time, start_time, end_time, state, exit_status, signal, failed, utime, stime,"
+	    " maxrss_kb) VALUES"
+	    " (7, 1, 'done', 'alice', 1000, 100, 'all.q', 'n1', 500, 1000, 3500, 4, 3, 0, NULL,"
+	    "  1.5, 0.25, 4096),"
+	    " (8, 1, 'killed', 'bob', 1001, 100, 'all.q', 'n1', 500, 1000, 2000, 5, 137, 9, NULL,"
+	    "  0, 0, 0),"
+	    " (9, 0, 'never', 'bob', 1001, 100, 'all.q', NULL, 500, 0, 2000, 5, 0, 0,"
+	    "  'deleted by bob', 0, 0, 0),"
+	    " (10, 1, 'eqw', 'alice', 1000, 100, 'all.q', 'n2', 500, 2000, 2000, 0, 127, 0,"
+	    "  'n2: cannot chdir', 0, 0, 0),"
+	    " (11, 1, 'lost', 'alice', 1000, 100, 'all.q', 'n3', 500, 1000, 9000, 4, -1, 0,"
+	    "  'lost: execd on n3 no longer knows the job', 0, 0, 0)");
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	sqlite3_close(db);
+
+	f->st = store_open(f->dir, &why);
+	assert_non_null(f->st);
+	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
+	assert_int_equal(store_check(f->st, stderr), 0);
+	rows = acct_list(f, &all);
+	/* The job deleted before it ran has no record any more. */
+	assert_int_equal(json_array_size(rows), 4);
+	r = acct_row(rows, 7);
+	assert_int_equal(jint(r, "failed", -1), 0);
+	assert_int_equal(jint(r, "exit_status", -1), 3);
+	assert_int_equal(jint(r, "prio", 0), -5);
+	assert_int_equal(jint(r, "slots", 0), 1);
+	assert_true(json_real_value(json_object_get(r, "ru_wallclock")) == 2.5);
+	assert_true(json_real_value(json_object_get(json_object_get(r, "rusage"), "ru_utime")) == 1.5);
+	assert_int_equal(jint(json_object_get(r, "rusage"), "ru_maxrss", 0), 4096);
+	assert_int_equal(jint(json_object_get(r, "rusage"), "ru_nivcsw", -1), 0);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 0)), "n1");
+	assert_int_equal(jint(acct_row(rows, 8), "failed", -1), ACCT_FAILED_AFTER);
+	assert_int_equal(jint(acct_row(rows, 10), "failed", -1), ACCT_FAILED_BEFORE);
+	assert_string_equal(jstr(acct_row(rows, 10), "reason"), "n2: cannot chdir");
+	assert_int_equal(jint(acct_row(rows, 11), "failed", -1), ACCT_FAILED_AFTER);
+	/* A job gone from the jobs table keeps the defaults. */
+	assert_int_equal(jint(acct_row(rows, 8), "prio", 1), 0);
+	json_decref(rows);
+}
+
+static void
+test_acct_queries(void **state)
+{
+	struct fix *f = *state;
+	struct store_acct_filter flt;
+	struct acct_info a;
+	json_t *rows, *r;
+	int64_t ids[6];
+	size_t i;
+
+	memset(&a, 0, sizeof a);
+	a.group = "staff";
+	/* Six attempts: alice's "a" ends at 100, 200, 300; bob's "b" at 150,
+	 * 250; alice's job 0 again (attempt 2) at 400. */
+	for (int k = 0; k < 5; k++) {
+		struct job *j = mkjob(k == 1 || k == 3 ? "bob" : "alice", 1000, 0, NULL);
+		free(j->name);
+		j->name = xstrdup(k == 1 || k == 3 ? "b" : "a");
+		ids[k] = insert(f, j);
+		j->attempt = 1;
+		j->state = JS_DONE;
+		j->host = xstrdup("n1 n2");
+		j->start_time = 50;
+		j->end_time = 100 + 50 * k;
+		a.ru.utime = k + 1;
+		a.ru.stime = 0.5;
+		for (int n = 0; n < RUSAGE_NINT; n++)
+			rusage_set_int(&a.ru, n, 1000 * k + n);
+		assert_int_equal(store_acct_insert(f->st, j, &a), 0);
+		if (k == 0) {
+			j->attempt = 2;
+			j->end_time = 400;
+			assert_int_equal(store_acct_insert(f->st, j, &a), 0);
+		}
+		job_free(j);
+	}
+	ids[5] = ids[0];
+
+	/* By job: both attempts, in end order, with every field back. */
+	flt = (struct store_acct_filter){ .job_id = ids[0], .after_end = -1, .after_row = -1 };
+	rows = acct_list(f, &flt);
+	assert_int_equal(json_array_size(rows), 2);
+	r = json_array_get(rows, 0);
+	assert_int_equal(jint(r, "attempt", 0), 1);
+	assert_int_equal(jint(json_array_get(rows, 1), "attempt", 0), 2);
+	assert_string_equal(jstr(r, "group"), "staff");
+	assert_string_equal(jstr(r, "owner"), "alice");
+	assert_string_equal(jstr(r, "queue"), "all.q");
+	assert_string_equal(jstr(r, "state"), "done");
+	assert_int_equal(json_array_size(json_object_get(r, "hosts")), 2);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r, "hosts"), 1)), "n2");
+	assert_true(json_real_value(json_object_get(r, "ru_wallclock")) == 0.05);
+	for (int n = 0; n < RUSAGE_NINT; n++)
+		assert_int_equal(jint(json_object_get(r, "rusage"), rusage_int_names[n], -1), n);
+	json_decref(rows);
+	/* The owner filter applies to a job too. */
+	flt.owner = "bob";
+	rows = acct_list(f, &flt);
+	assert_int_equal(json_array_size(rows), 0);
+	json_decref(rows);
+
+	/* By name, by owner, by end time. */
+	flt = (struct store_acct_filter){ .name = "b", .after_end = -1, .after_row = -1 };
+	rows = acct_list(f, &flt);
+	assert_int_equal(json_array_size(rows), 2);
+	json_decref(rows);
+	flt = (struct store_acct_filter){ .owner = "alice", .since = 300, .after_end = -1, .after_row = -1 };
+	rows = acct_list(f, &flt);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_int_equal(jint(json_array_get(rows, 0), "end_time", 0), 300);
+	assert_int_equal(jint(json_array_get(rows, 1), "end_time", 0), 400);
+	json_decref(rows);
+
+	/* Pages of two, following the cursor, see every row once, in order. */
+	{
+		int64_t seen = 0, last = -1;
+		flt = (struct store_acct_filter){ .after_end = -1, .after_row = -1, .limit = 2 };
+		for (;;) {
+			rows = acct_list(f, &flt);
+			if (json_array_size(rows) == 0) {
+				json_decref(rows);
+				break;
+			}
+			assert_true(json_array_size(rows) <= 2);
+			json_array_foreach(rows, i, r) {
+				assert_true(jint(r, "end_time", 0) > last);
+				last = jint(r, "end_time", 0);
+				seen++;
+			}
+			r = json_array_get(rows, json_array_size(rows) - 1);
+			flt.after_end = jint(r, "end_time", 0);
+			flt.after_row = jint(r, "row", 0);
+			json_decref(rows);
+		}
+		assert_int_equal(seen, 6);
+	}
+
+	/* Sums: in total, per owner, for one owner, since a time. */
+	rows = json_array();
+	flt = (struct store_acct_filter){ 0 };
+	assert_int_equal(store_acct_summary(f->st, &flt, false, acct_cb, rows), 0);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 6);
+	/* utime: 1 + 2 + 3 + 4 + 5 + 1 (job 0's second attempt) */
+	assert_true(json_real_value(json_object_get(json_array_get(rows, 0), "ru_utime")) == 16);
+	json_array_clear(rows);
+	assert_int_equal(store_acct_summary(f->st, &flt, true, acct_cb, rows), 0);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_string_equal(jstr(json_array_get(rows, 0), "owner"), "alice");
+	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 4);
+	assert_string_equal(jstr(json_array_get(rows, 1), "owner"), "bob");
+	assert_true(json_real_value(json_object_get(json_array_get(rows, 1), "ru_utime")) == 6);
+	json_array_clear(rows);
+	flt.owner = "bob";
+	flt.since = 200;
+	assert_int_equal(store_acct_summary(f->st, &flt, true, acct_cb, rows), 0);
+	assert_int_equal(json_array_size(rows), 1);
+	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 1);
+	json_decref(rows);
 }
 
 struct hosts_seen {
@@ -1253,6 +1513,17 @@ test_check(void **state)
 	assert_int_equal(store_check(f->st, NULL), 0);
 	raw_do(f, "UPDATE scripts SET body = CAST('tampered' AS BLOB)");
 	assert_int_equal(store_check(f->st, NULL), 1);
+	/* Accounting rows: usage below zero, a start after the end. */
+	raw_do(f, "DELETE FROM scripts");
+	assert_int_equal(store_check(f->st, NULL), 0);
+	j->end_time = 20;
+	j->start_time = 10;
+	assert_int_equal(store_acct_insert(f->st, j, &no_acct), 0);
+	assert_int_equal(store_check(f->st, NULL), 0);
+	raw_do(f, "UPDATE accounting SET ru_nivcsw = -1");
+	assert_int_equal(store_check(f->st, NULL), 1);
+	raw_do(f, "UPDATE accounting SET ru_nivcsw = 0, start_time = 30");
+	assert_int_equal(store_check(f->st, NULL), 1);
 	job_free(j);
 	job_free(b);
 }
@@ -1434,6 +1705,8 @@ main(void)
 		T(test_foreach_filters),
 		T(test_purge_finished),
 		T(test_accounting),
+		T(test_migrate_v3_accounting),
+		T(test_acct_queries),
 		T(test_hosts),
 		T(test_deps),
 		T(test_meta),

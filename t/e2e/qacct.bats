@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# qacct.bats: real jobs leave accounting records with their exit status, signal and rusage, and qacct shows them in Grid Engine's layouts.
+
+load helpers
+
+setup_file() {
+	cluster_start
+	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
+	chmod 777 "$WORK"
+	export WORK
+}
+
+teardown_file() {
+	cluster_stop
+	rm -rf "$WORK"
+}
+
+# acct_field ID KEY: the value of KEY in qacct -j ID's (last) block.
+acct_field() { qacct -j "$1" | awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, ""); sub(/ +$/, ""); v = $0 } END { print v }'; }
+
+@test "a job that exits 3 has one record: exit_status 3, failed 0, Grid Engine's keys in Grid Engine's order" {
+	cd "$WORK"
+	id=$(qsub -terse -cwd -N three -b y sh -c 'exit 3')
+	wait_until 20 job_finished "$id"
+	run qacct -j "$id"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^=\{62\}$' <<<"$output")" -eq 1 ]
+	keys=$(awk 'NR > 1 { printf "%s ", $1 }' <<<"$output")
+	want="qname hostname group owner project department jobname jobnumber taskid priority"
+	want="$want qsub_time start_time end_time granted_pe slots failed exit_status ru_wallclock"
+	want="$want ru_utime ru_stime ru_maxrss ru_ixrss ru_ismrss ru_idrss ru_isrss ru_minflt"
+	want="$want ru_majflt ru_nswap ru_inblock ru_oublock ru_msgsnd ru_msgrcv ru_nsignals"
+	want="$want ru_nvcsw ru_nivcsw cpu arid "
+	[ "$keys" = "$want" ]
+	[ "$(acct_field "$id" exit_status)" = 3 ]
+	[ "$(acct_field "$id" failed)" = 0 ]
+	[ "$(acct_field "$id" jobnumber)" = "$id" ]
+	[ "$(acct_field "$id" jobname)" = three ]
+	[ "$(acct_field "$id" owner)" = "$(id -un)" ]
+	[ "$(acct_field "$id" group)" = "$(id -gn)" ]
+	[ "$(acct_field "$id" qname)" = all.q ]
+	[ "$(acct_field "$id" hostname)" = "$(qhost | awk 'NR == 3 { print $1 }')" ]
+	[ "$(acct_field "$id" taskid)" = undefined ]
+	[ "$(acct_field "$id" granted_pe)" = NONE ]
+	[ "$(acct_field "$id" slots)" = 1 ]
+	# ctime(3)'s format, as Grid Engine prints it
+	[[ "$(acct_field "$id" end_time)" =~ ^[A-Z][a-z]{2}\ [A-Z][a-z]{2}\ [\ 0-9][0-9]\ [0-9]{2}:[0-9]{2}:[0-9]{2}\ [0-9]{4}$ ]]
+	# the name finds it too
+	run qacct -j three
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"jobnumber    $id "* ]]
+}
+
+@test "a job killed by qdel shows signal 9: exit_status 137 and failed 100 with the reason" {
+	cd "$WORK"
+	id=$(qsub -terse -cwd -b y sleep 300)
+	wait_until 20 state_is "$id" r
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+	[ "$(acct_field "$id" exit_status)" = 137 ]
+	failed=$(acct_field "$id" failed)
+	[[ "$failed" == "100 : assumedly after job ("*"signal 9"*")" ]]
+	[ "$(acct_field "$id" ru_wallclock)" -ge 0 ]
+}
+
+@test "a CPU-busy job has ru_utime above 0, cpu = utime + stime, and a resident size" {
+	cd "$WORK"
+	id=$(qsub -terse -cwd -b y sh -c 'i=0; while [ $i -lt 400000 ]; do i=$((i + 1)); done')
+	wait_until 60 job_finished "$id"
+	utime=$(acct_field "$id" ru_utime)
+	stime=$(acct_field "$id" ru_stime)
+	cpu=$(acct_field "$id" cpu)
+	awk -v u="$utime" 'BEGIN { exit !(u > 0) }'
+	awk -v u="$utime" -v s="$stime" -v c="$cpu" 'BEGIN { d = u + s - c; exit !(d < 0.0015 && d > -0.0015) }'
+	[ "$(acct_field "$id" ru_maxrss)" -gt 0 ]
+	[ "$(acct_field "$id" ru_minflt)" -gt 0 ]
+	# --json carries the whole rusage
+	run qacct -j "$id" --json
+	[ "$status" -eq 0 ]
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])' <<<"$output")" = "$id" ]
+	python3 -c '
+import json, sys
+r = json.load(sys.stdin)[0]
+ru = r["rusage"]
+keys = ["ru_utime", "ru_stime", "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss",
+        "ru_minflt", "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd",
+        "ru_msgrcv", "ru_nsignals", "ru_nvcsw", "ru_nivcsw"]
+assert sorted(ru) == sorted(keys), ru
+assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
+' <<<"$output"
+}
+
+@test "a job deleted before it ran has no record; an unknown id or name is Grid Engine's error" {
+	cd "$WORK"
+	id=$(qsub -terse -cwd -h -b y true)
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+	run qacct -j "$id"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: job id $id not found"* ]]
+	run qacct -j 999999
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: job id 999999 not found"* ]]
+	run qacct -j no-such-name
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: job name no-such-name not found"* ]]
+}
+
+@test "qacct sums everything, -o per owner, -d counts the last days, --json gives the sums" {
+	cd "$WORK"
+	me=$(id -un)
+	n=$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')
+	[ "$n" -ge 3 ]
+	id=$(qsub -terse -cwd -b y sleep 1)
+	wait_until 20 job_finished "$id"
+	run qacct
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "Total System Usage" ]
+	[[ "${lines[1]}" =~ ^\ +WALLCLOCK\ +UTIME\ +STIME\ +CPU$ ]]
+	[[ "${lines[2]}" =~ ^=+$ ]]
+	# the one-second job shows in the wall clock
+	[ "$(awk '{ print $1 }' <<<"${lines[3]}")" -ge 1 ]
+	[ "$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')" -eq $((n + 1)) ]
+	run qacct -o
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^OWNER\ +WALLCLOCK\ +UTIME\ +STIME\ +CPU$ ]]
+	[ "$(awk -v u="$me" '$1 == u' <<<"$output" | wc -l)" -eq 1 ]
+	run qacct -o "$me" -d 1
+	[ "$status" -eq 0 ]
+	[ "$(awk -v u="$me" '$1 == u' <<<"$output" | wc -l)" -eq 1 ]
+	[ "$(qacct -o "$me" -d 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')" -eq $((n + 1)) ]
+	# -d with -j: the job ended today
+	run qacct -j "$id" -d 1
+	[ "$status" -eq 0 ]
+	# an owner with no records has no line
+	run qacct -o nosuchowner
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "bad options get a one-line error and exit 1" {
+	run qacct -d
+	[ "$status" -eq 1 ]
+	run qacct -d abc
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'invalid number of days "abc"'* ]]
+	run qacct -d 0
+	[ "$status" -eq 1 ]
+	run qacct -b 202601010000
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'option "-b" is not supported'* ]]
+	run qacct -x
+	[ "$status" -eq 1 ]
+	run qacct -help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"qacct [-j"* ]]
+}
+
+@test "without show_all_jobs a user sees only their own records" {
+	id -u nobody >/dev/null 2>&1 || skip "no user nobody on this machine"
+	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
+	cd "$WORK"
+	mine=$(qsub -terse -cwd -b y true)
+	wait_until 20 job_finished "$mine"
+	mkdir -p asnobody && chown nobody asnobody
+	theirs=$(cd asnobody && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qsub" -terse -cwd -b y true)
+	wait_until 20 job_finished "$theirs"
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qacct" "$@"; }
+	# show_all_jobs is true by default: everyone's records are visible
+	run as_nobody -j "$mine"
+	[ "$status" -eq 0 ]
+	echo "show_all_jobs = false" >> "$CLUSTER/qmaster.conf"
+	kill -HUP "$(cat "$CLUSTER"/qmaster/qmaster.pid)"
+	wait_until 10 bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER=$NOWQ_MASTER $top_builddir/bin/qacct -j $mine"
+	run as_nobody -j "$mine"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"error: job id $mine not found"* ]]
+	run as_nobody -j "$theirs"
+	[ "$status" -eq 0 ]
+	run as_nobody -o root
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"own accounting"* ]]
+	run as_nobody -o
+	[ "$status" -eq 0 ]
+	[ "$(awk 'NR > 2' <<<"$output" | awk '{ print $1 }')" = nobody ]
+	# a manager still sees everyone's
+	run qacct -j "$theirs"
+	[ "$status" -eq 0 ]
+}
+
+# Last: it stops the real execd and speaks for a forged one.
+@test "a CHILD_TERM with garbage rusage still ends the job, is accounted as zero, and the master keeps serving" {
+	[ "$(id -u)" = 0 ] || skip "needs root to register an execd that runs root's jobs"
+	kill "$(cat "$CLUSTER"/execd-1/execd.pid)"
+	wait_until 10 bash -c "qhost | grep -q ' down\$'"
+	id=$(qsub -terse -cwd -b y true)
+	port=$(sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)".*/\1/p' "$CLUSTER/qmaster.conf")
+	run timeout 20 python3 - "$port" "$id" <<'PY'
+import json, socket, struct, sys
+port, job = int(sys.argv[1]), int(sys.argv[2])
+s = socket.create_connection(("127.0.0.1", port))
+def send(m):
+    b = json.dumps(m).encode()
+    s.sendall(struct.pack(">I", len(b)) + b)
+def recv_exact(n):
+    d = b""
+    while len(d) < n:
+        c = s.recv(n - len(d))
+        if not c:
+            sys.exit("connection closed")
+        d += c
+    return d
+def wait(seq):
+    while True:
+        m = json.loads(recv_exact(struct.unpack(">I", recv_exact(4))[0]))
+        if m.get("seq") == seq:
+            return m
+send({"type": "HELLO", "seq": 1, "version": 1, "role": "execd", "auth": {"method": "none"}, "uid": 0})
+assert wait(1)["ok"]
+send({"type": "REGISTER", "seq": 2, "host": "forged", "slots": 1, "uid": 0, "load": [0, 0, 0], "jobs": []})
+assert wait(2)["ok"]
+send({"type": "PULL", "seq": 3, "free": 1})
+d = wait(3)
+j = d["jobs"][0]
+assert j["id"] == job, d
+key = {"id": j["id"], "task": j["task"], "attempt": j["attempt"], "host": "forged"}
+send(dict(key, type="CHILD_REGISTER", seq=4, pid=4242, start_time=1))
+assert wait(4)["type"] == "ACK"
+send(dict(key, type="CHILD_TERM", seq=5, exit_status=5, signal=0, end_time=2000,
+          rusage={"ru_utime": "lots", "ru_maxrss": -1, "ru_nvcsw": [1]}))
+assert wait(5)["type"] == "ACK"
+print("acked")
+PY
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *acked* ]]
+	wait_until 10 job_finished "$id"
+	[ "$(acct_field "$id" exit_status)" = 5 ]
+	[ "$(acct_field "$id" hostname)" = forged ]
+	[ "$(acct_field "$id" ru_utime)" = 0.000 ]
+	[ "$(acct_field "$id" ru_maxrss)" = 0 ]
+	grep -q "its usage is accounted as zero" "$CLUSTER"/qmaster/qmaster.log
+	run qstat -s z
+	[ "$status" -eq 0 ]
+}
