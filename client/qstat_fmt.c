@@ -116,6 +116,46 @@ normalized_prio(const struct qstat_row *r)
 	return ((double)r->prio + 1024.0) / 2048.0;
 }
 
+static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
+
+/* "hard resource_list: mem=4G,matlab=TRUE": the -l request as qsub took it. */
+static void
+print_req(FILE *fp, const json_t *req)
+{
+	const char *k;
+	json_t *v, *w;
+	char *line = xstrdup(""), *t;
+	size_t i;
+
+	if (!json_is_object(req))
+		goto out;
+	json_object_foreach((json_t *)req, k, v) {
+		t = line;
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, w)
+				if (json_is_string(w)) {
+					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
+					free(t);
+					t = line;
+				}
+			continue;
+		}
+		if (json_is_string(v))
+			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
+		else if (json_is_integer(v))
+			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
+		else if (json_is_true(v))
+			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
+		else
+			continue;
+		free(t);
+	}
+	if (*line)
+		kv(fp, "hard resource_list", "%s", line);
+out:
+	free(line);
+}
+
 static const char *
 state_letters(const struct qstat_row *r)
 {
@@ -350,6 +390,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	kv(fp, "jobshare", "0");
 	if ((s = jstr(job, "queue")) != NULL)
 		kv(fp, "hard_queue_list", "%s", s);
+	print_req(fp, json_object_get(job, "req"));
 	if ((s = jstr(job, "shell")) != NULL)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
@@ -391,6 +432,10 @@ qstat_print_job(FILE *fp, const json_t *job)
 	}
 	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
 		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
+	if ((s = jstr(job, "host")) != NULL && !finished)
+		kv(fp, "exec_host_list        1", "%s:1", s);
+	if ((s = jstr(job, "scheduling_info")) != NULL)
+		kv(fp, "scheduling info", "%s", s);
 }
 
 void

@@ -86,6 +86,8 @@ enum msg_type {
 	MSG_REGISTER, MSG_LOAD, MSG_PULL, MSG_CHILD_REGISTER, MSG_CHILD_TERM,
 	/* master to execd */
 	MSG_DISPATCH, MSG_SIGNAL, MSG_ACK,
+	/* client requests of the scheduler (qalter, qconf) */
+	MSG_ALTER, MSG_CONF,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);

@@ -31,6 +31,8 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_DISPATCH] = "DISPATCH",
 	[MSG_SIGNAL] = "SIGNAL",
 	[MSG_ACK] = "ACK",
+	[MSG_ALTER] = "ALTER",
+	[MSG_CONF] = "CONF",
 };
 
 const char *

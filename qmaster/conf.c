@@ -6,10 +6,33 @@
 #include <string.h>
 
 #include <confuse.h>
+#include <grp.h>
 
 #include "qmaster/qmaster.h"
 
 static const char *conf_file;
+/* While qconf -reload reads the file, the first problem goes to its reply
+ * instead of standard error. */
+static char  *conf_errbuf;
+static size_t conf_errlen;
+
+static void conf_say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+
+static void
+conf_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (conf_errbuf) {
+		if (!*conf_errbuf)
+			vsnprintf(conf_errbuf, conf_errlen, fmt, ap);
+	} else {
+		fputs("qmaster: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
 
 /* libconfuse reports parse errors through this; one line naming file and line. */
 static void
@@ -18,9 +41,9 @@ conf_error(cfg_t *cfg, const char *fmt, va_list ap)
 	char msg[512];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (cfg && cfg->line)
-		fprintf(stderr, "qmaster: %s:%d: %s\n", conf_file, cfg->line, msg);
+		conf_say("%s:%d: %s", conf_file, cfg->line, msg);
 	else
-		fprintf(stderr, "qmaster: %s: %s\n", conf_file, msg);
+		conf_say("%s: %s", conf_file, msg);
 }
 
 static int
@@ -70,12 +93,95 @@ is_loopback(const char *host)
 	    strcmp(host, "::1") == 0 || strncmp(host, "127.", 4) == 0;
 }
 
+static int
+conf_limit(const char *path, const char *qname, cfg_t *q, const char *key, int *out)
+{
+	long v = cfg_getint(q, key);
+	if (v < 0 || v > 100000000) {
+		conf_say("%s: queue %s: %s must be 0 (no limit) or positive, not %ld", path, qname, key, v);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int
+conf_amount(const char *path, const char *qname, cfg_t *q, const char *key, bool time, int64_t *out)
+{
+	const char *v = cfg_getstr(q, key);
+	*out = 0;
+	if (!v || !*v)
+		return 0;
+	if ((time ? parse_duration(v, out) : parse_size(v, out)) < 0) {
+		conf_say("%s: queue %s: %s \"%s\" is not a %s", path, qname, key, v,
+		    time ? "time ([[HH:]MM:]SS)" : "size (e.g. 4G)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Everything of one queue but its name, checked. */
+static int
+conf_queue_read(const char *path, cfg_t *q, struct qm_queue *qq)
+{
+	char err[256];
+	unsigned n;
+
+	qq->priority = (int)cfg_getint(q, "priority");
+	if ((qq->hosts_ns = nodeset_parse(qq->hosts, err, sizeof err)) == NULL) {
+		conf_say("%s: queue %s: hosts \"%s\": %s", path, qq->name, qq->hosts, err);
+		return -1;
+	}
+	if (conf_limit(path, qq->name, q, "max_queued", &qq->max_queued) < 0 ||
+	    conf_limit(path, qq->name, q, "max_running", &qq->max_running) < 0 ||
+	    conf_limit(path, qq->name, q, "max_running_per_user", &qq->max_running_per_user) < 0 ||
+	    conf_amount(path, qq->name, q, "default_h_rt", true, &qq->default_h_rt) < 0 ||
+	    conf_amount(path, qq->name, q, "max_h_rt", true, &qq->max_h_rt) < 0 ||
+	    conf_amount(path, qq->name, q, "default_h_vmem", false, &qq->default_h_vmem) < 0 ||
+	    conf_amount(path, qq->name, q, "max_h_vmem", false, &qq->max_h_vmem) < 0)
+		return -1;
+	if ((qq->max_h_rt && qq->default_h_rt > qq->max_h_rt) ||
+	    (qq->max_h_vmem && qq->default_h_vmem > qq->max_h_vmem)) {
+		conf_say("%s: queue %s: a default is above its maximum", path, qq->name);
+		return -1;
+	}
+	n = cfg_size(q, "users");
+	qq->users = xcalloc(n + 1, sizeof *qq->users);
+	for (unsigned i = 0; i < n; i++)
+		qq->users[i] = xstrdup(cfg_getnstr(q, "users", i));
+	n = cfg_size(q, "groups");
+	qq->groups = xcalloc(n + 1, sizeof *qq->groups);
+	qq->gids = xcalloc(n + 1, sizeof *qq->gids);
+	for (unsigned i = 0; i < n; i++) {
+		const char *g = cfg_getnstr(q, "groups", i);
+		struct group *gr = getgrnam(g);
+		qq->groups[i] = xstrdup(g);
+		if (!gr) {
+			conf_say("%s: queue %s: unknown group \"%s\"", path, qq->name, g);
+			return -1;
+		}
+		qq->gids[qq->ngids++] = gr->gr_gid;
+	}
+	qq->rerun = cfg_getbool(q, "rerun");
+	return 0;
+}
+
 struct qm_conf *
 conf_load(const char *path)
 {
 	static cfg_opt_t queue_opts[] = {
 		CFG_INT("priority", 0, CFGF_NONE),
 		CFG_STR("hosts", "@all", CFGF_NONE),
+		CFG_INT("max_queued", 0, CFGF_NONE),
+		CFG_INT("max_running", 0, CFGF_NONE),
+		CFG_INT("max_running_per_user", 0, CFGF_NONE),
+		CFG_STR("default_h_rt", "", CFGF_NONE),
+		CFG_STR("max_h_rt", "", CFGF_NONE),
+		CFG_STR("default_h_vmem", "", CFGF_NONE),
+		CFG_STR("max_h_vmem", "", CFGF_NONE),
+		CFG_STR_LIST("users", "{}", CFGF_NONE),
+		CFG_STR_LIST("groups", "{}", CFGF_NONE),
+		CFG_BOOL("rerun", cfg_false, CFGF_NONE),
 		CFG_END()
 	};
 	cfg_opt_t opts[] = {
@@ -108,7 +214,7 @@ conf_load(const char *path)
 	case CFG_SUCCESS:
 		break;
 	case CFG_FILE_ERROR:
-		fprintf(stderr, "qmaster: %s: cannot read the configuration file\n", path);
+		conf_say("%s: cannot read the configuration file", path);
 		cfg_free(cfg);
 		return NULL;
 	default:
@@ -123,20 +229,20 @@ conf_load(const char *path)
 	if (s && *s) {
 		c->listen = xstrdup(s);
 		if (parse_hostport(s, &c->listen_host, &c->listen_port) < 0) {
-			fprintf(stderr, "qmaster: %s: listen \"%s\" is not HOST:PORT\n", path, s);
+			conf_say("%s: listen \"%s\" is not HOST:PORT", path, s);
 			goto bad;
 		}
 	}
 	s = cfg_getstr(cfg, "unix_socket");
 	if (s && *s) {
 		if (strlen(s) >= 108) {
-			fprintf(stderr, "qmaster: %s: unix_socket path is longer than 107 bytes\n", path);
+			conf_say("%s: unix_socket path is longer than 107 bytes", path);
 			goto bad;
 		}
 		c->unix_socket = xstrdup(s);
 	}
 	if (!c->listen && !c->unix_socket) {
-		fprintf(stderr, "qmaster: %s: neither listen nor unix_socket is set\n", path);
+		conf_say("%s: neither listen nor unix_socket is set", path);
 		goto bad;
 	}
 	c->auth = xstrdup(cfg_getstr(cfg, "auth"));
@@ -161,7 +267,7 @@ conf_load(const char *path)
 	s = cfg_getstr(cfg, "pid_file");
 	c->pid_file = s && *s ? xstrdup(s) : xasprintf("%s/qmaster.pid", c->spool_dir);
 	if (cfg_getint(cfg, "finished_jobs_keep") < 0) {
-		fprintf(stderr, "qmaster: %s: finished_jobs_keep must not be negative\n", path);
+		conf_say("%s: finished_jobs_keep must not be negative", path);
 		goto bad;
 	}
 	c->finished_keep_ms = (int64_t)cfg_getint(cfg, "finished_jobs_keep") * 1000;
@@ -169,7 +275,7 @@ conf_load(const char *path)
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
 	n = cfg_size(cfg, "queue");
 	if (n == 0) {
-		fprintf(stderr, "qmaster: %s: no queue is defined (define at least queue \"all.q\")\n", path);
+		conf_say("%s: no queue is defined (define at least queue \"all.q\")", path);
 		goto bad;
 	}
 	c->queues = xcalloc(n, sizeof *c->queues);
@@ -177,19 +283,16 @@ conf_load(const char *path)
 		cfg_t *q = cfg_getnsec(cfg, "queue", i);
 		const char *name = cfg_title(q);
 		if (!name || !*name || strpbrk(name, " \t@/,")) {
-			fprintf(stderr, "qmaster: %s: queue name \"%s\" is empty or holds one of \" @/,\"\n",
+			conf_say("%s: queue name \"%s\" is empty or holds one of \" @/,\"",
 			    path, name ? name : "");
 			goto bad;
 		}
 		c->queues[i].name = xstrdup(name);
 		c->queues[i].priority = (int)cfg_getint(q, "priority");
 		c->queues[i].hosts = xstrdup(cfg_getstr(q, "hosts"));
-		if (strcmp(c->queues[i].hosts, "@all") != 0) {
-			fprintf(stderr, "qmaster: %s: queue %s: hosts \"%s\": only \"@all\" is supported "
-			    "until node-set expressions land\n", path, name, c->queues[i].hosts);
-			c->nqueues = (int)i + 1;
+		c->nqueues = (int)i + 1;
+		if (conf_queue_read(path, q, &c->queues[i]) < 0)
 			goto bad;
-		}
 		c->nqueues = (int)i + 1;
 	}
 	cfg_free(cfg);
@@ -217,6 +320,10 @@ conf_free(struct qm_conf *c)
 	for (int i = 0; i < c->nqueues; i++) {
 		free(c->queues[i].name);
 		free(c->queues[i].hosts);
+		nodeset_free(c->queues[i].hosts_ns);
+		strv_free(c->queues[i].users);
+		strv_free(c->queues[i].groups);
+		free(c->queues[i].gids);
 	}
 	free(c->queues);
 	free(c);
@@ -229,4 +336,93 @@ conf_queue(const struct qm_conf *c, const char *name)
 		if (strcmp(c->queues[i].name, name) == 0)
 			return &c->queues[i];
 	return NULL;
+}
+
+bool
+queue_rerun_default(const char *queue)
+{
+	const struct qm_queue *q = queue ? conf_queue(conf, queue) : NULL;
+	return q && q->rerun;
+}
+
+int
+conf_reload(char *err, size_t errlen)
+{
+	struct qm_conf *nc;
+
+	*err = '\0';
+	conf_errbuf = err;
+	conf_errlen = errlen;
+	nc = conf_load(conf->path);
+	conf_errbuf = NULL;
+	if (!nc) {
+		if (!*err)
+			snprintf(err, errlen, "%s has errors", conf->path);
+		log_warnx("keeping the old configuration: %s", err);
+		return -1;
+	}
+	/* Listeners and the spool stay as they were started. */
+	free(nc->spool_dir);
+	nc->spool_dir = xstrdup(conf->spool_dir);
+	/* qmod -d outlives a reload: the flag is state, not configuration. */
+	for (int i = 0; i < nc->nqueues; i++) {
+		const struct qm_queue *old = conf_queue(conf, nc->queues[i].name);
+		if (old)
+			nc->queues[i].disabled = old->disabled;
+	}
+	conf_free(conf);
+	conf = nc;
+	log_init("qmaster", conf->log_level, conf->log_file);
+	log_info("configuration re-read");
+	sched_kick();
+	return 0;
+}
+
+static void
+conf_words(char **buf, const char *key, char *const *v)
+{
+	char *s = *buf;
+	*buf = xasprintf("%s%-20s ", s, key);
+	free(s);
+	if (!v || !*v) {
+		s = *buf;
+		*buf = xasprintf("%sNONE\n", s);
+		free(s);
+		return;
+	}
+	for (size_t i = 0; v[i]; i++) {
+		s = *buf;
+		*buf = xasprintf("%s%s%s", s, i ? "," : "", v[i]);
+		free(s);
+	}
+	s = *buf;
+	*buf = xasprintf("%s\n", s);
+	free(s);
+}
+
+char *
+conf_queue_text(const struct qm_queue *q)
+{
+	char drt[32] = "INFINITY", mrt[32] = "INFINITY", dvm[32] = "INFINITY", mvm[32] = "INFINITY";
+	char *s, *t;
+
+	if (q->default_h_rt)
+		match_fmt_time(drt, sizeof drt, q->default_h_rt);
+	if (q->max_h_rt)
+		match_fmt_time(mrt, sizeof mrt, q->max_h_rt);
+	if (q->default_h_vmem)
+		match_fmt_size(dvm, sizeof dvm, q->default_h_vmem);
+	if (q->max_h_vmem)
+		match_fmt_size(mvm, sizeof mvm, q->max_h_vmem);
+	s = xasprintf("%-20s %s\n%-20s %d\n%-20s %s\n%-20s %d\n%-20s %d\n%-20s %d\n"
+	    "%-20s %s\n%-20s %s\n%-20s %s\n%-20s %s\n%-20s %s\n%-20s %s\n",
+	    "qname", q->name, "priority", q->priority, "hostlist", q->hosts,
+	    "max_queued", q->max_queued, "max_running", q->max_running,
+	    "max_running_per_user", q->max_running_per_user,
+	    "default_h_rt", drt, "h_rt", mrt, "default_h_vmem", dvm, "h_vmem", mvm,
+	    "rerun", q->rerun ? "TRUE" : "FALSE", "state", q->disabled ? "d" : "NONE");
+	conf_words(&s, "user_lists", q->users);
+	conf_words(&s, "group_lists", q->groups);
+	t = s;
+	return t;
 }

@@ -20,6 +20,12 @@ exechost_find(const char *name)
 	return NULL;
 }
 
+struct exechost *
+exechost_next(struct exechost *h)
+{
+	return h ? TAILQ_NEXT(h, entry) : TAILQ_FIRST(&hosts);
+}
+
 static void
 pull_cancel(struct exechost *h)
 {

@@ -87,23 +87,14 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 static void
 sig_cb(evutil_socket_t sig, short what, void *arg)
 {
-	struct qm_conf *nc;
+	char err[512];
 
 	switch (sig) {
 	case SIGHUP:
 		/* Static settings that can change at run time; listeners and
 		 * the spool stay as they were started. */
 		log_reopen();
-		if ((nc = conf_load(conf->path)) == NULL) {
-			log_warnx("keeping the old configuration: %s has errors", conf->path);
-			return;
-		}
-		free(nc->spool_dir);
-		nc->spool_dir = xstrdup(conf->spool_dir);
-		conf_free(conf);
-		conf = nc;
-		log_init("qmaster", conf->log_level, conf->log_file);
-		log_info("configuration re-read");
+		conf_reload(err, sizeof err);
 		break;
 	default:
 		log_info("stopping on signal %d", (int)sig);

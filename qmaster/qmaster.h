@@ -23,12 +23,37 @@ struct event_base;
 struct bufferevent;
 struct store;
 
+/* nodeset.c: node-set expressions, parsed once, tested per host. */
+struct nodeset;
+/* Does the name in an expression denote host?  The seam for aliases and
+ * reservation names; NULL means names are host names. */
+typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
+typedef bool (*nodeset_known_fn)(void *arg, const char *name);
+/* NULL with a one-line err on a syntax error. */
+struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
+void            nodeset_free(struct nodeset *n);
+bool            nodeset_is_all(const struct nodeset *n);
+bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
+/* The first name known() does not know, or NULL. */
+const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
+
 /* conf.c: qmaster.conf, read with libconfuse. */
 struct qm_queue {
 	char *name;
 	int   priority;
-	char *hosts;           /* node-set expression; "@all" until issue 4 adds more */
+	char *hosts;           /* node-set expression */
+	struct nodeset *hosts_ns;
 	bool  disabled;        /* qmod -d QUEUE: nothing new starts from it */
+	int   max_queued;      /* 0: no limit (pending jobs of the queue) */
+	int   max_running;     /* 0: no limit */
+	int   max_running_per_user;
+	int64_t default_h_rt, max_h_rt;     /* seconds; 0: none */
+	int64_t default_h_vmem, max_h_vmem; /* bytes; 0: none */
+	char **users;          /* NULL-terminated; empty: everyone (unless groups) */
+	char **groups;         /* group names, as written */
+	gid_t *gids;           /* their gids */
+	int    ngids;
+	bool   rerun;          /* the default of a job's -r */
 };
 
 struct qm_conf {
@@ -53,6 +78,13 @@ struct qm_conf {
 struct qm_conf        *conf_load(const char *path);
 void                   conf_free(struct qm_conf *c);
 const struct qm_queue *conf_queue(const struct qm_conf *c, const char *name);
+/* The queue's rerun default (-r not given); false for an unknown queue. */
+bool                   queue_rerun_default(const char *queue);
+/* Reads path into a new configuration and swaps it in, keeping the queues'
+ * disabled flags; on a bad file the running one stays and err says why. */
+int                    conf_reload(char *err, size_t errlen);
+/* GE's "name value" lines of one queue, for qconf -sq. */
+char                  *conf_queue_text(const struct qm_queue *q);
 
 /* net.c: listeners, connections, framing, and replies held until commit. */
 enum conn_role { ROLE_NONE = 0, ROLE_CLIENT = 1, ROLE_EXECD = 2 };
@@ -126,6 +158,8 @@ struct exechost {
 	bool         pulling;
 	int64_t      pull_seq;
 	int          pull_free;
+	int          sched_njobs; /* jobs on it, as the last usage walk found */
+	bool         sched_excl;  /* one of them asks for the whole host */
 };
 TAILQ_HEAD(exechost_list, exechost);
 extern struct exechost_list pulling_hosts;
@@ -136,6 +170,8 @@ void exechost_child_register(struct conn *c, int64_t seq, json_t *msg);
 void exechost_child_term(struct conn *c, int64_t seq, json_t *msg);
 void exechost_conn_gone(struct conn *c);
 struct exechost *exechost_find(const char *name);
+/* Walks every host the master knows since it started: NULL gives the first. */
+struct exechost *exechost_next(struct exechost *h);
 json_t *exechost_list_json(void);
 /* Asks the job's execd to signal it; false when its host is not connected. */
 bool exechost_signal_job(const struct job *j, int sig);
@@ -144,6 +180,46 @@ bool exechost_signal_job(const struct job *j, int sig);
 void sched_kick(void);        /* something may have become runnable */
 void sched_run(void);         /* from the commit step, inside the transaction */
 bool sched_wanted(void);
+struct user_cache;
+/* The queue checks of SUBMIT and ALTER: users and groups, max_queued,
+ * h_rt/h_vmem defaults (applied to j) and maxima, hosts=, and unless
+ * !verify, that some registered host could ever run j.  -1 with err. */
+int  sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, size_t n);
+/* Why a pending job waits, for qstat -j; "" when nothing holds it back. */
+void sched_why(const struct job *j, char *buf, size_t n);
+
+/* match.c: can a host run a job: pure, so unit tests can drive it. */
+struct match_host {
+	const char              *name;
+	const struct host_attrs *attrs;
+	int                      slots;
+	int                      free;        /* free slots now */
+	uid_t                    uid;         /* the execd's uid: 0 runs anyone's */
+	bool                     disabled, lost;
+	bool                     has_jobs;    /* runs any job */
+	bool                     has_exclusive; /* runs a job asking for the whole host */
+};
+/* Why a host does not fit, in the order the checks run: a later value is
+ * "closer" to fitting. */
+enum match_why {
+	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS, MW_HOSTS,
+	MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_EXCLUSIVE, MW_BUSY,
+};
+/* now false: could the host ever run the job (its attributes and host
+ * sets only); true: could it start it at once.  *key names the missing key. */
+enum match_why match_host(const struct job *j, const struct nodeset *job_hosts,
+    const struct qm_queue *q, const struct match_host *h, bool now, const char **key);
+/* "no idle host has key matlab": the reason for people, after the best
+ * (largest) why over the hosts; who is "host" or "idle host". */
+void match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
+    const struct qm_queue *q, const char *key, const char *who);
+/* Dispatch order: queue priority, job priority, submission order (id). */
+int  match_job_cmp(const struct job *a, int qprio_a, const struct job *b, int qprio_b);
+/* Host preference: lower load per rating first. */
+int  match_host_cmp(double load_a, double rating_a, double load_b, double rating_b);
+/* Sizes as qsub takes them back: 64G, 512M, 1000 bytes. */
+void match_fmt_size(char *buf, size_t n, int64_t bytes);
+void match_fmt_time(char *buf, size_t n, int64_t secs);
 
 /* deps.c: dependencies and start times. */
 struct deps;

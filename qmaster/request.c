@@ -21,6 +21,8 @@ static void req_release(struct conn *, int64_t, json_t *);
 static void req_wait(struct conn *, int64_t, json_t *);
 static void req_hosts(struct conn *, int64_t, json_t *);
 static void req_acct(struct conn *, int64_t, json_t *);
+static void req_alter(struct conn *, int64_t, json_t *);
+static void req_conf(struct conn *, int64_t, json_t *);
 
 /* Every request type, who may send it, and whether it changes state (a
  * mutating handler calls qm_txn before its first change).  Anything not in
@@ -39,6 +41,8 @@ static const struct handler {
 	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, false },
 	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, false },
 	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, false },
+	{ MSG_ALTER,          req_alter,               ROLE_CLIENT, true },
+	{ MSG_CONF,           req_conf,                ROLE_CLIENT, false },
 	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  true },
 	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  false },
 	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
@@ -174,10 +178,6 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "parallel jobs (-pe, -n) are not supported by this master yet";
 		goto bad;
 	}
-	if (!req_empty(&j->req)) {
-		why = "resource requests (-l) are not supported by this master yet";
-		goto bad;
-	}
 	if ((u = user_lookup(c->uid)) == NULL) {
 		rep = proto_reply_err(seq, ERR_AUTH, "unknown user id %u on the master", (unsigned)c->uid);
 		job_free(j);
@@ -196,6 +196,10 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	free(j->home);
 	j->home = xstrdup(u->home);
 	j->id = 0;
+	if (sched_admit(j, u, jbool(msg, "verify", true), err, sizeof err) < 0) {
+		why = err;
+		goto bad;
+	}
 	j->task = 0;
 	j->attempt = 0;
 	j->state = JS_PENDING;
@@ -370,9 +374,17 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
 				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0 }, j);
-				if (sc.full && j->hold & HOLD_DEP)
-					json_object_set_new(json_array_get(sc.jobs, json_array_size(sc.jobs) - 1),
-					    "waiting_for", deps_waiting_json(j->id));
+				/* Computed when asked, not kept per pass: qstat -j is rare. */
+				if (sc.full) {
+					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
+					char info[512];
+
+					sched_why(j, info, sizeof info);
+					if (*info)
+						json_object_set_new(o, "scheduling_info", json_string(info));
+					if (j->hold & HOLD_DEP)
+						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+				}
 			}
 			job_free(j);
 		}
@@ -740,5 +752,162 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 		    (json_int_t)jint(last, "end_time", 0), (json_int_t)jint(last, "row", 0)));
 	}
 	json_object_set_new(rep, summary ? "summary" : "rows", rows);
+	net_send(c, rep);
+}
+
+/* ALTER (qalter): changes of a pending job, checked as a submission is. */
+static const char *
+alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool *ok)
+{
+	const json_t *v;
+	const char *why = NULL, *s;
+	struct job_req req = { 0 };
+	const struct user_cache *u;
+	char err[400];
+
+	*ok = false;
+	if (strcmp(j->owner, c->user) != 0 && !c->manager) {
+		snprintf(buf, n, "%s - you do not have the necessary privileges to modify the job \"%lld\"",
+		    c->user, (long long)j->id);
+		return buf;
+	}
+	if (j->state != JS_PENDING) {
+		snprintf(buf, n, "denied: job \"%lld\" is already running and cannot be changed",
+		    (long long)j->id);
+		return buf;
+	}
+	if ((v = json_object_get(msg, "prio"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < -1023 || json_integer_value(v) > 1024) {
+			snprintf(buf, n, "the priority must be an integer from -1023 to 1024");
+			return buf;
+		}
+		if (json_integer_value(v) > 0 && !c->manager) {
+			snprintf(buf, n, "only managers may give a job a positive priority (-p)");
+			return buf;
+		}
+		j->prio = (int)json_integer_value(v);
+	}
+	if ((s = jstr(msg, "name"))) {
+		if (!valid_name(s)) {
+			snprintf(buf, n, "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character");
+			return buf;
+		}
+		free(j->name);
+		j->name = xstrdup(s);
+	}
+	if ((s = jstr(msg, "queue"))) {
+		if (!conf_queue(conf, s)) {
+			snprintf(buf, n, "Job was rejected because job requests unknown queue \"%s\".", s);
+			return buf;
+		}
+		free(j->queue);
+		j->queue = xstrdup(s);
+	}
+	if ((v = json_object_get(msg, "req"))) {
+		if (req_from_json(&req, v, &why) < 0) {
+			req_clear(&req);
+			snprintf(buf, n, "%s", why);
+			return buf;
+		}
+		req_clear(&j->req);
+		j->req = req;
+	}
+	if ((s = jstr(msg, "hold"))) {
+		if (strcmp(s, "u") == 0)
+			j->hold |= HOLD_USER;
+		else if (strcmp(s, "n") == 0)
+			j->hold &= ~HOLD_USER;
+		else {
+			snprintf(buf, n, "hold must be \"u\" or \"n\"");
+			return buf;
+		}
+	}
+	u = user_lookup(j->uid);
+	if (sched_admit(j, u, jbool(msg, "verify", true), err, sizeof err) < 0) {
+		snprintf(buf, n, "%s", err);
+		return buf;
+	}
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store a change of job %lld", (long long)j->id);
+	sched_kick();
+	*ok = true;
+	snprintf(buf, n, "modified job %lld", (long long)j->id);
+	return buf;
+}
+
+static void
+req_alter(struct conn *c, int64_t seq, json_t *msg)
+{
+	const char *why = NULL;
+	json_t *ids = request_ids(msg, &why), *results, *v, *rep;
+	size_t i;
+
+	if (why || !ids || json_array_size(ids) == 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids given"));
+		return;
+	}
+	qm_txn();
+	results = json_array();
+	json_array_foreach(ids, i, v) {
+		int64_t id = json_integer_value(v);
+		struct job *j = store_job_get(store, id, false);
+		char buf[512];
+		const char *m;
+		bool ok = false;
+
+		if (!j || JS_FINISHED(j->state)) {
+			snprintf(buf, sizeof buf, "denied: job \"%lld\" does not exist", (long long)id);
+			m = buf;
+		} else
+			m = alter_one(c, msg, j, buf, sizeof buf, &ok);
+		json_array_append_new(results, json_pack("{s:I, s:b, s:s}", "id", (json_int_t)id,
+		    "ok", ok, "message", m));
+		job_free(j);
+	}
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "results", results);
+	net_send(c, rep);
+}
+
+/* CONF (qconf): the queues as configured, and re-reading qmaster.conf. */
+static void
+req_conf(struct conn *c, int64_t seq, json_t *msg)
+{
+	const char *op = jstr(msg, "op"), *name = jstr(msg, "queue");
+	const struct qm_queue *q;
+	json_t *rep, *list;
+	char err[512];
+
+	if (op && strcmp(op, "list") == 0) {
+		list = json_array();
+		for (int i = 0; i < conf->nqueues; i++)
+			json_array_append_new(list, json_string(conf->queues[i].name));
+		rep = proto_reply_ok(seq);
+		json_object_set_new(rep, "queues", list);
+	} else if (op && strcmp(op, "show") == 0) {
+		char *text;
+		if (!name || (q = conf_queue(conf, name)) == NULL) {
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "%s is not a queue name", name ? name : "(none)"));
+			return;
+		}
+		text = conf_queue_text(q);
+		rep = proto_reply_ok(seq);
+		json_object_set_new(rep, "text", json_string(text));
+		free(text);
+	} else if (op && strcmp(op, "reload") == 0) {
+		if (!c->manager) {
+			net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be manager for this operation", c->user));
+			return;
+		}
+		if (conf_reload(err, sizeof err) < 0) {
+			net_send(c, proto_reply_err(seq, ERR_INVAL, "%s; the running configuration is kept", err));
+			return;
+		}
+		rep = proto_reply_ok(seq);
+		json_object_set_new(rep, "message", json_string("configuration re-read"));
+	} else {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "CONF op must be list, show or reload"));
+		return;
+	}
 	net_send(c, rep);
 }

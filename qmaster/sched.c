@@ -1,7 +1,10 @@
-/* sched.c: matches runnable jobs to the execds holding a PULL open, best job first. */
+/* sched.c: matches runnable jobs to the execds holding a PULL open (queue priority, job priority, submission order; least loaded host first), enforces the queues' limits, and says why a job waits. */
 #include "config.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
@@ -9,6 +12,11 @@
 /* Set when a job may have become runnable or a host started pulling; the
  * scheduler runs once per loop turn, from the commit step, not per event. */
 static bool want;
+
+/* A pass reads at most this many runnable jobs: a window of the best ones,
+ * widened only while hosts stay unserved, so a pass costs what it serves
+ * and not what is queued. */
+#define SCHED_WINDOW_MAX 4096
 
 void
 sched_kick(void)
@@ -23,52 +31,515 @@ sched_wanted(void)
 	return want && !TAILQ_EMPTY(&pulling_hosts);
 }
 
-struct pick_ctx {
-	struct exechost *h;
-	json_t          *jobs;
+/* Jobs running now, per queue and per queue and owner, for the limits; and
+ * per host (in struct exechost) for exclusive requests. */
+struct usage_user {
+	int   q;
+	char *owner;
+	int   n;
+};
+struct usage {
+	int               *qrun;
+	struct usage_user *u;
+	size_t             nu, cap;
 };
 
 static int
-sched_pick(void *arg, struct job *j)
+queue_index(const char *name)
 {
-	struct pick_ctx *pc = arg;
+	const struct qm_queue *q = name ? conf_queue(conf, name) : NULL;
+	return q ? (int)(q - conf->queues) : -1;
+}
 
+static struct usage_user *
+usage_user(struct usage *us, int q, const char *owner, bool add)
+{
+	for (size_t i = 0; i < us->nu; i++)
+		if (us->u[i].q == q && strcmp(us->u[i].owner, owner) == 0)
+			return &us->u[i];
+	if (!add)
+		return NULL;
+	if (us->nu == us->cap) {
+		us->cap = us->cap ? us->cap * 2 : 16;
+		us->u = xrealloc(us->u, us->cap * sizeof *us->u);
+	}
+	us->u[us->nu] = (struct usage_user){ q, xstrdup(owner), 0 };
+	return &us->u[us->nu++];
+}
+
+static void
+usage_count(struct usage *us, const struct job *j, struct exechost *h)
+{
+	int q = queue_index(j->queue);
+
+	if (q >= 0) {
+		us->qrun[q]++;
+		if (j->owner)
+			usage_user(us, q, j->owner, true)->n++;
+	}
+	if (h) {
+		h->sched_njobs++;
+		if (j->req.exclusive)
+			h->sched_excl = true;
+	}
+}
+
+static int
+usage_one(void *arg, struct job *j)
+{
+	usage_count(arg, j, j->host ? exechost_find(j->host) : NULL);
+	return 0;
+}
+
+static void
+usage_load(struct usage *us)
+{
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+	struct exechost *h;
+
+	memset(us, 0, sizeof *us);
+	us->qrun = xcalloc((size_t)conf->nqueues + 1, sizeof *us->qrun);
+	for (h = exechost_next(NULL); h; h = exechost_next(h)) {
+		h->sched_njobs = 0;
+		h->sched_excl = false;
+	}
+	if (store_jobs_foreach(store, &f, usage_one, us) < 0)
+		fatalx("cannot read running jobs");
+}
+
+static void
+usage_free(struct usage *us)
+{
+	for (size_t i = 0; i < us->nu; i++)
+		free(us->u[i].owner);
+	free(us->u);
+	free(us->qrun);
+}
+
+/* NULL when the queue's running limits let j start, else why not. */
+static const char *
+usage_blocks(const struct usage *us, const struct qm_queue *q, const struct job *j, char *buf, size_t n)
+{
+	int qi = (int)(q - conf->queues);
+	struct usage_user *uu;
+
+	if (q->max_running && us->qrun[qi] >= q->max_running) {
+		snprintf(buf, n, "queue %s is full (max_running %d)", q->name, q->max_running);
+		return buf;
+	}
+	if (q->max_running_per_user && j->owner &&
+	    (uu = usage_user((struct usage *)us, qi, j->owner, false)) != NULL &&
+	    uu->n >= q->max_running_per_user) {
+		snprintf(buf, n, "user limit max_running_per_user %d reached in queue %s",
+		    q->max_running_per_user, q->name);
+		return buf;
+	}
+	return NULL;
+}
+
+static void
+host_view(const struct exechost *h, struct match_host *m)
+{
+	*m = (struct match_host){ h->name, &h->attrs, h->slots, h->pulling ? h->pull_free : 0, h->uid,
+	    h->disabled, h->lost || !h->conn, h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
+	    h->sched_excl };
+}
+
+/* One runnable job of the pass's window. */
+struct cand {
+	struct job            *j;
+	const struct qm_queue *q;
+	struct nodeset        *hosts;   /* its hosts=, parsed */
+	bool                   done;    /* dispatched, or unusable this pass */
+};
+
+struct window {
+	struct cand *c;
+	int          n, cap;
+};
+
+/* The store lends each job for the callback only; the window keeps it by
+ * taking the members over and leaving an empty shell to be freed. */
+static int
+window_take(void *arg, struct job *j)
+{
+	struct window *w = arg;
+	struct cand *c;
+	char err[128];
+
+	if (w->n == w->cap)
+		return 1;
+	c = &w->c[w->n++];
+	c->j = xmalloc(sizeof *c->j);
+	*c->j = *j;
+	memset(j, 0, sizeof *j);
+	c->q = c->j->queue ? conf_queue(conf, c->j->queue) : NULL;
+	c->hosts = c->j->req.hosts ? nodeset_parse(c->j->req.hosts, err, sizeof err) : NULL;
+	/* A queue dropped by a reload, or an expression that no longer parses:
+	 * the job waits, and qstat -j says why. */
+	c->done = !c->q || (c->j->req.hosts && !c->hosts);
+	return 0;
+}
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return match_job_cmp(x->j, x->q ? x->q->priority : 0, y->j, y->q ? y->q->priority : 0);
+}
+
+static void
+window_free(struct window *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		job_free(w->c[i].j);
+		nodeset_free(w->c[i].hosts);
+	}
+	free(w->c);
+}
+
+struct served {
+	struct exechost *h;
+	json_t          *jobs;
+	int              order;
+};
+
+static int
+served_cmp(const void *a, const void *b)
+{
+	const struct served *x = a, *y = b;
+	int c = match_host_cmp(x->h->load[0], x->h->attrs.rating, y->h->load[0], y->h->attrs.rating);
+	return c ? c : x->order - y->order;
+}
+
+static void
+sched_dispatch(struct served *s, struct job *j, struct usage *us)
+{
 	qm_txn();
 	j->attempt++;
 	j->state = JS_DISPATCHED;
 	free(j->host);
-	j->host = xstrdup(pc->h->name);
+	j->host = xstrdup(s->h->name);
 	j->start_time = 0;
 	j->pid = 0;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
-	json_array_append_new(pc->jobs, job_to_json(j));
-	return 0;
+	json_array_append_new(s->jobs, job_to_json(j));
+	s->h->pull_free -= j->slots > 0 ? j->slots : 1;
+	usage_count(us, j, s->h);
 }
 
 /* Hosts leave the pulling list once served, and come back at its tail with
- * their next PULL: a round robin among idle hosts without extra state. */
+ * their next PULL: a round robin among equally loaded idle hosts. */
 void
 sched_run(void)
 {
-	struct exechost *h, *tmp;
+	struct exechost *h;
+	struct served *sv;
+	struct usage us;
+	int nsv = 0, total_free = 0, limit;
+	char why[160];
 
 	want = false;
-	TAILQ_FOREACH_SAFE(h, &pulling_hosts, pull_entry, tmp) {
-		struct pick_ctx pc = { h, json_array() };
-		int64_t uid = h->uid == 0 ? -1 : (int64_t)h->uid;
-
+	if (TAILQ_EMPTY(&pulling_hosts))
+		return;
+	TAILQ_FOREACH(h, &pulling_hosts, pull_entry)
+		nsv++;
+	sv = xcalloc((size_t)nsv, sizeof *sv);
+	nsv = 0;
+	TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
 		if (h->disabled || h->lost)
 			continue;
-		if (store_jobs_runnable(store, uid, h->pull_free, sched_pick, &pc) < 0)
+		sv[nsv] = (struct served){ h, json_array(), nsv };
+		total_free += h->pull_free;
+		nsv++;
+	}
+	qsort(sv, (size_t)nsv, sizeof *sv, served_cmp);
+	usage_load(&us);
+	limit = total_free * 4 + 16;
+	for (;;) {
+		struct window w = { NULL, 0, limit < SCHED_WINDOW_MAX ? limit : SCHED_WINDOW_MAX };
+		bool unserved = false;
+
+		w.c = xcalloc((size_t)w.cap, sizeof *w.c);
+		if (store_jobs_runnable(store, -1, w.cap, window_take, &w) < 0)
 			fatalx("cannot read runnable jobs");
-		if (json_array_size(pc.jobs) == 0) {
-			json_decref(pc.jobs);
+		qsort(w.c, (size_t)w.n, sizeof *w.c, cand_cmp);
+		for (int i = 0; i < nsv; i++) {
+			struct match_host m;
+			for (int k = 0; k < w.n && sv[i].h->pull_free > 0; k++) {
+				struct cand *c = &w.c[k];
+				const char *key = NULL;
+				if (c->done)
+					continue;
+				if (usage_blocks(&us, c->q, c->j, why, sizeof why)) {
+					/* The same for every host: skip it for the pass. */
+					c->done = true;
+					continue;
+				}
+				host_view(sv[i].h, &m);
+				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
+					continue;
+				sched_dispatch(&sv[i], c->j, &us);
+				c->done = true;
+			}
+			if (sv[i].h->pull_free > 0)
+				unserved = true;
+		}
+		window_free(&w);
+		if (!unserved || w.n < w.cap || w.cap >= SCHED_WINDOW_MAX)
+			break;
+		limit = w.cap * 4;
+	}
+	usage_free(&us);
+	for (int i = 0; i < nsv; i++) {
+		if (json_array_size(sv[i].jobs) == 0) {
+			json_decref(sv[i].jobs);
 			continue;
 		}
+		h = sv[i].h;
 		TAILQ_REMOVE(&pulling_hosts, h, pull_entry);
 		h->pulling = false;
 		net_send(h->conn, json_pack("{s:s, s:I, s:o}", "type", "DISPATCH",
-		    "seq", (json_int_t)h->pull_seq, "jobs", pc.jobs));
+		    "seq", (json_int_t)h->pull_seq, "jobs", sv[i].jobs));
 	}
+	free(sv);
+}
+
+static bool
+host_known(void *arg, const char *name)
+{
+	char *const *names = arg;
+	if (exechost_find(name))
+		return true;
+	for (; names && *names; names++)
+		if (strcmp(*names, name) == 0)
+			return true;
+	return false;
+}
+
+/* The hosts the database knows, connected or not, with what they offer. */
+struct known {
+	char             **names;
+	struct host_attrs *attrs;
+	int               *slots;
+	size_t             n;
+};
+
+static int
+known_one(void *arg, const struct host_rec *r)
+{
+	struct known *k = arg;
+	json_t *o = r->attrs ? json_loads(r->attrs, 0, NULL) : NULL;
+	const char *why;
+
+	k->names = xrealloc(k->names, (k->n + 2) * sizeof *k->names);
+	k->attrs = xrealloc(k->attrs, (k->n + 1) * sizeof *k->attrs);
+	k->slots = xrealloc(k->slots, (k->n + 1) * sizeof *k->slots);
+	k->names[k->n] = xstrdup(r->name);
+	k->names[k->n + 1] = NULL;
+	memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
+	if (o && host_attrs_from_json(&k->attrs[k->n], o, &why) < 0) {
+		host_attrs_clear(&k->attrs[k->n]);
+		memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
+	}
+	json_decref(o);
+	k->slots[k->n] = r->slots;
+	k->n++;
+	return 0;
+}
+
+static void
+known_free(struct known *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		host_attrs_clear(&k->attrs[i]);
+	strv_free(k->names);
+	free(k->attrs);
+	free(k->slots);
+}
+
+struct queued_ctx {
+	const char *queue;
+	int64_t     self;
+	int         n;
+};
+
+static int
+queued_one(void *arg, struct job *j)
+{
+	struct queued_ctx *qc = arg;
+	if (j->id != qc->self && j->queue && strcmp(j->queue, qc->queue) == 0)
+		qc->n++;
+	return 0;
+}
+
+static bool
+queue_allows(const struct qm_queue *q, const struct job *j, const struct user_cache *u)
+{
+	if (!q->users[0] && !q->ngids)
+		return true;
+	for (char **p = q->users; *p; p++)
+		if (strcmp(*p, j->owner) == 0)
+			return true;
+	for (int i = 0; i < q->ngids; i++) {
+		if (u && u->gid == q->gids[i])
+			return true;
+		for (int g = 0; u && g < u->ngroups; g++)
+			if (u->groups[g] == q->gids[i])
+				return true;
+	}
+	return false;
+}
+
+int
+sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, size_t n)
+{
+	const struct qm_queue *q = conf_queue(conf, j->queue);
+	struct nodeset *ns = NULL;
+	struct known k = { 0 };
+	char a[32], b[32], perr[128];
+	int rc = -1;
+	bool check;
+
+	assert(q);
+	if (!queue_allows(q, j, u)) {
+		snprintf(err, n, "job rejected: user %s may not submit jobs to queue %s", j->owner, q->name);
+		return -1;
+	}
+	/* Decided before the defaults fill the request in: a job that asks for
+	 * nothing fits every host of an "@all" queue. */
+	check = verify && (!req_empty(&j->req) || !nodeset_is_all(q->hosts_ns) || j->slots > 1);
+	if (!j->req.h_rt)
+		j->req.h_rt = q->default_h_rt;
+	if (!j->req.h_vmem)
+		j->req.h_vmem = q->default_h_vmem;
+	if (q->max_h_rt && j->req.h_rt > q->max_h_rt) {
+		match_fmt_time(a, sizeof a, j->req.h_rt);
+		match_fmt_time(b, sizeof b, q->max_h_rt);
+		snprintf(err, n, "job rejected: h_rt %s is above the maximum %s of queue %s", a, b, q->name);
+		return -1;
+	}
+	if (q->max_h_vmem && j->req.h_vmem > q->max_h_vmem) {
+		match_fmt_size(a, sizeof a, j->req.h_vmem);
+		match_fmt_size(b, sizeof b, q->max_h_vmem);
+		snprintf(err, n, "job rejected: h_vmem %s is above the maximum %s of queue %s", a, b, q->name);
+		return -1;
+	}
+	if (q->max_queued) {
+		struct store_job_filter f = { .states = 1u << JS_PENDING };
+		struct queued_ctx qc = { q->name, j->id, 0 };
+		if (store_jobs_foreach(store, &f, queued_one, &qc) < 0)
+			fatalx("cannot count queued jobs");
+		if (qc.n >= q->max_queued) {
+			snprintf(err, n, "job rejected: queue %s already holds %d pending jobs (max_queued %d)",
+			    q->name, qc.n, q->max_queued);
+			return -1;
+		}
+	}
+	if (!j->req.hosts && !check)
+		return 0;
+
+	if (store_hosts_foreach(store, known_one, &k) < 0)
+		fatalx("cannot read the hosts");
+	if (j->req.hosts) {
+		const char *unk;
+		if ((ns = nodeset_parse(j->req.hosts, perr, sizeof perr)) == NULL) {
+			snprintf(err, n, "hosts=%s: %s", j->req.hosts, perr);
+			goto out;
+		}
+		if ((unk = nodeset_unknown(ns, host_known, k.names)) != NULL) {
+			snprintf(err, n, "hosts=%s: unknown host \"%s\"", j->req.hosts, unk);
+			goto out;
+		}
+	}
+	/* No host has registered yet: nothing to judge the job against. */
+	if (check && k.n > 0) {
+		enum match_why best = MW_OK;
+		const char *bkey = NULL;
+		bool fits = false;
+		for (size_t i = 0; i < k.n && !fits; i++) {
+			struct exechost *h = exechost_find(k.names[i]);
+			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
+			    false, false, false, false };
+			const char *key = NULL;
+			enum match_why w = match_host(j, ns, q, &m, false, &key);
+			if (w == MW_OK)
+				fits = true;
+			else if (w >= best) {
+				best = w;
+				bkey = key;
+			}
+		}
+		if (!fits) {
+			char r[200];
+			/* bkey points into j, which outlives this. */
+			match_reason(r, sizeof r, best, j, q, bkey, "host");
+			snprintf(err, n, "error: no suitable queues. Reason: %s", r);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	nodeset_free(ns);
+	known_free(&k);
+	return rc;
+}
+
+void
+sched_why(const struct job *j, char *buf, size_t n)
+{
+	const struct qm_queue *q;
+	struct nodeset *ns = NULL;
+	struct exechost *h;
+	struct usage us;
+	enum match_why best = MW_OK;
+	const char *bkey = NULL;
+	char err[128];
+	bool any = false, fits = false;
+
+	*buf = '\0';
+	if (j->state != JS_PENDING || j->error)
+		return;
+	if (j->hold) {
+		snprintf(buf, n, "job is held (qrls releases it)");
+		return;
+	}
+	if (!j->queue || (q = conf_queue(conf, j->queue)) == NULL) {
+		snprintf(buf, n, "queue %s no longer exists (qalter -q moves the job)", j->queue ? j->queue : "?");
+		return;
+	}
+	if (q->disabled) {
+		snprintf(buf, n, "queue %s is disabled", q->name);
+		return;
+	}
+	if (j->req.hosts && (ns = nodeset_parse(j->req.hosts, err, sizeof err)) == NULL) {
+		snprintf(buf, n, "hosts=%s: %s", j->req.hosts, err);
+		return;
+	}
+	usage_load(&us);
+	if (usage_blocks(&us, q, j, buf, n) == NULL) {
+		for (h = exechost_next(NULL); h && !fits; h = exechost_next(h)) {
+			struct match_host m;
+			const char *key = NULL;
+			enum match_why w;
+			host_view(h, &m);
+			w = match_host(j, ns, q, &m, true, &key);
+			any = true;
+			if (w == MW_OK)
+				fits = true;
+			else if (w >= best) {
+				best = w;
+				bkey = key;
+			}
+		}
+		if (!any)
+			snprintf(buf, n, "no exec host has registered");
+		else if (fits)
+			snprintf(buf, n, "an idle host fits: the job starts at its next pull");
+		else
+			match_reason(buf, n, best, j, q, bkey, "idle host");
+	}
+	usage_free(&us);
+	nodeset_free(ns);
 }

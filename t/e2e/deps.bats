@@ -17,6 +17,20 @@ teardown_file() {
 
 q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 
+@test "a chain survives kill -9 of the master in the middle and still runs once each, in order" {
+	prev=$(q -b y sh -c "sleep 0.1; echo 0 >> $WORK/kchain")
+	for i in $(seq 1 39); do
+		prev=$(q -W depend=afterok:"$prev" -b y sh -c "sleep 0.1; echo $i >> $WORK/kchain")
+	done
+	wait_until 20 test -s "$WORK/kchain"
+	sleep 1
+	kill -9 "$(cat "$CLUSTER/qmaster/qmaster.pid")"
+	sleep 0.5
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 60 job_finished "$prev"
+	[ "$(cat "$WORK/kchain")" = "$(seq 0 39)" ]
+}
+
 @test "-hold_jid waits for the end whatever the exit status, and qstat -j says what for" {
 	a=$(q -b y sh -c 'sleep 1; exit 1')
 	b=$(q -hold_jid "$a" -b y true)

@@ -197,7 +197,7 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	id=$(qsub -terse -cwd -b y true)
 	port=$(sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)".*/\1/p' "$CLUSTER/qmaster.conf")
 	run timeout 20 python3 - "$port" "$id" <<'PY'
-import json, socket, struct, sys
+import json, socket, struct, sys, time
 port, job = int(sys.argv[1]), int(sys.argv[2])
 s = socket.create_connection(("127.0.0.1", port))
 def send(m):
@@ -225,9 +225,11 @@ d = wait(3)
 j = d["jobs"][0]
 assert j["id"] == job, d
 key = {"id": j["id"], "task": j["task"], "attempt": j["attempt"], "host": "forged"}
-send(dict(key, type="CHILD_REGISTER", seq=4, pid=4242, start_time=1))
+# Real times: an end long ago would be purged from qstat at the next tick.
+now = int(time.time() * 1000)
+send(dict(key, type="CHILD_REGISTER", seq=4, pid=4242, start_time=now - 1000))
 assert wait(4)["type"] == "ACK"
-send(dict(key, type="CHILD_TERM", seq=5, exit_status=5, signal=0, end_time=2000,
+send(dict(key, type="CHILD_TERM", seq=5, exit_status=5, signal=0, end_time=now,
           rusage={"ru_utime": "lots", "ru_maxrss": -1, "ru_nvcsw": [1]}))
 assert wait(5)["type"] == "ACK"
 print("acked")

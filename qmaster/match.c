@@ -1,0 +1,147 @@
+/* match.c: whether an exec host can run a job, why not in words, and the dispatch order; pure functions over plain structs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+
+static bool
+has_key(char *const *keys, const char *k)
+{
+	for (; keys && *keys; keys++)
+		if (strcmp(*keys, k) == 0)
+			return true;
+	return false;
+}
+
+enum match_why
+match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm_queue *q,
+    const struct match_host *h, bool now, const char **key)
+{
+	const struct host_attrs *a = h->attrs;
+	int slots = j->slots > 0 ? j->slots : 1;
+
+	/* A personal execd runs only its own user's jobs. */
+	if (h->uid != 0 && h->uid != j->uid)
+		return MW_USER;
+	if (slots > h->slots)
+		return MW_SLOTS;
+	if (j->req.arch && (!a || !a->arch || strcmp(a->arch, j->req.arch) != 0))
+		return MW_ARCH;
+	if (j->req.mem > 0 && (!a || a->mem < j->req.mem))
+		return MW_MEM;
+	for (char **k = j->req.keys; k && *k; k++)
+		if (!a || !has_key(a->keys, *k)) {
+			*key = *k;
+			return MW_KEY;
+		}
+	if (q && q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, NULL, NULL))
+		return MW_QUEUE_HOSTS;
+	if (job_hosts && !nodeset_contains(job_hosts, h->name, NULL, NULL))
+		return MW_HOSTS;
+	if (!now)
+		return MW_OK;
+	if (h->lost)
+		return MW_LOST;
+	if (h->disabled)
+		return MW_DISABLED;
+	if (q && q->disabled)
+		return MW_QUEUE_DISABLED;
+	if (h->has_exclusive || (j->req.exclusive && h->has_jobs))
+		return MW_EXCLUSIVE;
+	if (slots > h->free)
+		return MW_BUSY;
+	return MW_OK;
+}
+
+void
+match_fmt_size(char *buf, size_t n, int64_t b)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (u < 3 && b >= 1024 && b % 1024 == 0) {
+		b /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, n, "%lld", (long long)b);
+	else
+		snprintf(buf, n, "%lld%c", (long long)b, units[u]);
+}
+
+void
+match_fmt_time(char *buf, size_t n, int64_t s)
+{
+	snprintf(buf, n, "%lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+	    (long long)(s % 60));
+}
+
+void
+match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
+    const struct qm_queue *q, const char *key, const char *who)
+{
+	char v[32];
+
+	switch (why) {
+	case MW_OK:
+		snprintf(buf, n, "a %s fits", who);
+		break;
+	case MW_USER:
+		snprintf(buf, n, "no %s runs jobs of user %s", who, j->owner ? j->owner : "?");
+		break;
+	case MW_SLOTS:
+		snprintf(buf, n, "no %s has %d slots", who, j->slots);
+		break;
+	case MW_ARCH:
+		snprintf(buf, n, "no %s has arch %s", who, j->req.arch);
+		break;
+	case MW_MEM:
+		match_fmt_size(v, sizeof v, j->req.mem);
+		snprintf(buf, n, "no %s has %s of memory", who, v);
+		break;
+	case MW_KEY:
+		snprintf(buf, n, "no %s has key %s", who, key ? key : "?");
+		break;
+	case MW_QUEUE_HOSTS:
+		snprintf(buf, n, "no %s in the host set of queue %s (%s)", who, q ? q->name : "?",
+		    q ? q->hosts : "?");
+		break;
+	case MW_HOSTS:
+		snprintf(buf, n, "no %s in hosts=%s", who, j->req.hosts);
+		break;
+	case MW_LOST:
+		snprintf(buf, n, "every matching host is lost (no load report)");
+		break;
+	case MW_DISABLED:
+		snprintf(buf, n, "every matching host is disabled");
+		break;
+	case MW_QUEUE_DISABLED:
+		snprintf(buf, n, "queue %s is disabled", q ? q->name : "?");
+		break;
+	case MW_EXCLUSIVE:
+		snprintf(buf, n, "no matching host is free of other jobs (exclusive)");
+		break;
+	case MW_BUSY:
+		snprintf(buf, n, "every matching host is busy or not idle");
+		break;
+	}
+}
+
+int
+match_job_cmp(const struct job *a, int qa, const struct job *b, int qb)
+{
+	if (qa != qb)
+		return qa > qb ? -1 : 1;
+	if (a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+int
+match_host_cmp(double la, double ra, double lb, double rb)
+{
+	double a = la / (ra > 0 ? ra : 1), b = lb / (rb > 0 ? rb : 1);
+	return a < b ? -1 : a > b;
+}
