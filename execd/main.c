@@ -259,6 +259,12 @@ main(int argc, char **argv)
 	log_info("execd %s started: spool %s, %d slot%s, %d job%s in the spool",
 	    conf->name, conf->spool_dir, conf->slots, conf->slots == 1 ? "" : "s",
 	    active_count(), active_count() == 1 ? "" : "s");
+	log_info("idle policies: load_threshold %g, idle_keyboard %d min, idle_no_users %s, "
+	    "idle_windows %s, idle_command %s; owner_returns = %s", conf->load_threshold,
+	    conf->idle_keyboard, conf->idle_no_users ? "yes" : "no",
+	    conf->idle_windows_text ? conf->idle_windows_text : "none",
+	    conf->idle_command ? conf->idle_command : "none",
+	    idle_owner_returns_name(conf->owner_returns));
 	link_start();
 	pidfile = execd_path("execd.pid");
 	daemon_ready(token, pidfile);
