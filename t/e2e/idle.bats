@@ -152,3 +152,19 @@ end_job() {
 	touch -a -d '-2 min' "$WORK/kbd1"
 	wait_until 20 job_finished "$id"
 }
+
+@test "a site command that hangs is killed after idle_command_timeout and counts as busy" {
+	printf '#!/bin/sh\necho $$ > %s/hang.pid\nexec sleep 600\n' "$WORK" > "$WORK/hangs"
+	chmod 755 "$WORK/hangs"
+	reconfigure "idle_keyboard = none" "idle_command = $WORK/hangs" "idle_command_timeout = 1"
+	wait_until 10 log_has "site command $WORK/hangs did not finish within 1 s; killed"
+	wait_until 10 log_has "host is busy: site command has not answered yet"
+	pid=$(cat "$WORK/hang.pid")
+	wait_until 10 proc_gone "$pid"
+	# Killed for lateness means busy: a job waits.
+	id=$(qsub -terse -b y true)
+	sleep 2
+	state_is "$id" qw
+	reconfigure "idle_command = $WORK/is-idle"
+	wait_until 20 job_finished "$id"
+}
