@@ -431,6 +431,10 @@ active_owner(bool idle, const char *why)
 {
 	struct attempt *a;
 
+	/* "Busy" until the site command first answers holds back new work,
+	 * but must not stop or kill the jobs an execd finds when it restarts. */
+	if (!idle && !sense_ready())
+		return;
 	TAILQ_FOREACH(a, &attempts, entry) {
 		if (a->ended)
 			continue;

@@ -124,6 +124,8 @@ bool idle_check(double load[3], char *why, size_t whylen);
 void sense_command_start(void);
 /* SIGCHLD: true if pid was the site command (its verdict is taken). */
 bool sense_command_reaped(pid_t pid, int status);
+/* False until the site command (if any) has answered once. */
+bool sense_ready(void);
 void sense_stop(void);
 
 /* active.c: the attempts this host holds, one folder each in SPOOL/active/. */

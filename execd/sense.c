@@ -191,6 +191,12 @@ sense_command_reaped(pid_t pid, int status)
 	return true;
 }
 
+bool
+sense_ready(void)
+{
+	return !conf->idle_command || cmd.verdict != IDLE_CMD_UNKNOWN;
+}
+
 void
 sense_stop(void)
 {

@@ -89,6 +89,25 @@ end_job() {
 	proc_gone "$pid"
 }
 
+@test "a job suspended by the policy stays stopped across an execd restart and continues when idle" {
+	rm -f "$WORK/busy"
+	reconfigure "owner_returns = suspend"
+	id=$(sleeper "$WORK/pid4")
+	wait_until 20 state_is "$id" r
+	wait_until 10 test -s "$WORK/pid4"
+	pid=$(cat "$WORK/pid4")
+	touch "$WORK/busy"
+	wait_until 10 proc_state_is "$pid" T
+	reconfigure
+	wait_until 10 log_has "job $id\.0\.[0-9]* is still in the spool"
+	sleep 2
+	proc_state_is "$pid" T
+	rm "$WORK/busy"
+	wait_until 10 proc_running "$pid"
+	log_has "job $id\.0\.[0-9]*: continuing"
+	end_job "$id"
+}
+
 @test "owner_returns = vacate: SIGTERM, the grace, SIGKILL, and the end says vacated" {
 	rm -f "$WORK/busy"
 	reconfigure "owner_returns = vacate" "vacate_grace = 2"
