@@ -33,6 +33,9 @@ struct attempt {
 	pid_t    shepherd;     /* our child until reaped; 0 if unknown (an earlier execd's) */
 	int      pending_sig;  /* a SIGNAL that came before the job had started */
 	bool     ended;        /* the shepherd has recorded the end */
+	bool     owner_stopped;  /* SIGSTOPped by owner_returns = suspend */
+	bool     vacating;       /* SIGTERMed by owner_returns = vacate */
+	struct event *kill_ev;   /* the SIGKILL at the end of vacate_grace */
 };
 static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
@@ -92,6 +95,8 @@ active_forget(struct attempt *a)
 {
 	TAILQ_REMOVE(&attempts, a, entry);
 	nattempts--;
+	if (a->kill_ev)
+		event_free(a->kill_ev);
 	free(a);
 }
 
@@ -331,9 +336,14 @@ active_note(const char *key, const char *what)
 		log_debug("note \"%s\" for job %s, which is not on this host", what, key);
 		return;
 	}
-	if (strcmp(what, OUTBOX_REG) == 0 && a->pending_sig) {
-		active_kill(a, a->pending_sig);
+	if (strcmp(what, OUTBOX_REG) == 0) {
+		if (a->pending_sig)
+			active_kill(a, a->pending_sig);
 		a->pending_sig = 0;
+		/* A DISPATCH may cross a busy verdict on the wire: a job that
+		 * starts on a busy host gets owner_returns at once. */
+		if (!execd_idle)
+			active_owner(false, execd_why);
 	} else if (strcmp(what, OUTBOX_TERM) == 0) {
 		a->ended = true;
 		a->pending_sig = 0;
@@ -353,6 +363,95 @@ active_remove(const char *key)
 		log_debug("job %s is done on this host", key);
 		active_forget(a);
 		link_kick();
+	}
+}
+
+/* The end of vacate_grace: whatever of the job ignored SIGTERM goes now. */
+static void
+active_vacate_kill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct attempt *a = arg;
+
+	if (a->ended || outbox_has(a->key, OUTBOX_TERM))
+		return;
+	log_info("job %s: still running %d s after SIGTERM; killing it", a->key, conf->vacate_grace);
+	active_kill(a, SIGKILL);
+}
+
+/*
+ * Vacate: the reason goes into the attempt's folder first, where the
+ * shepherd finds it when the job ends and puts it in CHILD_TERM as
+ * "vacated"; then SIGTERM, and SIGKILL after vacate_grace.  A job not yet
+ * started gets the SIGTERM when it starts, like a SIGNAL would.
+ */
+static void
+active_vacate(struct attempt *a, const char *why)
+{
+	char *path = execd_path("active/%s/vacated", a->key);
+	char *text = xasprintf("owner returned (%s)", why);
+	struct timeval tv = { conf->vacate_grace, 0 };
+
+	if (execd_write_file(path, text, 0644, false) < 0)
+		log_warn("cannot write %s", path);
+	log_info("job %s: vacating: %s", a->key, text);
+	free(path);
+	free(text);
+	a->vacating = true;
+	if (active_job_pgid(a->key) == 0)
+		a->pending_sig = SIGTERM;
+	else
+		active_kill(a, SIGTERM);
+	if (!a->kill_ev)
+		a->kill_ev = evtimer_new(base, active_vacate_kill_cb, a);
+	evtimer_add(a->kill_ev, &tv);
+}
+
+/* Suspend and continue.  The mark in the folder lets an execd restarted
+ * while the host is busy still continue the job when it turns idle. */
+static void
+active_suspend(struct attempt *a, bool stop)
+{
+	char *mark = execd_path("active/%s/suspended", a->key);
+
+	if (stop) {
+		if (execd_write_file(mark, "owner_returns\n", 0644, false) < 0)
+			log_warn("cannot write %s", mark);
+		active_kill(a, SIGSTOP);
+	} else {
+		active_kill(a, SIGCONT);
+		if (unlink(mark) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s", mark);
+	}
+	a->owner_stopped = stop;
+	free(mark);
+}
+
+void
+active_owner(bool idle, const char *why)
+{
+	struct attempt *a;
+
+	/* "Busy" until the site command first answers holds back new work,
+	 * but must not stop or kill the jobs an execd finds when it restarts. */
+	if (!idle && !sense_ready())
+		return;
+	TAILQ_FOREACH(a, &attempts, entry) {
+		if (a->ended)
+			continue;
+		if (a->owner_stopped && (idle || conf->owner_returns != OWNER_SUSPEND)) {
+			/* Idle again, or the policy changed across a restart. */
+			log_info("job %s: continuing: host is idle again", a->key);
+			active_suspend(a, false);
+		}
+		if (idle || conf->owner_returns == OWNER_FINISH)
+			continue;
+		if (conf->owner_returns == OWNER_SUSPEND && !a->owner_stopped &&
+		    active_job_pgid(a->key) != 0) {
+			log_info("job %s: suspending: %s", a->key, why);
+			active_suspend(a, true);
+		} else if (conf->owner_returns == OWNER_VACATE && !a->vacating) {
+			active_vacate(a, why);
+		}
 	}
 }
 
@@ -447,6 +546,8 @@ active_init(void)
 	char *dir = execd_path("active");
 	DIR *d = opendir(dir);
 	struct dirent *e;
+	struct attempt *a;
+	char *mark;
 	int64_t id;
 	int task, attempt;
 
@@ -469,8 +570,11 @@ active_init(void)
 			log_warnx("ignoring %s/%s: not a job attempt folder", dir, e->d_name);
 			continue;
 		}
-		active_add(id, task, attempt);
+		a = active_add(id, task, attempt);
 		log_info("job %s is still in the spool", e->d_name);
+		mark = execd_path("active/%s/suspended", e->d_name);
+		a->owner_stopped = access(mark, F_OK) == 0;
+		free(mark);
 	}
 	closedir(d);
 	free(dir);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -164,6 +165,117 @@ conf_words(struct conf_parse *p, const char *key, const char *v, char ***dst)
 	return 1;
 }
 
+/* yes/no the way inih users write it. */
+static int
+conf_bool(const char *v)
+{
+	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") || !strcasecmp(v, "on") || !strcmp(v, "1"))
+		return 1;
+	if (!strcasecmp(v, "no") || !strcasecmp(v, "false") || !strcasecmp(v, "off") || !strcmp(v, "0"))
+		return 0;
+	return -1;
+}
+
+/* idle_devices = /dev/input/event*, /dev/tty[0-9]*: absolute globs. */
+static int
+conf_globs(struct conf_parse *p, const char *v)
+{
+	char *copy = xstrdup(v), *tok, *save = NULL;
+	char **list = NULL;
+	size_t n = 0;
+
+	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		if (tok[0] != '/' || strlen(tok) >= 1024 || n >= 64) {
+			conf_bad(p, n >= 64 ? "idle_devices: more than 64 patterns" :
+			    "idle_devices: \"%s\" is not an absolute path or pattern", tok);
+			strv_free(list);
+			free(copy);
+			return 0;
+		}
+		list = xrealloc(list, (n + 2) * sizeof *list);
+		list[n++] = xstrdup(tok);
+		list[n] = NULL;
+	}
+	free(copy);
+	if (n == 0)
+		return conf_bad(p, "idle_devices is empty: name at least one device or pattern");
+	strv_free(p->c->idle_devices);
+	p->c->idle_devices = list;
+	return 1;
+}
+
+/* The idle policies and what to do when the owner returns. */
+static int
+conf_idle(struct conf_parse *p, const char *key, const char *v)
+{
+	struct execd_conf *c = p->c;
+	char err[256];
+	int n;
+
+	if (strcmp(key, "idle_keyboard") == 0) {
+		if (strcmp(v, "none") == 0) {
+			c->idle_keyboard = 0;
+			return 1;
+		}
+		if (!conf_int(v, 1, 525600, &n))
+			return conf_bad(p, "idle_keyboard \"%s\" is not a number of minutes "
+			    "from 1 to 525600 or \"none\"", v);
+		c->idle_keyboard = n;
+	} else if (strcmp(key, "idle_devices") == 0) {
+		return conf_globs(p, v);
+	} else if (strcmp(key, "idle_no_users") == 0) {
+		if ((n = conf_bool(v)) < 0)
+			return conf_bad(p, "idle_no_users \"%s\" is not yes or no", v);
+		c->idle_no_users = n;
+	} else if (strcmp(key, "idle_windows") == 0) {
+		struct idle_window *w;
+		free(c->idle_windows);
+		free(c->idle_windows_text);
+		c->idle_windows = NULL;
+		c->idle_windows_text = NULL;
+		c->idle_nwindows = 0;
+		if (!v[0] || strcmp(v, "none") == 0)
+			return 1;
+		if (strlen(v) > 200)
+			return conf_bad(p, "idle_windows is longer than 200 characters");
+		if (idle_windows_parse(v, &w, &n, err, sizeof err) < 0)
+			return conf_bad(p, "idle_windows: %s", err);
+		c->idle_windows = w;
+		c->idle_nwindows = n;
+		c->idle_windows_text = xstrdup(v);
+	} else if (strcmp(key, "idle_command") == 0) {
+		free(c->idle_command);
+		c->idle_command = NULL;
+		if (!v[0] || strcmp(v, "none") == 0)
+			return 1;
+		if (v[0] != '/')
+			return conf_bad(p, "idle_command \"%s\" does not start with an absolute path", v);
+		c->idle_command = xstrdup(v);
+	} else if (strcmp(key, "idle_command_timeout") == 0) {
+		if (!conf_int(v, 1, 3600, &n))
+			return conf_bad(p, "idle_command_timeout \"%s\" is not a number of seconds "
+			    "from 1 to 3600", v);
+		c->idle_command_timeout = n;
+	} else if (strcmp(key, "owner_returns") == 0) {
+		if (strcmp(v, "finish") == 0)
+			c->owner_returns = OWNER_FINISH;
+		else if (strcmp(v, "suspend") == 0)
+			c->owner_returns = OWNER_SUSPEND;
+		else if (strcmp(v, "vacate") == 0)
+			c->owner_returns = OWNER_VACATE;
+		else
+			return conf_bad(p, "owner_returns \"%s\" is not one of finish, suspend, vacate", v);
+	} else if (strcmp(key, "vacate_grace") == 0) {
+		if (!conf_int(v, 0, 86400, &n))
+			return conf_bad(p, "vacate_grace \"%s\" is not a number of seconds "
+			    "from 0 to 86400", v);
+		c->vacate_grace = n;
+	} else {
+		return conf_bad(p, "unknown key \"%s\" in section [execd]", key);
+	}
+	return 1;
+}
+
 static int
 conf_handler(void *arg, const char *section, const char *key, const char *v)
 {
@@ -227,6 +339,9 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 		c->attrs.rating = d;
 	} else if (strcmp(key, "keys") == 0 || strcmp(key, "mounts") == 0) {
 		return conf_words(p, key, v, strcmp(key, "keys") == 0 ? &c->attrs.keys : &c->attrs.mounts);
+	} else if (strncmp(key, "idle_", 5) == 0 || strcmp(key, "owner_returns") == 0 ||
+	    strcmp(key, "vacate_grace") == 0) {
+		return conf_idle(p, key, v);
 	} else if (strcmp(key, "log_level") == 0) {
 		if ((n = log_level_parse(v)) < 0)
 			return conf_bad(p, "log_level \"%s\" is not one of error, warning, info, debug", v);
@@ -265,6 +380,12 @@ conf_load(const char *path)
 	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)
 		c->attrs.mem = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
 	c->attrs.rating = 1.0;
+	c->idle_devices = xcalloc(3, sizeof *c->idle_devices);
+	c->idle_devices[0] = xstrdup("/dev/input/event*");
+	c->idle_devices[1] = xstrdup("/dev/tty[0-9]*");
+	c->idle_command_timeout = 10;
+	c->owner_returns = OWNER_FINISH;
+	c->vacate_grace = 10;
 
 	memset(&p, 0, sizeof p);
 	p.c = c;
@@ -307,5 +428,9 @@ conf_free(struct execd_conf *c)
 	free(c->auth);
 	free(c->log_file);
 	host_attrs_clear(&c->attrs);
+	strv_free(c->idle_devices);
+	free(c->idle_windows);
+	free(c->idle_windows_text);
+	free(c->idle_command);
 	free(c);
 }

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -18,6 +19,21 @@ struct event_base;
 
 /* Seconds between safety-net scans of active/ and outbox/. */
 #define EXECD_SCAN_INTERVAL 10
+
+/* What execd does to running jobs when the host stops being idle. */
+enum owner_returns {
+	OWNER_FINISH,     /* let them finish, take no new work */
+	OWNER_SUSPEND,    /* SIGSTOP their process groups, SIGCONT when idle again */
+	OWNER_VACATE,     /* SIGTERM, vacate_grace seconds, SIGKILL */
+};
+
+/* One idle_windows entry: days (bit 0 Monday .. bit 6 Sunday) and minutes
+ * of the day; start > end crosses midnight into the next day. */
+struct idle_window {
+	uint8_t  days;
+	int16_t  start, end;
+};
+#define IDLE_ALL_DAYS 0x7f
 
 /* conf.c: execd.ini, read with inih. */
 struct execd_conf {
@@ -33,6 +49,17 @@ struct execd_conf {
 	int      log_level;
 	char    *log_file;        /* NULL: standard error */
 	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */
+	/* Idle policies beyond the load; each is off when unset. */
+	int      idle_keyboard;   /* minutes without input; 0: off */
+	char   **idle_devices;    /* globs of input devices */
+	bool     idle_no_users;
+	struct idle_window *idle_windows;
+	int      idle_nwindows;   /* 0: no windows, any time is fine */
+	char    *idle_windows_text;  /* as written, for the reason */
+	char    *idle_command;    /* run with /bin/sh -c; NULL: off */
+	int      idle_command_timeout;  /* seconds */
+	enum owner_returns owner_returns;
+	int      vacate_grace;    /* seconds from SIGTERM to SIGKILL */
 };
 /* Returns NULL after printing "execd: FILE:LINE: problem" on a bad file. */
 struct execd_conf *conf_load(const char *path);
@@ -42,6 +69,7 @@ void               conf_free(struct execd_conf *c);
 extern struct execd_conf *conf;
 extern struct event_base *base;
 extern bool   execd_idle;        /* the latest idle verdict */
+extern char   execd_why[256];    /* and its reason */
 extern double execd_load[3];     /* the latest load averages */
 extern char  *execd_log_path;    /* where this process logs (NULL: stderr) */
 extern int    execd_log_level;
@@ -51,6 +79,9 @@ char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
  * only for files nobody reads while they are written, or whose readers take
  * an empty file for an absent one.  Sets errno and returns -1 on failure. */
 int   execd_write_file(const char *path, const char *text, int mode, bool durable);
+/* Decides idleness again now, applies owner_returns to running jobs, and
+ * reports LOAD when report is set or the verdict changed. */
+void  execd_decide(bool report);
 
 /* link.c: the connection to the master: connect in order with backoff,
  * HELLO and REGISTER, LOAD, PULL, and the master's messages. */
@@ -65,9 +96,37 @@ void    link_kick(void);
 /* The LOAD timer's report, after execd_idle and execd_load were updated. */
 void    link_load(void);
 
-/* idle.c: is the host idle?  The one place idle policies are decided. */
+/* idle.c: is the host idle?  The one place idle policies are decided, as
+ * pure functions of the readings, so tests can drive them with any clock. */
+enum { IDLE_CMD_UNKNOWN, IDLE_CMD_IDLE, IDLE_CMD_BUSY };
+struct idle_inputs {
+	time_t  now;
+	bool    load_known;
+	double  np_load;          /* 1-minute load average per processor */
+	time_t  last_input;       /* latest access of an input device; 0: none */
+	int     nusers;           /* users logged in */
+	char    user[64];         /* the first of them */
+	int     command;          /* IDLE_CMD_*: the last finished site command */
+	char    command_why[64];  /* e.g. "(exit status 1)" */
+};
+bool idle_decide(const struct execd_conf *c, const struct idle_inputs *in, char *why, size_t whylen);
+bool idle_in_windows(const struct idle_window *w, int n, time_t now);
+/* Returns 0, or -1 with a sentence in err. */
+int  idle_windows_parse(const char *text, struct idle_window **out, int *nout,
+    char *err, size_t errlen);
+const char *idle_owner_returns_name(enum owner_returns o);
+
+/* sense.c: the readers that fill struct idle_inputs from the host: the load
+ * average, input devices, utmp, and the site command run in the background. */
 /* Fills load[3] and returns the verdict, with a sentence in why. */
 bool idle_check(double load[3], char *why, size_t whylen);
+/* Starts the site command unless a run is under way. */
+void sense_command_start(void);
+/* SIGCHLD: true if pid was the site command (its verdict is taken). */
+bool sense_command_reaped(pid_t pid, int status);
+/* False until the site command (if any) has answered once. */
+bool sense_ready(void);
+void sense_stop(void);
 
 /* active.c: the attempts this host holds, one folder each in SPOOL/active/. */
 struct job;
@@ -86,6 +145,9 @@ void    active_remove(const char *key);
 void    active_reaped(pid_t pid, int status);
 /* Safety net: dead shepherds without an exit, exits without a term event. */
 void    active_check(void);
+/* Applies owner_returns to every running job after a verdict: suspend or
+ * vacate while busy, continue suspended ones when idle again. */
+void    active_owner(bool idle, const char *why);
 json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
 bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
 void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);

@@ -207,6 +207,11 @@ link_hello(void)
 	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
 	    "load", load, "idle", execd_idle, "jobs", active_jobs_json(),
 	    "attrs", host_attrs_to_json(&conf->attrs)));
+	/* A busy host says why in a LOAD right after registering. */
+	if (!execd_idle)
+		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s}", "type", "LOAD",
+		    "load", execd_load[0], execd_load[1], execd_load[2], "idle", false,
+		    "reason", execd_why));
 }
 
 void
@@ -240,10 +245,16 @@ link_kick(void)
 void
 link_load(void)
 {
+	json_t *msg;
+
 	if (lk.state != LINK_READY)
 		return;
-	link_send(json_pack("{s:s, s:[f, f, f], s:b}", "type", "LOAD",
-	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", execd_idle));
+	msg = json_pack("{s:s, s:[f, f, f], s:b}", "type", "LOAD",
+	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", execd_idle);
+	/* Why the host takes no work, for qhost and the master's log. */
+	if (!execd_idle)
+		json_object_set_new(msg, "reason", json_string(execd_why));
+	link_send(msg);
 	if (!execd_idle) {
 		/* The master drops the PULL of a host that reports itself
 		 * busy; when idle again we send a fresh one. */

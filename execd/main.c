@@ -22,6 +22,7 @@
 struct execd_conf *conf;
 struct event_base *base;
 bool   execd_idle = true;
+char   execd_why[256];
 double execd_load[3];
 char  *execd_log_path;
 int    execd_log_level = LOG_LVL_INFO;
@@ -65,18 +66,31 @@ execd_write_file(const char *path, const char *text, int mode, bool durable)
 	return close(fd);
 }
 
-/* Every load_interval: re-decide idleness and report the load.  A host that
- * just became idle pulls at once; one that became busy stops pulling. */
+void
+execd_decide(bool report)
+{
+	char why[sizeof execd_why];
+	bool idle = idle_check(execd_load, why, sizeof why);
+	bool changed = idle != execd_idle;
+
+	if (changed)
+		log_info("host is now %s: %s", idle ? "idle" : "busy", why);
+	execd_idle = idle;
+	snprintf(execd_why, sizeof execd_why, "%s", why);
+	active_owner(idle, why);
+	if (report || changed)
+		link_load();
+}
+
+/* Every load_interval: start the site command (its verdict arrives later,
+ * through SIGCHLD), re-decide idleness from the latest readings and report
+ * the load.  A host that just became idle pulls at once; one that became
+ * busy stops pulling and applies owner_returns to its running jobs. */
 static void
 load_cb(evutil_socket_t fd, short what, void *arg)
 {
-	char why[160];
-	bool idle = idle_check(execd_load, why, sizeof why);
-
-	if (idle != execd_idle)
-		log_info("host is now %s: %s", idle ? "idle" : "busy", why);
-	execd_idle = idle;
-	link_load();
+	sense_command_start();
+	execd_decide(true);
 }
 
 /* Every EXECD_SCAN_INTERVAL seconds, the safety net behind the shepherds'
@@ -99,7 +113,8 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 	switch (sig) {
 	case SIGCHLD:
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			active_reaped(pid, status);
+			if (!sense_command_reaped(pid, status))
+				active_reaped(pid, status);
 		break;
 	case SIGHUP:
 		log_reopen();
@@ -165,7 +180,7 @@ main(int argc, char **argv)
 	const int signums[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	struct event *sigs[4];
 	struct timeval tv;
-	char why[160], *pidfile;
+	char *pidfile;
 	int ch, token, lockfd;
 
 	while ((ch = getopt(argc, argv, "fdc:h")) != -1) {
@@ -227,8 +242,10 @@ main(int argc, char **argv)
 		fatalx("cannot set up the outbox; see the message above");
 	if (active_init() < 0)
 		fatalx("cannot read the spool's active jobs in %s", conf->spool_dir);
-	execd_idle = idle_check(execd_load, why, sizeof why);
-	log_info("host is %s: %s", execd_idle ? "idle" : "busy", why);
+	execd_idle = idle_check(execd_load, execd_why, sizeof execd_why);
+	log_info("host is %s: %s", execd_idle ? "idle" : "busy", execd_why);
+	active_owner(execd_idle, execd_why);
+	sense_command_start();
 
 	load_ev = event_new(base, -1, EV_PERSIST, load_cb, NULL);
 	tv.tv_sec = conf->load_interval;
@@ -242,6 +259,12 @@ main(int argc, char **argv)
 	log_info("execd %s started: spool %s, %d slot%s, %d job%s in the spool",
 	    conf->name, conf->spool_dir, conf->slots, conf->slots == 1 ? "" : "s",
 	    active_count(), active_count() == 1 ? "" : "s");
+	log_info("idle policies: load_threshold %g, idle_keyboard %d min, idle_no_users %s, "
+	    "idle_windows %s, idle_command %s; owner_returns = %s", conf->load_threshold,
+	    conf->idle_keyboard, conf->idle_no_users ? "yes" : "no",
+	    conf->idle_windows_text ? conf->idle_windows_text : "none",
+	    conf->idle_command ? conf->idle_command : "none",
+	    idle_owner_returns_name(conf->owner_returns));
 	link_start();
 	pidfile = execd_path("execd.pid");
 	daemon_ready(token, pidfile);
@@ -249,6 +272,7 @@ main(int argc, char **argv)
 	event_base_dispatch(base);
 
 	link_stop();
+	sense_stop();
 	outbox_shutdown();
 	active_free_all();
 	for (int i = 0; i < 4; i++)

@@ -482,6 +482,23 @@ shep_record_end(const struct shep *s, json_t *exit)
 	outbox_notify(s->key, OUTBOX_TERM);
 }
 
+/* execd writes "vacated" into our folder before it SIGTERMs a job whose
+ * owner returned (owner_returns = vacate): the end then says so. */
+static void
+shep_note_vacated(const struct shep *s, json_t *exit)
+{
+	char *path = xasprintf("%s/vacated", s->dir);
+	const char *why;
+	char *text = read_file(path, 512, NULL, &why);
+
+	free(path);
+	if (!text)
+		return;
+	text[strcspn(text, "\n")] = '\0';
+	json_object_set_new(exit, "vacated", json_string(text[0] ? text : "owner returned"));
+	free(text);
+}
+
 static void NOWQ_NORETURN
 shep_failed(const struct shep *s, const char *reason)
 {
@@ -653,8 +670,10 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	    "utime", jru.utime, "stime", jru.stime,
 	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms(),
 	    "rusage", rusage_to_json(&jru));
+	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
-	log_info("job %s ended: exit status %d", key, (int)jint(msg, "exit_status", -1));
+	log_info("job %s ended: exit status %d%s%s", key, (int)jint(msg, "exit_status", -1),
+	    jstr(msg, "vacated") ? ", vacated: " : "", jstr(msg, "vacated") ? jstr(msg, "vacated") : "");
 	json_decref(msg);
 	shep_remove_tmpdir(&s);
 	_exit(0);
