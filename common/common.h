@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <jansson.h>
 
 #define NOWQ_ATTR_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -43,6 +44,18 @@ pid_t   pidfile_read_live(const char *path);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
+
+/* cron.c: cron(8) schedules. */
+struct cron_sched {
+	uint64_t min, hour, dom, mon, dow;   /* bit per allowed value */
+	bool     dom_star, dow_star;         /* the day field was "*" */
+};
+/* "MIN HOUR DOM MON DOW" or @hourly/@daily/@weekly/@monthly/@yearly;
+ * -1 with a one-line message in err. */
+int    cron_parse(const char *spec, struct cron_sched *c, char *err, size_t errlen);
+/* The first time after `after` the schedule fires, in local time; -1 if it
+ * never does (February 30th). */
+time_t cron_next(const struct cron_sched *c, time_t after);
 
 /* jtext.c: JSON written straight into text, for large replies. */
 struct jtext {
