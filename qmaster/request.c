@@ -147,7 +147,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "parallel jobs (-pe, -n) are not supported by this master yet";
 		goto bad;
 	}
-	if (!req_empty(&j->req)) {
+	/* The limits (h_rt, s_rt, h_cpu, h_vmem) are enforced by the execd. */
+	if (j->req.mem || j->req.arch || j->req.keys || j->req.hosts || j->req.exclusive) {
 		why = "resource requests (-l) are not supported by this master yet";
 		goto bad;
 	}
