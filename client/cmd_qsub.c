@@ -21,7 +21,8 @@ const struct cmd cmd_qsub = {
 	"       qsub [options] -b y command [args...]\n"
 	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
-	"         -b y|n  -C prefix  -help\n"
+	"         -b y|n  -C prefix  -l h_rt=time,s_rt=time,h_cpu=time,h_vmem=size\n"
+	"         -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
