@@ -26,6 +26,9 @@ extern char **environ;
 #define SHEP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEP_FAILED_STATUS 127
 #define SHEP_WHY_MAX 512
+/* A limit of more seconds than this (some 30,000 years) is no limit: it
+ * keeps the arithmetic on deadlines and rlimits far from overflowing. */
+#define SHEP_LIMIT_MAX_SECS 1000000000000LL
 
 struct shep {
 	const char  *key;
@@ -523,7 +526,7 @@ shep_limits_prepare(struct shep *s, struct shep_start *st)
 		st->set_as = true;
 		st->as.rlim_cur = st->as.rlim_max = (rlim_t)r->h_vmem;
 	}
-	if (r->h_cpu > 0) {
+	if (r->h_cpu > 0 && r->h_cpu <= SHEP_LIMIT_MAX_SECS) {
 		st->set_cpu = true;
 		st->cpu.rlim_cur = (rlim_t)r->h_cpu;
 		st->cpu.rlim_max = (rlim_t)(r->h_cpu + conf->kill_grace);
@@ -543,9 +546,9 @@ shep_clock_start(struct shep_clock *c, const struct job_req *r)
 	int64_t t0 = mono_ms();
 
 	memset(c, 0, sizeof *c);
-	if (r->s_rt > 0)
+	if (r->s_rt > 0 && r->s_rt <= SHEP_LIMIT_MAX_SECS)
 		c->soft_at = t0 + r->s_rt * 1000;
-	if (r->h_rt > 0)
+	if (r->h_rt > 0 && r->h_rt <= SHEP_LIMIT_MAX_SECS)
 		c->hard_at = t0 + r->h_rt * 1000;
 }
 

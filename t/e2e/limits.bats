@@ -125,3 +125,21 @@ acct_failed() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT failed FROM accountin
 		grep -q MemoryError big.err
 	fi
 }
+
+@test "limits far beyond any run (h_rt, s_rt, h_cpu of millennia) are no limits" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -l h_rt=99999999999999999,s_rt=9999999999999,h_cpu=99999999999999999 -b y true)
+	wait_until 15 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
+	[ "$(acct_state "$id")" = 3 ]
+}
+
+@test "execd refuses a bad kill_grace or cgroup_parent with the file and line" {
+	printf '[execd]\nmasters = unix:%s/none.sock\nkill_grace = soon\n' "$WORK" > "$WORK/bad.ini"
+	run execd -c "$WORK/bad.ini"
+	[ "$status" -ne 0 ]
+	[ "$output" = "execd: $WORK/bad.ini:3: kill_grace \"soon\" is not a number of seconds from 0 to 3600" ]
+	printf '[execd]\nmasters = unix:%s/none.sock\ncgroup_parent = nowq\n' "$WORK" > "$WORK/bad.ini"
+	run execd -c "$WORK/bad.ini"
+	[ "$status" -ne 0 ]
+	[ "$output" = "execd: $WORK/bad.ini:3: cgroup_parent \"nowq\" is not an absolute path" ]
+}
