@@ -106,6 +106,45 @@ test_cgroup_create_fails_cleanly(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* The success path on a stand-in: a folder already holding the files the
+ * kernel would put in a cgroup.  memory.max gets the limit in bytes, and
+ * cgroup.procs is open for writing, as the job's process needs it. */
+static void
+test_cgroup_create_on_stand_in(void **state)
+{
+	char dir[] = "/tmp/nowq-limits.XXXXXX", why[256], *cgdir, *path, *cg, *text;
+	const char *rwhy;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	cgdir = xasprintf("%s/nowq.3.0.1", dir);
+	assert_int_equal(mkdir(cgdir, 0755), 0);
+	path = xasprintf("%s/memory.max", cgdir);
+	assert_int_equal(spool_write_file(path, "max\n", 4, 0644, false), 0);
+	free(path);
+	path = xasprintf("%s/cgroup.procs", cgdir);
+	assert_int_equal(spool_write_file(path, "", 0, 0644, false), 0);
+	cg = limits_cgroup_create(dir, "3.0.1", 2LL << 30, &fd, why, sizeof why);
+	assert_non_null(cg);
+	assert_string_equal(cg, cgdir);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0", 1), 1);
+	close(fd);
+	text = read_file(path, 64, NULL, &rwhy);
+	assert_string_equal(text, "0");
+	free(text);
+	free(path);
+	path = xasprintf("%s/memory.max", cgdir);
+	text = read_file(path, 64, NULL, &rwhy);
+	assert_string_equal(text, "2147483648");
+	free(text);
+	free(path);
+	assert_false(limits_cgroup_oom(cg));
+	free(cg);
+	assert_int_equal(spool_rmtree(dir), 0);
+	free(cgdir);
+}
+
 /* The OOM verdict reads memory.events as the kernel writes it. */
 static void
 test_cgroup_oom(void **state)
@@ -133,6 +172,7 @@ main(void)
 		cmocka_unit_test(test_probe_not_cgroup),
 		cmocka_unit_test(test_probe_this_host),
 		cmocka_unit_test(test_cgroup_create_fails_cleanly),
+		cmocka_unit_test(test_cgroup_create_on_stand_in),
 		cmocka_unit_test(test_cgroup_oom),
 	};
 
