@@ -319,7 +319,7 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			j->reason = xasprintf("%.200s: %.800s", c->host->name, failed);
 		} else if (limit) {
 			/* The job ran and its host ended it for a limit of its
-			 * own -l (h_rt, h_cpu, h_vmem): failed, whatever its
+			 * own -l (h_rt, s_rt, h_cpu, h_vmem): failed, whatever its
 			 * exit status, and the limit is the reason. */
 			j->state = JS_FAILED;
 			j->reason = xasprintf("%.800s", limit);
