@@ -500,6 +500,14 @@ active_check_one(struct attempt *a)
 	 * the attempt is over, so is its process group. */
 	log_warnx("job %s: its shepherd died before recording the end", a->key);
 	active_kill(a, SIGKILL);
+	/* Its cgroup (h_vmem) would outlive it too: the shepherd removes it
+	 * at the end it never reached. */
+	if (limits_cgroup_parent) {
+		char *cg = xasprintf("%s/nowq.%s", limits_cgroup_parent, a->key);
+		if (access(cg, F_OK) == 0)
+			limits_cgroup_remove(cg);
+		free(cg);
+	}
 	active_fail(a->id, a->task, a->attempt, "shepherd died");
 	a->ended = true;
 }

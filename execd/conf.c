@@ -342,6 +342,15 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 	} else if (strncmp(key, "idle_", 5) == 0 || strcmp(key, "owner_returns") == 0 ||
 	    strcmp(key, "vacate_grace") == 0) {
 		return conf_idle(p, key, v);
+	} else if (strcmp(key, "kill_grace") == 0) {
+		if (!conf_int(v, 0, 3600, &n))
+			return conf_bad(p, "kill_grace \"%s\" is not a number of seconds from 0 to 3600", v);
+		c->kill_grace = n;
+	} else if (strcmp(key, "cgroup_parent") == 0) {
+		free(c->cgroup_parent);
+		c->cgroup_parent = NULL;
+		if (v[0])
+			return conf_path(p, key, v, &c->cgroup_parent);
 	} else if (strcmp(key, "log_level") == 0) {
 		if ((n = log_level_parse(v)) < 0)
 			return conf_bad(p, "log_level \"%s\" is not one of error, warning, info, debug", v);
@@ -375,6 +384,7 @@ conf_load(const char *path)
 	c->tmpdir = xstrdup("/tmp");
 	c->auth = xstrdup("munge");
 	c->log_level = LOG_LVL_INFO;
+	c->kill_grace = LIMITS_KILL_GRACE;
 	if (uname(&un) == 0)
 		c->attrs.arch = xstrdup(un.machine);
 	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)
@@ -427,6 +437,7 @@ conf_free(struct execd_conf *c)
 	free(c->tmpdir);
 	free(c->auth);
 	free(c->log_file);
+	free(c->cgroup_parent);
 	host_attrs_clear(&c->attrs);
 	strv_free(c->idle_devices);
 	free(c->idle_windows);

@@ -60,6 +60,8 @@ struct execd_conf {
 	int      idle_command_timeout;  /* seconds */
 	enum owner_returns owner_returns;
 	int      vacate_grace;    /* seconds from SIGTERM to SIGKILL */
+	int      kill_grace;      /* seconds from SIGTERM (h_rt) or SIGXCPU to SIGKILL */
+	char    *cgroup_parent;   /* where job cgroups go; NULL: execd's own cgroup */
 };
 /* Returns NULL after printing "execd: FILE:LINE: problem" on a bad file. */
 struct execd_conf *conf_load(const char *path);
@@ -160,6 +162,22 @@ void shepherd_main(const char *key, struct job *j, int lockfd) NOWQ_NORETURN;
 /* The kernel's start time of pid (clock ticks since boot) from /proc; false
  * when the process is gone or a zombie.  Tells a live pid from a reused one. */
 bool shepherd_proc_start(pid_t pid, unsigned long long *start);
+
+/* limits.c: h_vmem by cgroup v2 or RLIMIT_AS, and the words of a limit's end. */
+#define LIMITS_KILL_GRACE   5          /* kill_grace's default */
+#define LIMITS_VMEM_CGROUP  "cgroup"
+#define LIMITS_VMEM_RLIMIT  "rlimit"
+extern const char *limits_vmem_mode;   /* one of the two, for REGISTER */
+extern char       *limits_cgroup_parent; /* set when the mode is "cgroup" */
+/* At start-up: chooses the mode (see limits.c); why says how or why not. */
+const char *limits_probe(const char *parent, char *why, size_t whylen);
+void    limits_size_str(int64_t bytes, char *buf, size_t len);
+int64_t limits_oom_count(const char *events);
+/* PARENT/nowq.KEY with memory.max; *procs_fd open on its cgroup.procs. */
+char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
+            int *procs_fd, char *why, size_t whylen);
+bool    limits_cgroup_oom(const char *dir);
+void    limits_cgroup_remove(const char *dir);
 
 /* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed. */
 #define OUTBOX_REG  "reg"

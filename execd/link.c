@@ -203,10 +203,10 @@ link_hello(void)
 	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I}", "type", "HELLO",
 	    "version", PROTO_VERSION, "role", "execd", "auth", link_auth(),
 	    "uid", (json_int_t)geteuid()));
-	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o}",
+	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o, s:s}",
 	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
 	    "load", load, "idle", execd_idle, "jobs", active_jobs_json(),
-	    "attrs", host_attrs_to_json(&conf->attrs)));
+	    "attrs", host_attrs_to_json(&conf->attrs), "vmem_limit", limits_vmem_mode));
 	/* A busy host says why in a LOAD right after registering. */
 	if (!execd_idle)
 		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s}", "type", "LOAD",

@@ -180,7 +180,7 @@ main(int argc, char **argv)
 	const int signums[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
 	struct event *sigs[4];
 	struct timeval tv;
-	char *pidfile;
+	char why[160], *pidfile;
 	int ch, token, lockfd;
 
 	while ((ch = getopt(argc, argv, "fdc:h")) != -1) {
@@ -240,6 +240,8 @@ main(int argc, char **argv)
 	 * note can fall between the two. */
 	if (outbox_init() < 0)
 		fatalx("cannot set up the outbox; see the message above");
+	log_info("h_vmem is enforced by %s: %s",
+	    limits_probe(conf->cgroup_parent, why, sizeof why), why);
 	if (active_init() < 0)
 		fatalx("cannot read the spool's active jobs in %s", conf->spool_dir);
 	execd_idle = idle_check(execd_load, execd_why, sizeof execd_why);

@@ -71,7 +71,7 @@ json_t *
 outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
 {
 	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
-	    "maxrss_kb", "end_time", "failed", "rusage", "vacated" };
+	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit" };
 	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
 	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
 

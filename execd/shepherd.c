@@ -26,6 +26,9 @@ extern char **environ;
 #define SHEP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEP_FAILED_STATUS 127
 #define SHEP_WHY_MAX 512
+/* A limit of more seconds than this (some 30,000 years) is no limit: it
+ * keeps the arithmetic on deadlines and rlimits far from overflowing. */
+#define SHEP_LIMIT_MAX_SECS 1000000000000LL
 
 struct shep {
 	const char  *key;
@@ -35,6 +38,7 @@ struct shep {
 	char        *script;     /* SPOOL/active/KEY/script for script jobs */
 	bool         root;       /* may (and must) switch to the job's owner */
 	int          lockfd;     /* the folder, flocked: held while we live */
+	char        *cgroup;     /* the job's cgroup (h_vmem), or NULL */
 };
 
 /* Everything the job's process needs, prepared before vfork: the child shares
@@ -46,16 +50,11 @@ struct shep_start {
 	char        *err, *err_dir;  /* the same for -e, unless joined */
 	char       **envp;
 	char       **cmd;
+	int          cgroup_fd;  /* the job's cgroup.procs, or -1 */
+	bool         set_as, set_cpu;
+	struct rlimit as, cpu;   /* h_vmem without a cgroup; h_cpu */
 	char         why[SHEP_WHY_MAX];  /* set by a child that could not start */
 };
-
-static volatile sig_atomic_t shep_got_term;
-
-static void
-shep_on_term(int sig)
-{
-	shep_got_term = 1;
-}
 
 bool
 shepherd_proc_start(pid_t pid, unsigned long long *start)
@@ -329,6 +328,14 @@ shep_child(const struct shep *s, struct shep_start *st)
 	sigemptyset(&none);
 	if (setsid() < 0)
 		shep_child_fail(why, "cannot start a session: %s", strerror(errno));
+	/* Limits before the switch: joining a cgroup takes our privileges, and
+	 * the job may only lower what it gets, never raise it. */
+	if (st->cgroup_fd >= 0 && write(st->cgroup_fd, "0", 1) != 1)
+		shep_child_fail(why, "cannot move the job into its cgroup: %s", strerror(errno));
+	if (st->set_as && setrlimit(RLIMIT_AS, &st->as) < 0)
+		shep_child_fail(why, "cannot set the h_vmem limit: %s", strerror(errno));
+	if (st->set_cpu && setrlimit(RLIMIT_CPU, &st->cpu) < 0)
+		shep_child_fail(why, "cannot set the h_cpu limit: %s", strerror(errno));
 
 	/* The one place privileges are dropped, for good. */
 	if (s->root) {
@@ -379,6 +386,7 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 	const struct job *j = s->j;
 
 	memset(st, 0, sizeof *st);
+	st->cgroup_fd = -1;
 	st->wd = j->cwd ? j->cwd : j->home ? j->home : "/";
 	shep_out_paths(s, j->out_path, 'o', &st->out, &st->out_dir);
 	if (!j->join)
@@ -510,7 +518,118 @@ shep_failed(const struct shep *s, const char *reason)
 	shep_record_end(s, exit);
 	json_decref(exit);
 	shep_remove_tmpdir(s);
+	if (s->cgroup)
+		limits_cgroup_remove(s->cgroup);
 	_exit(0);
+}
+
+/* h_vmem and h_cpu, made ready for the job's process to apply.  RLIMIT_CPU
+ * counts per process: at h_cpu the kernel sends SIGXCPU, kill_grace later
+ * SIGKILL.  A cgroup that cannot be made costs the job nothing but the
+ * OOM report: RLIMIT_AS limits it instead. */
+static void
+shep_limits_prepare(struct shep *s, struct shep_start *st)
+{
+	const struct job_req *r = &s->j->req;
+	char why[SHEP_WHY_MAX];
+
+	if (r->h_vmem > 0 && limits_cgroup_parent) {
+		s->cgroup = limits_cgroup_create(limits_cgroup_parent, s->key, r->h_vmem,
+		    &st->cgroup_fd, why, sizeof why);
+		if (!s->cgroup)
+			log_warnx("job %s: %s; limiting h_vmem with RLIMIT_AS instead", s->key, why);
+	}
+	if (r->h_vmem > 0 && !s->cgroup) {
+		st->set_as = true;
+		st->as.rlim_cur = st->as.rlim_max = (rlim_t)r->h_vmem;
+	}
+	if (r->h_cpu > 0 && r->h_cpu <= SHEP_LIMIT_MAX_SECS) {
+		st->set_cpu = true;
+		st->cpu.rlim_cur = (rlim_t)r->h_cpu;
+		st->cpu.rlim_max = (rlim_t)(r->h_cpu + conf->kill_grace);
+	}
+}
+
+/* The wall clock's limits, timed here since the shepherd outlives any
+ * execd restart.  Deadlines are on the monotonic clock; 0 is "none". */
+struct shep_clock {
+	int64_t  soft_at, hard_at, kill_at;
+	bool     soft_sent, hard_sent;
+};
+
+static void
+shep_clock_start(struct shep_clock *c, const struct job_req *r)
+{
+	int64_t t0 = mono_ms();
+
+	memset(c, 0, sizeof *c);
+	if (r->s_rt > 0 && r->s_rt <= SHEP_LIMIT_MAX_SECS)
+		c->soft_at = t0 + r->s_rt * 1000;
+	if (r->h_rt > 0 && r->h_rt <= SHEP_LIMIT_MAX_SECS)
+		c->hard_at = t0 + r->h_rt * 1000;
+}
+
+/* Sends what is due (s_rt: SIGUSR1, Grid Engine's warning; h_rt: SIGTERM,
+ * then SIGKILL kill_grace later) to the job's session, and returns the ms
+ * until the next deadline, or -1 when none is left. */
+static int64_t
+shep_clock_tick(struct shep_clock *c, const char *key, pid_t pid)
+{
+	int64_t now = mono_ms(), next = -1;
+
+	if (c->soft_at && now >= c->soft_at) {
+		log_info("job %s reached its s_rt limit: SIGUSR1", key);
+		kill(-pid, SIGUSR1);
+		c->soft_at = 0;
+		c->soft_sent = true;
+	}
+	if (c->hard_at && now >= c->hard_at) {
+		log_info("job %s reached its h_rt limit: SIGTERM, SIGKILL in %d s", key,
+		    conf->kill_grace);
+		kill(-pid, SIGTERM);
+		c->hard_at = 0;
+		c->hard_sent = true;
+		c->kill_at = now + conf->kill_grace * 1000;
+	}
+	if (c->kill_at && now >= c->kill_at) {
+		kill(-pid, SIGKILL);
+		c->kill_at = 0;
+	}
+	for (int64_t *at = &c->soft_at; at <= &c->kill_at; at++)
+		if (*at && (next < 0 || *at - now < next))
+			next = *at - now;
+	return next;
+}
+
+/* Which limit ended the job, in words for its reason; NULL when none did.
+ * An RLIMIT_AS refusal is only a failed allocation to the job, which may
+ * end in any way it likes: that one is not told apart. */
+static char *
+shep_limit_reason(const struct shep *s, const struct shep_clock *c, int status,
+    const struct rusage *ru)
+{
+	const struct job_req *r = &s->j->req;
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	double cpu = (double)ru->ru_utime.tv_sec + ru->ru_utime.tv_usec / 1e6 +
+	    (double)ru->ru_stime.tv_sec + ru->ru_stime.tv_usec / 1e6;
+	char size[32];
+
+	if (c->hard_sent)
+		return xasprintf("h_rt limit (%" PRId64 " s) exceeded", r->h_rt);
+	if (s->cgroup && limits_cgroup_oom(s->cgroup)) {
+		limits_size_str(r->h_vmem, size, sizeof size);
+		return xasprintf("h_vmem limit (%s) exceeded", size);
+	}
+	/* Only RLIMIT_CPU sends SIGXCPU (a shell reports a child's as 128 +
+	 * SIGXCPU); a SIGKILL is the hard limit's when the CPU time, which
+	 * includes the children the job waited for, is at the limit. */
+	if (r->h_cpu > 0 && (sig == SIGXCPU || code == 128 + SIGXCPU ||
+	    (sig == SIGKILL && cpu >= (double)r->h_cpu - 0.1)))
+		return xasprintf("h_cpu limit (%" PRId64 " s) exceeded", r->h_cpu);
+	if (c->soft_sent && (sig == SIGUSR1 || code == 128 + SIGUSR1))
+		return xasprintf("s_rt limit (%" PRId64 " s) exceeded", r->s_rt);
+	return NULL;
 }
 
 /* The job's private TMPDIR, owned by its owner.  One left over by this very
@@ -579,15 +698,16 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 {
 	struct shep s = { .key = key, .j = j, .root = geteuid() == 0, .lockfd = lockfd };
 	struct shep_start st;
-	struct sigaction sa;
+	struct shep_clock clock;
+	sigset_t waitset;
 	struct rusage ru;
 	struct job_rusage jru;
-	char buf[64];
+	char buf[64], *limit;
 	unsigned long long start;
 	const char *why;
 	int status, fd;
 	pid_t pid, r;
-	int64_t start_ms;
+	int64_t start_ms, next;
 	json_t *msg;
 
 	prctl(PR_SET_NAME, "nowq-shepherd", 0, 0, 0);
@@ -600,16 +720,18 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		close(fd);
 	}
 	/* execd's handlers do not belong here: a SIGTERM for the shepherd is
-	 * passed on to the job, terminal signals are not ours. */
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = shep_on_term;
-	sigaction(SIGTERM, &sa, NULL);
+	 * passed on to the job, terminal signals are not ours.  SIGTERM and
+	 * SIGCHLD stay blocked and are taken by sigtimedwait, which also
+	 * times the wall-clock limits: no handler, no race with the wait. */
+	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&sa.sa_mask);
-	sigprocmask(SIG_SETMASK, &sa.sa_mask, NULL);
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGTERM);
+	sigaddset(&waitset, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &waitset, NULL);
 
 	/* No pid file: execd knows we live by the lock on our folder, which
 	 * it took before forking us and which dies with us. */
@@ -620,8 +742,13 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
 	shep_start_prepare(&s, &st);
+	shep_limits_prepare(&s, &st);
 	start_ms = now_ms();
-	if ((pid = shep_spawn(&s, &st)) < 0)
+	shep_clock_start(&clock, &j->req);
+	pid = shep_spawn(&s, &st);
+	if (st.cgroup_fd >= 0)
+		close(st.cgroup_fd);
+	if (pid < 0)
 		shep_failed(&s, "cannot fork the job");
 	/* vfork returns once the child has exec'd or given up. */
 	if (st.why[0]) {
@@ -648,20 +775,23 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 
 	memset(&ru, 0, sizeof ru);
 	for (;;) {
-		if (shep_got_term) {
-			shep_got_term = 0;
-			kill(-pid, SIGTERM);
-		}
-		if ((r = wait4(pid, &status, 0, &ru)) == pid)
+		struct timespec ts;
+		if ((r = wait4(pid, &status, WNOHANG, &ru)) == pid)
 			break;
 		if (r < 0 && errno != EINTR) {
 			log_warn("lost track of job %s (pid %d)", key, (int)pid);
 			shep_failed(&s, "the shepherd lost track of the job");
 		}
+		next = shep_clock_tick(&clock, key, pid);
+		ts.tv_sec = next / 1000;
+		ts.tv_nsec = (long)(next % 1000) * 1000000L;
+		if (sigtimedwait(&waitset, NULL, next >= 0 ? &ts : NULL) == SIGTERM)
+			kill(-pid, SIGTERM);
 	}
 	/* Like Grid Engine and Slurm, the job's end is the end of its whole
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
+	limit = shep_limit_reason(&s, &clock, status, &ru);
 
 	rusage_from_sys(&jru, &ru);
 	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
@@ -670,11 +800,17 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	    "utime", jru.utime, "stime", jru.stime,
 	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms(),
 	    "rusage", rusage_to_json(&jru));
+	if (limit)
+		json_object_set_new(msg, "limit", json_string(limit));
 	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
-	log_info("job %s ended: exit status %d%s%s", key, (int)jint(msg, "exit_status", -1),
+	log_info("job %s ended: exit status %d%s%s%s%s", key, (int)jint(msg, "exit_status", -1),
+	    limit ? ", " : "", limit ? limit : "",
 	    jstr(msg, "vacated") ? ", vacated: " : "", jstr(msg, "vacated") ? jstr(msg, "vacated") : "");
 	json_decref(msg);
+	free(limit);
 	shep_remove_tmpdir(&s);
+	if (s.cgroup)
+		limits_cgroup_remove(s.cgroup);
 	_exit(0);
 }

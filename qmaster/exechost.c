@@ -159,7 +159,7 @@ reconcile(struct exechost *h, json_t *jobs)
 void
 exechost_register(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *name = jstr(msg, "host"), *why = NULL;
+	const char *name = jstr(msg, "host"), *why = NULL, *vmem;
 	int64_t slots = jint(msg, "slots", -1), uid = jint(msg, "uid", -1);
 	struct exechost *h;
 	struct host_attrs attrs = { 0 };
@@ -203,6 +203,11 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	h->uid = (uid_t)uid;
 	host_attrs_clear(&h->attrs);
 	h->attrs = attrs;
+	/* Only the words an execd sends; an older execd sends none. */
+	free(h->vmem_limit);
+	h->vmem_limit = NULL;
+	if ((vmem = jstr(msg, "vmem_limit")) && (strcmp(vmem, "cgroup") == 0 || strcmp(vmem, "rlimit") == 0))
+		h->vmem_limit = xstrdup(vmem);
 	h->idle = true;
 	read_load(h, msg);
 	qm_txn();
@@ -310,7 +315,7 @@ void
 exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct job *j = event_job(c, msg);
-	const char *failed = jstr(msg, "failed"), *why = NULL;
+	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
 	struct job_rusage ru;
 	json_t *v;
 
@@ -350,6 +355,12 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			j->state = JS_PENDING;
 			j->error = true;
 			j->reason = xasprintf("%.200s: %.800s", c->host->name, failed);
+		} else if (limit) {
+			/* The job ran and its host ended it for a limit of its
+			 * own -l (h_rt, s_rt, h_cpu, h_vmem): failed, whatever its
+			 * exit status, and the limit is the reason. */
+			j->state = JS_FAILED;
+			j->reason = xasprintf("%.800s", limit);
 		} else if (j->exit_status == 0 && j->signal == 0)
 			j->state = JS_DONE;
 		else {
@@ -359,7 +370,8 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		}
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store the end of job %lld", (long long)j->id);
-		acct_record(j, failed ? ACCT_FAILED_BEFORE : j->signal ? ACCT_FAILED_AFTER : 0, &ru);
+		acct_record(j, failed ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
+		    j->signal ? ACCT_FAILED_AFTER : 0, &ru);
 		if (JS_FINISHED(j->state))
 			request_job_finished(j);
 		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,
@@ -406,12 +418,17 @@ host_json(void *arg, const struct host_rec *r)
 	struct exechost *h = exechost_find(r->name);
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = r->name };
 	int used = 0;
+	json_t *o;
 
 	store_jobs_foreach(store, &f, count_used, &used);
-	json_array_append_new(list, json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
+	o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
 	    "name", r->name, "slots", h ? h->slots : r->slots, "used", used,
 	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],
-	    "connected", h && h->conn, "last_seen", (json_int_t)(h ? h->last_seen : r->last_seen)));
+	    "connected", h && h->conn, "last_seen", (json_int_t)(h ? h->last_seen : r->last_seen));
+	/* How the host enforces h_vmem, as its execd said at REGISTER. */
+	if (h && h->vmem_limit)
+		json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
+	json_array_append_new(list, o);
 	return 0;
 }
 

@@ -151,6 +151,7 @@ struct exechost {
 	bool         disabled;    /* qmod -d HOST: takes no new work */
 	bool         lost;        /* no LOAD for host_timeout: state unknown */
 	char        *busy_reason; /* why its execd says it is not idle, or NULL */
+	char        *vmem_limit;  /* how it enforces h_vmem: "cgroup", "rlimit" or NULL */
 	double       load[3];
 	bool         idle;
 	int64_t      last_seen;   /* ms */

@@ -69,6 +69,7 @@ struct acct_info {
 	struct job_rusage  ru;      /* wait4's; zero when the job never ran */
 };
 #define ACCT_FAILED_BEFORE	1    /* "assumedly before job": could not start */
+#define ACCT_FAILED_LIMIT	37   /* ended by a limit of its own (h_rt, h_cpu, h_vmem) */
 #define ACCT_FAILED_AFTER	100  /* "assumedly after job": killed, or its host lost */
 int store_acct_insert(struct store *st, const struct job *j, const struct acct_info *a);
 /* Rows in (end_time, id) order, each walking one index: by job id, else by

@@ -1,0 +1,230 @@
+/* limits.c: how this host enforces a job's h_vmem (a cgroup v2 memory.max, else RLIMIT_AS) and how a limit's end is worded. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "execd/execd.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define LIMITS_CGROUP_ROOT "/sys/fs/cgroup"
+
+/* Set once by limits_probe in execd, inherited by every shepherd. */
+const char *limits_vmem_mode = LIMITS_VMEM_RLIMIT;
+char       *limits_cgroup_parent;
+
+/* Sizes as Grid Engine users write them (2G, 500M, 2g), in the largest
+ * unit that divides them, else bytes. */
+void
+limits_size_str(int64_t bytes, char *buf, size_t len)
+{
+	static const struct { int64_t unit; char c; } units[] = {
+		{ 1LL << 40, 'T' }, { 1000LL * 1000 * 1000 * 1000, 't' },
+		{ 1LL << 30, 'G' }, { 1000LL * 1000 * 1000, 'g' },
+		{ 1LL << 20, 'M' }, { 1000LL * 1000, 'm' }, { 1LL << 10, 'K' }, { 1000, 'k' },
+	};
+
+	for (size_t i = 0; bytes > 0 && i < sizeof units / sizeof units[0]; i++)
+		if (bytes % units[i].unit == 0) {
+			snprintf(buf, len, "%" PRId64 "%c", bytes / units[i].unit, units[i].c);
+			return;
+		}
+	snprintf(buf, len, "%" PRId64, bytes);
+}
+
+/* The oom_kill count of a memory.events text; 0 when it has none. */
+int64_t
+limits_oom_count(const char *events)
+{
+	const char *p = events;
+
+	while (p && *p) {
+		long long n;
+		if (sscanf(p, "oom_kill %lld", &n) == 1 && strncmp(p, "oom_kill ", 9) == 0)
+			return n;
+		if ((p = strchr(p, '\n')) != NULL)
+			p++;
+	}
+	return 0;
+}
+
+static int
+limits_write(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX];
+	int fd, rc = 0;
+	size_t n = strlen(text);
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	/* No O_CREAT: a cgroup's files are the kernel's; one missing means
+	 * this is no cgroup or the controller is off. */
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, text, n) != (ssize_t)n)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
+/* The execd's own cgroup v2 folder, from /proc/self/cgroup's "0::" line. */
+static char *
+limits_own_cgroup(void)
+{
+	const char *why;
+	char *s = read_file("/proc/self/cgroup", 65536, NULL, &why), *p, *end, *dir;
+
+	if (!s)
+		return NULL;
+	for (p = s; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, "0::", 3) == 0)
+			break;
+	if (!p) {
+		free(s);
+		return NULL;
+	}
+	p += 3;
+	if ((end = strchr(p, '\n')) != NULL)
+		*end = '\0';
+	dir = xasprintf("%s%s", LIMITS_CGROUP_ROOT, strcmp(p, "/") == 0 ? "" : p);
+	free(s);
+	return dir;
+}
+
+/*
+ * Decides, once at start-up, how h_vmem is enforced here.  A cgroup needs
+ * cgroup v2 at the parent, the memory controller on for the parent's
+ * children, and a child we may create: all tried for real with a probe
+ * child, since permissions and delegation differ from host to host.
+ * parent: execd.ini's cgroup_parent, or NULL for the execd's own cgroup.
+ * Returns the mode; why says what ruled the cgroup out.
+ */
+const char *
+limits_probe(const char *parent, char *why, size_t whylen)
+{
+	struct statfs sf;
+	char *dir = parent ? xstrdup(parent) : limits_own_cgroup(), *probe, *text;
+	char path[PATH_MAX];
+	const char *rwhy;
+
+	free(limits_cgroup_parent);
+	limits_cgroup_parent = NULL;
+	limits_vmem_mode = LIMITS_VMEM_RLIMIT;
+	if (!dir) {
+		snprintf(why, whylen, "this process is in no cgroup v2");
+		return limits_vmem_mode;
+	}
+	if (statfs(dir, &sf) < 0 || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		snprintf(why, whylen, "%s is not a cgroup v2 folder", dir);
+		free(dir);
+		return limits_vmem_mode;
+	}
+	snprintf(path, sizeof path, "%s/cgroup.subtree_control", dir);
+	text = read_file(path, 4096, NULL, &rwhy);
+	if (!text || !strstr(text, "memory"))
+		(void)limits_write(dir, "cgroup.subtree_control", "+memory");
+	free(text);
+	probe = xasprintf("%s/nowq.probe.%d", dir, (int)getpid());
+	if (mkdir(probe, 0755) < 0 && errno != EEXIST) {
+		snprintf(why, whylen, "cannot create a cgroup in %s: %s", dir, strerror(errno));
+		free(probe);
+		free(dir);
+		return limits_vmem_mode;
+	}
+	snprintf(path, sizeof path, "%s/memory.max", probe);
+	if (access(path, W_OK) < 0)
+		snprintf(why, whylen, "the memory controller is not enabled for the children of %s", dir);
+	else {
+		limits_vmem_mode = LIMITS_VMEM_CGROUP;
+		limits_cgroup_parent = xstrdup(dir);
+		snprintf(why, whylen, "job cgroups in %s", dir);
+	}
+	rmdir(probe);
+	free(probe);
+	free(dir);
+	return limits_vmem_mode;
+}
+
+/*
+ * The job's cgroup, PARENT/nowq.KEY, with memory.max at bytes and no swap
+ * to spill into.  *procs_fd is its cgroup.procs, open for the job's process
+ * to write "0" into: it joins before it execs, so nothing the job starts is
+ * ever outside.  Returns the folder, or NULL with a reason in why.
+ */
+char *
+limits_cgroup_create(const char *parent, const char *key, int64_t bytes, int *procs_fd,
+    char *why, size_t whylen)
+{
+	char *dir = xasprintf("%s/nowq.%s", parent, key), path[PATH_MAX], num[32];
+
+	*procs_fd = -1;
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		snprintf(why, whylen, "cannot create the job's cgroup %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	snprintf(num, sizeof num, "%" PRId64, bytes);
+	if (limits_write(dir, "memory.max", num) < 0) {
+		snprintf(why, whylen, "cannot set memory.max of the job's cgroup %s: %s", dir,
+		    strerror(errno));
+		rmdir(dir);
+		free(dir);
+		return NULL;
+	}
+	/* Absent without swap accounting: then there is no swap to limit. */
+	(void)limits_write(dir, "memory.swap.max", "0");
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	if ((*procs_fd = open(path, O_WRONLY | O_CLOEXEC)) < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", path, strerror(errno));
+		rmdir(dir);
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+/* Whether the kernel's OOM killer struck inside the job's cgroup. */
+bool
+limits_cgroup_oom(const char *dir)
+{
+	char path[PATH_MAX], *text;
+	const char *why;
+	int64_t n;
+
+	snprintf(path, sizeof path, "%s/memory.events", dir);
+	if ((text = read_file(path, 4096, NULL, &why)) == NULL)
+		return false;
+	n = limits_oom_count(text);
+	free(text);
+	return n > 0;
+}
+
+/* Ends whatever is left in the cgroup, even what left the job's session,
+ * and removes it.  A cgroup goes only once empty; dying takes a moment. */
+void
+limits_cgroup_remove(const char *dir)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	(void)limits_write(dir, "cgroup.kill", "1");
+	for (int i = 0; i < 100; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	log_warn("cannot remove the job's cgroup %s", dir);
+}
