@@ -94,6 +94,7 @@ struct qsub_opts {
 	char    verify;          /* -w e|w|n|v|p; 0: not given (e) */
 	char  **deps;            /* -hold_jid, -W depend: "KIND:JOB" entries */
 	int64_t begin_time;      /* -a, ms since the epoch; 0: none */
+	char   *cron;            /* --cron "MIN HOUR DOM MON DOW" */
 	char  **operands;        /* script or command, then its arguments; NULL if none */
 	char    err[512];        /* the one-line error of a failed parse */
 };

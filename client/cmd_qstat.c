@@ -13,7 +13,8 @@ static int qstat_run(int argc, char **argv);
 const struct cmd cmd_qstat = {
 	"qstat",
 	"qstat [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
-	"       qstat -j job[,job]... [--json]\n",
+	"       qstat -j job[,job]... [--json]\n"
+	"       qstat --cron [--json]\n",
 	qstat_run,
 };
 
@@ -113,6 +114,46 @@ print_json(const json_t *a)
 	fputc('\n', stdout);
 }
 
+/* qstat --cron: the entries, their schedule, next run and latest job. */
+static int
+show_cron(bool as_json)
+{
+	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CRON", "action", "list"), "");
+	json_t *entries, *e;
+	size_t i;
+
+	if (!rep)
+		return 1;
+	entries = json_object_get(rep, "entries");
+	if (as_json)
+		print_json(entries);
+	else if (json_array_size(entries) > 0) {
+		printf("%-8s %-12s %-10s %-20s %-19s %-9s %s\n", "cron-ID", "user", "name", "schedule",
+		    "next run", "last job", "state");
+		for (i = 0; i < 97; i++)
+			putchar('-');
+		putchar('\n');
+		json_array_foreach(entries, i, e) {
+			char id[32], next[32], last[32];
+			snprintf(id, sizeof id, "c%lld", (long long)jint(e, "id", 0));
+			if (jbool(e, "hold", false))
+				snprintf(next, sizeof next, "%-19s", "(held)");
+			else
+				qstat_format_time(next, sizeof next, jint(e, "next_run", 0));
+			if (jint(e, "last_job", 0))
+				snprintf(last, sizeof last, "%lld", (long long)jint(e, "last_job", 0));
+			else
+				snprintf(last, sizeof last, "-");
+			printf("%-8s %-12.12s %-10.10s %-20.20s %s %-9s %s\n", id,
+			    jstr(e, "owner") ? jstr(e, "owner") : "", jstr(e, "name") ? jstr(e, "name") : "",
+			    jstr(e, "schedule") ? jstr(e, "schedule") : "", next, last,
+			    jstr(e, "last_state") ? jstr(e, "last_state") : "-");
+		}
+	}
+	json_decref(rep);
+	return 0;
+}
+
 /* qstat -j: one STATUS per job, since only a single-job reply carries the
  * job's environment. */
 static int
@@ -174,7 +215,7 @@ qstat_run(int argc, char **argv)
 	size_t i;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
-	bool as_json = false, job_mode = false;
+	bool as_json = false, job_mode = false, cron_mode = false;
 	unsigned want = 0;
 	char states[4];
 	size_t n = 0;
@@ -187,6 +228,8 @@ qstat_run(int argc, char **argv)
 			goto out;
 		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0) {
 			as_json = true;
+		} else if (strcmp(a, "--cron") == 0) {
+			cron_mode = true;
 		} else if (strcmp(a, "-u") == 0) {
 			if (++k >= argc) {
 				client_errx("option \"-u\" needs a list of users");
@@ -217,6 +260,10 @@ qstat_run(int argc, char **argv)
 	}
 	if (job_mode) {
 		rc = njlists ? show_jobs(jlists, njlists, as_json) : 0;
+		goto out;
+	}
+	if (cron_mode) {
+		rc = show_cron(as_json);
 		goto out;
 	}
 	if (!want)

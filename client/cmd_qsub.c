@@ -22,7 +22,8 @@ const struct cmd cmd_qsub = {
 	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
-	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -help\n"
+	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]\n"
+	"         --cron \"min hour dom mon dow\"|@daily|...  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
@@ -215,9 +216,23 @@ qsub_run(int argc, char **argv)
 		json_object_set_new(req, "verify", json_false());
 	if (o.deps)
 		json_object_set_new(req, "deps", qsub_deps_json(&o));
+	if (o.cron)
+		json_object_set_new(req, "cron", json_string(o.cron));
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	id = jint(rep, "id", 0);
+	if (o.cron) {
+		char when[32];
+		qstat_format_time(when, sizeof when, jint(rep, "next_run", 0));
+		if (o.terse)
+			printf("c%lld\n", (long long)jint(rep, "cron", 0));
+		else
+			printf("Your cron entry c%lld (\"%s\") has been submitted; it runs next at %s\n",
+			    (long long)jint(rep, "cron", 0), jstr(rep, "name") ? jstr(rep, "name") : "", when);
+		json_decref(rep);
+		rc = 0;
+		goto out;
+	}
 	if (o.t_first) {
 		char tasks[64];
 		snprintf(tasks, sizeof tasks, "%d-%d:%d", o.t_first, o.t_last, o.t_step);

@@ -558,9 +558,60 @@ client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 	return ids;
 }
 
+/* Cron entries are named cN; they go to the master in a CRON request of
+ * their own.  Returns what is left of the list (allocated), or NULL. */
+static char *
+take_cron_ids(const char *arg, json_t *crons)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL, *rest = xcalloc(1, strlen(arg) + 1);
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (tok[0] == 'c' && tok[1] && strspn(tok + 1, "0123456789") == strlen(tok + 1) &&
+		    strlen(tok) < 19) {
+			json_array_append_new(crons, json_integer(strtoll(tok + 1, NULL, 10)));
+			continue;
+		}
+		if (*rest)
+			strcat(rest, ",");
+		strcat(rest, tok);
+	}
+	free(copy);
+	if (!*rest) {
+		free(rest);
+		return NULL;
+	}
+	return rest;
+}
+
+static int
+cron_op(const char *type, json_t *crons, bool force)
+{
+	const char *action = strcmp(type, "DELETE") == 0 ? "delete" :
+	    strcmp(type, "HOLD") == 0 ? "hold" : "release";
+	json_t *rep, *r;
+	size_t i;
+	int rc = 0;
+
+	rep = client_request_ok(json_pack("{s:s, s:s, s:O, s:b}", "type", "CRON", "action", action,
+	    "ids", crons, "force", force), "");
+	if (!rep)
+		return 1;
+	json_array_foreach(json_object_get(rep, "results"), i, r) {
+		if (jstr(r, "message"))
+			printf("%s\n", jstr(r, "message"));
+		if (!jbool(r, "ok", false))
+			rc = 1;
+	}
+	json_decref(rep);
+	return rc;
+}
+
 int
 client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 {
+	json_t *crons = json_array();
+	char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
+	bool force = false;
 	json_t *users = json_array(), *missing = json_array(), *ids, *req, *rep, *r;
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	int njob = 0, rc = 0;
@@ -579,7 +630,9 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 			}
 			client_add_users(users, argv[k]);
 		} else if (is_delete && (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0)) {
-			/* Deletion already kills what runs; nothing more to force. */
+			/* Deletion already kills what runs; for a cron entry it
+			 * also deletes the job of its latest tick. */
+			force = true;
 		} else if (!is_delete && strcmp(a, "-h") == 0) {
 			if (++k >= argc) {
 				client_errx("option \"-h\" needs a hold type");
@@ -592,8 +645,13 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			client_errx("unknown option \"%s\"", a);
 			goto usage;
-		} else
-			jobargs[njob++] = argv[k];
+		} else if ((kept[njob] = take_cron_ids(a, crons)) != NULL)
+			jobargs[njob] = kept[njob], njob++;
+	}
+	if (json_array_size(crons) > 0) {
+		rc = cron_op(type, crons, force);
+		if (njob == 0 && json_array_size(users) == 0)
+			goto out;
 	}
 	if (njob == 0 && json_array_size(users) == 0) {
 		client_errx("no job ids or users given");
@@ -632,12 +690,16 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 out:
 	json_decref(users);
 	json_decref(missing);
+	json_decref(crons);
+	strv_free(kept);
 	free(jobargs);
 	return rc;
 usage:
 	client_usage(c, stderr);
 	json_decref(users);
 	json_decref(missing);
+	json_decref(crons);
+	strv_free(kept);
 	free(jobargs);
 	return 1;
 }

@@ -16,7 +16,7 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A, QO_CRON,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -34,7 +34,7 @@ static const struct qo_opt {
 	{ "--help", QO_HELP, false }, { "-l", QO_L, true },    { "-r", QO_R, true },
 	{ "-pe", QO_PE, true },     { "-n", QO_NSLOTS, true }, { "-t", QO_T, true },
 	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
-	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },
+	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
@@ -81,6 +81,7 @@ qsub_opts_free(struct qsub_opts *o)
 	req_clear(&o->req);
 	free(o->pe);
 	strv_free(o->deps);
+	free(o->cron);
 	strv_free(o->operands);
 	qsub_opts_init(o);
 }
@@ -453,6 +454,14 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		return parse_hold_jid(o, v);
 	case QO_DEPEND:
 		return parse_depend(o, v);
+	case QO_CRON: {
+		struct cron_sched cs;
+		char err[256];
+		if (cron_parse(v, &cs, err, sizeof err) < 0)
+			return qo_fail(o, "--cron: %s", err);
+		set_str(&o->cron, v);
+		break;
+	}
 	case QO_A:
 		if (qsub_parse_date(v, time(NULL), &o->begin_time) < 0)
 			return qo_fail(o, "-a wants a date as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", v);

@@ -101,6 +101,8 @@ enum msg_type {
 	MSG_DISPATCH, MSG_SIGNAL, MSG_ACK,
 	/* client requests of the scheduler (qalter, qconf) */
 	MSG_ALTER, MSG_CONF,
+	/* cron entries (qstat --cron, qdel/qhold/qrls cN) */
+	MSG_CRON,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);

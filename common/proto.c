@@ -33,6 +33,7 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_ACK] = "ACK",
 	[MSG_ALTER] = "ALTER",
 	[MSG_CONF] = "CONF",
+	[MSG_CRON] = "CRON",
 };
 
 const char *

@@ -70,7 +70,8 @@ qm_is_manager(const char *user, uid_t uid)
 /* Once a second:
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
  *  - release jobs whose start time (qsub -a) has come;
- *  - later issues add here: host-lost detection, cron ticks, reservations. */
+ *  - make the jobs of cron entries that are due;
+ *  - later issues add here: host-lost detection, reservations. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -82,6 +83,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	if (n > 0)
 		log_info("purged %d finished jobs", n);
 	deps_tick(now_ms());
+	cron_tick(now_ms());
 }
 
 static void

@@ -121,6 +121,8 @@ void net_close(struct conn *c, const char *why);
 
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
+/* Deletes one job as qdel does (by c's user); a sentence for people in buf. */
+const char *request_job_delete(struct conn *c, struct job *j, char *buf, size_t n);
 /* A job reached a final state: answer WAITs for it. */
 void request_job_finished(const struct job *j);
 /* A connection went away: forget its WAITs. */
@@ -243,6 +245,14 @@ void         deps_job_ended(const struct job *j);
 void         deps_tick(int64_t now);
 /* [{id, kind}] the job still waits for. */
 json_t      *deps_waiting_json(int64_t id);
+
+/* cron.c: cron entries. */
+/* SUBMIT with "cron": stores the entry for the checked job j (borrowed)
+ * and replies. */
+void cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j);
+/* From the tick: one job per due entry (inside a transaction). */
+void cron_tick(int64_t now);
+void cron_request(struct conn *c, int64_t seq, json_t *msg);
 
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;

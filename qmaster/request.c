@@ -43,6 +43,7 @@ static const struct handler {
 	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, false },
 	{ MSG_ALTER,          req_alter,               ROLE_CLIENT, true },
 	{ MSG_CONF,           req_conf,                ROLE_CLIENT, false },
+	{ MSG_CRON,           cron_request,            ROLE_CLIENT, true },
 	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  true },
 	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  false },
 	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
@@ -138,6 +139,7 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 {
 	const char *why = NULL;
 	struct deps *d;
+	const char *spec;
 	char err[512];
 	struct job *j;
 	const struct user_cache *u;
@@ -212,6 +214,17 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	j->submit_time = now_ms();
 	j->start_time = j->end_time = 0;
 	j->pid = j->exit_status = j->signal = 0;
+	if ((spec = jstr(msg, "cron")) != NULL) {
+		/* Each tick's job stands alone: it waits for nothing and
+		 * starts at its tick. */
+		if (json_object_get(msg, "deps") || j->begin_time) {
+			why = "--cron cannot be combined with -hold_jid, -W depend or -a";
+			goto bad;
+		}
+		cron_submit(c, seq, spec, j);
+		job_free(j);
+		return;
+	}
 	if ((d = deps_resolve(json_object_get(msg, "deps"), j->owner, err, sizeof err)) == NULL) {
 		why = err;
 		goto bad;
@@ -454,6 +467,13 @@ op_delete(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
 	exechost_signal_job(j, 9);
 	snprintf(buf, n, "%s has registered the job %lld for deletion", c->user, (long long)j->id);
 	return buf;
+}
+
+const char *
+request_job_delete(struct conn *c, struct job *j, char *buf, size_t n)
+{
+	bool ok;
+	return op_delete(c, j, buf, n, &ok);
 }
 
 static const char *

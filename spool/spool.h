@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -92,6 +92,31 @@ int store_acct_summary(struct store *st, const struct store_acct_filter *f, bool
     store_acct_cb cb, void *arg);
 /* The final state of a job's last attempt: 0 and *state, 1 if none, -1 error. */
 int store_acct_last_state(struct store *st, int64_t id, enum job_state *state);
+
+/* Cron entries: a schedule and the job (JSON text, script included) each
+ * tick makes an ordinary job of.  Walks read all rows before the first
+ * callback (which may update them and gets them borrowed); cb returns
+ * non-zero to stop. */
+struct cron_rec {
+	int64_t   id;
+	char     *owner;
+	uint32_t  uid;
+	char     *spec;       /* as given: "0 3 * * *", "@daily" */
+	char     *job;        /* the job as submitted, JSON */
+	int64_t   next_run;   /* ms */
+	int64_t   last_job;   /* the id of the latest job made, 0: none yet */
+	bool      hold;       /* paused (qhold) */
+	int64_t   created;    /* ms */
+};
+typedef int (*store_cron_cb)(void *arg, struct cron_rec *r);
+int              store_cron_insert(struct store *st, struct cron_rec *r);   /* sets r->id */
+int              store_cron_update(struct store *st, const struct cron_rec *r); /* next_run, last_job, hold */
+int              store_cron_delete(struct store *st, int64_t id);
+struct cron_rec *store_cron_get(struct store *st, int64_t id);              /* NULL: none */
+int              store_cron_foreach(struct store *st, store_cron_cb cb, void *arg);
+/* Entries not paused whose next_run is at or before now, soonest first. */
+int              store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg);
+void             cron_rec_free(struct cron_rec *r);
 
 /* Dependencies: (job, dep, kind) rows, one per condition job still waits
  * for (kinds are deps.c's).  Walks read all rows before the first callback;

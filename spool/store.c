@@ -200,6 +200,21 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" pe = (SELECT j.pe FROM jobs j WHERE j.id = job_id),"
 	" slots = coalesce((SELECT j.slots FROM jobs j WHERE j.id = job_id), 1);"
 	"CREATE INDEX accounting_name ON accounting (name, end_time);",
+
+	/* 5 -> 6: cron entries (issue 3).  job is the job as submitted, as
+	 * JSON with its script: every tick makes an ordinary job of it.
+	 * cron_due holds only the entries that are not paused. */
+	"CREATE TABLE cron ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" owner TEXT NOT NULL,"
+	" uid INTEGER NOT NULL,"
+	" spec TEXT NOT NULL,"
+	" job TEXT NOT NULL,"
+	" next_run INTEGER NOT NULL,"
+	" last_job INTEGER NOT NULL DEFAULT 0,"
+	" hold INTEGER NOT NULL DEFAULT 0,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX cron_due ON cron (next_run) WHERE hold = 0;",
 };
 
 /*
@@ -240,6 +255,7 @@ enum stmt_id {
 	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
 	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
 	S_ACCT_LAST,
+	S_CRON_INSERT, S_CRON_UPDATE, S_CRON_DELETE, S_CRON_GET, S_CRON_ALL, S_CRON_DUE,
 	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
 	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
@@ -311,6 +327,15 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN_DUE] = "SELECT id FROM jobs WHERE hold & 4 AND begin_time <= ?1 ORDER BY begin_time",
 	[S_ACCT_LAST] = "SELECT state FROM accounting WHERE job_id = ?1"
 	    " ORDER BY attempt DESC LIMIT 1",
+#define CRON_COLS "id, owner, uid, spec, job, next_run, last_job, hold, created"
+	[S_CRON_INSERT] = "INSERT INTO cron (owner, uid, spec, job, next_run, last_job, hold, created)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[S_CRON_UPDATE] = "UPDATE cron SET next_run = ?2, last_job = ?3, hold = ?4 WHERE id = ?1",
+	[S_CRON_DELETE] = "DELETE FROM cron WHERE id = ?1",
+	[S_CRON_GET] = "SELECT " CRON_COLS " FROM cron WHERE id = ?1",
+	[S_CRON_ALL] = "SELECT " CRON_COLS " FROM cron ORDER BY id",
+	[S_CRON_DUE] = "SELECT " CRON_COLS " FROM cron WHERE hold = 0 AND next_run <= ?1"
+	    " ORDER BY next_run",
 };
 
 struct store {
@@ -1530,6 +1555,152 @@ store_acct_last_state(struct store *st, int64_t id, enum job_state *state)
 		store_fail(st, "cannot read accounting");
 	stmt_give(s, own);
 	return ret;
+}
+
+/* Cron entries. */
+
+int
+store_cron_insert(struct store *st, struct cron_rec *r)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_INSERT, &own)))
+		return -1;
+	bind_text(s, 1, r->owner);
+	sqlite3_bind_int64(s, 2, r->uid);
+	bind_text(s, 3, r->spec);
+	bind_text(s, 4, r->job);
+	sqlite3_bind_int64(s, 5, r->next_run);
+	sqlite3_bind_int64(s, 6, r->last_job);
+	sqlite3_bind_int(s, 7, r->hold);
+	sqlite3_bind_int64(s, 8, r->created);
+	if (stmt_run(st, s, own, "cannot store a cron entry") < 0)
+		return -1;
+	r->id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int
+store_cron_update(struct store *st, const struct cron_rec *r)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_UPDATE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, r->id);
+	sqlite3_bind_int64(s, 2, r->next_run);
+	sqlite3_bind_int64(s, 3, r->last_job);
+	sqlite3_bind_int(s, 4, r->hold);
+	return stmt_run(st, s, own, "cannot update a cron entry");
+}
+
+int
+store_cron_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_DELETE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return stmt_run(st, s, own, "cannot delete a cron entry");
+}
+
+void
+cron_rec_free(struct cron_rec *r)
+{
+	if (!r)
+		return;
+	free(r->owner);
+	free(r->spec);
+	free(r->job);
+	free(r);
+}
+
+static struct cron_rec *
+row_to_cron(sqlite3_stmt *s)
+{
+	struct cron_rec *r = xcalloc(1, sizeof *r);
+
+	r->id = sqlite3_column_int64(s, 0);
+	r->owner = col_str(s, 1);
+	r->uid = (uint32_t)sqlite3_column_int64(s, 2);
+	r->spec = col_str(s, 3);
+	r->job = col_str(s, 4);
+	r->next_run = sqlite3_column_int64(s, 5);
+	r->last_job = sqlite3_column_int64(s, 6);
+	r->hold = sqlite3_column_int(s, 7) != 0;
+	r->created = sqlite3_column_int64(s, 8);
+	if (!r->owner || !r->spec || !r->job) {
+		log_warnx("store: cron entry %lld is missing a field; skipped", (long long)r->id);
+		cron_rec_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct cron_rec *
+store_cron_get(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	struct cron_rec *r = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_CRON_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		r = row_to_cron(s);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a cron entry");
+	stmt_give(s, own);
+	return r;
+}
+
+/* Rows are read before the first callback, which may update them. */
+static int
+cron_walk(struct store *st, enum stmt_id id, int64_t now, store_cron_cb cb, void *arg)
+{
+	struct cron_rec **v = NULL, *r;
+	size_t n = 0, i;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	if (id == S_CRON_DUE)
+		sqlite3_bind_int64(s, 1, now);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if ((r = row_to_cron(s)) != NULL) {
+			v = xrealloc(v, (n + 1) * sizeof *v);
+			v[n++] = r;
+		}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read the cron entries");
+	stmt_give(s, own);
+	for (i = 0; i < n; i++) {
+		if (rc == SQLITE_DONE && cb(arg, v[i]))
+			rc = SQLITE_DONE + 1000;   /* stopped; free the rest */
+		cron_rec_free(v[i]);
+	}
+	free(v);
+	return rc == SQLITE_DONE || rc == SQLITE_DONE + 1000 ? 0 : -1;
+}
+
+int
+store_cron_foreach(struct store *st, store_cron_cb cb, void *arg)
+{
+	return cron_walk(st, S_CRON_ALL, 0, cb, arg);
+}
+
+int
+store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg)
+{
+	return cron_walk(st, S_CRON_DUE, now, cb, arg);
 }
 
 /* Dependencies. */

@@ -287,9 +287,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 5);
+	assert_int_equal(STORE_SCHEMA_VERSION, 6);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 5);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 6);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -299,7 +299,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 5);
+	assert_int_equal(store_schema_version(f->st), 6);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -1391,6 +1391,58 @@ test_deps(void **state)
 	job_free(j);
 }
 
+static int
+cron_seen(void *arg, struct cron_rec *r)
+{
+	int64_t *ids = arg;
+	ids[ids[0]++ + 1] = r->id;
+	return 0;
+}
+
+static void
+test_cron_entries(void **state)
+{
+	struct fix *f = *state;
+	struct cron_rec a = { 0, "ann", 1000, "* * * * *", "{\"name\":\"x\"}", 5000, 0, false, 1 };
+	struct cron_rec b = { 0, "bob", 1001, "@daily", "{}", 9000, 0, false, 2 };
+	struct cron_rec *r;
+	int64_t ids[8] = { 0 };
+
+	assert_int_equal(store_cron_insert(f->st, &a), 0);
+	assert_int_equal(store_cron_insert(f->st, &b), 0);
+	assert_true(b.id > a.id);
+	reopen(f);
+	r = store_cron_get(f->st, a.id);
+	assert_non_null(r);
+	assert_string_equal(r->owner, "ann");
+	assert_string_equal(r->spec, "* * * * *");
+	assert_string_equal(r->job, "{\"name\":\"x\"}");
+	assert_int_equal(r->next_run, 5000);
+	cron_rec_free(r);
+	assert_null(store_cron_get(f->st, 999));
+	/* Due: not before its time, and never while held. */
+	assert_int_equal(store_cron_due(f->st, 4999, cron_seen, ids), 0);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(store_cron_due(f->st, 9000, cron_seen, ids), 0);
+	assert_int_equal(ids[0], 2);
+	assert_int_equal(ids[1], a.id);
+	b.hold = true;
+	b.last_job = 77;
+	assert_int_equal(store_cron_update(f->st, &b), 0);
+	memset(ids, 0, sizeof ids);
+	assert_int_equal(store_cron_due(f->st, 99999, cron_seen, ids), 0);
+	assert_int_equal(ids[0], 1);
+	r = store_cron_get(f->st, b.id);
+	assert_true(r->hold);
+	assert_int_equal(r->last_job, 77);
+	cron_rec_free(r);
+	assert_int_equal(store_cron_delete(f->st, a.id), 0);
+	memset(ids, 0, sizeof ids);
+	assert_int_equal(store_cron_foreach(f->st, cron_seen, ids), 0);
+	assert_int_equal(ids[0], 1);
+	assert_int_equal(ids[1], b.id);
+}
+
 static void
 test_meta(void **state)
 {
@@ -1709,6 +1761,7 @@ main(void)
 		T(test_acct_queries),
 		T(test_hosts),
 		T(test_deps),
+		T(test_cron_entries),
 		T(test_meta),
 		T(test_txn_commit_rollback),
 		T(test_check),
