@@ -95,6 +95,8 @@ struct qsub_opts {
 	char  **deps;            /* -hold_jid, -W depend: "KIND:JOB" entries */
 	int64_t begin_time;      /* -a, ms since the epoch; 0: none */
 	char   *cron;            /* --cron "MIN HOUR DOM MON DOW" */
+	unsigned mail;           /* -m: MAIL_* bits */
+	char   *mail_to;         /* -M addresses, comma-separated */
 	char  **operands;        /* script or command, then its arguments; NULL if none */
 	char    err[512];        /* the one-line error of a failed parse */
 };

@@ -23,7 +23,8 @@ const struct cmd cmd_qsub = {
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
 	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]\n"
-	"         --cron \"min hour dom mon dow\"|@daily|...  -help\n"
+	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
+	"         -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };

@@ -357,6 +357,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	char tbuf[64], cpu[32], mem[32];
 	int64_t gid = jint(job, "gid", 0);
 	char *list;
+	const json_t *mp;
 
 	fputs("==============================================================\n", fp);
 	kv(fp, "job_number", "%lld", (long long)jint(job, "id", 0));
@@ -416,6 +417,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "execution_time", "%s", tbuf);
 	}
 	print_waiting(fp, json_object_get(job, "waiting_for"));
+	if ((mp = json_object_get(job, "mail_pending")) != NULL) {
+		qstat_format_time(tbuf, sizeof tbuf, jint(mp, "next_try", 0));
+		kv(fp, "mail", "%lld undelivered (%s), next try %s", (long long)jint(mp, "count", 0),
+		    jstr(mp, "error") ? jstr(mp, "error") : "not tried yet", tbuf);
+	}
 	if (is_active(job) || (finished && jint(job, "start_time", 0) > 0)) {
 		format_cpu(cpu, sizeof cpu, jreal(job, "utime") + jreal(job, "stime"));
 		format_mem(mem, sizeof mem, jint(job, "maxrss_kb", 0));

@@ -16,7 +16,7 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A, QO_CRON,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -35,6 +35,7 @@ static const struct qo_opt {
 	{ "-pe", QO_PE, true },     { "-n", QO_NSLOTS, true }, { "-t", QO_T, true },
 	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
+	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
@@ -42,7 +43,7 @@ static const struct qo_opt {
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
 	"-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
-	"-dl", "-hard", "-hold_jid_ad", "-i", "-js", "-m", "-M",
+	"-dl", "-hard", "-hold_jid_ad", "-i", "-js",
 	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
@@ -82,6 +83,7 @@ qsub_opts_free(struct qsub_opts *o)
 	free(o->pe);
 	strv_free(o->deps);
 	free(o->cron);
+	free(o->mail_to);
 	strv_free(o->operands);
 	qsub_opts_init(o);
 }
@@ -454,6 +456,25 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		return parse_hold_jid(o, v);
 	case QO_DEPEND:
 		return parse_depend(o, v);
+	case QO_MAIL:
+		if (mail_flags_parse(v, &o->mail) < 0)
+			return qo_fail(o, "-m wants letters from b, e, a, s, or n alone, not \"%s\"", v);
+		break;
+	case QO_MAIL_TO: {
+		char *copy = xstrdup(v), *tok, *save = NULL;
+		int n = 0;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
+			if (!mail_valid_address(tok)) {
+				qo_fail(o, "-M: \"%s\" is not a mail address", tok);
+				free(copy);
+				return -1;
+			}
+		free(copy);
+		if (!n || strstr(v, ",,") || v[strlen(v) - 1] == ',')
+			return qo_fail(o, "-M needs a list of mail addresses");
+		set_str(&o->mail_to, v);
+		break;
+	}
 	case QO_CRON: {
 		struct cron_sched cs;
 		char err[256];
@@ -812,6 +833,10 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "req", req_to_json(&o->req));
 	if (o->begin_time)
 		json_object_set_new(job, "begin_time", json_integer(o->begin_time));
+	if (o->mail)
+		json_object_set_new(job, "mail", json_integer(o->mail));
+	if (o->mail_to)
+		json_object_set_new(job, "mail_to", json_string(o->mail_to));
 	if (o->rerun != QO_UNSET)
 		json_object_set_new(job, "rerun", json_integer(o->rerun));
 	if (o->pe && add_str(job, "pe", o->pe) < 0) {

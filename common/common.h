@@ -57,6 +57,23 @@ int    cron_parse(const char *spec, struct cron_sched *c, char *err, size_t errl
  * never does (February 30th). */
 time_t cron_next(const struct cron_sched *c, time_t after);
 
+/* mail.c: mail about jobs. */
+struct job;
+#define MAIL_BEGIN   0x1u   /* -m b */
+#define MAIL_END     0x2u   /* -m e */
+#define MAIL_ABORT   0x4u   /* -m a: failed, deleted, or requeued */
+#define MAIL_SUSPEND 0x8u   /* -m s */
+enum mail_event { MAIL_EV_BEGIN, MAIL_EV_END, MAIL_EV_ABORT, MAIL_EV_SUSPEND };
+/* "bea", "n": -1 on another letter. */
+int   mail_flags_parse(const char *s, unsigned *flags);
+bool  mail_valid_address(const char *a);
+/* The whole message (headers and body) for one event of j, allocated. */
+char *mail_compose(enum mail_event ev, const struct job *j, const char *to, const char *from,
+    int64_t now);
+/* A message to the managers (admin_mail): a subject and a body. */
+char *mail_compose_admin(const char *to, const char *from, const char *subject, const char *body,
+    int64_t now);
+
 /* jtext.c: JSON written straight into text, for large replies. */
 struct jtext {
 	char   *buf;
@@ -237,6 +254,8 @@ struct job {
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
 	bool      suspended;     /* qmod -s: stopped on its host, shown as s */
 	int64_t   begin_time;    /* qsub -a: not before this (ms); 0: now */
+	unsigned  mail;          /* qsub -m: MAIL_* bits */
+	char     *mail_to;       /* qsub -M: addresses, comma-separated; NULL: the owner */
 };
 struct job *job_new(void);
 void        job_free(struct job *j);

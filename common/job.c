@@ -38,6 +38,7 @@ job_clear(struct job *j)
 	free(j->reason);
 	req_clear(&j->req);
 	free(j->pe);
+	free(j->mail_to);
 	memset(j, 0, sizeof *j);
 }
 
@@ -171,6 +172,9 @@ job_to_json(const struct job *j)
 		json_object_set_new(o, "suspended", json_true());
 	if (j->begin_time)
 		json_object_set_new(o, "begin_time", json_integer(j->begin_time));
+	if (j->mail)
+		json_object_set_new(o, "mail", json_integer(j->mail));
+	set_str(o, "mail_to", j->mail_to);
 	return o;
 }
 
@@ -347,6 +351,7 @@ job_from_json(const json_t *o, const char **why)
 	INT("t_step", t_step, 0, JOB_MAX_TASKS);
 	INT("tc", tc, 0, JOB_MAX_TASKS);
 	INT("begin_time", begin_time, 0, INT64_MAX);
+	INT("mail", mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
 #undef INT
 	if (get_str(o, "name", &j->name, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "owner", &j->owner, JOB_MAX_STRING, why) < 0 ||
@@ -361,6 +366,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "host", &j->host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "pe", &j->pe, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "mail_to", &j->mail_to, JOB_MAX_STRING, why) < 0 ||
 	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
@@ -408,6 +414,17 @@ job_from_json(const json_t *o, const char **why)
 	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
 		*why = "array job fields without a first task";
 		goto bad;
+	}
+	if (j->mail_to) {
+		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
+		bool ok = true;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			ok &= mail_valid_address(tok);
+		free(copy);
+		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
+			*why = "a mail address (-M) holds characters an address cannot";
+			goto bad;
+		}
 	}
 	if (j->argv && !j->argv[0]) {
 		*why = "binary job has an empty command";

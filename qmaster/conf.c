@@ -196,6 +196,11 @@ conf_load(const char *path)
 		CFG_INT("finished_jobs_keep", 3600, CFGF_NONE),
 		CFG_BOOL("show_all_jobs", cfg_true, CFGF_NONE),
 		CFG_INT("max_frame", PROTO_MAX_FRAME, CFGF_NONE),
+		CFG_STR("mailer", "/usr/sbin/sendmail -t -oi", CFGF_NONE),
+		CFG_INT("mail_max_running", 4, CFGF_NONE),
+		CFG_INT("mail_timeout", 60, CFGF_NONE),
+		CFG_INT("mail_retry", 30, CFGF_NONE),
+		CFG_STR_LIST("admin_mail", "{}", CFGF_NONE),
 		CFG_SEC("queue", queue_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 		CFG_END()
 	};
@@ -273,6 +278,32 @@ conf_load(const char *path)
 	c->finished_keep_ms = (int64_t)cfg_getint(cfg, "finished_jobs_keep") * 1000;
 	c->show_all_jobs = cfg_getbool(cfg, "show_all_jobs");
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
+	s = cfg_getstr(cfg, "mailer");
+	if (!s || s[0] != '/') {
+		conf_say("%s: mailer must be an absolute path to a program and its options", path);
+		goto bad;
+	}
+	c->mailer = xstrdup(s);
+	if (cfg_getint(cfg, "mail_max_running") < 1 || cfg_getint(cfg, "mail_max_running") > 64 ||
+	    cfg_getint(cfg, "mail_timeout") < 1 || cfg_getint(cfg, "mail_timeout") > 3600 ||
+	    cfg_getint(cfg, "mail_retry") < 1 || cfg_getint(cfg, "mail_retry") > 3600) {
+		conf_say("%s: mail_max_running must be 1 to 64, mail_timeout and mail_retry 1 to 3600 seconds",
+		    path);
+		goto bad;
+	}
+	c->mail_retry = (int)cfg_getint(cfg, "mail_retry");
+	c->mail_max_running = (int)cfg_getint(cfg, "mail_max_running");
+	c->mail_timeout = (int)cfg_getint(cfg, "mail_timeout");
+	n = cfg_size(cfg, "admin_mail");
+	c->admin_mail = xcalloc(n + 1, sizeof *c->admin_mail);
+	for (unsigned i = 0; i < n; i++) {
+		if (!mail_valid_address(cfg_getnstr(cfg, "admin_mail", i))) {
+			conf_say("%s: admin_mail: \"%s\" is not a mail address", path,
+			    cfg_getnstr(cfg, "admin_mail", i));
+			goto bad;
+		}
+		c->admin_mail[i] = xstrdup(cfg_getnstr(cfg, "admin_mail", i));
+	}
 	n = cfg_size(cfg, "queue");
 	if (n == 0) {
 		conf_say("%s: no queue is defined (define at least queue \"all.q\")", path);
@@ -317,6 +348,8 @@ conf_free(struct qm_conf *c)
 	strv_free(c->managers);
 	free(c->log_file);
 	free(c->pid_file);
+	free(c->mailer);
+	strv_free(c->admin_mail);
 	for (int i = 0; i < c->nqueues; i++) {
 		free(c->queues[i].name);
 		free(c->queues[i].hosts);

@@ -303,6 +303,7 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		deps_job_started(j);
+		mail_job_started(j);
 		/* A qdel may have crossed the DISPATCH on the wire. */
 		if (j->delete_req)
 			exechost_signal_job(j, 9);

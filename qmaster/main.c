@@ -190,6 +190,7 @@ main(int argc, char **argv)
 	}
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
+	mailer_init();
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");
@@ -213,6 +214,7 @@ main(int argc, char **argv)
 		net_flush_held();
 	}
 	net_shutdown();
+	mailer_shutdown();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);
 	event_free(commit_ev);

@@ -71,6 +71,11 @@ struct qm_conf {
 	int64_t          finished_keep_ms;
 	bool             show_all_jobs;
 	size_t           max_frame;
+	char            *mailer;          /* program and options; reads the message */
+	int              mail_max_running; /* mailers at once */
+	int              mail_timeout;    /* seconds before a mailer is killed */
+	int              mail_retry;      /* seconds before the first retry; doubles */
+	char           **admin_mail;      /* managers' addresses, NULL-terminated */
 	struct qm_queue *queues;
 	int              nqueues;
 };
@@ -253,6 +258,19 @@ void cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j);
 /* From the tick: one job per due entry (inside a transaction). */
 void cron_tick(int64_t now);
 void cron_request(struct conn *c, int64_t seq, json_t *msg);
+
+/* mailer.c: mail about jobs (qsub -m/-M). */
+void    mailer_init(void);
+void    mailer_shutdown(void);
+void    mailer_kick(void);          /* new messages may be in the outbox */
+/* Events of a job: each stores a message when the job asked for it. */
+void    mail_job_started(const struct job *j);
+void    mail_job_ended(const struct job *j);
+void    mail_job_suspended(const struct job *j);
+/* A message to every admin_mail address (host lost, jobs requeued). */
+void    mail_admin(const char *subject, const char *body);
+/* {count, error, next_try} of a job's undelivered mail, or NULL. */
+json_t *mail_pending_json(int64_t job_id);
 
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;

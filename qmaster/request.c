@@ -358,7 +358,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0 };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
-	json_t *ids, *users, *rep, *own = NULL;
+	json_t *ids, *users, *rep, *own = NULL, *mp;
 	size_t i;
 	json_t *v;
 
@@ -397,6 +397,8 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 						json_object_set_new(o, "scheduling_info", json_string(info));
 					if (j->hold & HOLD_DEP)
 						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+					if ((mp = mail_pending_json(j->id)) != NULL)
+						json_object_set_new(o, "mail_pending", mp);
 				}
 			}
 			job_free(j);
@@ -670,6 +672,7 @@ request_job_finished(const struct job *j)
 {
 	struct waiter *w, *tmp;
 
+	mail_job_ended(j);
 	deps_job_ended(j);
 	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
 		if (w->id != j->id)

@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -117,6 +117,17 @@ int              store_cron_foreach(struct store *st, store_cron_cb cb, void *ar
 /* Entries not paused whose next_run is at or before now, soonest first. */
 int              store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg);
 void             cron_rec_free(struct cron_rec *r);
+
+/* Mail outbox: a message stays until its mailer exited 0. */
+typedef int (*store_mail_cb)(void *arg, int64_t id, int64_t job_id, const char *message, int attempts);
+int store_mail_add(struct store *st, int64_t job_id, const char *message, int64_t now);
+/* At most limit messages whose next try has come, oldest first; all rows
+ * are read before the first callback. */
+int store_mail_due(struct store *st, int64_t now, int limit, store_mail_cb cb, void *arg);
+int store_mail_done(struct store *st, int64_t id);
+int store_mail_retry(struct store *st, int64_t id, int attempts, int64_t next_try, const char *error);
+/* How many of a job's messages wait, the latest error, and the next try. */
+int store_mail_of_job(struct store *st, int64_t job_id, int *count, char **last_error, int64_t *next_try);
 
 /* Dependencies: (job, dep, kind) rows, one per condition job still waits
  * for (kinds are deps.c's).  Walks read all rows before the first callback;

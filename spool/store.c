@@ -29,7 +29,7 @@
 	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
-	X(t_step) X(tc) X(suspended) X(begin_time)
+	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -215,6 +215,21 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" hold INTEGER NOT NULL DEFAULT 0,"
 	" created INTEGER NOT NULL);"
 	"CREATE INDEX cron_due ON cron (next_run) WHERE hold = 0;",
+
+	/* 6 -> 7: mail (issue 3).  A message waits in mail_outbox until its
+	 * mailer exited 0. */
+	"ALTER TABLE jobs ADD COLUMN mail INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN mail_to TEXT;"
+	"CREATE TABLE mail_outbox ("
+	" id INTEGER PRIMARY KEY,"
+	" job_id INTEGER NOT NULL,"
+	" message TEXT NOT NULL,"
+	" attempts INTEGER NOT NULL DEFAULT 0,"
+	" next_try INTEGER NOT NULL,"
+	" last_error TEXT,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX mail_due ON mail_outbox (next_try);"
+	"CREATE INDEX mail_job ON mail_outbox (job_id);",
 };
 
 /*
@@ -256,6 +271,7 @@ enum stmt_id {
 	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
 	S_ACCT_LAST,
 	S_CRON_INSERT, S_CRON_UPDATE, S_CRON_DELETE, S_CRON_GET, S_CRON_ALL, S_CRON_DUE,
+	S_MAIL_ADD, S_MAIL_DUE, S_MAIL_DONE, S_MAIL_RETRY, S_MAIL_OF_JOB,
 	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
 	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
@@ -336,6 +352,15 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_CRON_ALL] = "SELECT " CRON_COLS " FROM cron ORDER BY id",
 	[S_CRON_DUE] = "SELECT " CRON_COLS " FROM cron WHERE hold = 0 AND next_run <= ?1"
 	    " ORDER BY next_run",
+	[S_MAIL_ADD] = "INSERT INTO mail_outbox (job_id, message, next_try, created)"
+	    " VALUES (?1, ?2, ?3, ?3)",
+	[S_MAIL_DUE] = "SELECT id, job_id, message, attempts FROM mail_outbox WHERE next_try <= ?1"
+	    " ORDER BY next_try LIMIT ?2",
+	[S_MAIL_DONE] = "DELETE FROM mail_outbox WHERE id = ?1",
+	[S_MAIL_RETRY] = "UPDATE mail_outbox SET attempts = ?2, next_try = ?3, last_error = ?4"
+	    " WHERE id = ?1",
+	[S_MAIL_OF_JOB] = "SELECT count(*), max(last_error), min(next_try) FROM mail_outbox"
+	    " WHERE job_id = ?1",
 };
 
 struct store {
@@ -1033,6 +1058,8 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->tc = (int)INT(tc, 0, JOB_MAX_TASKS);
 	j->suspended = sqlite3_column_int64(s, C_suspended) != 0;
 	j->begin_time = INT(begin_time, 0, INT64_MAX);
+	j->mail = (unsigned)INT(mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
+	j->mail_to = col_str(s, C_mail_to);
 #undef INT
 	if (full) {
 		const void *body;
@@ -1122,6 +1149,8 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int(s, C_tc, j->tc);
 	sqlite3_bind_int(s, C_suspended, j->suspended);
 	sqlite3_bind_int64(s, C_begin_time, j->begin_time);
+	sqlite3_bind_int(s, C_mail, (int)j->mail);
+	bind_text(s, C_mail_to, j->mail_to);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -1701,6 +1730,101 @@ int
 store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg)
 {
 	return cron_walk(st, S_CRON_DUE, now, cb, arg);
+}
+
+/* Mail outbox. */
+
+int
+store_mail_add(struct store *st, int64_t job_id, const char *message, int64_t now)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_ADD, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job_id);
+	bind_text(s, 2, message);
+	sqlite3_bind_int64(s, 3, now);
+	return stmt_run(st, s, own, "cannot store a mail");
+}
+
+int
+store_mail_due(struct store *st, int64_t now, int limit, store_mail_cb cb, void *arg)
+{
+	struct { int64_t id, job; char *msg; int attempts; } *v = NULL;
+	sqlite3_stmt *s;
+	size_t n = 0, i;
+	bool own, stop = false;
+	int rc;
+
+	if (!(s = stmt_take(st, S_MAIL_DUE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, now);
+	sqlite3_bind_int(s, 2, limit);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n].id = sqlite3_column_int64(s, 0);
+		v[n].job = sqlite3_column_int64(s, 1);
+		v[n].msg = col_str(s, 2);
+		v[n++].attempts = sqlite3_column_int(s, 3);
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read the mail outbox");
+	stmt_give(s, own);
+	for (i = 0; i < n; i++) {
+		if (rc == SQLITE_DONE && !stop && v[i].msg)
+			stop = cb(arg, v[i].id, v[i].job, v[i].msg, v[i].attempts) != 0;
+		free(v[i].msg);
+	}
+	free(v);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_mail_done(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_DONE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return stmt_run(st, s, own, "cannot remove a sent mail");
+}
+
+int
+store_mail_retry(struct store *st, int64_t id, int attempts, int64_t next_try, const char *error)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_RETRY, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, attempts);
+	sqlite3_bind_int64(s, 3, next_try);
+	bind_text(s, 4, error);
+	return stmt_run(st, s, own, "cannot store a mail's retry");
+}
+
+int
+store_mail_of_job(struct store *st, int64_t job_id, int *count, char **last_error, int64_t *next_try)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_MAIL_OF_JOB, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job_id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*count = sqlite3_column_int(s, 0);
+		*last_error = col_str(s, 1);
+		*next_try = sqlite3_column_int64(s, 2);
+	} else
+		store_fail(st, "cannot read the mail outbox");
+	stmt_give(s, own);
+	return rc == SQLITE_ROW ? 0 : -1;
 }
 
 /* Dependencies. */
