@@ -272,6 +272,9 @@ dependent_cb(void *arg, int64_t id, int kind)
 		fail_never(j, e->id, e->state);
 		store_deps_of(store, id, forget_dep, &id);
 		log_info("job %lld failed: %s", (long long)id, j->reason);
+		/* It never ran, but it did not end by anybody's hand: qacct
+		 * shows why, as "assumedly before job". */
+		acct_record(j, ACCT_FAILED_BEFORE, NULL);
 	} else if (store_deps_count(store, id) == 0) {
 		j->hold &= ~HOLD_DEP;
 		if (!j->hold)

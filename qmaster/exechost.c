@@ -60,7 +60,7 @@ read_load(struct exechost *h, json_t *msg)
 
 /* The accounting row of an attempt that ended (ru NULL: it used nothing we
  * know of).  Jobs deleted before they ran get none, as in Grid Engine. */
-static void
+void
 acct_record(const struct job *j, int failed, const struct job_rusage *ru)
 {
 	struct acct_info a;

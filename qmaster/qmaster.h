@@ -178,6 +178,9 @@ void exechost_child_register(struct conn *c, int64_t seq, json_t *msg);
 void exechost_child_term(struct conn *c, int64_t seq, json_t *msg);
 void exechost_conn_gone(struct conn *c);
 struct exechost *exechost_find(const char *name);
+/* The accounting row of an attempt that ended; ru NULL: no usage known. */
+struct job_rusage;
+void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
 /* Walks every host the master knows since it started: NULL gives the first. */
 struct exechost *exechost_next(struct exechost *h);
 json_t *exechost_list_json(void);

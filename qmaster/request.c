@@ -241,9 +241,11 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	json_object_set_new(rep, "id", json_integer(j->id));
 	json_object_set_new(rep, "name", json_string(j->name));
 	net_send(c, rep);
-	if (JS_FINISHED(j->state))
+	if (JS_FINISHED(j->state)) {
+		/* A dependency that can never be met: on record for qacct. */
+		acct_record(j, ACCT_FAILED_BEFORE, NULL);
 		request_job_finished(j);
-	else if (!j->hold)
+	} else if (!j->hold)
 		sched_kick();
 	job_free(j);
 	return;

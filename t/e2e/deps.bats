@@ -68,12 +68,14 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 	wait_until 20 job_finished "$d"
 	[[ "$(qstat -j "$b")" == *"dependency never satisfied: $a failed"* ]]
 	[[ "$(qstat -j "$c")" == *"dependency never satisfied: $b failed"* ]]
+	[[ "$(qacct -j "$c")" == *"dependency never satisfied: $b failed"* ]]
 	[ "$(job_field "$d" exit_status)" = 0 ]
 	# afternotok on a job that succeeded can never be met either.
 	e=$(q -b y true)
 	wait_until 20 job_finished "$e"
 	f=$(q -W depend=afternotok:"$e" -b y true)
 	[[ "$(qstat -j "$f")" == *"dependency never satisfied: $e succeeded"* ]]
+	[[ "$(qacct -j "$f")" == *"dependency never satisfied: $e succeeded"* ]]
 }
 
 @test "deleting a job that others wait for releases afterany and fails afterok" {
