@@ -260,6 +260,9 @@ struct job {
 struct job *job_new(void);
 void        job_free(struct job *j);
 void        job_clear(struct job *j);   /* frees the members, zeroes the struct */
+/* A job as just submitted at now: pending, never run, no outcome; only a
+ * user hold stays. */
+void        job_fresh(struct job *j, int64_t now);
 const char *job_state_letters(const struct job *j); /* qw, hqw, Eqw, t, r, dr, z */
 const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and

@@ -43,6 +43,25 @@ job_clear(struct job *j)
 }
 
 void
+job_fresh(struct job *j, int64_t now)
+{
+	j->task = 0;
+	j->attempt = 0;
+	j->state = JS_PENDING;
+	j->hold &= HOLD_USER;
+	j->error = j->delete_req = j->suspended = false;
+	free(j->host);
+	j->host = NULL;
+	free(j->reason);
+	j->reason = NULL;
+	j->submit_time = now;
+	j->start_time = j->end_time = 0;
+	j->pid = j->exit_status = j->signal = 0;
+	j->utime = j->stime = 0;
+	j->maxrss_kb = 0;
+}
+
+void
 job_free(struct job *j)
 {
 	if (!j)

@@ -91,17 +91,37 @@ conf_master_ok(const char *m)
 	return true;
 }
 
-/* "a:7444, b:7444" or "unix:/run/nowq/qmaster.sock". */
+static bool
+conf_key_ok(const char *w)
+{
+	return req_valid_key(w);
+}
+
+static bool
+conf_mount_ok(const char *w)
+{
+	return w[0] == '/' && strlen(w) < 1024;
+}
+
+/*
+ * A list of words separated by commas or blanks, each checked by ok
+ * ("what" says what a word should be, for the error); at most 256 words,
+ * and at least one unless may_be_empty.  Replaces *dst.
+ */
 static int
-conf_masters(struct conf_parse *p, const char *v)
+conf_list(struct conf_parse *p, const char *key, const char *v, bool (*ok)(const char *),
+    const char *what, bool may_be_empty, char ***dst)
 {
 	char *copy = xstrdup(v), *tok, *save = NULL;
 	char **list = NULL;
 	size_t n = 0;
 
 	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		if (!conf_master_ok(tok)) {
-			conf_bad(p, "masters: \"%s\" is not HOST:PORT or unix:/PATH", tok);
+		if (!ok(tok) || n >= 256) {
+			if (n >= 256)
+				conf_bad(p, "%s: more than 256 entries", key);
+			else
+				conf_bad(p, "%s: \"%s\" is not %s", key, tok, what);
 			strv_free(list);
 			free(copy);
 			return 0;
@@ -111,10 +131,10 @@ conf_masters(struct conf_parse *p, const char *v)
 		list[n] = NULL;
 	}
 	free(copy);
-	if (n == 0)
-		return conf_bad(p, "masters is empty: name at least one HOST:PORT or unix:/PATH");
-	strv_free(p->c->masters);
-	p->c->masters = list;
+	if (n == 0 && !may_be_empty)
+		return conf_bad(p, "%s is empty: name at least one %s", key, what);
+	strv_free(*dst);
+	*dst = list;
 	return 1;
 }
 
@@ -130,38 +150,6 @@ conf_path(struct conf_parse *p, const char *key, const char *v, char **dst)
 	/* Trailing slashes would double up in the paths built from it. */
 	for (size_t n = strlen(*dst); n > 1 && (*dst)[n - 1] == '/'; n--)
 		(*dst)[n - 1] = '\0';
-	return 1;
-}
-
-/* keys = fpu, matlab / mounts = /data /scratch: commas or blanks separate. */
-static int
-conf_words(struct conf_parse *p, const char *key, const char *v, char ***dst)
-{
-	char *copy = xstrdup(v), *tok, *save = NULL;
-	char **list = NULL;
-	size_t n = 0;
-	bool mounts = strcmp(key, "mounts") == 0;
-
-	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		if (mounts ? tok[0] != '/' || strlen(tok) >= 1024 : !req_valid_key(tok)) {
-			conf_bad(p, mounts ? "mounts: \"%s\" is not an absolute path" :
-			    "keys: \"%s\" is not a word (letters, digits, _ - .)", tok);
-			strv_free(list);
-			free(copy);
-			return 0;
-		}
-		if (n >= 256) {
-			strv_free(list);
-			free(copy);
-			return conf_bad(p, "%s: more than 256 entries", key);
-		}
-		list = xrealloc(list, (n + 2) * sizeof *list);
-		list[n++] = xstrdup(tok);
-		list[n] = NULL;
-	}
-	free(copy);
-	strv_free(*dst);
-	*dst = list;
 	return 1;
 }
 
@@ -295,7 +283,7 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 		free(c->name);
 		c->name = xstrdup(v);
 	} else if (strcmp(key, "masters") == 0) {
-		return conf_masters(p, v);
+		return conf_list(p, key, v, conf_master_ok, "HOST:PORT or unix:/PATH", false, &c->masters);
 	} else if (strcmp(key, "spool_dir") == 0) {
 		return conf_path(p, key, v, &c->spool_dir);
 	} else if (strcmp(key, "slots") == 0) {
@@ -338,7 +326,10 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 			return conf_bad(p, "rating \"%s\" is not a positive number", v);
 		c->attrs.rating = d;
 	} else if (strcmp(key, "keys") == 0 || strcmp(key, "mounts") == 0) {
-		return conf_words(p, key, v, strcmp(key, "keys") == 0 ? &c->attrs.keys : &c->attrs.mounts);
+		if (strcmp(key, "keys") == 0)
+			return conf_list(p, key, v, conf_key_ok, "a word (letters, digits, _ - .)", true,
+			    &c->attrs.keys);
+		return conf_list(p, key, v, conf_mount_ok, "an absolute path", true, &c->attrs.mounts);
 	} else if (strncmp(key, "idle_", 5) == 0 || strcmp(key, "owner_returns") == 0 ||
 	    strcmp(key, "vacate_grace") == 0) {
 		return conf_idle(p, key, v);

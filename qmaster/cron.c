@@ -75,18 +75,8 @@ cron_make_job(struct cron_rec *r)
 		return NULL;
 	}
 	json_decref(o);
+	job_fresh(j, now_ms());
 	j->id = 0;
-	j->attempt = 0;
-	j->state = JS_PENDING;
-	j->hold = 0;
-	j->error = j->delete_req = j->suspended = false;
-	free(j->host);
-	j->host = NULL;
-	free(j->reason);
-	j->reason = NULL;
-	j->submit_time = now_ms();
-	j->start_time = j->end_time = 0;
-	j->pid = j->exit_status = j->signal = 0;
 	return j;
 }
 

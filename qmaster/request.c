@@ -202,18 +202,7 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = err;
 		goto bad;
 	}
-	j->task = 0;
-	j->attempt = 0;
-	j->state = JS_PENDING;
-	j->hold &= HOLD_USER;
-	j->error = j->delete_req = j->suspended = false;
-	free(j->host);
-	j->host = NULL;
-	free(j->reason);
-	j->reason = NULL;
-	j->submit_time = now_ms();
-	j->start_time = j->end_time = 0;
-	j->pid = j->exit_status = j->signal = 0;
+	job_fresh(j, now_ms());
 	if ((spec = jstr(msg, "cron")) != NULL) {
 		/* Each tick's job stands alone: it waits for nothing and
 		 * starts at its tick. */

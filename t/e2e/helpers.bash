@@ -19,6 +19,15 @@ cluster_stop() {
 	rm -rf "$CLUSTER"
 }
 
+# A scratch folder every user may write, in $WORK.
+work_start() {
+	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
+	chmod 777 "$WORK"
+	export WORK
+}
+
+work_stop() { rm -rf "$WORK"; }
+
 # wait_until SECONDS COMMAND...: polls every 50 ms until COMMAND succeeds.
 wait_until() {
 	local limit=$(( $1 * 20 )) i=0

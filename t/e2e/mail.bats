@@ -3,17 +3,8 @@
 
 load helpers
 
-setup_file() {
-	cluster_start
-	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
-	chmod 777 "$WORK"
-	export WORK
-}
-
-teardown_file() {
-	cluster_stop
-	rm -rf "$WORK"
-}
+setup_file() { cluster_start; work_start; }
+teardown_file() { cluster_stop; work_stop; }
 
 q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 

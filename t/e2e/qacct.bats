@@ -3,17 +3,8 @@
 
 load helpers
 
-setup_file() {
-	cluster_start
-	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
-	chmod 777 "$WORK"
-	export WORK
-}
-
-teardown_file() {
-	cluster_stop
-	rm -rf "$WORK"
-}
+setup_file() { cluster_start; work_start; }
+teardown_file() { cluster_stop; work_stop; }
 
 # acct_field ID KEY: the value of KEY in qacct -j ID's (last) block.
 acct_field() { qacct -j "$1" | awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, ""); sub(/ +$/, ""); v = $0 } END { print v }'; }
