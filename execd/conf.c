@@ -132,7 +132,7 @@ conf_list(struct conf_parse *p, const char *key, const char *v, bool (*ok)(const
 	}
 	free(copy);
 	if (n == 0 && !may_be_empty)
-		return conf_bad(p, "%s is empty: name at least one %s", key, what);
+		return conf_bad(p, "%s is empty: it wants at least one entry, each %s", key, what);
 	strv_free(*dst);
 	*dst = list;
 	return 1;
@@ -164,34 +164,6 @@ conf_bool(const char *v)
 	return -1;
 }
 
-/* idle_devices = /dev/input/event*, /dev/tty[0-9]*: absolute globs. */
-static int
-conf_globs(struct conf_parse *p, const char *v)
-{
-	char *copy = xstrdup(v), *tok, *save = NULL;
-	char **list = NULL;
-	size_t n = 0;
-
-	for (tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		if (tok[0] != '/' || strlen(tok) >= 1024 || n >= 64) {
-			conf_bad(p, n >= 64 ? "idle_devices: more than 64 patterns" :
-			    "idle_devices: \"%s\" is not an absolute path or pattern", tok);
-			strv_free(list);
-			free(copy);
-			return 0;
-		}
-		list = xrealloc(list, (n + 2) * sizeof *list);
-		list[n++] = xstrdup(tok);
-		list[n] = NULL;
-	}
-	free(copy);
-	if (n == 0)
-		return conf_bad(p, "idle_devices is empty: name at least one device or pattern");
-	strv_free(p->c->idle_devices);
-	p->c->idle_devices = list;
-	return 1;
-}
-
 /* The idle policies and what to do when the owner returns. */
 static int
 conf_idle(struct conf_parse *p, const char *key, const char *v)
@@ -210,7 +182,9 @@ conf_idle(struct conf_parse *p, const char *key, const char *v)
 			    "from 1 to 525600 or \"none\"", v);
 		c->idle_keyboard = n;
 	} else if (strcmp(key, "idle_devices") == 0) {
-		return conf_globs(p, v);
+		/* /dev/input/event*, /dev/tty[0-9]*: absolute globs. */
+		return conf_list(p, key, v, conf_mount_ok, "an absolute path or pattern", false,
+		    &p->c->idle_devices);
 	} else if (strcmp(key, "idle_no_users") == 0) {
 		if ((n = conf_bool(v)) < 0)
 			return conf_bad(p, "idle_no_users \"%s\" is not yes or no", v);
