@@ -60,7 +60,7 @@ read_load(struct exechost *h, json_t *msg)
 
 /* The accounting row of an attempt that ended (ru NULL: it used nothing we
  * know of).  Jobs deleted before they ran get none, as in Grid Engine. */
-static void
+void
 acct_record(const struct job *j, int failed, const struct job_rusage *ru)
 {
 	struct acct_info a;
@@ -280,6 +280,9 @@ event_job(struct conn *c, json_t *msg)
 
 	if (!j)
 		return NULL;
+	/* A parallel job's host is a list: pe.c finds the sender's part. */
+	if (j->slots > 1 && j->attempt == attempt && j->task == jint(msg, "task", 0))
+		return j;
 	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
 	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
 		log_info("%s: ignoring a stale event for job %lld attempt %lld", c->host ? c->host->name : c->peer,
@@ -296,7 +299,9 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = event_job(c, msg);
 
 	qm_txn();
-	if (j && j->state == JS_DISPATCHED) {
+	if (j && j->slots > 1)
+		pe_child_register(c, j, msg);
+	else if (j && j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
 		j->pid = (int)jint(msg, "pid", 0);
 		j->start_time = jint(msg, "start_time", now_ms());
@@ -321,7 +326,9 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 
 	memset(&ru, 0, sizeof ru);
 	qm_txn();
-	if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
+	if (j && j->slots > 1)
+		pe_child_term(c, j, msg);
+	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
 		j->end_time = jint(msg, "end_time", now_ms());
 		if (!j->start_time)
 			j->start_time = j->end_time;
@@ -396,7 +403,11 @@ exechost_conn_gone(struct conn *c)
 bool
 exechost_signal_job(const struct job *j, int sig)
 {
-	struct exechost *h = j->host ? exechost_find(j->host) : NULL;
+	struct exechost *h;
+
+	if (j->slots > 1)
+		return pe_signal(j, sig);
+	h = j->host ? exechost_find(j->host) : NULL;
 	if (!h || !h->conn)
 		return false;
 	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",
