@@ -153,6 +153,8 @@ reconcile(struct exechost *h, json_t *jobs)
 		job_free(j);
 	}
 	json_decref(rc.gone);
+	/* Parallel jobs' host is a list the filter above does not match. */
+	pe_host_lost(h->name, rc.listed, "execd no longer knows it");
 	json_decref(rc.listed);
 }
 

@@ -256,7 +256,7 @@ pe_job_end(struct job *j, json_t *o)
 			could_not_start = true;
 		else if (jstr(p, "limit") && !failed_code)
 			failed_code = ACCT_FAILED_LIMIT;
-		else if (jint(p, "signal", 0) && !failed_code)
+		else if ((jint(p, "signal", 0) || jbool(p, "lost", false)) && !failed_code)
 			failed_code = ACCT_FAILED_AFTER;
 		if (i == 0) {
 			j->exit_status = (int)jint(p, "exit_status", -1);
@@ -288,15 +288,65 @@ pe_job_end(struct job *j, json_t *o)
 	log_debug("parallel job %lld ended: %s", (long long)j->id, job_state_name(j->state));
 }
 
+/* The first failure is the job's reason; every part still alive is killed. */
+static void
+pe_kill_others(const struct job *j, json_t *o, const char *why)
+{
+	json_t *q;
+	size_t i;
+
+	if (jbool(o, "killing", false))
+		return;
+	json_object_set_new(o, "killing", json_true());
+	json_object_set_new(o, "why", json_string(why));
+	log_info("job %lld: %s; killing the other parts", (long long)j->id, why);
+	json_array_foreach(json_object_get(o, "parts"), i, q)
+		if (jint(q, "state", 0) != PART_ENDED && jstr(q, "host"))
+			pe_signal_host(j, jstr(q, "host"), 9);
+}
+
+/* Ends the job when its last part has ended, else keeps the parts' record. */
+static void
+pe_settle(struct job *j, json_t *o)
+{
+	json_t *q;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "parts"), i, q)
+		if (jint(q, "state", 0) != PART_ENDED) {
+			pe_save(j, o);
+			return;
+		}
+	pe_job_end(j, o);
+}
+
+struct lost_ctx {
+	const char   *host;
+	const json_t *listed;   /* [{id, task, attempt}] the execd still has, or NULL */
+	const char   *why;
+	json_t       *changed;  /* [{id, o}] */
+};
+
+static bool
+pe_listed(const json_t *list, const struct job *j)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
+		    jint(v, "attempt", -1) == j->attempt)
+			return true;
+	return false;
+}
+
 void
 pe_child_term(struct conn *c, struct job *j, json_t *msg)
 {
-	json_t *o = pe_load(j), *p, *v, *q;
+	json_t *o = pe_load(j), *p, *v;
 	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
 	struct job_rusage ru;
 	int part = -1, exit_status, sig;
-	size_t i;
-	bool all = true;
 
 	if (!o || JS_FINISHED(j->state) || !(p = pe_part(o, c, &part)) ||
 	    jint(p, "state", 0) == PART_ENDED) {
@@ -319,26 +369,63 @@ pe_child_term(struct conn *c, struct job *j, json_t *msg)
 		    (long long)j->id, why);
 	json_object_set_new(p, "rusage", rusage_to_json(&ru));
 
-	/* The first part that fails takes the others down with it. */
-	if ((failed || limit || exit_status != 0 || sig != 0) && !jbool(o, "killing", false)) {
+	if (failed || limit || exit_status != 0 || sig != 0) {
 		char *r = failed ? xasprintf("part %d on %.200s could not start: %.600s", part, c->host->name, failed) :
 		    limit ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, limit) :
 		    sig ? xasprintf("part %d on %.200s killed by signal %d", part, c->host->name, sig) :
 		    xasprintf("part %d on %.200s exited with status %d", part, c->host->name, exit_status);
-		json_object_set_new(o, "killing", json_true());
-		json_object_set_new(o, "why", json_string(r));
-		log_info("job %lld: %s; killing the other parts", (long long)j->id, r);
+		pe_kill_others(j, o, r);
 		free(r);
-		json_array_foreach(json_object_get(o, "parts"), i, q)
-			if (jint(q, "state", 0) != PART_ENDED && jstr(q, "host"))
-				pe_signal_host(j, jstr(q, "host"), 9);
 	}
-	json_array_foreach(json_object_get(o, "parts"), i, q)
-		if (jint(q, "state", 0) != PART_ENDED)
-			all = false;
-	if (all)
-		pe_job_end(j, o);
-	else
-		pe_save(j, o);
+	pe_settle(j, o);
 	json_decref(o);
+}
+
+/* A part of a job on host that its execd no longer has, or on a host
+ * declared lost: it ended, failed, and takes the others down. */
+static int
+pe_lost_one(void *arg, struct job *j)
+{
+	struct lost_ctx *lc = arg;
+	json_t *o, *p;
+	size_t i;
+
+	if (j->slots <= 1 || !(o = pe_load(j)))
+		return 0;
+	json_array_foreach(json_object_get(o, "parts"), i, p) {
+		char *r;
+		if (!jstr(p, "host") || strcmp(jstr(p, "host"), lc->host) != 0 ||
+		    jint(p, "state", 0) == PART_ENDED || pe_listed(lc->listed, j))
+			continue;
+		json_object_set_new(p, "state", json_integer(PART_ENDED));
+		json_object_set_new(p, "exit_status", json_integer(-1));
+		json_object_set_new(p, "signal", json_integer(0));
+		json_object_set_new(p, "lost", json_true());
+		r = xasprintf("lost: part %zu on %s: %s", i, lc->host, lc->why);
+		pe_kill_others(j, o, r);
+		free(r);
+		json_array_append_new(lc->changed, json_pack("{s:I, s:O}", "id", (json_int_t)j->id, "o", o));
+	}
+	json_decref(o);
+	return 0;
+}
+
+void
+pe_host_lost(const char *host, const json_t *listed, const char *why)
+{
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+	struct lost_ctx lc = { host, listed, why, json_array() };
+	json_t *v;
+	size_t i;
+
+	if (store_jobs_foreach(store, &f, pe_lost_one, &lc) < 0)
+		fatalx("cannot read the parallel jobs of host %s", host);
+	/* Changed outside the walk: ending a job writes to the jobs table. */
+	json_array_foreach(lc.changed, i, v) {
+		struct job *j = store_job_get(store, jint(v, "id", 0), false);
+		if (j && !JS_FINISHED(j->state))
+			pe_settle(j, json_object_get(v, "o"));
+		job_free(j);
+	}
+	json_decref(lc.changed);
 }

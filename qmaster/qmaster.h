@@ -260,6 +260,10 @@ bool  pe_signal(const struct job *j, int sig);
 /* CHILD_REGISTER / CHILD_TERM of one part (inside the transaction). */
 void  pe_child_register(struct conn *c, struct job *j, json_t *msg);
 void  pe_child_term(struct conn *c, struct job *j, json_t *msg);
+/* The parts on host are gone (listed: what its execd still has, from its
+ * REGISTER; NULL when the host itself is declared lost): each ends failed
+ * with why and the job's other parts are killed. */
+void  pe_host_lost(const char *host, const json_t *listed, const char *why);
 
 /* deps.c: dependencies and start times. */
 struct deps;

@@ -201,3 +201,22 @@ all_gone() {
 		wait_until 20 job_finished "$s"
 	done
 }
+
+@test "a part its execd no longer knows after a restart fails the job and kills the other parts" {
+	id=$(part_job -v SLEEP=60 -pe mpi 3)
+	wait_until 20 parts_started "$id" 3
+	wait_until 10 state_is "$id" r
+	# The part on execd 2: its job, its shepherd and its spool folder vanish.
+	vnn=$(grep -l "^host=$H2\$" "$WORK/$id"/env.* | sed 's/.*env\.//')
+	pid=$(cat "$WORK/$id/pid.$vnn")
+	shep=$(ps -o ppid= -p "$pid" | tr -d ' ')
+	kill -9 "$(cat "$CLUSTER/execd-2/execd.pid")"
+	kill -9 "$shep" "$pid"
+	rm -rf "$CLUSTER/execd-2/active/$id".* "$CLUSTER/execd-2/outbox/"*
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	wait_until 10 all_gone "$id"
+	[[ "$(error_reason "$id")" == "lost: part $vnn on $H2: execd no longer knows it" ]]
+	run qacct -j "$id"
+	[ "$(echo "$output" | awk '$1 == "failed" { print $2 }')" = 100 ]
+}
