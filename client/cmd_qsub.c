@@ -22,7 +22,8 @@ const struct cmd cmd_qsub = {
 	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
-	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -help\n"
+	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -pe name slots\n"
+	"         -n slots  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
