@@ -58,7 +58,13 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 	json_decref(o);
 	pp->hostfile = xasprintf("%s/pe_hostfile", tmpdir);
 	len = strlen(file);
-	/* TMPDIR is the owner's: never follow what may already be there. */
+	/* TMPDIR is the owner's and may be one a killed shepherd left: never
+	 * follow what may already be there, replace it. */
+	if (unlink(pp->hostfile) < 0 && errno != ENOENT) {
+		snprintf(why, sizeof why, "cannot replace %s: %s", pp->hostfile, strerror(errno));
+		free(file);
+		return why;
+	}
 	if ((fd = open(pp->hostfile, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0 ||
 	    write(fd, file, len) != (ssize_t)len || (root && fchown(fd, j->uid, j->gid) < 0)) {
 		snprintf(why, sizeof why, "cannot write %s: %s", pp->hostfile, strerror(errno));

@@ -57,6 +57,14 @@ teardown_file() {
 part_job() { qsub -terse -o /dev/null -e /dev/null -v WORK_DIR="$WORK" "$@" "$WORK/part.sh"; }
 info() { qstat -j "$1" | sed -n 's/^scheduling info: *//p'; }
 parts_started() { [ "$(ls "$WORK/$1"/pid.* 2>/dev/null | wc -l)" -eq "$2" ]; }
+# wait_parts ID N: waits for N parts to have started; on a timeout shows why.
+wait_parts() {
+	wait_until 30 parts_started "$1" "$2" && return 0
+	qstat -j "$1" >&2
+	qhost >&2
+	tail -n 20 "$CLUSTER"/qmaster/*.log "$CLUSTER"/execd-*/*.log >&2 2>/dev/null
+	return 1
+}
 error_reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
 all_gone() {
 	for f in "$WORK/$1"/pid.*; do
@@ -94,7 +102,7 @@ all_gone() {
 
 @test "qsub -pe mpi 3 runs one part on each host with its environment and PE_HOSTFILE" {
 	id=$(part_job -v SLEEP=3 -pe mpi 3)
-	wait_until 20 parts_started "$id" 3
+	wait_parts "$id" 3
 	# While it runs: one row with 3 slots and the master host in the queue column.
 	run qstat
 	[ "$(echo "$output" | awk -v id="$id" '$1 == id' | wc -l)" -eq 1 ]
@@ -176,7 +184,7 @@ all_gone() {
 
 @test "a failing part kills the other parts and the job ends failed" {
 	id=$(part_job -v FAIL_VNN=1,SLEEP=60 -pe mpi 3)
-	wait_until 20 parts_started "$id" 3
+	wait_parts "$id" 3
 	wait_until 20 job_finished "$id"
 	wait_until 10 all_gone "$id"
 	[[ "$(error_reason "$id")" == "part 1 on "*" exited with status 3" ]]
@@ -189,7 +197,7 @@ all_gone() {
 
 @test "qdel kills every part" {
 	id=$(SLEEP=60 part_job -v SLEEP=60 -pe mpi 3)
-	wait_until 20 parts_started "$id" 3
+	wait_parts "$id" 3
 	wait_until 10 state_is "$id" r
 	qdel "$id"
 	wait_until 20 job_finished "$id"
@@ -204,7 +212,7 @@ all_gone() {
 
 @test "a part its execd no longer knows after a restart fails the job and kills the other parts" {
 	id=$(part_job -v SLEEP=60 -pe mpi 3)
-	wait_until 20 parts_started "$id" 3
+	wait_parts "$id" 3
 	wait_until 10 state_is "$id" r
 	# The part on execd 2: its job, its shepherd and its spool folder vanish.
 	vnn=$(grep -l "^host=$H2\$" "$WORK/$id"/env.* | sed 's/.*env\.//')
@@ -212,7 +220,7 @@ all_gone() {
 	shep=$(ps -o ppid= -p "$pid" | tr -d ' ')
 	kill -9 "$(cat "$CLUSTER/execd-2/execd.pid")"
 	kill -9 "$shep" "$pid"
-	rm -rf "$CLUSTER/execd-2/active/$id".* "$CLUSTER/execd-2/outbox/"*
+	rm -rf "$CLUSTER/execd-2/active/$id".* "$CLUSTER/execd-2/outbox/"* "/tmp/nowq.$id.0.1.$H2"
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	wait_until 10 all_gone "$id"
