@@ -228,3 +228,18 @@ all_gone() {
 	run qacct -j "$id"
 	[ "$(echo "$output" | awk '$1 == "failed" { print $2 }')" = 100 ]
 }
+
+@test "a parallel job outlives kill -9 of the master: its parts' ends are still counted" {
+	id=$(part_job -v SLEEP=3 -pe mpi 3)
+	wait_parts "$id" 3
+	wait_until 10 state_is "$id" r
+	kill -9 "$(cat "$CLUSTER/qmaster/qmaster.pid")"
+	sleep 0.5
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
+	[ -z "$(error_reason "$id")" ]
+	run qacct -j "$id"
+	[ "$(echo "$output" | grep -c '^jobnumber')" -eq 1 ]
+	[ "$(echo "$output" | awk '$1 == "hostname" { print NF - 1 }')" = 3 ]
+}
