@@ -96,6 +96,8 @@ static int
 reconcile_collect(void *arg, struct job *j)
 {
 	struct reconcile_ctx *rc = arg;
+	if (j->slots > 1)
+		return 0;  /* pe_host_lost's, below */
 	if (!listed(rc->listed, j))
 		json_array_append_new(rc->gone, json_integer(j->id));
 	else if (j->delete_req)

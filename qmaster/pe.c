@@ -395,8 +395,14 @@ pe_lost_one(void *arg, struct job *j)
 	json_array_foreach(json_object_get(o, "parts"), i, p) {
 		char *r;
 		if (!jstr(p, "host") || strcmp(jstr(p, "host"), lc->host) != 0 ||
-		    jint(p, "state", 0) == PART_ENDED || pe_listed(lc->listed, j))
+		    jint(p, "state", 0) == PART_ENDED)
 			continue;
+		if (lc->listed && pe_listed(lc->listed, j)) {
+			/* Still there: a kill asked while its host was away goes now. */
+			if (j->delete_req || jbool(o, "killing", false))
+				pe_signal_host(j, lc->host, 9);
+			continue;
+		}
 		json_object_set_new(p, "state", json_integer(PART_ENDED));
 		json_object_set_new(p, "exit_status", json_integer(-1));
 		json_object_set_new(p, "signal", json_integer(0));

@@ -243,3 +243,21 @@ all_gone() {
 	[ "$(echo "$output" | grep -c '^jobnumber')" -eq 1 ]
 	[ "$(echo "$output" | awk '$1 == "hostname" { print NF - 1 }')" = 3 ]
 }
+
+@test "qdel while a part's execd is down kills that part when its execd returns" {
+	id=$(part_job -v SLEEP=60 -pe mpi 3)
+	wait_parts "$id" 3
+	wait_until 10 state_is "$id" r
+	kill -9 "$(cat "$CLUSTER/execd-3/execd.pid")"
+	vnn=$(grep -l "^host=$H3\$" "$WORK/$id"/env.* | sed 's/.*env\.//')
+	qdel "$id"
+	sleep 1
+	# The part on the execd that is down runs on.
+	kill -0 "$(cat "$WORK/$id/pid.$vnn")"
+	[ "$(job_state "$id")" != "" ]
+	! job_finished "$id"
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	wait_until 10 all_gone "$id"
+	[[ "$(error_reason "$id")" == "deleted (qdel)"* ]]
+}
