@@ -226,7 +226,7 @@ active_start(const json_t *jobj)
 		goto out;
 	}
 	a = active_add(j->id, j->task, j->attempt);
-	if (j->slots > 1) {
+	if (JOB_PARALLEL(j)) {
 		/* A parallel job's part holds its slots on this host. */
 		size_t i;
 		json_t *h;

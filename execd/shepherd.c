@@ -650,7 +650,7 @@ shep_make_tmpdir(struct shep *s)
 	const struct job *j = s->j;
 	/* A parallel job's parts share the key: execds sharing a machine (and
 	 * its /tmp) keep them apart by host name. */
-	char *path = j->slots > 1 ? xasprintf("%s/nowq.%s.%s", conf->tmpdir, s->key, conf->name) :
+	char *path = JOB_PARALLEL(j) ? xasprintf("%s/nowq.%s.%s", conf->tmpdir, s->key, conf->name) :
 	    xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
 	struct stat st;
 
@@ -751,7 +751,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 
 	if ((why = shep_make_tmpdir(&s)) != NULL)
 		shep_failed(&s, why);
-	if (j->slots > 1 && (why = pe_part_prepare(s.dir, j, s.tmpdir, s.root, &s.pe)) != NULL)
+	if (JOB_PARALLEL(j) && (why = pe_part_prepare(s.dir, j, s.tmpdir, s.root, &s.pe)) != NULL)
 		shep_failed(&s, why);
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);

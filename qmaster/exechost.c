@@ -96,7 +96,7 @@ static int
 reconcile_collect(void *arg, struct job *j)
 {
 	struct reconcile_ctx *rc = arg;
-	if (j->slots > 1)
+	if (JOB_PARALLEL(j))
 		return 0;  /* pe_host_lost's, below */
 	if (!listed(rc->listed, j))
 		json_array_append_new(rc->gone, json_integer(j->id));
@@ -285,7 +285,7 @@ event_job(struct conn *c, json_t *msg)
 	if (!j)
 		return NULL;
 	/* A parallel job's host is a list: pe.c finds the sender's part. */
-	if (j->slots > 1 && j->attempt == attempt && j->task == jint(msg, "task", 0))
+	if (JOB_PARALLEL(j) && j->attempt == attempt && j->task == jint(msg, "task", 0))
 		return j;
 	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
 	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
@@ -303,7 +303,7 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = event_job(c, msg);
 
 	qm_txn();
-	if (j && j->slots > 1)
+	if (j && JOB_PARALLEL(j))
 		pe_child_register(c, j, msg);
 	else if (j && j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
@@ -330,7 +330,7 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 
 	memset(&ru, 0, sizeof ru);
 	qm_txn();
-	if (j && j->slots > 1)
+	if (j && JOB_PARALLEL(j))
 		pe_child_term(c, j, msg);
 	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
 		j->end_time = jint(msg, "end_time", now_ms());
@@ -409,7 +409,7 @@ exechost_signal_job(const struct job *j, int sig)
 {
 	struct exechost *h;
 
-	if (j->slots > 1)
+	if (JOB_PARALLEL(j))
 		return pe_signal(j, sig);
 	h = j->host ? exechost_find(j->host) : NULL;
 	if (!h || !h->conn)

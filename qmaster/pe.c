@@ -390,7 +390,7 @@ pe_lost_one(void *arg, struct job *j)
 	json_t *o, *p;
 	size_t i;
 
-	if (j->slots <= 1 || !(o = pe_load(j)))
+	if (!JOB_PARALLEL(j) || !(o = pe_load(j)))
 		return 0;
 	json_array_foreach(json_object_get(o, "parts"), i, p) {
 		char *r;

@@ -174,7 +174,7 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "array jobs (-t) are not supported by this master yet";
 		goto bad;
 	}
-	if ((j->slots > 1 || j->pe) && pe_admit(j, err, sizeof err) < 0) {
+	if (JOB_PARALLEL(j) && pe_admit(j, err, sizeof err) < 0) {
 		why = err;
 		goto bad;
 	}
@@ -384,7 +384,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 						json_object_set_new(o, "scheduling_info", json_string(info));
 					if (j->hold & HOLD_DEP)
 						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
-					if (j->slots > 1 && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
+					if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
 						json_t *ph = pe_hosts_json(j);
 						if (ph)
 							json_object_set_new(o, "pe_hosts", ph);

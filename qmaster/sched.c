@@ -89,7 +89,7 @@ static void usage_parallel(struct usage *us, const struct job *j);
 static int
 usage_one(void *arg, struct job *j)
 {
-	if (j->slots > 1) {
+	if (JOB_PARALLEL(j)) {
 		usage_parallel(arg, j);
 		return 0;
 	}
@@ -156,7 +156,7 @@ usage_blocks(const struct usage *us, const struct qm_queue *q, const struct job 
 		snprintf(buf, n, "queue %s is full (max_running %d)", q->name, q->max_running);
 		return buf;
 	}
-	if (j->pe && j->slots > 1) {
+	if (j->pe) {
 		const struct qm_pe *pe = conf_pe(conf, j->pe);
 		if (pe && pe->slots && pe->sched_used + j->slots > pe->slots) {
 			snprintf(buf, n, "parallel environment %s has %d of its %d slots in use",
@@ -369,7 +369,7 @@ sched_parallel(struct served *sv, int nsv, struct cand *cands, int ncand, struct
 		struct cand *c = &cands[k];
 		struct match_host m;
 
-		if (c->done || c->j->slots <= 1)
+		if (c->done || !JOB_PARALLEL(c->j))
 			continue;
 		c->done = true;
 		if (usage_blocks(us, c->q, c->j, why, sizeof why))
@@ -578,7 +578,7 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	}
 	/* Decided before the defaults fill the request in: a job that asks for
 	 * nothing fits every host of an "@all" queue. */
-	check = verify && (!req_empty(&j->req) || !nodeset_is_all(q->hosts_ns) || j->slots > 1);
+	check = verify && (!req_empty(&j->req) || !nodeset_is_all(q->hosts_ns) || JOB_PARALLEL(j));
 	if (!j->req.h_rt)
 		j->req.h_rt = q->default_h_rt;
 	if (!j->req.h_vmem)
@@ -623,7 +623,7 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		}
 	}
 	/* No host has registered yet: nothing to judge the job against. */
-	if (check && k.n > 0 && j->slots > 1) {
+	if (check && k.n > 0 && JOB_PARALLEL(j)) {
 		/* A part needs one slot of a host; the rule decides how many. */
 		int *tot = xcalloc(k.n + 1, sizeof *tot), *out = xcalloc(k.n + 1, sizeof *out), nh = 0;
 		char rule[32];
@@ -754,7 +754,7 @@ sched_why(const struct job *j, char *buf, size_t n)
 		return;
 	}
 	usage_load(&us);
-	if (j->slots > 1 && usage_blocks(&us, q, j, buf, n) == NULL)
+	if (JOB_PARALLEL(j) && usage_blocks(&us, q, j, buf, n) == NULL)
 		parallel_why(j, q, ns, buf, n);
 	else if (usage_blocks(&us, q, j, buf, n) == NULL) {
 		for (h = exechost_next(NULL); h && !fits; h = exechost_next(h)) {

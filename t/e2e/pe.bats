@@ -154,6 +154,20 @@ all_gone() {
 	[ "$(grep -h '^host=' "$WORK/$id"/env.* | sort -u | wc -l)" -eq 2 ]
 }
 
+@test "a one-slot -pe job is a parallel job of one part; -n 1 is a serial job" {
+	id=$(part_job -pe mpi 1)
+	wait_until 30 job_finished "$id"
+	[ -f "$WORK/$id/env.0" ] && [ ! -f "$WORK/$id/env.1" ]
+	grep -qx "nslots=1" "$WORK/$id/env.0"
+	grep -qx "pe=mpi" "$WORK/$id/env.0"
+	[ "$(wc -l < "$WORK/$id/hostfile.0")" -eq 1 ]
+	run qacct -j "$id"
+	[[ "$output" == *"granted_pe   mpi"* ]]
+	id=$(qsub -terse -o /dev/null -j y -n 1 -b y sh -c 'test -z "$PE_HOSTFILE" && test "$NSLOTS" = 1')
+	wait_until 30 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
+}
+
 @test "a 4-part job on 3 hosts waits with a reason while serial jobs still run" {
 	id=$(qsub -terse -w n -pe mpi 4 -b y true)
 	wait_until 10 test -n "$(info "$id")"
