@@ -1,4 +1,4 @@
-/* cmd_qconf.c: qconf: show the queues as configured and make the master re-read qmaster.conf. */
+/* cmd_qconf.c: qconf: show the queues and parallel environments as configured and make the master re-read qmaster.conf. */
 #include "config.h"
 
 #include <stdio.h>
@@ -12,12 +12,12 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -reload\n",
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload\n",
 	qconf_run,
 };
 
 static int
-qconf_list(void)
+qconf_list(const char *what)
 {
 	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CONF", "op", "list"), "");
 	json_t *v;
@@ -25,7 +25,7 @@ qconf_list(void)
 
 	if (!rep)
 		return 1;
-	json_array_foreach(json_object_get(rep, "queues"), i, v)
+	json_array_foreach(json_object_get(rep, what), i, v)
 		if (json_is_string(v))
 			printf("%s\n", json_string_value(v));
 	json_decref(rep);
@@ -54,6 +54,21 @@ qconf_show(const char *list)
 }
 
 static int
+qconf_show_pe(const char *name)
+{
+	json_t *rep = client_request(json_pack("{s:s, s:s, s:s}", "type", "CONF", "op", "show", "pe", name));
+	int rc = 0;
+
+	if (!jbool(rep, "ok", false)) {
+		fprintf(stderr, "%s\n", client_reply_message(rep));
+		rc = 1;
+	} else
+		fputs(jstr(rep, "text") ? jstr(rep, "text") : "", stdout);
+	json_decref(rep);
+	return rc;
+}
+
+static int
 qconf_reload(void)
 {
 	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CONF", "op", "reload"), "");
@@ -78,12 +93,17 @@ qconf_run(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "-sql") == 0 && argc == 2)
-		return qconf_list();
+		return qconf_list("queues");
+	if (strcmp(argv[1], "-spl") == 0 && argc == 2)
+		return qconf_list("pes");
+	if (strcmp(argv[1], "-sp") == 0 && argc == 3)
+		return qconf_show_pe(argv[2]);
 	if (strcmp(argv[1], "-sq") == 0 && argc == 3)
 		return qconf_show(argv[2]);
 	if (strcmp(argv[1], "-reload") == 0 && argc == 2)
 		return qconf_reload();
-	if (strcmp(argv[1], "-sql") == 0 || strcmp(argv[1], "-sq") == 0 || strcmp(argv[1], "-reload") == 0) {
+	if (strcmp(argv[1], "-sql") == 0 || strcmp(argv[1], "-sq") == 0 || strcmp(argv[1], "-reload") == 0 ||
+	    strcmp(argv[1], "-spl") == 0 || strcmp(argv[1], "-sp") == 0) {
 		client_errx("wrong arguments for \"%s\"", argv[1]);
 		client_usage(&cmd_qconf, stderr);
 		return 1;

@@ -191,8 +191,10 @@ qstat_print_row(FILE *fp, const struct qstat_row *r)
 	bool active = state_active(r->state);
 
 	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
+	/* A parallel job's host is its hosts' list: the master host shows. */
 	if (active && r->host)
-		snprintf(queue, sizeof queue, "%s@%s", r->queue ? r->queue : "", r->host);
+		snprintf(queue, sizeof queue, "%s@%.*s", r->queue ? r->queue : "",
+		    (int)strcspn(r->host, " "), r->host);
 	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %7s\n",
 	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
 	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, "");
@@ -228,6 +230,25 @@ kv(FILE *fp, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(fp, fmt, ap);
 	va_end(ap);
+	fputc('\n', fp);
+}
+
+/* exec_host_list: "host:slots" of every host, master host first (Grid
+ * Engine's line); a parallel job's come from its pe_hosts. */
+static void
+qstat_print_hosts(FILE *fp, const json_t *job, const char *host)
+{
+	json_t *ph = json_object_get(job, "pe_hosts"), *h;
+	size_t i;
+
+	if (!json_is_array(ph) || json_array_size(ph) == 0) {
+		kv(fp, "exec_host_list        1", "%s:%lld", host, (long long)jint(job, "slots", 1));
+		return;
+	}
+	fprintf(fp, "%-28s", "exec_host_list        1:");
+	json_array_foreach(ph, i, h)
+		fprintf(fp, "%s%s:%lld", i ? ", " : "", jstr(h, "host") ? jstr(h, "host") : "?",
+		    (long long)jint(h, "slots", 1));
 	fputc('\n', fp);
 }
 
@@ -439,7 +460,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
 		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
 	if ((s = jstr(job, "host")) != NULL && !finished)
-		kv(fp, "exec_host_list        1", "%s:1", s);
+		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)
 		kv(fp, "scheduling info", "%s", s);
 }

@@ -299,6 +299,8 @@ int     rusage_from_json(struct job_rusage *dst, const json_t *o, const char **w
 #define JOB_MAX_ARGV     4096
 #define JOB_MAX_STRING   4096
 #define JOB_MAX_SLOTS    100000
+/* A parallel job (-pe, or -n above 1): runs as parts, one per host. */
+#define JOB_PARALLEL(j)  ((j)->slots > 1 || (j)->pe != NULL)
 #define JOB_MAX_TASKS    1000000  /* largest array task id */
 
 #endif

@@ -30,6 +30,7 @@ struct attempt {
 	char     key[ATTEMPT_KEY_MAX];
 	int64_t  id;
 	int      task, attempt;
+	int      slots;      /* a parallel job's part may hold several */
 	pid_t    shepherd;     /* our child until reaped; 0 if unknown (an earlier execd's) */
 	int      pending_sig;  /* a SIGNAL that came before the job had started */
 	bool     ended;        /* the shepherd has recorded the end */
@@ -39,6 +40,7 @@ struct attempt {
 };
 static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
+static int nslots_used;
 static int active_dirfd = -1;    /* SPOOL/active, kept open to sync it */
 
 void
@@ -84,9 +86,11 @@ active_add(int64_t id, int task, int attempt)
 	a->id = id;
 	a->task = task;
 	a->attempt = attempt;
+	a->slots = 1;
 	active_key(a->key, sizeof a->key, id, task, attempt);
 	TAILQ_INSERT_TAIL(&attempts, a, entry);
 	nattempts++;
+	nslots_used++;
 	return a;
 }
 
@@ -95,6 +99,7 @@ active_forget(struct attempt *a)
 {
 	TAILQ_REMOVE(&attempts, a, entry);
 	nattempts--;
+	nslots_used -= a->slots;
 	if (a->kill_ev)
 		event_free(a->kill_ev);
 	free(a);
@@ -109,7 +114,7 @@ active_count(void)
 int
 active_free_slots(void)
 {
-	return conf->slots > nattempts ? conf->slots - nattempts : 0;
+	return conf->slots > nslots_used ? conf->slots - nslots_used : 0;
 }
 
 void
@@ -221,6 +226,17 @@ active_start(const json_t *jobj)
 		goto out;
 	}
 	a = active_add(j->id, j->task, j->attempt);
+	if (JOB_PARALLEL(j)) {
+		/* A parallel job's part holds its slots on this host. */
+		size_t i;
+		json_t *h;
+		json_array_foreach(json_object_get(jobj, "pe_hosts"), i, h)
+			if (jstr(h, "host") && strcmp(jstr(h, "host"), conf->name) == 0 &&
+			    jint(h, "slots", 1) > 1 && jint(h, "slots", 1) <= JOB_MAX_SLOTS) {
+				nslots_used += (int)jint(h, "slots", 1) - 1;
+				a->slots = (int)jint(h, "slots", 1);
+			}
+	}
 	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    flock(dirfd, LOCK_EX | LOCK_NB) < 0) {
 		log_warn("cannot lock %s", dir);

@@ -195,4 +195,17 @@ void    outbox_flush(void);           /* sends what the master has not got yet *
 void    outbox_ack(int64_t seq);
 void    outbox_link_down(void);       /* what was in flight must be sent again */
 
+/* pe.c: a parallel job's part on this host. */
+struct pe_part {
+	int   part;      /* NOWQ_VNN: 0 on the master host */
+	int   nhosts;
+	int   slots;     /* the job's slots on this host */
+	char *hostfile;  /* TMPDIR/pe_hostfile */
+};
+/* Reads part and pe_hosts from the attempt's job.json in dir and writes
+ * the PE_HOSTFILE into tmpdir; a reason when it cannot. */
+const char *pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool root,
+    struct pe_part *pp);
+void        pe_part_clear(struct pe_part *pp);
+
 #endif

@@ -39,6 +39,7 @@ struct shep {
 	bool         root;       /* may (and must) switch to the job's owner */
 	int          lockfd;     /* the folder, flocked: held while we live */
 	char        *cgroup;     /* the job's cgroup (h_vmem), or NULL */
+	struct pe_part pe;       /* a parallel job's part; pe.nhosts 0 for others */
 };
 
 /* Everything the job's process needs, prepared before vfork: the child shares
@@ -166,8 +167,16 @@ shep_env(const struct shep *s)
 	shep_env_set(&envp, &n, "JOB_NAME", shep_name(j));
 	shep_env_set(&envp, &n, "REQUEST", shep_name(j));
 	shep_env_set(&envp, &n, "QUEUE", j->queue ? j->queue : "");
-	shep_env_set(&envp, &n, "NSLOTS", "1");
-	shep_env_set(&envp, &n, "NHOSTS", "1");
+	snprintf(buf, sizeof buf, "%d", s->pe.nhosts ? j->slots : 1);
+	shep_env_set(&envp, &n, "NSLOTS", buf);
+	snprintf(buf, sizeof buf, "%d", s->pe.nhosts ? s->pe.nhosts : 1);
+	shep_env_set(&envp, &n, "NHOSTS", buf);
+	snprintf(buf, sizeof buf, "%d", s->pe.part);
+	shep_env_set(&envp, &n, "NOWQ_VNN", buf);
+	if (s->pe.nhosts) {
+		shep_env_set(&envp, &n, "PE", j->pe ? j->pe : "");
+		shep_env_set(&envp, &n, "PE_HOSTFILE", s->pe.hostfile);
+	}
 	shep_env_set(&envp, &n, "HOSTNAME", conf->name);
 	shep_env_set(&envp, &n, "HOME", j->home ? j->home : "/");
 	shep_env_set(&envp, &n, "USER", shep_owner(j));
@@ -639,7 +648,10 @@ shep_make_tmpdir(struct shep *s)
 {
 	static char why[512];
 	const struct job *j = s->j;
-	char *path = xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
+	/* A parallel job's parts share the key: execds sharing a machine (and
+	 * its /tmp) keep them apart by host name. */
+	char *path = JOB_PARALLEL(j) ? xasprintf("%s/nowq.%s.%s", conf->tmpdir, s->key, conf->name) :
+	    xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
 	struct stat st;
 
 	if (mkdir(path, 0700) < 0) {
@@ -738,6 +750,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	s.dir = execd_path("active/%s", key);
 
 	if ((why = shep_make_tmpdir(&s)) != NULL)
+		shep_failed(&s, why);
+	if (JOB_PARALLEL(j) && (why = pe_part_prepare(s.dir, j, s.tmpdir, s.root, &s.pe)) != NULL)
 		shep_failed(&s, why);
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);

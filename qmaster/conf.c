@@ -184,6 +184,11 @@ conf_load(const char *path)
 		CFG_BOOL("rerun", cfg_false, CFGF_NONE),
 		CFG_END()
 	};
+	static cfg_opt_t pe_opts[] = {
+		CFG_INT("slots", 0, CFGF_NONE),
+		CFG_STR("allocation_rule", "$round_robin", CFGF_NONE),
+		CFG_END()
+	};
 	cfg_opt_t opts[] = {
 		CFG_STR("spool_dir", "/var/spool/nowq/qmaster", CFGF_NONE),
 		CFG_STR("listen", "0.0.0.0:7444", CFGF_NONE),
@@ -202,6 +207,7 @@ conf_load(const char *path)
 		CFG_INT("mail_retry", 30, CFGF_NONE),
 		CFG_STR_LIST("admin_mail", "{}", CFGF_NONE),
 		CFG_SEC("queue", queue_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
+		CFG_SEC("pe", pe_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 		CFG_END()
 	};
 	struct qm_conf *c;
@@ -326,6 +332,29 @@ conf_load(const char *path)
 			goto bad;
 		c->nqueues = (int)i + 1;
 	}
+	n = cfg_size(cfg, "pe");
+	c->pes = xcalloc(n + 1, sizeof *c->pes);
+	for (unsigned i = 0; i < n; i++) {
+		cfg_t *p = cfg_getnsec(cfg, "pe", i);
+		const char *name = cfg_title(p), *rule = cfg_getstr(p, "allocation_rule");
+		long slots = cfg_getint(p, "slots");
+		if (!name || !*name || strpbrk(name, " \t@/,")) {
+			conf_say("%s: pe name \"%s\" is empty or holds one of \" @/,\"", path, name ? name : "");
+			goto bad;
+		}
+		c->pes[i].name = xstrdup(name);
+		c->npes = (int)i + 1;
+		if (slots < 0 || slots > JOB_MAX_SLOTS) {
+			conf_say("%s: pe %s: slots must be 0 (no limit) to %d, not %ld", path, name, JOB_MAX_SLOTS, slots);
+			goto bad;
+		}
+		c->pes[i].slots = (int)slots;
+		if ((c->pes[i].rule = pe_rule_parse(rule)) == 0) {
+			conf_say("%s: pe %s: allocation_rule \"%s\" is not $round_robin, $fill_up, $pe_slots "
+			    "or a number of slots per host", path, name, rule ? rule : "");
+			goto bad;
+		}
+	}
 	cfg_free(cfg);
 	return c;
 bad:
@@ -359,7 +388,19 @@ conf_free(struct qm_conf *c)
 		free(c->queues[i].gids);
 	}
 	free(c->queues);
+	for (int i = 0; i < c->npes; i++)
+		free(c->pes[i].name);
+	free(c->pes);
 	free(c);
+}
+
+const struct qm_pe *
+conf_pe(const struct qm_conf *c, const char *name)
+{
+	for (int i = 0; i < c->npes; i++)
+		if (strcmp(c->pes[i].name, name) == 0)
+			return &c->pes[i];
+	return NULL;
 }
 
 const struct qm_queue *

@@ -96,6 +96,8 @@ static int
 reconcile_collect(void *arg, struct job *j)
 {
 	struct reconcile_ctx *rc = arg;
+	if (JOB_PARALLEL(j))
+		return 0;  /* pe_host_lost's, below */
 	if (!listed(rc->listed, j))
 		json_array_append_new(rc->gone, json_integer(j->id));
 	else if (j->delete_req)
@@ -153,6 +155,8 @@ reconcile(struct exechost *h, json_t *jobs)
 		job_free(j);
 	}
 	json_decref(rc.gone);
+	/* Parallel jobs' host is a list the filter above does not match. */
+	pe_host_lost(h->name, rc.listed, "execd no longer knows it");
 	json_decref(rc.listed);
 }
 
@@ -280,6 +284,9 @@ event_job(struct conn *c, json_t *msg)
 
 	if (!j)
 		return NULL;
+	/* A parallel job's host is a list: pe.c finds the sender's part. */
+	if (JOB_PARALLEL(j) && j->attempt == attempt && j->task == jint(msg, "task", 0))
+		return j;
 	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
 	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
 		log_info("%s: ignoring a stale event for job %lld attempt %lld", c->host ? c->host->name : c->peer,
@@ -296,7 +303,9 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = event_job(c, msg);
 
 	qm_txn();
-	if (j && j->state == JS_DISPATCHED) {
+	if (j && JOB_PARALLEL(j))
+		pe_child_register(c, j, msg);
+	else if (j && j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
 		j->pid = (int)jint(msg, "pid", 0);
 		j->start_time = jint(msg, "start_time", now_ms());
@@ -322,7 +331,9 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 
 	memset(&ru, 0, sizeof ru);
 	qm_txn();
-	if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
+	if (j && JOB_PARALLEL(j))
+		pe_child_term(c, j, msg);
+	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
 		j->end_time = jint(msg, "end_time", now_ms());
 		if (!j->start_time)
 			j->start_time = j->end_time;
@@ -397,7 +408,11 @@ exechost_conn_gone(struct conn *c)
 bool
 exechost_signal_job(const struct job *j, int sig)
 {
-	struct exechost *h = j->host ? exechost_find(j->host) : NULL;
+	struct exechost *h;
+
+	if (JOB_PARALLEL(j))
+		return pe_signal(j, sig);
+	h = j->host ? exechost_find(j->host) : NULL;
 	if (!h || !h->conn)
 		return false;
 	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",

@@ -56,6 +56,16 @@ struct qm_queue {
 	bool   rerun;          /* the default of a job's -r */
 };
 
+/* A parallel environment (pe "NAME" { ... }): how many slots its jobs may
+ * hold at once and how a job's slots spread over hosts. */
+enum pe_rule { PE_ROUND_ROBIN = -1, PE_FILL_UP = -2, PE_PE_SLOTS = -3 }; /* > 0: that many per host */
+struct qm_pe {
+	char *name;
+	int   slots;           /* all its jobs together; 0: no limit */
+	int   rule;            /* enum pe_rule, or slots per host */
+	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
+};
+
 struct qm_conf {
 	char            *path;
 	char            *spool_dir;
@@ -78,6 +88,8 @@ struct qm_conf {
 	char           **admin_mail;      /* managers' addresses, NULL-terminated */
 	struct qm_queue *queues;
 	int              nqueues;
+	struct qm_pe    *pes;
+	int              npes;
 };
 /* Returns NULL and prints "FILE:LINE: problem" on a bad file. */
 struct qm_conf        *conf_load(const char *path);
@@ -90,6 +102,7 @@ bool                   queue_rerun_default(const char *queue);
 int                    conf_reload(char *err, size_t errlen);
 /* GE's "name value" lines of one queue, for qconf -sq. */
 char                  *conf_queue_text(const struct qm_queue *q);
+const struct qm_pe    *conf_pe(const struct qm_conf *c, const char *name);
 
 /* net.c: listeners, connections, framing, and replies held until commit. */
 enum conn_role { ROLE_NONE = 0, ROLE_CLIENT = 1, ROLE_EXECD = 2 };
@@ -184,6 +197,8 @@ void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
 /* Walks every host the master knows since it started: NULL gives the first. */
 struct exechost *exechost_next(struct exechost *h);
 json_t *exechost_list_json(void);
+/* The accounting row of an attempt that ended (ru NULL: no usage known). */
+void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
 /* Asks the job's execd to signal it; false when its host is not connected. */
 bool exechost_signal_job(const struct job *j, int sig);
 
@@ -231,6 +246,34 @@ int  match_host_cmp(double load_a, double rating_a, double load_b, double rating
 /* Sizes as qsub takes them back: 64G, 512M, 1000 bytes. */
 void match_fmt_size(char *buf, size_t n, int64_t bytes);
 void match_fmt_time(char *buf, size_t n, int64_t secs);
+
+/* pe.c: parallel jobs: where their slots go, and the life of their parts. */
+/* Gives out[i] slots to host i (free[i] free slots, hosts in order of
+ * preference) so that nslots are placed under rule; returns how many hosts
+ * take part, or 0 when they cannot hold the job now. */
+int   pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out);
+/* "fill_up", "$round_robin", "4" ...: the rule, or 0 for a bad word. */
+int   pe_rule_parse(const char *s);
+void  pe_rule_name(char *buf, size_t n, int rule);
+/* The rule of a job: its PE's, or $round_robin for -n alone. */
+int   pe_job_rule(const struct job *j);
+char *pe_conf_text(const struct qm_pe *pe);
+/* SUBMIT's checks of -pe and -n; -1 with err in Grid Engine's words. */
+int   pe_admit(const struct job *j, char *err, size_t n);
+/* The parts of a dispatched job: hosts (master first) and their slots. */
+void  pe_parts_store(const struct job *j, char *const *hosts, const int *slots, int nparts);
+/* [{host, slots}] of the job's current attempt, or NULL. */
+json_t *pe_hosts_json(const struct job *j);
+/* The job's hosts as a NULL-terminated list (its host field split). */
+char **pe_host_list(const struct job *j);
+bool  pe_signal(const struct job *j, int sig);
+/* CHILD_REGISTER / CHILD_TERM of one part (inside the transaction). */
+void  pe_child_register(struct conn *c, struct job *j, json_t *msg);
+void  pe_child_term(struct conn *c, struct job *j, json_t *msg);
+/* The parts on host are gone (listed: what its execd still has, from its
+ * REGISTER; NULL when the host itself is declared lost): each ends failed
+ * with why and the job's other parts are killed. */
+void  pe_host_lost(const char *host, const json_t *listed, const char *why);
 
 /* deps.c: dependencies and start times. */
 struct deps;

@@ -176,8 +176,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "array jobs (-t) are not supported by this master yet";
 		goto bad;
 	}
-	if (j->slots > 1 || j->pe) {
-		why = "parallel jobs (-pe, -n) are not supported by this master yet";
+	if (JOB_PARALLEL(j) && pe_admit(j, err, sizeof err) < 0) {
+		why = err;
 		goto bad;
 	}
 	if ((u = user_lookup(c->uid)) == NULL) {
@@ -390,6 +390,11 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
 					if ((mp = mail_pending_json(j->id)) != NULL)
 						json_object_set_new(o, "mail_pending", mp);
+					if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
+						json_t *ph = pe_hosts_json(j);
+						if (ph)
+							json_object_set_new(o, "pe_hosts", ph);
+					}
 				}
 			}
 			job_free(j);
@@ -887,8 +892,9 @@ req_alter(struct conn *c, int64_t seq, json_t *msg)
 static void
 req_conf(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *op = jstr(msg, "op"), *name = jstr(msg, "queue");
+	const char *op = jstr(msg, "op"), *name = jstr(msg, "queue"), *pename = jstr(msg, "pe");
 	const struct qm_queue *q;
+	const struct qm_pe *pe;
 	json_t *rep, *list;
 	char err[512];
 
@@ -898,6 +904,20 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 			json_array_append_new(list, json_string(conf->queues[i].name));
 		rep = proto_reply_ok(seq);
 		json_object_set_new(rep, "queues", list);
+		list = json_array();
+		for (int i = 0; i < conf->npes; i++)
+			json_array_append_new(list, json_string(conf->pes[i].name));
+		json_object_set_new(rep, "pes", list);
+	} else if (op && strcmp(op, "show") == 0 && pename) {
+		char *text;
+		if ((pe = conf_pe(conf, pename)) == NULL) {
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "%s is not a parallel environment", pename));
+			return;
+		}
+		text = pe_conf_text(pe);
+		rep = proto_reply_ok(seq);
+		json_object_set_new(rep, "text", json_string(text));
+		free(text);
 	} else if (op && strcmp(op, "show") == 0) {
 		char *text;
 		if (!name || (q = conf_queue(conf, name)) == NULL) {

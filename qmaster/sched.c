@@ -84,11 +84,38 @@ usage_count(struct usage *us, const struct job *j, struct exechost *h)
 	}
 }
 
+static void usage_parallel(struct usage *us, const struct job *j);
+
 static int
 usage_one(void *arg, struct job *j)
 {
+	if (JOB_PARALLEL(j)) {
+		usage_parallel(arg, j);
+		return 0;
+	}
 	usage_count(arg, j, j->host ? exechost_find(j->host) : NULL);
 	return 0;
+}
+
+/* A parallel job counts once for its queue, on each of its hosts, and
+ * its slots for its PE's limit. */
+static void
+usage_parallel(struct usage *us, const struct job *j)
+{
+	const struct qm_pe *pe = j->pe ? conf_pe(conf, j->pe) : NULL;
+	char **hosts = pe_host_list(j);
+	struct exechost *h;
+
+	usage_count(us, j, NULL);
+	for (char **p = hosts; p && *p; p++)
+		if ((h = exechost_find(*p)) != NULL) {
+			h->sched_njobs++;
+			if (j->req.exclusive)
+				h->sched_excl = true;
+		}
+	strv_free(hosts);
+	if (pe)
+		((struct qm_pe *)pe)->sched_used += j->slots;
 }
 
 static void
@@ -99,6 +126,8 @@ usage_load(struct usage *us)
 
 	memset(us, 0, sizeof *us);
 	us->qrun = xcalloc((size_t)conf->nqueues + 1, sizeof *us->qrun);
+	for (int i = 0; i < conf->npes; i++)
+		conf->pes[i].sched_used = 0;
 	for (h = exechost_next(NULL); h; h = exechost_next(h)) {
 		h->sched_njobs = 0;
 		h->sched_excl = false;
@@ -126,6 +155,14 @@ usage_blocks(const struct usage *us, const struct qm_queue *q, const struct job 
 	if (q->max_running && us->qrun[qi] >= q->max_running) {
 		snprintf(buf, n, "queue %s is full (max_running %d)", q->name, q->max_running);
 		return buf;
+	}
+	if (j->pe) {
+		const struct qm_pe *pe = conf_pe(conf, j->pe);
+		if (pe && pe->slots && pe->sched_used + j->slots > pe->slots) {
+			snprintf(buf, n, "parallel environment %s has %d of its %d slots in use",
+			    pe->name, pe->sched_used, pe->slots);
+			return buf;
+		}
 	}
 	if (q->max_running_per_user && j->owner &&
 	    (uu = usage_user((struct usage *)us, qi, j->owner, false)) != NULL &&
@@ -202,6 +239,7 @@ struct served {
 	struct exechost *h;
 	json_t          *jobs;
 	int              order;
+	int              resv;    /* held for the parallel job at this window index, or -1 */
 };
 
 static int
@@ -229,6 +267,132 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	usage_count(us, j, s->h);
 }
 
+/* Can host m run a part of j (one slot of it, or at once with now)? */
+static bool
+part_fits(struct job *j, const struct cand *c, const struct match_host *m, bool now)
+{
+	int slots = j->slots;
+	const char *key = NULL;
+	enum match_why w;
+
+	j->slots = 1;
+	w = match_host(j, c ? c->hosts : NULL, c ? c->q : NULL, m, now, &key);
+	j->slots = slots;
+	return w == MW_OK;
+}
+
+/* Could the hosts connected now ever hold j at once (their whole slots)? */
+static bool
+parallel_feasible(struct cand *c)
+{
+	struct exechost *h;
+	int n = 0, i = 0, *tot, *out;
+	bool ok;
+
+	for (h = exechost_next(NULL); h; h = exechost_next(h))
+		n++;
+	tot = xcalloc((size_t)n + 1, sizeof *tot);
+	out = xcalloc((size_t)n + 1, sizeof *out);
+	for (h = exechost_next(NULL); h; h = exechost_next(h), i++) {
+		struct match_host m;
+		host_view(h, &m);
+		tot[i] = h->conn && !h->lost && !h->disabled && part_fits(c->j, c, &m, false) ? h->slots : 0;
+	}
+	ok = pe_alloc(pe_job_rule(c->j), c->j->slots, tot, n, out) > 0;
+	free(tot);
+	free(out);
+	return ok;
+}
+
+static void
+sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, struct usage *us)
+{
+	char **names = xcalloc((size_t)nsv + 1, sizeof *names), *list = NULL, *t;
+	int *slots = xcalloc((size_t)nsv + 1, sizeof *slots), np = 0, i;
+	json_t *ph = json_array();
+
+	for (i = 0; i < nsv; i++) {
+		if (!out[i])
+			continue;
+		names[np] = sv[i].h->name;
+		slots[np++] = out[i];
+		t = list;
+		list = t ? xasprintf("%s %s", t, sv[i].h->name) : xstrdup(sv[i].h->name);
+		free(t);
+		json_array_append_new(ph, json_pack("{s:s, s:i}", "host", sv[i].h->name, "slots", out[i]));
+	}
+	qm_txn();
+	j->attempt++;
+	j->state = JS_DISPATCHED;
+	free(j->host);
+	j->host = list;
+	j->start_time = 0;
+	j->pid = 0;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
+	pe_parts_store(j, names, slots, np);
+	np = 0;
+	for (i = 0; i < nsv; i++) {
+		json_t *o;
+		if (!out[i])
+			continue;
+		o = job_to_json(j);
+		json_object_set_new(o, "part", json_integer(np++));
+		json_object_set(o, "pe_hosts", ph);
+		json_array_append_new(sv[i].jobs, o);
+		sv[i].h->pull_free -= out[i];
+	}
+	usage_parallel(us, j);
+	log_info("parallel job %lld dispatched to %s", (long long)j->id, j->host);
+	json_decref(ph);
+	free(names);
+	free(slots);
+}
+
+/*
+ * Parallel jobs, in dispatch order, before the serial pass: one starts when
+ * the pulling hosts can hold all its slots at once under its PE's rule.
+ * The first one that cannot start yet, but that the connected hosts could
+ * hold, reserves the pulling hosts that could run its parts: they keep
+ * their PULL open and take only jobs ahead of it in the order, until
+ * enough hosts pull at once.  A job the cluster cannot hold reserves
+ * nothing, and hosts it cannot use serve serial jobs meanwhile.
+ */
+static void
+sched_parallel(struct served *sv, int nsv, struct cand *cands, int ncand, struct usage *us)
+{
+	int *free_ = xcalloc((size_t)nsv + 1, sizeof *free_), *out = xcalloc((size_t)nsv + 1, sizeof *out);
+	bool reserved = false;
+	char why[160];
+
+	for (int k = 0; k < ncand; k++) {
+		struct cand *c = &cands[k];
+		struct match_host m;
+
+		if (c->done || !JOB_PARALLEL(c->j))
+			continue;
+		c->done = true;
+		if (usage_blocks(us, c->q, c->j, why, sizeof why))
+			continue;
+		for (int i = 0; i < nsv; i++) {
+			host_view(sv[i].h, &m);
+			free_[i] = sv[i].resv < 0 && part_fits(c->j, c, &m, true) ? sv[i].h->pull_free : 0;
+		}
+		if (pe_alloc(pe_job_rule(c->j), c->j->slots, free_, nsv, out) > 0) {
+			sched_dispatch_parts(sv, nsv, out, c->j, us);
+			continue;
+		}
+		if (reserved || !parallel_feasible(c))
+			continue;
+		reserved = true;
+		for (int i = 0; i < nsv; i++)
+			if (free_[i] > 0)
+				sv[i].resv = k;
+	}
+	free(free_);
+	free(out);
+}
+
 /* Hosts leave the pulling list once served, and come back at its tail with
  * their next PULL: a round robin among equally loaded idle hosts. */
 void
@@ -250,7 +414,7 @@ sched_run(void)
 	TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
 		if (h->disabled || h->lost)
 			continue;
-		sv[nsv] = (struct served){ h, json_array(), nsv };
+		sv[nsv] = (struct served){ h, json_array(), nsv, -1 };
 		total_free += h->pull_free;
 		nsv++;
 	}
@@ -265,6 +429,9 @@ sched_run(void)
 		if (store_jobs_runnable(store, -1, w.cap, window_take, &w) < 0)
 			fatalx("cannot read runnable jobs");
 		qsort(w.c, (size_t)w.n, sizeof *w.c, cand_cmp);
+		for (int i = 0; i < nsv; i++)
+			sv[i].resv = -1;
+		sched_parallel(sv, nsv, w.c, w.n, &us);
 		for (int i = 0; i < nsv; i++) {
 			struct match_host m;
 			for (int k = 0; k < w.n && sv[i].h->pull_free > 0; k++) {
@@ -272,6 +439,8 @@ sched_run(void)
 				const char *key = NULL;
 				if (c->done)
 					continue;
+				if (sv[i].resv >= 0 && k > sv[i].resv)
+					break;
 				if (usage_blocks(&us, c->q, c->j, why, sizeof why)) {
 					/* The same for every host: skip it for the pass. */
 					c->done = true;
@@ -283,7 +452,7 @@ sched_run(void)
 				sched_dispatch(&sv[i], c->j, &us);
 				c->done = true;
 			}
-			if (sv[i].h->pull_free > 0)
+			if (sv[i].h->pull_free > 0 && sv[i].resv < 0)
 				unserved = true;
 		}
 		window_free(&w);
@@ -409,7 +578,7 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	}
 	/* Decided before the defaults fill the request in: a job that asks for
 	 * nothing fits every host of an "@all" queue. */
-	check = verify && (!req_empty(&j->req) || !nodeset_is_all(q->hosts_ns) || j->slots > 1);
+	check = verify && (!req_empty(&j->req) || !nodeset_is_all(q->hosts_ns) || JOB_PARALLEL(j));
 	if (!j->req.h_rt)
 		j->req.h_rt = q->default_h_rt;
 	if (!j->req.h_vmem)
@@ -454,7 +623,31 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		}
 	}
 	/* No host has registered yet: nothing to judge the job against. */
-	if (check && k.n > 0) {
+	if (check && k.n > 0 && JOB_PARALLEL(j)) {
+		/* A part needs one slot of a host; the rule decides how many. */
+		int *tot = xcalloc(k.n + 1, sizeof *tot), *out = xcalloc(k.n + 1, sizeof *out), nh = 0;
+		char rule[32];
+		for (size_t i = 0; i < k.n; i++) {
+			struct exechost *h = exechost_find(k.names[i]);
+			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
+			    false, false, false, false };
+			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, k.names[i], NULL, NULL))) {
+				tot[i] = k.slots[i];
+				nh++;
+			}
+		}
+		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)k.n, out) == 0) {
+			pe_rule_name(rule, sizeof rule, pe_job_rule(j));
+			snprintf(err, n, "error: no suitable queues. Reason: cannot run in PE \"%s\" because "
+			    "%d host%s can run a part of it and it needs %d slots (allocation_rule %s)",
+			    j->pe ? j->pe : "-n", nh, nh == 1 ? "" : "s", j->slots, rule);
+			free(tot);
+			free(out);
+			goto out;
+		}
+		free(tot);
+		free(out);
+	} else if (check && k.n > 0) {
 		enum match_why best = MW_OK;
 		const char *bkey = NULL;
 		bool fits = false;
@@ -484,6 +677,49 @@ out:
 	nodeset_free(ns);
 	known_free(&k);
 	return rc;
+}
+
+/* How many hosts could take a part of j now and ever, for qstat -j. */
+static void
+parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, char *buf, size_t n)
+{
+	struct cand c = { (struct job *)j, q, ns, false };
+	struct exechost *h;
+	int nh = 0, now = 0, ever = 0, fnow = 0, i = 0, *fr, *tot, *out;
+	char rule[32];
+
+	for (h = exechost_next(NULL); h; h = exechost_next(h))
+		nh++;
+	fr = xcalloc((size_t)nh + 1, sizeof *fr);
+	tot = xcalloc((size_t)nh + 1, sizeof *tot);
+	out = xcalloc((size_t)nh + 1, sizeof *out);
+	for (h = exechost_next(NULL); h; h = exechost_next(h), i++) {
+		struct match_host m;
+		host_view(h, &m);
+		if (h->conn && !h->lost && !h->disabled && part_fits(c.j, &c, &m, false)) {
+			tot[i] = h->slots;
+			ever++;
+		}
+		if (part_fits(c.j, &c, &m, true)) {
+			fr[i] = m.free;
+			now++;
+			fnow += m.free;
+		}
+	}
+	pe_rule_name(rule, sizeof rule, pe_job_rule(j));
+	if (pe_alloc(pe_job_rule(j), j->slots, tot, nh, out) == 0)
+		snprintf(buf, n, "cannot run in PE \"%s\": it needs %d slots (allocation_rule %s) and only "
+		    "%d connected host%s can run a part of it", j->pe ? j->pe : "-n", j->slots, rule,
+		    ever, ever == 1 ? "" : "s");
+	else if (pe_alloc(pe_job_rule(j), j->slots, fr, nh, out) == 0)
+		snprintf(buf, n, "parallel job waits for %d slots at once (allocation_rule %s): %d idle "
+		    "host%s with %d free slot%s now; idle hosts are held for it", j->slots, rule, now,
+		    now == 1 ? "" : "s", fnow, fnow == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "enough idle hosts fit: the job starts at their next pull");
+	free(fr);
+	free(tot);
+	free(out);
 }
 
 void
@@ -518,7 +754,9 @@ sched_why(const struct job *j, char *buf, size_t n)
 		return;
 	}
 	usage_load(&us);
-	if (usage_blocks(&us, q, j, buf, n) == NULL) {
+	if (JOB_PARALLEL(j) && usage_blocks(&us, q, j, buf, n) == NULL)
+		parallel_why(j, q, ns, buf, n);
+	else if (usage_blocks(&us, q, j, buf, n) == NULL) {
 		for (h = exechost_next(NULL); h && !fits; h = exechost_next(h)) {
 			struct match_host m;
 			const char *key = NULL;

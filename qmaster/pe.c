@@ -1,0 +1,437 @@
+/* pe.c: parallel jobs (qsub -pe NAME N, -n N): how their slots spread over hosts, and the life of their parts until the last one ends. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+/*
+ * A parallel job runs as one part per host it was given: part 0 on the
+ * master host, then the others in the order of PE_HOSTFILE.  A part holds
+ * all the job's slots on its host, so the execd's key ID.TASK.ATTEMPT stays
+ * unique per host and its spool keeps its shape; the part is the position
+ * of the host in the job's host field (a blank-separated list).
+ *
+ * What each part did is kept in the meta table under "pe.ID" (a JSON
+ * object: attempt, killing, why, parts [{host, slots, state, exit_status,
+ * signal, failed, limit, rusage}]) until the last part has ended, so a
+ * restarted master still knows which parts it waits for.
+ */
+
+enum { PART_DISPATCHED = 0, PART_RUNNING = 1, PART_ENDED = 2 };
+
+int
+pe_job_rule(const struct job *j)
+{
+	const struct qm_pe *pe = j->pe ? conf_pe(conf, j->pe) : NULL;
+	return pe ? pe->rule : PE_ROUND_ROBIN;
+}
+
+char *
+pe_conf_text(const struct qm_pe *pe)
+{
+	char rule[32], slots[32];
+
+	pe_rule_name(rule, sizeof rule, pe->rule);
+	if (pe->slots)
+		snprintf(slots, sizeof slots, "%d", pe->slots);
+	else
+		snprintf(slots, sizeof slots, "UNLIMITED");
+	return xasprintf("%-18s %s\n%-18s %s\n%-18s %s\n%-18s %s\n%-18s %s\n",
+	    "pe_name", pe->name, "slots", slots, "allocation_rule", rule,
+	    "control_slaves", "FALSE", "job_is_first_task", "TRUE");
+}
+
+int
+pe_admit(const struct job *j, char *err, size_t n)
+{
+	const struct qm_pe *pe = NULL;
+
+	if (j->pe && (pe = conf_pe(conf, j->pe)) == NULL) {
+		snprintf(err, n, "job rejected: the requested parallel environment \"%s\" does not exist", j->pe);
+		return -1;
+	}
+	if (pe && pe->slots && j->slots > pe->slots) {
+		snprintf(err, n, "job rejected: parallel environment \"%s\" offers only %d slots, not %d",
+		    pe->name, pe->slots, j->slots);
+		return -1;
+	}
+	if (pe && pe->rule > 0 && j->slots % pe->rule != 0) {
+		snprintf(err, n, "job rejected: parallel environment \"%s\" places %d slots per host; "
+		    "%d is not a multiple of it", pe->name, pe->rule, j->slots);
+		return -1;
+	}
+	return 0;
+}
+
+/* The parts' record. */
+
+static char *
+pe_key(int64_t id)
+{
+	return xasprintf("pe.%lld", (long long)id);
+}
+
+static json_t *
+pe_load(const struct job *j)
+{
+	char *key = pe_key(j->id), *text = NULL;
+	json_t *o = NULL;
+
+	if (store_meta_get(store, key, &text) == 0 && text)
+		o = json_loads(text, 0, NULL);
+	free(key);
+	free(text);
+	if (o && (jint(o, "attempt", -1) != j->attempt || !json_is_array(json_object_get(o, "parts")))) {
+		json_decref(o);
+		o = NULL;
+	}
+	return o;
+}
+
+static void
+pe_save(const struct job *j, json_t *o)
+{
+	char *key = pe_key(j->id), *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	qm_txn();
+	if (store_meta_set(store, key, text) < 0)
+		fatalx("cannot store the parts of job %lld", (long long)j->id);
+	free(key);
+	free(text);
+}
+
+void
+pe_parts_store(const struct job *j, char *const *hosts, const int *slots, int nparts)
+{
+	json_t *parts = json_array(), *o;
+
+	for (int i = 0; i < nparts; i++)
+		json_array_append_new(parts, json_pack("{s:s, s:i, s:i}", "host", hosts[i],
+		    "slots", slots[i], "state", PART_DISPATCHED));
+	o = json_pack("{s:i, s:b, s:o}", "attempt", j->attempt, "killing", 0, "parts", parts);
+	pe_save(j, o);
+	json_decref(o);
+}
+
+json_t *
+pe_hosts_json(const struct job *j)
+{
+	json_t *o = pe_load(j), *list, *p;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	list = json_array();
+	json_array_foreach(json_object_get(o, "parts"), i, p)
+		json_array_append_new(list, json_pack("{s:s?, s:I}", "host", jstr(p, "host"),
+		    "slots", (json_int_t)jint(p, "slots", 1)));
+	json_decref(o);
+	return list;
+}
+
+char **
+pe_host_list(const struct job *j)
+{
+	char **v = NULL, *s, *save = NULL, *w;
+	size_t n = 0;
+
+	if (!j->host)
+		return NULL;
+	s = xstrdup(j->host);
+	for (w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		v = xrealloc(v, (n + 2) * sizeof *v);
+		v[n++] = xstrdup(w);
+		v[n] = NULL;
+	}
+	free(s);
+	return v;
+}
+
+static bool
+pe_signal_host(const struct job *j, const char *host, int sig)
+{
+	struct exechost *h = exechost_find(host);
+	if (!h || !h->conn)
+		return false;
+	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",
+	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "signal", sig));
+	return true;
+}
+
+bool
+pe_signal(const struct job *j, int sig)
+{
+	char **hosts = pe_host_list(j);
+	bool any = false;
+
+	for (char **h = hosts; h && *h; h++)
+		any |= pe_signal_host(j, *h, sig);
+	strv_free(hosts);
+	return any;
+}
+
+/* The part an event speaks of: the one on the sender's host. */
+static json_t *
+pe_part(json_t *o, const struct conn *c, int *index)
+{
+	json_t *p;
+	size_t i;
+
+	if (!c->host)
+		return NULL;
+	json_array_foreach(json_object_get(o, "parts"), i, p)
+		if (jstr(p, "host") && strcmp(jstr(p, "host"), c->host->name) == 0) {
+			*index = (int)i;
+			return p;
+		}
+	return NULL;
+}
+
+void
+pe_child_register(struct conn *c, struct job *j, json_t *msg)
+{
+	json_t *o = pe_load(j), *p;
+	int part = -1;
+
+	if (!o || !(p = pe_part(o, c, &part)) || jint(p, "state", 0) != PART_DISPATCHED) {
+		json_decref(o);
+		return;
+	}
+	json_object_set_new(p, "state", json_integer(PART_RUNNING));
+	pe_save(j, o);
+	if (j->state == JS_DISPATCHED) {
+		j->state = JS_RUNNING;
+		j->start_time = jint(msg, "start_time", now_ms());
+		if (part == 0)
+			j->pid = (int)jint(msg, "pid", 0);
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store job %lld", (long long)j->id);
+		deps_job_started(j);
+	} else if (part == 0 && j->state == JS_RUNNING) {
+		j->pid = (int)jint(msg, "pid", 0);
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store job %lld", (long long)j->id);
+	}
+	/* A qdel, or another part's failure, may have crossed the DISPATCH. */
+	if (j->delete_req || jbool(o, "killing", false))
+		pe_signal_host(j, c->host->name, 9);
+	json_decref(o);
+}
+
+/* The whole job's end, once its last part has ended: failed when any part
+ * failed (the first failure is the reason), one accounting row with every
+ * host and the parts' usage summed (maxrss: the largest). */
+static void
+pe_job_end(struct job *j, json_t *o)
+{
+	struct job_rusage sum, ru;
+	const char *why = jstr(o, "why"), *w;
+	json_t *p, *v;
+	size_t i;
+	int failed_code = 0;
+	bool could_not_start = false;
+
+	memset(&sum, 0, sizeof sum);
+	j->end_time = 0;
+	json_array_foreach(json_object_get(o, "parts"), i, p) {
+		int64_t end = jint(p, "end_time", now_ms());
+		if (end > j->end_time)
+			j->end_time = end;
+		memset(&ru, 0, sizeof ru);
+		if ((v = json_object_get(p, "rusage")) && rusage_from_json(&ru, v, &w) == 0) {
+			sum.utime += ru.utime;
+			sum.stime += ru.stime;
+			for (int k = 0; k < RUSAGE_NINT; k++) {
+				int64_t a = rusage_int(&sum, k), b = rusage_int(&ru, k);
+				rusage_set_int(&sum, k, strcmp(rusage_int_names[k], "ru_maxrss") == 0 ?
+				    (a > b ? a : b) : a + b);
+			}
+		}
+		if (jstr(p, "failed"))
+			could_not_start = true;
+		else if (jstr(p, "limit") && !failed_code)
+			failed_code = ACCT_FAILED_LIMIT;
+		else if ((jint(p, "signal", 0) || jbool(p, "lost", false)) && !failed_code)
+			failed_code = ACCT_FAILED_AFTER;
+		if (i == 0) {
+			j->exit_status = (int)jint(p, "exit_status", -1);
+			j->signal = (int)jint(p, "signal", 0);
+		}
+	}
+	if (could_not_start)
+		failed_code = ACCT_FAILED_BEFORE;
+	if (!j->start_time)
+		j->start_time = j->end_time;
+	j->utime = sum.utime;
+	j->stime = sum.stime;
+	j->maxrss_kb = sum.maxrss;
+	free(j->reason);
+	j->reason = NULL;
+	if (j->delete_req) {
+		j->state = JS_DELETED;
+		j->reason = xstrdup("deleted (qdel): every part killed");
+	} else if (why) {
+		j->state = JS_FAILED;
+		j->reason = xstrdup(why);
+	} else
+		j->state = JS_DONE;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store the end of job %lld", (long long)j->id);
+	acct_record(j, failed_code, &sum);
+	pe_save(j, NULL);
+	request_job_finished(j);
+	log_debug("parallel job %lld ended: %s", (long long)j->id, job_state_name(j->state));
+}
+
+/* The first failure is the job's reason; every part still alive is killed. */
+static void
+pe_kill_others(const struct job *j, json_t *o, const char *why)
+{
+	json_t *q;
+	size_t i;
+
+	if (jbool(o, "killing", false))
+		return;
+	json_object_set_new(o, "killing", json_true());
+	json_object_set_new(o, "why", json_string(why));
+	log_info("job %lld: %s; killing the other parts", (long long)j->id, why);
+	json_array_foreach(json_object_get(o, "parts"), i, q)
+		if (jint(q, "state", 0) != PART_ENDED && jstr(q, "host"))
+			pe_signal_host(j, jstr(q, "host"), 9);
+}
+
+/* Ends the job when its last part has ended, else keeps the parts' record. */
+static void
+pe_settle(struct job *j, json_t *o)
+{
+	json_t *q;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "parts"), i, q)
+		if (jint(q, "state", 0) != PART_ENDED) {
+			pe_save(j, o);
+			return;
+		}
+	pe_job_end(j, o);
+}
+
+struct lost_ctx {
+	const char   *host;
+	const json_t *listed;   /* [{id, task, attempt}] the execd still has, or NULL */
+	const char   *why;
+	json_t       *changed;  /* [{id, o}] */
+};
+
+static bool
+pe_listed(const json_t *list, const struct job *j)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
+		    jint(v, "attempt", -1) == j->attempt)
+			return true;
+	return false;
+}
+
+void
+pe_child_term(struct conn *c, struct job *j, json_t *msg)
+{
+	json_t *o = pe_load(j), *p, *v;
+	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
+	struct job_rusage ru;
+	int part = -1, exit_status, sig;
+
+	if (!o || JS_FINISHED(j->state) || !(p = pe_part(o, c, &part)) ||
+	    jint(p, "state", 0) == PART_ENDED) {
+		json_decref(o);
+		return;
+	}
+	exit_status = (int)jint(msg, "exit_status", -1);
+	sig = (int)jint(msg, "signal", 0);
+	json_object_set_new(p, "state", json_integer(PART_ENDED));
+	json_object_set_new(p, "exit_status", json_integer(exit_status));
+	json_object_set_new(p, "signal", json_integer(sig));
+	json_object_set_new(p, "end_time", json_integer(jint(msg, "end_time", now_ms())));
+	if (failed)
+		json_object_set_new(p, "failed", json_string(failed));
+	if (limit)
+		json_object_set_new(p, "limit", json_string(limit));
+	memset(&ru, 0, sizeof ru);
+	if ((v = json_object_get(msg, "rusage")) && rusage_from_json(&ru, v, &why) < 0)
+		log_warnx("%s: job %lld: %s; its usage is accounted as zero", c->host->name,
+		    (long long)j->id, why);
+	json_object_set_new(p, "rusage", rusage_to_json(&ru));
+
+	if (failed || limit || exit_status != 0 || sig != 0) {
+		char *r = failed ? xasprintf("part %d on %.200s could not start: %.600s", part, c->host->name, failed) :
+		    limit ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, limit) :
+		    sig ? xasprintf("part %d on %.200s killed by signal %d", part, c->host->name, sig) :
+		    xasprintf("part %d on %.200s exited with status %d", part, c->host->name, exit_status);
+		pe_kill_others(j, o, r);
+		free(r);
+	}
+	pe_settle(j, o);
+	json_decref(o);
+}
+
+/* A part of a job on host that its execd no longer has, or on a host
+ * declared lost: it ended, failed, and takes the others down. */
+static int
+pe_lost_one(void *arg, struct job *j)
+{
+	struct lost_ctx *lc = arg;
+	json_t *o, *p;
+	size_t i;
+
+	if (!JOB_PARALLEL(j) || !(o = pe_load(j)))
+		return 0;
+	json_array_foreach(json_object_get(o, "parts"), i, p) {
+		char *r;
+		if (!jstr(p, "host") || strcmp(jstr(p, "host"), lc->host) != 0 ||
+		    jint(p, "state", 0) == PART_ENDED)
+			continue;
+		if (lc->listed && pe_listed(lc->listed, j)) {
+			/* Still there: a kill asked while its host was away goes now. */
+			if (j->delete_req || jbool(o, "killing", false))
+				pe_signal_host(j, lc->host, 9);
+			continue;
+		}
+		json_object_set_new(p, "state", json_integer(PART_ENDED));
+		json_object_set_new(p, "exit_status", json_integer(-1));
+		json_object_set_new(p, "signal", json_integer(0));
+		json_object_set_new(p, "lost", json_true());
+		r = xasprintf("lost: part %zu on %s: %s", i, lc->host, lc->why);
+		pe_kill_others(j, o, r);
+		free(r);
+		json_array_append_new(lc->changed, json_pack("{s:I, s:O}", "id", (json_int_t)j->id, "o", o));
+	}
+	json_decref(o);
+	return 0;
+}
+
+void
+pe_host_lost(const char *host, const json_t *listed, const char *why)
+{
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+	struct lost_ctx lc = { host, listed, why, json_array() };
+	json_t *v;
+	size_t i;
+
+	if (store_jobs_foreach(store, &f, pe_lost_one, &lc) < 0)
+		fatalx("cannot read the parallel jobs of host %s", host);
+	/* Changed outside the walk: ending a job writes to the jobs table. */
+	json_array_foreach(lc.changed, i, v) {
+		struct job *j = store_job_get(store, jint(v, "id", 0), false);
+		if (j && !JS_FINISHED(j->state))
+			pe_settle(j, json_object_get(v, "o"));
+		job_free(j);
+	}
+	json_decref(lc.changed);
+}

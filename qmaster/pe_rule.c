@@ -1,0 +1,94 @@
+/* pe_rule.c: Grid Engine's allocation rules ($round_robin, $fill_up, $pe_slots, N per host): which hosts get how many of a parallel job's slots; pure, so unit tests drive it. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+
+/*
+ * nowq's $round_robin makes one round: one slot on each of N distinct hosts
+ * (what -n N means); $fill_up fills each host's free slots before the next;
+ * $pe_slots (also "pack") puts all on one host; N puts exactly N on each.
+ */
+int
+pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out)
+{
+	int left = nslots, used = 0;
+
+	assert(nslots > 0);
+	memset(out, 0, (size_t)(nhosts > 0 ? nhosts : 0) * sizeof *out);
+	for (int i = 0; i < nhosts && left > 0; i++) {
+		int give;
+
+		switch (rule) {
+		case PE_ROUND_ROBIN:
+			give = free[i] >= 1 ? 1 : 0;
+			break;
+		case PE_FILL_UP:
+			give = free[i] < left ? free[i] : left;
+			break;
+		case PE_PE_SLOTS:
+			give = free[i] >= nslots ? nslots : 0;
+			break;
+		default:
+			assert(rule > 0);
+			if (nslots % rule != 0)
+				return 0;
+			give = free[i] >= rule ? rule : 0;
+			break;
+		}
+		if (give <= 0)
+			continue;
+		out[i] = give;
+		left -= give;
+		used++;
+	}
+	if (left > 0) {
+		memset(out, 0, (size_t)nhosts * sizeof *out);
+		return 0;
+	}
+	return used;
+}
+
+int
+pe_rule_parse(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s)
+		return 0;
+	if (*s == '$')
+		s++;
+	if (strcmp(s, "round_robin") == 0)
+		return PE_ROUND_ROBIN;
+	if (strcmp(s, "fill_up") == 0)
+		return PE_FILL_UP;
+	if (strcmp(s, "pe_slots") == 0 || strcmp(s, "pack") == 0)
+		return PE_PE_SLOTS;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || v < 1 || v > JOB_MAX_SLOTS)
+		return 0;
+	return (int)v;
+}
+
+void
+pe_rule_name(char *buf, size_t n, int rule)
+{
+	switch (rule) {
+	case PE_ROUND_ROBIN:
+		snprintf(buf, n, "$round_robin");
+		break;
+	case PE_FILL_UP:
+		snprintf(buf, n, "$fill_up");
+		break;
+	case PE_PE_SLOTS:
+		snprintf(buf, n, "$pe_slots");
+		break;
+	default:
+		snprintf(buf, n, "%d", rule);
+	}
+}
