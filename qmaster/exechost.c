@@ -275,8 +275,10 @@ send_ack(struct conn *c, int64_t seq)
 static struct job *
 event_job(struct conn *c, json_t *msg)
 {
-	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1);
-	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
+	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1), task = jint(msg, "task", 0);
+	/* An array task's events update its task row (array.c). */
+	struct job *j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
+	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
 
 	if (!j)
 		return NULL;

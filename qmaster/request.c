@@ -168,12 +168,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "only managers may give a job a positive priority (-p)";
 		goto bad;
 	}
-	/* Seams for the scheduler's next steps: until it honours these, a job
-	 * asking for them is refused rather than run as something else. */
-	if (j->t_first) {
-		why = "array jobs (-t) are not supported by this master yet";
-		goto bad;
-	}
+	/* A seam for the scheduler's next step: until it honours this, a job
+	 * asking for it is refused rather than run as something else. */
 	if (j->slots > 1 || j->pe) {
 		why = "parallel jobs (-pe, -n) are not supported by this master yet";
 		goto bad;
@@ -270,12 +266,18 @@ status_one(void *arg, struct job *j)
 	if (!user_in(sc->users, j->owner))
 		return 0;
 	if (sc->brief) {
+		if (j->t_first) {
+			array_brief(j, &sc->text, &sc->n);
+			return 0;
+		}
 		if (sc->n++)
 			jt_lit(&sc->text, ",");
 		job_brief_text(j, &sc->text);
 		return 0;
 	}
 	o = job_to_json(j);
+	if (j->t_first)
+		array_status_json(j, o, sc->full);
 	if (!sc->full) {
 		json_object_del(o, "script");
 		json_object_del(o, "env");
@@ -494,6 +496,7 @@ struct op_ctx {
 	const char  *verb;
 	json_t      *results;
 	json_t      *users;
+	json_t      *tasks;   /* DELETE: {"ID": "FIRST-LAST:STEP"}, only those tasks */
 };
 
 static void
@@ -515,6 +518,28 @@ op_apply(void *arg, struct job *j)
 		snprintf(buf, sizeof buf, "%s - you do not have the necessary privileges to %s the job \"%lld\"",
 		    oc->c->user, oc->verb, (long long)j->id);
 		op_result(oc, j->id, false, buf);
+		return 0;
+	}
+	if (oc->op == op_delete && (j->t_first || oc->tasks)) {
+		char key[24];
+		const char *spec;
+		struct task_range r;
+
+		snprintf(key, sizeof key, "%lld", (long long)j->id);
+		spec = jstr(oc->tasks, key);
+		if (spec && !j->t_first) {
+			ok = false;
+			snprintf(buf, sizeof buf, "job %lld is not an array job", (long long)j->id);
+			m = buf;
+		} else if (spec && task_range_parse(spec, &r) < 0) {
+			ok = false;
+			snprintf(buf, sizeof buf, "invalid task range \"%.64s\"", spec);
+			m = buf;
+		} else if (j->t_first)
+			m = array_delete(oc->c, j, spec ? &r : NULL, buf, sizeof buf, &ok);
+		else
+			m = oc->op(oc->c, j, buf, sizeof buf, &ok);
+		op_result(oc, j->id, ok, m);
 		return 0;
 	}
 	m = oc->op(oc->c, j, buf, sizeof buf, &ok);
@@ -539,13 +564,16 @@ collect_ids(void *arg, struct job *j)
 static void
 request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb)
 {
-	struct op_ctx oc = { c, op, verb, json_array(), NULL };
+	struct op_ctx oc = { c, op, verb, json_array(), NULL, NULL };
 	const char *why = NULL;
 	json_t *ids, *rep, *v, *owned = NULL;
 	size_t i;
 
 	ids = request_ids(msg, &why);
 	oc.users = request_users(msg, &why);
+	oc.tasks = json_object_get(msg, "tasks");
+	if (oc.tasks && (!json_is_object(oc.tasks) || op != op_delete))
+		why = "tasks must be an object of task ranges, and only DELETE takes them";
 	if (why || (!ids && !oc.users)) {
 		json_decref(oc.results);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids or users given"));
@@ -650,6 +678,11 @@ request_job_finished(const struct job *j)
 {
 	struct waiter *w, *tmp;
 
+	/* A task's end matters to its parent only, which ends after the last. */
+	if (j->task > 0) {
+		array_task_ended(j);
+		return;
+	}
 	deps_job_ended(j);
 	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
 		if (w->id != j->id)

@@ -103,7 +103,8 @@ usage_load(struct usage *us)
 		h->sched_njobs = 0;
 		h->sched_excl = false;
 	}
-	if (store_jobs_foreach(store, &f, usage_one, us) < 0)
+	if (store_jobs_foreach(store, &f, usage_one, us) < 0 ||
+	    array_tasks_active(NULL, usage_one, us) < 0)
 		fatalx("cannot read running jobs");
 }
 
@@ -151,6 +152,7 @@ struct cand {
 	const struct qm_queue *q;
 	struct nodeset        *hosts;   /* its hosts=, parsed */
 	bool                   done;    /* dispatched, or unusable this pass */
+	struct array_sched    *arr;     /* an array's tasks, once looked at */
 };
 
 struct window {
@@ -192,6 +194,7 @@ static void
 window_free(struct window *w)
 {
 	for (int i = 0; i < w->n; i++) {
+		array_sched_close(w->c[i].arr);
 		job_free(w->c[i].j);
 		nodeset_free(w->c[i].hosts);
 	}
@@ -227,6 +230,24 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	json_array_append_new(s->jobs, job_to_json(j));
 	s->h->pull_free -= j->slots > 0 ? j->slots : 1;
 	usage_count(us, j, s->h);
+}
+
+/* An array's pending tasks, in task order, while the host has room and
+ * the queue's limits and -tc allow. */
+static void
+sched_tasks(struct served *s, struct cand *c, struct usage *us)
+{
+	struct job *t;
+	char why[160];
+
+	if (!c->arr)
+		c->arr = array_sched_open(c->j);
+	while (s->h->pull_free > 0 && !usage_blocks(us, c->q, c->j, why, sizeof why) &&
+	    (t = array_sched_next(c->arr)) != NULL) {
+		sched_dispatch(s, t, us);
+		job_free(t);
+	}
+	c->done = array_sched_done(c->arr) || usage_blocks(us, c->q, c->j, why, sizeof why);
 }
 
 /* Hosts leave the pulling list once served, and come back at its tail with
@@ -280,6 +301,10 @@ sched_run(void)
 				host_view(sv[i].h, &m);
 				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
 					continue;
+				if (c->j->t_first) {
+					sched_tasks(&sv[i], c, &us);
+					continue;
+				}
 				sched_dispatch(&sv[i], c->j, &us);
 				c->done = true;
 			}
