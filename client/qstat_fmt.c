@@ -200,7 +200,7 @@ qstat_print_row(FILE *fp, const struct qstat_row *r)
 		snprintf(ja, sizeof ja, "%s", r->tasks);
 	else if (r->task > 0)
 		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
-	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %s\n",
+	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %-7s\n",
 	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
 	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, ja);
 }
