@@ -23,6 +23,7 @@ const struct cmd cmd_qsub = {
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
 	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -help\n"
+	"         -t task_id_range  -tc max_running_tasks\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
