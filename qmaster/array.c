@@ -409,3 +409,71 @@ array_tasks_active(const char *host, store_job_cb cb, void *arg)
 {
 	return store_tasks_active(store, host, cb, arg);
 }
+
+static bool
+array_listed(json_t *list, const struct job *t)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", -1) == t->id && jint(v, "task", 0) == t->task &&
+		    jint(v, "attempt", -1) == t->attempt)
+			return true;
+	return false;
+}
+
+void
+array_reconcile(const char *host, json_t *listed)
+{
+	struct task_list l = { 0 };
+
+	if (store_tasks_active(store, host, task_list_keep, &l) < 0)
+		fatalx("cannot read the tasks of host %s", host);
+	for (size_t i = 0; i < l.n; i++) {
+		struct job *t = l.v[i], *p;
+
+		if (listed && array_listed(listed, t)) {
+			/* A qdel made while the host was away: deliver it now. */
+			if (t->delete_req)
+				exechost_signal_job(t, 9);
+			continue;
+		}
+		qm_txn();
+		if (t->state == JS_DISPATCHED && !t->delete_req) {
+			/* Never started (the execd writes its spool first): the
+			 * task is pending again, and so is its parent. */
+			log_info("task %lld.%d never reached %s; queued again", (long long)t->id, t->task, host);
+			if (store_task_delete(store, t->id, t->task) < 0)
+				fatalx("cannot requeue task %lld.%d", (long long)t->id, t->task);
+			if ((p = store_job_get(store, t->id, false)) != NULL) {
+				if (p->state == JS_RUNNING && !p->delete_req) {
+					p->state = JS_PENDING;
+					if (store_job_update(store, p) < 0)
+						fatalx("cannot store job %lld", (long long)p->id);
+				}
+				job_free(p);
+			}
+			sched_kick();
+			continue;
+		}
+		log_warnx("task %lld.%d was on %s, which no longer has it", (long long)t->id, t->task, host);
+		t->state = t->delete_req ? JS_DELETED : JS_FAILED;
+		t->end_time = now_ms();
+		t->exit_status = -1;
+		free(t->reason);
+		t->reason = xasprintf("lost: execd on %s no longer knows the job", host);
+		if (store_job_update(store, t) < 0)
+			fatalx("cannot store task %lld.%d", (long long)t->id, t->task);
+		if (t->start_time > 0) {
+			struct acct_info a;
+			memset(&a, 0, sizeof a);
+			a.group = group_lookup(t->gid);
+			a.failed = ACCT_FAILED_AFTER;
+			if (store_acct_insert(store, t, &a) < 0)
+				fatalx("cannot store the accounting of job %lld", (long long)t->id);
+		}
+		array_task_ended(t);
+	}
+	task_list_free(&l);
+}

@@ -152,6 +152,7 @@ reconcile(struct exechost *h, json_t *jobs)
 			sched_kick();
 		job_free(j);
 	}
+	array_reconcile(h->name, rc.listed);
 	json_decref(rc.gone);
 	json_decref(rc.listed);
 }
@@ -423,6 +424,7 @@ host_json(void *arg, const struct host_rec *r)
 	json_t *o;
 
 	store_jobs_foreach(store, &f, count_used, &used);
+	array_tasks_active(r->name, count_used, &used);
 	o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
 	    "name", r->name, "slots", h ? h->slots : r->slots, "used", used,
 	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],

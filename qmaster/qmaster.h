@@ -264,6 +264,9 @@ const char *array_delete(struct conn *c, struct job *j, const struct task_range 
 void        array_brief(const struct job *j, struct jtext *t, int64_t *n);
 /* Adds "tasks_pending" (and with_tasks, "tasks": every task's row) to o. */
 void        array_status_json(const struct job *j, json_t *o, bool with_tasks);
+/* An execd (re)registered listing jobs ({id, task, attempt}): tasks it
+ * does not have are pending again if they never started, else failed. */
+void        array_reconcile(const char *host, json_t *listed);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
 

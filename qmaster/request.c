@@ -242,6 +242,7 @@ struct status_ctx {
 	bool        brief;   /* only what a listing shows, as text: */
 	struct jtext text;
 	int64_t     n;
+	bool        arrays_only;  /* pending rows read only for their running tasks */
 };
 
 static bool
@@ -264,6 +265,8 @@ status_one(void *arg, struct job *j)
 	struct status_ctx *sc = arg;
 	json_t *o;
 	if (!user_in(sc->users, j->owner))
+		return 0;
+	if (sc->arrays_only && j->state == JS_PENDING && !j->t_first)
 		return 0;
 	if (sc->brief) {
 		if (j->t_first) {
@@ -344,7 +347,7 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0 };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
 	json_t *ids, *users, *rep, *own = NULL;
@@ -359,6 +362,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	f.states = states_mask(states ? states : "pr");
+	/* An array with pending tasks is a pending row whose tasks may run:
+	 * read it for those, and leave its pending line to the client's filter. */
+	if ((f.states & (1u << JS_RUNNING)) && !(f.states & (1u << JS_PENDING))) {
+		f.states |= 1u << JS_PENDING;
+		sc.arrays_only = true;
+	}
 	f.brief = sc.brief;
 	if (!f.states) {
 		json_decref(sc.jobs);
@@ -375,7 +384,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0 }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false }, j);
 				/* Computed when asked, not kept per pass: qstat -j is rare. */
 				if (sc.full) {
 					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);

@@ -67,6 +67,8 @@ int64_t store_jobs_count(struct store *st, unsigned states);
  * creating it.  Rows go with their job. */
 int         store_task_put(struct store *st, const struct job *j);
 struct job *store_task_get(struct store *st, int64_t id, int task, bool with_script);
+/* The task is pending again (it never started). */
+int         store_task_delete(struct store *st, int64_t id, int task);
 /* The task ids that have rows, ascending; NULL on error, else *n of them. */
 int        *store_task_ids(struct store *st, int64_t id, size_t *n);
 struct store_task_counts {

@@ -267,7 +267,7 @@ enum stmt_id {
 	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
 	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
-	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS,
+	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL,
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
@@ -345,6 +345,7 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " end_time = excluded.end_time, exit_status = excluded.exit_status,"
 	    " signal = excluded.signal, reason = excluded.reason, utime = excluded.utime,"
 	    " stime = excluded.stime, maxrss_kb = excluded.maxrss_kb, suspended = excluded.suspended",
+	[S_TASK_DEL] = "DELETE FROM tasks WHERE job_id = ?1 AND task = ?2",
 	[S_TASK_IDS] = "SELECT task FROM tasks WHERE job_id = ?1 ORDER BY task",
 	[S_TASK_COUNTS] = "SELECT coalesce(sum(state < 3), 0), coalesce(sum(state IN (1, 2)), 0),"
 	    " coalesce(sum(state = 4), 0), coalesce(sum(state = 5), 0) FROM tasks WHERE job_id = ?1",
@@ -1226,6 +1227,19 @@ store_task_put(struct store *st, const struct job *j)
 	sqlite3_bind_int64(s, 16, j->maxrss_kb);
 	sqlite3_bind_int(s, 17, j->suspended);
 	return stmt_run(st, s, own, "cannot store a task");
+}
+
+int
+store_task_delete(struct store *st, int64_t id, int task)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_TASK_DEL, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, task);
+	return stmt_run(st, s, own, "cannot remove a task");
 }
 
 struct job *

@@ -143,6 +143,51 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[ $(( (end - start) / 1000000 )) -lt 5000 ]
 }
 
+@test "kill -9 of execd while tasks run: their ends still reach the master" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-2 -b y sh -c 'sleep 2; exit $SGE_TASK_ID')")
+	wait_until 20 running_task "$id" 2
+	kill -9 "$(cat "$CLUSTER/execd-1/execd.pid")"
+	sleep 3
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(qacct -j "$id" | awk '$1 == "exit_status" { print $2 }' | sort -n | tr '\n' ' ')" = "1 2 " ]
+	run qstat -j "$id"
+	[[ "$output" == *"2 of 2 tasks failed"* ]]
+}
+
+@test "an execd that comes back without a running task fails it as lost; its sibling goes on" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-2 -b y sleep 301)")
+	wait_until 20 running_task "$id" 2
+	act="$CLUSTER/execd-1/active/$id.1.1"
+	read -r jobpid _ < "$act/job.pid"
+	shep=$(ps -o ppid= -p "$jobpid" | tr -d ' ')
+	kill -9 "$(cat "$CLUSTER/execd-1/execd.pid")"
+	# The host forgets task 1 entirely: its shepherd, the job and its folder.
+	kill -9 "$shep"
+	kill -9 -- "-$jobpid"
+	rm -rf "$act"
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 sh -c "! qstat | awk -v id=$id '\$1 == id && \$NF == 1 { f = 1 } END { exit !f }'"
+	running_task "$id" 2
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+	run qstat -j "$id"
+	[[ "$output" == *"deleted"* ]]
+	[ "$(qacct -j "$id" | awk '$1 == "taskid" { print $2 }' | sort -n | tr '\n' ' ')" = "1 2 " ]
+	run qacct -j "$id"
+	[[ "$output" == *"lost: execd on"* ]]
+}
+
+@test "qstat -s r shows the running tasks of an array that still has pending ones" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-9 -tc 1 -b y sleep 30)")
+	wait_until 20 running_task "$id" 1
+	[ "$(qstat -s r | awk -v id="$id" '$1 == id { print $5, $NF }')" = "r 1" ]
+	[ "$(qstat -s p | awk -v id="$id" '$1 == id { print $5, $NF }')" = "qw 2-9:1" ]
+	[ "$(qhost | awk 'NR > 2 { print $3 }' | head -1)" -ge 1 ]
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+}
+
 @test "bad task input gets a clear error and changes nothing" {
 	id=$(q -h -o /dev/null -e /dev/null -b y true)
 	run qdel "$id" -t 1
