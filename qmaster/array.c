@@ -477,3 +477,14 @@ array_reconcile(const char *host, json_t *listed)
 	}
 	task_list_free(&l);
 }
+
+bool
+array_why(const struct job *j, char *buf, size_t n)
+{
+	struct store_task_counts c;
+
+	if (!j->t_first || j->tc <= 0 || store_task_counts(store, j->id, &c) < 0 || c.active < j->tc)
+		return false;
+	snprintf(buf, n, "%lld of its tasks run, as many as -tc %d allows", (long long)c.active, j->tc);
+	return true;
+}

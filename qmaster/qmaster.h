@@ -267,6 +267,8 @@ void        array_status_json(const struct job *j, json_t *o, bool with_tasks);
 /* An execd (re)registered listing jobs ({id, task, attempt}): tasks it
  * does not have are pending again if they never started, else failed. */
 void        array_reconcile(const char *host, json_t *listed);
+/* Why an array's pending tasks wait when -tc holds them back: false if not. */
+bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
 

@@ -538,6 +538,8 @@ sched_why(const struct job *j, char *buf, size_t n)
 		snprintf(buf, n, "queue %s is disabled", q->name);
 		return;
 	}
+	if (array_why(j, buf, n))
+		return;
 	if (j->req.hosts && (ns = nodeset_parse(j->req.hosts, err, sizeof err)) == NULL) {
 		snprintf(buf, n, "hosts=%s: %s", j->req.hosts, err);
 		return;

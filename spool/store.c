@@ -2012,6 +2012,13 @@ static const struct {
 	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting"
 	  " WHERE failed_code NOT BETWEEN 0 AND 65535 OR end_time < start_time",
 	  "has a failed code out of range or ends before it starts" },
+	{ "SELECT 'task ' || t.job_id || '.' || t.task, 'job ' || t.job_id FROM tasks t"
+	  " JOIN jobs j ON j.id = t.job_id WHERE j.t_first = 0 OR t.task < j.t_first"
+	  " OR t.task > j.t_last OR (t.task - j.t_first) % j.t_step != 0",
+	  "is not a task of its job's range (qsub -t)" },
+	{ "SELECT 'task ' || job_id || '.' || task, state FROM tasks WHERE state NOT BETWEEN 0 AND 5"
+	  " OR (state IN (1, 2) AND (host IS NULL OR host = ''))",
+	  "has an unknown state, or runs without a host" },
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"

@@ -183,6 +183,13 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	wait_until 20 running_task "$id" 1
 	[ "$(qstat -s r | awk -v id="$id" '$1 == id { print $5, $NF }')" = "r 1" ]
 	[ "$(qstat -s p | awk -v id="$id" '$1 == id { print $5, $NF }')" = "qw 2-9:1" ]
+	run qstat -j "$id"
+	[[ "$output" == *"1 of its tasks run, as many as -tc 1 allows"* ]]
+	# qhold holds the pending tasks; the running one goes on.
+	qhold "$id"
+	[ "$(lines_of "$id" | tr '\n' ' ')" = "r 1 hqw 2-9:1 " ]
+	qrls "$id"
+	[ "$(lines_of "$id" | tr '\n' ' ')" = "r 1 qw 2-9:1 " ]
 	[ "$(qhost | awk 'NR > 2 { print $3 }' | head -1)" -ge 1 ]
 	qdel "$id"
 	wait_until 20 job_finished "$id"

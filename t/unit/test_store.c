@@ -1796,6 +1796,10 @@ test_tasks(void **state)
 	assert_int_equal(store_tasks_foreach(f->st, id, 0, collect_tasks, &ids), 0);
 	assert_int_equal(ids.n, 4);
 
+	/* A row outside the job's range is a problem --check names. */
+	assert_int_equal(store_check(f->st, stderr), 0);
+	raw_do(f, "UPDATE tasks SET task = 2000000 WHERE task = 3");
+	assert_int_equal(store_check(f->st, stderr), 1);
 	/* The rows go with their job. */
 	assert_int_equal(store_job_delete(f->st, id), 0);
 	assert_int_equal(raw_get(f, "SELECT count(*) FROM tasks"), 0);
