@@ -372,10 +372,24 @@ array_brief(const struct job *j, struct jtext *t, int64_t *n)
 		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
 }
 
+/* qstat -j lists every unfinished task but only the first of the finished
+ * ones, so a million-task array still fits in a reply. */
+#define ARRAY_FINISHED_SHOWN 1000
+
+struct task_json_ctx {
+	json_t *list;
+	int     finished;
+};
+
 static int
 task_json(void *arg, struct job *j)
 {
-	json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
+	struct task_json_ctx *tc = arg;
+	json_t *o;
+
+	if (JS_FINISHED(j->state) && tc->finished++ >= ARRAY_FINISHED_SHOWN)
+		return 0;
+	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
 	    "task", j->task, "state", job_state_name(j->state), "state_letters", job_state_letters(j),
 	    "start_time", (json_int_t)j->start_time, "end_time", (json_int_t)j->end_time,
 	    "exit_status", j->exit_status, "attempt", j->attempt, "utime", j->utime,
@@ -384,7 +398,7 @@ task_json(void *arg, struct job *j)
 		json_object_set_new(o, "host", json_string(j->host));
 	if (j->reason)
 		json_object_set_new(o, "reason", json_string(j->reason));
-	json_array_append_new(arg, o);
+	json_array_append_new(tc->list, o);
 	return 0;
 }
 
@@ -399,7 +413,7 @@ array_status_json(const struct job *j, json_t *o, bool with_tasks)
 	if (!with_tasks)
 		return;
 	list = json_array();
-	if (store_tasks_foreach(store, j->id, 0, task_json, list) < 0)
+	if (store_tasks_foreach(store, j->id, 0, task_json, &(struct task_json_ctx){ list, 0 }) < 0)
 		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
 	json_object_set_new(o, "tasks", list);
 }
