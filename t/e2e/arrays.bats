@@ -195,6 +195,16 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	wait_until 20 job_finished "$id"
 }
 
+@test "tasks interleave with other jobs by priority: a later, higher job runs before the rest of the array" {
+	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep 1')")
+	wait_until 20 running_task "$a" 4
+	b=$(q -o /dev/null -e /dev/null -p 100 -b y sh -c "echo \"\$(date +%s%N) b\" >> $WORK/order")
+	wait_until 30 job_finished "$a"
+	wait_until 30 job_finished "$b"
+	# b started fifth: after the four tasks running, before tasks 5-8.
+	[ "$(sort -n "$WORK/order" | awk '{ print $2 }' | grep -n '^b$' | cut -d: -f1)" -eq 5 ]
+}
+
 @test "bad task input gets a clear error and changes nothing" {
 	id=$(q -h -o /dev/null -e /dev/null -b y true)
 	run qdel "$id" -t 1
