@@ -252,6 +252,10 @@ array_delete(struct conn *c, struct job *j, const struct task_range *only, char 
 
 	*ok = true;
 	qm_txn();
+	/* A range covering every task is the whole array: no row per task. */
+	if (only && only->first <= j->t_first && only->last >= j->t_last &&
+	    (only->step == 1 || (only->step == j->t_step && only->first == j->t_first)))
+		only = NULL;
 	if (!only) {
 		if (store_tasks_foreach(store, j->id, TASKS_UNFINISHED, task_list_keep, &l) < 0)
 			fatalx("cannot read the tasks of job %lld", (long long)j->id);

@@ -139,6 +139,11 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[ "$(tasks_rows "$id")" -eq 1 ]
 	qdel "$id"
 	wait_until 10 job_finished "$id"
+	# -t over the whole range is the whole array, not a row per task.
+	id2=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-100000:2 -b y true)")
+	qdel "$id2" -t 1-100000
+	wait_until 10 job_finished "$id2"
+	[ "$(tasks_rows "$id2")" -eq 0 ]
 	end=$(date +%s%N)
 	[ $(( (end - start) / 1000000 )) -lt 5000 ]
 }
