@@ -15,14 +15,37 @@ array_range(const struct job *j)
 	return (struct task_range){ j->t_first, j->t_last, j->t_step };
 }
 
-/* The task ids that left the pending state; never NULL. */
+/* The task ids from `from` on that left the pending state; never NULL. */
 static int *
-array_taken(const struct job *j, size_t *n)
+array_taken(const struct job *j, int from, size_t *n)
 {
-	int *ids = store_task_ids(store, j->id, n);
+	int *ids = store_task_ids(store, j->id, from, n);
 	if (!ids)
 		fatalx("cannot read the tasks of job %lld", (long long)j->id);
 	return ids;
+}
+
+/* The part of the range no pending task precedes: from the cursor on, so
+ * reading the rows costs those after it, not every task that ran. */
+static struct task_range
+array_rest(const struct job *j)
+{
+	struct task_range r = array_range(j);
+	int64_t cur = store_array_next(store, j->id);
+
+	if (cur < 0)
+		fatalx("cannot read the cursor of job %lld", (long long)j->id);
+	if (cur > r.first) {
+		int64_t k = (cur - r.first + r.step - 1) / r.step;
+		int64_t f = r.first + k * r.step;
+		if (f > r.last) {
+			/* Nothing left: an empty range. */
+			r.first = r.last + 1;
+			return r;
+		}
+		r.first = (int)f;
+	}
+	return r;
 }
 
 /* A scheduler pass's view of one array: which tasks it took, where it is,
@@ -40,11 +63,11 @@ array_sched_open(struct job *j)
 {
 	struct array_sched *a = xcalloc(1, sizeof *a);
 	struct store_task_counts c;
-	struct task_range r = array_range(j);
+	struct task_range r = array_rest(j);
 
 	a->j = j;
-	a->taken = array_taken(j, &a->ntaken);
-	a->next = task_next(&r, a->taken, a->ntaken, 0);
+	a->taken = array_taken(j, r.first, &a->ntaken);
+	a->next = r.first <= r.last ? task_next(&r, a->taken, a->ntaken, 0) : 0;
 	if (store_task_counts(store, j->id, &c) < 0)
 		fatalx("cannot count the tasks of job %lld", (long long)j->id);
 	a->active = c.active;
@@ -114,6 +137,9 @@ array_sched_next(struct array_sched *a)
 	if (array_sched_done(a))
 		return NULL;
 	t = array_task_new(a->j, a->next);
+	qm_txn();
+	if (store_array_set_next(store, a->j->id, a->next + 1) < 0)
+		fatalx("cannot store the cursor of job %lld", (long long)a->j->id);
 	a->next = task_next(&r, a->taken, a->ntaken, a->next);
 	a->active++;
 	if (a->next == 0)
@@ -134,9 +160,10 @@ array_check_end(struct job *p, bool recount)
 		return;
 	if (!p->delete_req) {
 		if (recount) {
+			struct task_range rest = array_rest(p);
 			size_t n;
-			int *ids = array_taken(p, &n);
-			int64_t pending = task_pending_count(&r, ids, n);
+			int *ids = array_taken(p, rest.first, &n);
+			int64_t pending = task_pending_count(&rest, ids, n);
 			free(ids);
 			if (pending > 0)
 				return;
@@ -278,7 +305,7 @@ array_delete(struct conn *c, struct job *j, const struct task_range *only, char 
 	{
 		struct task_range r = array_range(j);
 		size_t ntaken;
-		int *taken = array_taken(j, &ntaken);
+		int *taken = array_taken(j, only->first, &ntaken);
 		size_t k = 0;
 
 		for (int64_t t = only->first; t <= only->last; t += only->step) {
@@ -330,14 +357,17 @@ array_delete(struct conn *c, struct job *j, const struct task_range *only, char 
 static char *
 array_pending_text(const struct job *j)
 {
-	struct task_range r = array_range(j);
+	struct task_range r;
 	size_t n;
 	int *ids;
 	char *s;
 
 	if (j->state != JS_PENDING || j->delete_req)
 		return xstrdup("");
-	ids = array_taken(j, &n);
+	r = array_rest(j);
+	if (r.first > r.last)
+		return xstrdup("");
+	ids = array_taken(j, r.first, &n);
 	s = task_pending_format(&r, ids, n);
 	free(ids);
 	return s;
@@ -464,6 +494,9 @@ array_reconcile(const char *host, json_t *listed)
 			log_info("task %lld.%d never reached %s; queued again", (long long)t->id, t->task, host);
 			if (store_task_delete(store, t->id, t->task) < 0)
 				fatalx("cannot requeue task %lld.%d", (long long)t->id, t->task);
+			if (store_array_next(store, t->id) > t->task &&
+			    store_array_set_next(store, t->id, t->task) < 0)
+				fatalx("cannot store the cursor of job %lld", (long long)t->id);
 			if ((p = store_job_get(store, t->id, false)) != NULL) {
 				if (p->state == JS_RUNNING && !p->delete_req) {
 					p->state = JS_PENDING;

@@ -69,12 +69,16 @@ int         store_task_put(struct store *st, const struct job *j);
 struct job *store_task_get(struct store *st, int64_t id, int task, bool with_script);
 /* The task is pending again (it never started). */
 int         store_task_delete(struct store *st, int64_t id, int task);
-/* The task ids that have rows, ascending; NULL on error, else *n of them. */
-int        *store_task_ids(struct store *st, int64_t id, size_t *n);
+/* The task ids from `from` on that have rows, ascending; NULL on error,
+ * else *n of them. */
+int        *store_task_ids(struct store *st, int64_t id, int from, size_t *n);
+/* An array's cursor: no task below it is pending (0: none dispatched yet). */
+int         store_array_next(struct store *st, int64_t id);
+int         store_array_set_next(struct store *st, int64_t id, int next);
 struct store_task_counts {
 	int64_t unfinished;   /* dispatched, running, or waiting in error */
 	int64_t active;       /* dispatched or running */
-	int64_t failed, deleted;
+	int64_t failed, deleted;  /* counted only when none is unfinished */
 };
 int store_task_counts(struct store *st, int64_t id, struct store_task_counts *c);
 /* A job's task views in task order (states: bit (1 << JS_*) per wanted

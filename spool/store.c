@@ -223,7 +223,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" maxrss_kb INTEGER NOT NULL DEFAULT 0,"
 	" suspended INTEGER NOT NULL DEFAULT 0,"
 	" PRIMARY KEY (job_id, task)) WITHOUT ROWID;"
-	"CREATE INDEX tasks_active ON tasks (state, host) WHERE state < 3;",
+	"CREATE INDEX tasks_active ON tasks (state, host) WHERE state < 3;"
+	/* An array's cursor: no task below it is pending, so dispatch and
+	 * listings read only the rows from it on. */
+	"ALTER TABLE jobs ADD COLUMN t_next INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX tasks_unfinished ON tasks (job_id, state) WHERE state < 3;",
 };
 
 /*
@@ -267,7 +271,8 @@ enum stmt_id {
 	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
 	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
-	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL,
+	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL, S_ARRAY_NEXT, S_ARRAY_SET_NEXT,
+	S_TASK_UNFINISHED,
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
@@ -346,9 +351,15 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " signal = excluded.signal, reason = excluded.reason, utime = excluded.utime,"
 	    " stime = excluded.stime, maxrss_kb = excluded.maxrss_kb, suspended = excluded.suspended",
 	[S_TASK_DEL] = "DELETE FROM tasks WHERE job_id = ?1 AND task = ?2",
-	[S_TASK_IDS] = "SELECT task FROM tasks WHERE job_id = ?1 ORDER BY task",
-	[S_TASK_COUNTS] = "SELECT coalesce(sum(state < 3), 0), coalesce(sum(state IN (1, 2)), 0),"
-	    " coalesce(sum(state = 4), 0), coalesce(sum(state = 5), 0) FROM tasks WHERE job_id = ?1",
+	[S_TASK_IDS] = "SELECT task FROM tasks WHERE job_id = ?1 AND task >= ?2 ORDER BY task",
+	[S_ARRAY_NEXT] = "SELECT t_next FROM jobs WHERE id = ?1",
+	[S_ARRAY_SET_NEXT] = "UPDATE jobs SET t_next = ?2 WHERE id = ?1",
+	/* Per dispatch pass and task end: the partial index holds only the
+	 * unfinished rows; the ended ones are counted once, at the end. */
+	[S_TASK_UNFINISHED] = "SELECT count(*), coalesce(sum(state IN (1, 2)), 0) FROM tasks"
+	    " INDEXED BY tasks_unfinished WHERE job_id = ?1 AND state < 3",
+	[S_TASK_COUNTS] = "SELECT coalesce(sum(state = 4), 0), coalesce(sum(state = 5), 0)"
+	    " FROM tasks WHERE job_id = ?1",
 	[S_ACCT_LAST] = "SELECT state FROM accounting WHERE job_id = ?1"
 	    " ORDER BY attempt DESC LIMIT 1",
 };
@@ -1263,8 +1274,37 @@ store_task_get(struct store *st, int64_t id, int task, bool with_script)
 	return j;
 }
 
+int
+store_array_next(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int v = 0;
+
+	if (!(s = stmt_take(st, S_ARRAY_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	stmt_give(s, own);
+	return v < 0 ? 0 : v;
+}
+
+int
+store_array_set_next(struct store *st, int64_t id, int next)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ARRAY_SET_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, next);
+	return stmt_run(st, s, own, "cannot store an array's cursor");
+}
+
 int *
-store_task_ids(struct store *st, int64_t id, size_t *n)
+store_task_ids(struct store *st, int64_t id, int from, size_t *n)
 {
 	sqlite3_stmt *s;
 	int *ids = NULL, rc;
@@ -1275,6 +1315,7 @@ store_task_ids(struct store *st, int64_t id, size_t *n)
 	if (!(s = stmt_take(st, S_TASK_IDS, &own)))
 		return NULL;
 	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, from);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -1302,14 +1343,24 @@ store_task_counts(struct store *st, int64_t id, struct store_task_counts *c)
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	if (!(s = stmt_take(st, S_TASK_COUNTS, &own)))
+	if (!(s = stmt_take(st, S_TASK_UNFINISHED, &own)))
 		return -1;
 	sqlite3_bind_int64(s, 1, id);
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		c->unfinished = sqlite3_column_int64(s, 0);
 		c->active = sqlite3_column_int64(s, 1);
-		c->failed = sqlite3_column_int64(s, 2);
-		c->deleted = sqlite3_column_int64(s, 3);
+	}
+	stmt_give(s, own);
+	if (rc != SQLITE_ROW)
+		return store_fail(st, "cannot count tasks");
+	if (c->unfinished > 0)
+		return 0;
+	if (!(s = stmt_take(st, S_TASK_COUNTS, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		c->failed = sqlite3_column_int64(s, 0);
+		c->deleted = sqlite3_column_int64(s, 1);
 	}
 	stmt_give(s, own);
 	return rc == SQLITE_ROW ? 0 : store_fail(st, "cannot count tasks");
@@ -2022,7 +2073,7 @@ static const struct {
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
-	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'))"
+	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'), ('tasks_unfinished'))"
 	  " SELECT 'index ' || name, '' FROM want"
 	  " WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')",
 	  "is missing" },

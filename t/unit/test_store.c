@@ -1710,7 +1710,7 @@ test_tasks(void **state)
 	j->t_step = 1;
 	j->tc = 2;
 	id = insert(f, j);
-	taken = store_task_ids(f->st, id, &n);
+	taken = store_task_ids(f->st, id, 0, &n);
 	assert_non_null(taken);
 	assert_int_equal(n, 0);
 	free(taken);
@@ -1763,12 +1763,19 @@ test_tasks(void **state)
 	job_free(got);
 	assert_null(store_task_get(f->st, id, 8, false));
 
-	taken = store_task_ids(f->st, id, &n);
+	taken = store_task_ids(f->st, id, 0, &n);
 	assert_int_equal(n, 3);
 	assert_int_equal(taken[0], 3);
 	assert_int_equal(taken[1], 7);
 	assert_int_equal(taken[2], 9);
 	free(taken);
+	taken = store_task_ids(f->st, id, 4, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(taken[0], 7);
+	free(taken);
+	assert_int_equal(store_array_next(f->st, id), 0);
+	assert_int_equal(store_array_set_next(f->st, id, 10), 0);
+	assert_int_equal(store_array_next(f->st, id), 10);
 	assert_int_equal(store_task_counts(f->st, id, &c), 0);
 	assert_int_equal(c.unfinished, 0);
 	assert_int_equal(c.failed, 1);
