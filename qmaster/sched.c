@@ -232,18 +232,25 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	usage_count(us, j, s->h);
 }
 
-/* An array's pending tasks, in task order, while the host has room and
- * the queue's limits and -tc allow. */
+/* An array's pending tasks, in task order, while the host has room, still
+ * matches (an exclusive task takes the whole host) and the queue's limits
+ * and -tc allow. */
 static void
 sched_tasks(struct served *s, struct cand *c, struct usage *us)
 {
+	struct match_host m;
+	const char *key;
 	struct job *t;
 	char why[160];
 
 	if (!c->arr)
 		c->arr = array_sched_open(c->j);
-	while (s->h->pull_free > 0 && !usage_blocks(us, c->q, c->j, why, sizeof why) &&
-	    (t = array_sched_next(c->arr)) != NULL) {
+	while (s->h->pull_free > 0 && !usage_blocks(us, c->q, c->j, why, sizeof why)) {
+		host_view(s->h, &m);
+		key = NULL;
+		if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK ||
+		    (t = array_sched_next(c->arr)) == NULL)
+			break;
 		sched_dispatch(s, t, us);
 		job_free(t);
 	}

@@ -65,6 +65,15 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[ "$(job_field "$id" exit_status)" = 0 ]
 }
 
+@test "tasks of an exclusive array take the whole host, one at a time" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -l exclusive=true -t 1-4 -b y sh -c \
+	    'echo "$(date +%s%N) 1" >> '"$WORK"'/excl; sleep 0.3; echo "$(date +%s%N) -1" >> '"$WORK"'/excl')")
+	wait_until 60 job_finished "$id"
+	[ "$(wc -l < "$WORK/excl")" -eq 8 ]
+	max=$(sort -n "$WORK/excl" | awk '{ n += $2; if (n > m) m = n } END { print m }')
+	[ "$max" -eq 1 ]
+}
+
 @test "qstat shows the pending tasks on one line and each running task on its own" {
 	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-50 -b y sleep 30)")
 	wait_until 20 running_task "$id" 4
