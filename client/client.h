@@ -148,6 +148,7 @@ struct qstat_row {
 	int64_t       id, task, prio, submit_time, start_time, hold, slots;
 	int64_t       t_first, t_last, t_step;
 	const char   *name, *owner, *queue, *state, *state_letters, *host;
+	const char   *tasks;     /* an array's pending tasks, "1-99:2"; NULL: none */
 	const json_t *obj;       /* the job object it came from, or NULL */
 };
 void qstat_row_from_object(const json_t *job, struct qstat_row *r);

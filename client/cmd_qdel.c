@@ -8,7 +8,7 @@ static int qdel_run(int argc, char **argv);
 
 const struct cmd cmd_qdel = {
 	"qdel",
-	"qdel [-f] job[,job]... | -u user[,user]...\n",
+	"qdel [-f] job[.task][,job]... [-t first-last:step] | -u user[,user]...\n",
 	qdel_run,
 };
 

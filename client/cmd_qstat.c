@@ -90,7 +90,9 @@ row_cmp(const void *a, const void *b)
 		return rx - ry;
 	if (rx == 1 && x->prio != y->prio)
 		return x->prio > y->prio ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->task < y->task ? -1 : x->task > y->task;
 }
 
 /* Keeps the wanted rows, in Grid Engine's order; returns how many. */

@@ -613,7 +613,9 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
 	bool force = false;
 	json_t *users = json_array(), *missing = json_array(), *ids, *req, *rep, *r;
+	json_t *tasks = json_object(), *task_ids = json_array();
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
+	const char *trange = NULL;
 	int njob = 0, rc = 0;
 	bool is_delete = strcmp(type, "DELETE") == 0;
 	size_t i;
@@ -629,6 +631,35 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 				goto usage;
 			}
 			client_add_users(users, argv[k]);
+		} else if (is_delete && strcmp(a, "-t") == 0) {
+			struct task_range tr;
+			if (++k >= argc || task_range_parse(argv[k], &tr) < 0) {
+				client_errx("-t wants FIRST[-LAST[:STEP]] with 1 <= FIRST <= LAST <= %d",
+				    JOB_MAX_TASKS);
+				goto usage;
+			}
+			trange = argv[k];
+		} else if (is_delete && strchr(a, '.') && isdigit((unsigned char)a[0])) {
+			/* ID.TASK[-LAST[:STEP]][,...]: only those tasks. */
+			char *copy = xstrdup(a), *save = NULL;
+			for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+				char *dot = strchr(w, '.'), key[32];
+				struct task_range tr;
+				int64_t id;
+				if (dot)
+					*dot = '\0';
+				if (!client_parse_id(w, &id) || (dot && task_range_parse(dot + 1, &tr) < 0)) {
+					client_errx("\"%s\" is not a job id or ID.TASK", a);
+					free(copy);
+					goto usage;
+				}
+				json_array_append_new(task_ids, json_integer(id));
+				if (dot) {
+					snprintf(key, sizeof key, "%lld", (long long)id);
+					json_object_set_new(tasks, key, json_string(dot + 1));
+				}
+			}
+			free(copy);
 		} else if (is_delete && (strcmp(a, "-f") == 0 || strcmp(a, "--force") == 0)) {
 			/* Deletion already kills what runs; for a cron entry it
 			 * also deletes the job of its latest tick. */
@@ -653,13 +684,23 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 		if (njob == 0 && json_array_size(users) == 0)
 			goto out;
 	}
-	if (njob == 0 && json_array_size(users) == 0) {
+	if (njob == 0 && json_array_size(users) == 0 && json_array_size(task_ids) == 0) {
 		client_errx("no job ids or users given");
 		goto usage;
 	}
 	req = json_pack("{s:s}", "type", type);
-	if (njob > 0) {
-		ids = client_resolve_jobs(jobargs, njob, "pr", missing);
+	if (njob > 0 || json_array_size(task_ids) > 0) {
+		ids = njob > 0 ? client_resolve_jobs(jobargs, njob, "pr", missing) : json_array();
+		json_array_extend(ids, task_ids);
+		/* qdel -t: those tasks of every job named without its own. */
+		json_array_foreach(ids, i, r) {
+			char key[32];
+			snprintf(key, sizeof key, "%lld", (long long)json_integer_value(r));
+			if (trange && !json_object_get(tasks, key))
+				json_object_set_new(tasks, key, json_string(trange));
+		}
+		if (json_object_size(tasks) > 0)
+			json_object_set(req, "tasks", tasks);
 		/* GE's sentence for a job that is not there, as the master says it. */
 		json_array_foreach(missing, i, r)
 			printf("denied: job \"%s\" does not exist\n", json_string_value(r));
@@ -692,6 +733,8 @@ out:
 	json_decref(missing);
 	json_decref(crons);
 	strv_free(kept);
+	json_decref(tasks);
+	json_decref(task_ids);
 	free(jobargs);
 	return rc;
 usage:
@@ -700,6 +743,8 @@ usage:
 	json_decref(missing);
 	json_decref(crons);
 	strv_free(kept);
+	json_decref(tasks);
+	json_decref(task_ids);
 	free(jobargs);
 	return 1;
 }

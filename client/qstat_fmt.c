@@ -42,7 +42,7 @@ static const struct row_field {
 #define RS(f)	{ #f, offsetof(struct qstat_row, f), true }
 	RI(id), RI(task), RI(prio), RI(submit_time), RI(start_time), RI(hold), RI(slots),
 	RI(t_first), RI(t_last), RI(t_step), RS(name), RS(owner), RS(queue), RS(state),
-	RS(state_letters), RS(host),
+	RS(state_letters), RS(host), RS(tasks),
 #undef RI
 #undef RS
 };
@@ -187,7 +187,7 @@ is_active(const json_t *job)
 void
 qstat_print_row(FILE *fp, const struct qstat_row *r)
 {
-	char when[32], queue[128] = "";
+	char when[32], queue[128] = "", ja[32] = "";
 	bool active = state_active(r->state);
 
 	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
@@ -195,9 +195,15 @@ qstat_print_row(FILE *fp, const struct qstat_row *r)
 	if (active && r->host)
 		snprintf(queue, sizeof queue, "%s@%.*s", r->queue ? r->queue : "",
 		    (int)strcspn(r->host, " "), r->host);
-	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %7s\n",
+
+	/* ja-task-ID: a task's id, or an array's pending tasks ("1-99:2"). */
+	if (r->tasks && *r->tasks)
+		snprintf(ja, sizeof ja, "%s", r->tasks);
+	else if (r->task > 0)
+		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
+	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %-7s\n",
 	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
-	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, "");
+	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, ja);
 }
 
 void
@@ -359,6 +365,30 @@ print_waiting(FILE *fp, const json_t *w)
 	free(why);
 }
 
+/* An array's tasks that ran or run: Grid Engine's usage line numbered by
+ * task, and where the running ones are. */
+static void
+print_tasks(FILE *fp, const json_t *tasks)
+{
+	char cpu[32], mem[32], key[64];
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(tasks, i, t) {
+		const char *host = jstr(t, "host"), *st = jstr(t, "state");
+		if (jint(t, "start_time", 0) <= 0)
+			continue;
+		format_cpu(cpu, sizeof cpu, jreal(t, "utime") + jreal(t, "stime"));
+		format_mem(mem, sizeof mem, jint(t, "maxrss_kb", 0));
+		fprintf(fp, "usage %4lld:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
+		    "vmem=N/A, maxvmem=%s\n", (long long)jint(t, "task", 0), cpu, mem);
+		if (host && st && state_active(st)) {
+			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)jint(t, "task", 0));
+			kv(fp, key, "%s:1", host);
+		}
+	}
+}
+
 void
 qstat_print_job(FILE *fp, const json_t *job)
 {
@@ -443,7 +473,13 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "mail", "%lld undelivered (%s), next try %s", (long long)jint(mp, "count", 0),
 		    jstr(mp, "error") ? jstr(mp, "error") : "not tried yet", tbuf);
 	}
-	if (is_active(job) || (finished && jint(job, "start_time", 0) > 0)) {
+	if (jint(job, "t_first", 0) > 0) {
+		kv(fp, "job-array tasks", "%lld-%lld:%lld", (long long)jint(job, "t_first", 0),
+		    (long long)jint(job, "t_last", 0), (long long)jint(job, "t_step", 1));
+		if (jint(job, "tc", 0) > 0)
+			kv(fp, "task_concurrency", "%lld", (long long)jint(job, "tc", 0));
+		print_tasks(fp, json_object_get(job, "tasks"));
+	} else if (is_active(job) || (finished && jint(job, "start_time", 0) > 0)) {
 		format_cpu(cpu, sizeof cpu, jreal(job, "utime") + jreal(job, "stime"));
 		format_mem(mem, sizeof mem, jint(job, "maxrss_kb", 0));
 		fprintf(fp, "usage %4d:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
@@ -459,7 +495,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	}
 	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
 		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
-	if ((s = jstr(job, "host")) != NULL && !finished)
+	if ((s = jstr(job, "host")) != NULL && !finished && jint(job, "t_first", 0) == 0)
 		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)
 		kv(fp, "scheduling info", "%s", s);

@@ -176,36 +176,15 @@ parse_count(const char *s, long lo, long hi)
 static int
 parse_tasks(struct qsub_opts *o, const char *v)
 {
-	char buf[64], *dash, *colon;
-	long a, b = -1, st = 1;
+	struct task_range r;
 
-	if (strlen(v) >= sizeof buf)
-		goto bad;
-	strcpy(buf, v);
-	if ((colon = strchr(buf, ':'))) {
-		*colon = '\0';
-		if ((st = parse_count(colon + 1, 1, JOB_MAX_TASKS)) < 0)
-			goto bad;
-	}
-	if ((dash = strchr(buf, '-'))) {
-		*dash = '\0';
-		if ((b = parse_count(dash + 1, 1, JOB_MAX_TASKS)) < 0)
-			goto bad;
-	}
-	if ((a = parse_count(buf, 1, JOB_MAX_TASKS)) < 0)
-		goto bad;
-	if (b < 0)
-		b = a;
-	if (b < a || (colon && !dash))
-		goto bad;
-	o->t_first = (int)a;
-	/* Grid Engine keeps the last task a step reaches, not the bound given. */
-	o->t_last = (int)(a + (b - a) / st * st);
-	o->t_step = (int)st;
+	if (task_range_parse(v, &r) < 0)
+		return qo_fail(o, "-t wants FIRST[-LAST[:STEP]] with 1 <= FIRST <= LAST <= %d, not \"%s\"",
+		    JOB_MAX_TASKS, v);
+	o->t_first = r.first;
+	o->t_last = r.last;
+	o->t_step = r.step;
 	return 0;
-bad:
-	return qo_fail(o, "-t wants FIRST[-LAST[:STEP]] with 1 <= FIRST <= LAST <= %d, not \"%s\"",
-	    JOB_MAX_TASKS, v);
 }
 
 /* -hold_jid ID|NAME|PATTERN[,...]: Grid Engine's, which waits for the

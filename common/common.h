@@ -272,6 +272,8 @@ json_t     *job_to_json(const struct job *j);
  * job_brief_columns (NULL-terminated), in that order. */
 extern const char *const job_brief_columns[];
 void        job_brief_text(const struct job *j, struct jtext *t);
+/* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
+void        job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
@@ -292,6 +294,24 @@ json_t *rusage_to_json(const struct job_rusage *ru);
 /* Checks every field (numbers, non-negative, times finite and bounded);
  * unknown fields are skipped.  -1 with *why, dst untouched, on bad input. */
 int     rusage_from_json(struct job_rusage *dst, const json_t *o, const char **why);
+
+/* tasks.c: array job task ranges (qsub -t, qdel -t). */
+struct task_range {
+	int first, last, step;
+};
+/* "N", "N-M" or "N-M:S" with 1 <= N <= M <= JOB_MAX_TASKS; last becomes the
+ * last task the step reaches.  -1 on bad input. */
+int     task_range_parse(const char *s, struct task_range *r);
+bool    task_in_range(const struct task_range *r, int t);
+int64_t task_range_count(const struct task_range *r);
+/* taken: the sorted task ids that left the pending state (ids outside r are
+ * ignored).  The first pending task after `after` (0: from the start), 0
+ * when none is left. */
+int     task_next(const struct task_range *r, const int *taken, size_t n, int after);
+int64_t task_pending_count(const struct task_range *r, const int *taken, size_t n);
+/* Grid Engine's compact text of the pending tasks: "1-999:2", "3,7-9:2";
+ * "" when none are left.  Costs the taken ids, not the tasks. */
+char   *task_pending_format(const struct task_range *r, const int *taken, size_t n);
 
 /* Limits on what a client may send. */
 #define JOB_MAX_SCRIPT   (1u * 1024 * 1024)

@@ -203,11 +203,17 @@ job_to_json(const struct job *j)
 const char *const job_brief_columns[] = {
 	"id", "task", "name", "owner", "queue", "prio", "submit_time", "start_time",
 	"state", "state_letters", "hold", "host", "slots", "t_first", "t_last", "t_step",
-	NULL,
+	"tasks", NULL,
 };
 
 void
 job_brief_text(const struct job *j, struct jtext *t)
+{
+	job_brief_text_tasks(j, NULL, t);
+}
+
+void
+job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
 {
 	jt_lit(t, "[");
 	jt_int(t, j->id);
@@ -241,6 +247,8 @@ job_brief_text(const struct job *j, struct jtext *t)
 	jt_int(t, j->t_last);
 	jt_lit(t, ",");
 	jt_int(t, j->t_step);
+	jt_lit(t, ",");
+	jt_str(t, tasks);
 	jt_lit(t, "]");
 }
 

@@ -191,6 +191,18 @@ shep_env(const struct shep *s)
 	else
 		snprintf(buf, sizeof buf, "undefined");
 	shep_env_set(&envp, &n, "SGE_TASK_ID", buf);
+	/* Grid Engine's range of the array, "undefined" for other jobs. */
+	{
+		static const char *const names[] = { "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE" };
+		int vals[] = { j->t_first, j->t_last, j->t_step };
+		for (int k = 0; k < 3; k++) {
+			if (j->task > 0 && j->t_first > 0)
+				snprintf(buf, sizeof buf, "%d", vals[k]);
+			else
+				snprintf(buf, sizeof buf, "undefined");
+			shep_env_set(&envp, &n, names[k], buf);
+		}
+	}
 	shep_env_set(&envp, &n, "JOB_SCRIPT", s->script ? s->script : j->argv[0]);
 	return envp;
 }

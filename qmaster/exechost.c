@@ -154,6 +154,7 @@ reconcile(struct exechost *h, json_t *jobs)
 			sched_kick();
 		job_free(j);
 	}
+	array_reconcile(h->name, rc.listed);
 	json_decref(rc.gone);
 	/* Parallel jobs' host is a list the filter above does not match. */
 	pe_host_lost(h->name, rc.listed, "execd no longer knows it");
@@ -279,8 +280,10 @@ send_ack(struct conn *c, int64_t seq)
 static struct job *
 event_job(struct conn *c, json_t *msg)
 {
-	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1);
-	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
+	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1), task = jint(msg, "task", 0);
+	/* An array task's events update its task row (array.c). */
+	struct job *j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
+	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
 
 	if (!j)
 		return NULL;
@@ -437,6 +440,7 @@ host_json(void *arg, const struct host_rec *r)
 	json_t *o;
 
 	store_jobs_foreach(store, &f, count_used, &used);
+	array_tasks_active(r->name, count_used, &used);
 	o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
 	    "name", r->name, "slots", h ? h->slots : r->slots, "used", used,
 	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],

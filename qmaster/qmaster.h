@@ -318,6 +318,34 @@ void    mail_admin(const char *subject, const char *body);
 /* {count, error, next_try} of a job's undelivered mail, or NULL. */
 json_t *mail_pending_json(int64_t job_id);
 
+/* array.c: array jobs (qsub -t, -tc) and their tasks. */
+struct array_sched;
+struct task_range;
+struct jtext;
+/* A scheduler pass over one array (j, the parent, must outlive it). */
+struct array_sched *array_sched_open(struct job *j);
+/* The next task to dispatch, as a task view to hand to the dispatch (the
+ * caller frees it), or NULL when none is pending or -tc is reached. */
+struct job *array_sched_next(struct array_sched *a);
+bool        array_sched_done(const struct array_sched *a);
+void        array_sched_close(struct array_sched *a);
+/* A task reached a final state: ends the parent after its last task. */
+void        array_task_ended(const struct job *t);
+/* qdel of the whole array (only NULL) or of some of its tasks. */
+const char *array_delete(struct conn *c, struct job *j, const struct task_range *only,
+    char *buf, size_t n, bool *ok);
+/* A listing's rows: the pending tasks' line, then one per task out of it. */
+void        array_brief(const struct job *j, struct jtext *t, int64_t *n);
+/* Adds "tasks_pending" (and with_tasks, "tasks": every task's row) to o. */
+void        array_status_json(const struct job *j, json_t *o, bool with_tasks);
+/* An execd (re)registered listing jobs ({id, task, attempt}): tasks it
+ * does not have are pending again if they never started, else failed. */
+void        array_reconcile(const char *host, json_t *listed);
+/* Why an array's pending tasks wait when -tc holds them back: false if not. */
+bool        array_why(const struct job *j, char *buf, size_t n);
+/* Every dispatched or running task (host NULL: anywhere), as task views. */
+int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
+
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;
 extern struct store   *store;

@@ -170,10 +170,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "only managers may give a job a positive priority (-p)";
 		goto bad;
 	}
-	/* Seams for the scheduler's next steps: until it honours these, a job
-	 * asking for them is refused rather than run as something else. */
-	if (j->t_first) {
-		why = "array jobs (-t) are not supported by this master yet";
+	if (j->t_first && JOB_PARALLEL(j)) {
+		why = "an array job (-t) cannot also be a parallel job (-pe, -n) in this release";
 		goto bad;
 	}
 	if (JOB_PARALLEL(j) && pe_admit(j, err, sizeof err) < 0) {
@@ -250,6 +248,7 @@ struct status_ctx {
 	bool        brief;   /* only what a listing shows, as text: */
 	struct jtext text;
 	int64_t     n;
+	bool        arrays_only;  /* pending rows read only for their running tasks */
 };
 
 static bool
@@ -273,13 +272,21 @@ status_one(void *arg, struct job *j)
 	json_t *o;
 	if (!user_in(sc->users, j->owner))
 		return 0;
+	if (sc->arrays_only && j->state == JS_PENDING && !j->t_first)
+		return 0;
 	if (sc->brief) {
+		if (j->t_first) {
+			array_brief(j, &sc->text, &sc->n);
+			return 0;
+		}
 		if (sc->n++)
 			jt_lit(&sc->text, ",");
 		job_brief_text(j, &sc->text);
 		return 0;
 	}
 	o = job_to_json(j);
+	if (j->t_first)
+		array_status_json(j, o, sc->full);
 	if (!sc->full) {
 		json_object_del(o, "script");
 		json_object_del(o, "env");
@@ -346,7 +353,7 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0 };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
 	json_t *ids, *users, *rep, *own = NULL, *mp;
@@ -361,6 +368,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	f.states = states_mask(states ? states : "pr");
+	/* An array with pending tasks is a pending row whose tasks may run:
+	 * read it for those, and leave its pending line to the client's filter. */
+	if ((f.states & (1u << JS_RUNNING)) && !(f.states & (1u << JS_PENDING))) {
+		f.states |= 1u << JS_PENDING;
+		sc.arrays_only = true;
+	}
 	f.brief = sc.brief;
 	if (!f.states) {
 		json_decref(sc.jobs);
@@ -377,7 +390,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0 }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false }, j);
 				/* Computed when asked, not kept per pass: qstat -j is rare. */
 				if (sc.full) {
 					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
@@ -512,6 +525,7 @@ struct op_ctx {
 	const char  *verb;
 	json_t      *results;
 	json_t      *users;
+	json_t      *tasks;   /* DELETE: {"ID": "FIRST-LAST:STEP"}, only those tasks */
 };
 
 static void
@@ -533,6 +547,28 @@ op_apply(void *arg, struct job *j)
 		snprintf(buf, sizeof buf, "%s - you do not have the necessary privileges to %s the job \"%lld\"",
 		    oc->c->user, oc->verb, (long long)j->id);
 		op_result(oc, j->id, false, buf);
+		return 0;
+	}
+	if (oc->op == op_delete && (j->t_first || oc->tasks)) {
+		char key[24];
+		const char *spec;
+		struct task_range r;
+
+		snprintf(key, sizeof key, "%lld", (long long)j->id);
+		spec = jstr(oc->tasks, key);
+		if (spec && !j->t_first) {
+			ok = false;
+			snprintf(buf, sizeof buf, "job %lld is not an array job", (long long)j->id);
+			m = buf;
+		} else if (spec && task_range_parse(spec, &r) < 0) {
+			ok = false;
+			snprintf(buf, sizeof buf, "invalid task range \"%.64s\"", spec);
+			m = buf;
+		} else if (j->t_first)
+			m = array_delete(oc->c, j, spec ? &r : NULL, buf, sizeof buf, &ok);
+		else
+			m = oc->op(oc->c, j, buf, sizeof buf, &ok);
+		op_result(oc, j->id, ok, m);
 		return 0;
 	}
 	m = oc->op(oc->c, j, buf, sizeof buf, &ok);
@@ -557,13 +593,16 @@ collect_ids(void *arg, struct job *j)
 static void
 request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb)
 {
-	struct op_ctx oc = { c, op, verb, json_array(), NULL };
+	struct op_ctx oc = { c, op, verb, json_array(), NULL, NULL };
 	const char *why = NULL;
 	json_t *ids, *rep, *v, *owned = NULL;
 	size_t i;
 
 	ids = request_ids(msg, &why);
 	oc.users = request_users(msg, &why);
+	oc.tasks = json_object_get(msg, "tasks");
+	if (oc.tasks && (!json_is_object(oc.tasks) || op != op_delete))
+		why = "tasks must be an object of task ranges, and only DELETE takes them";
 	if (why || (!ids && !oc.users)) {
 		json_decref(oc.results);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids or users given"));
@@ -668,6 +707,11 @@ request_job_finished(const struct job *j)
 {
 	struct waiter *w, *tmp;
 
+	/* A task's end matters to its parent only, which ends after the last. */
+	if (j->task > 0) {
+		array_task_ended(j);
+		return;
+	}
 	mail_job_ended(j);
 	deps_job_ended(j);
 	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {

@@ -132,7 +132,8 @@ usage_load(struct usage *us)
 		h->sched_njobs = 0;
 		h->sched_excl = false;
 	}
-	if (store_jobs_foreach(store, &f, usage_one, us) < 0)
+	if (store_jobs_foreach(store, &f, usage_one, us) < 0 ||
+	    array_tasks_active(NULL, usage_one, us) < 0)
 		fatalx("cannot read running jobs");
 }
 
@@ -188,6 +189,7 @@ struct cand {
 	const struct qm_queue *q;
 	struct nodeset        *hosts;   /* its hosts=, parsed */
 	bool                   done;    /* dispatched, or unusable this pass */
+	struct array_sched    *arr;     /* an array's tasks, once looked at */
 };
 
 struct window {
@@ -229,6 +231,7 @@ static void
 window_free(struct window *w)
 {
 	for (int i = 0; i < w->n; i++) {
+		array_sched_close(w->c[i].arr);
 		job_free(w->c[i].j);
 		nodeset_free(w->c[i].hosts);
 	}
@@ -393,6 +396,31 @@ sched_parallel(struct served *sv, int nsv, struct cand *cands, int ncand, struct
 	free(out);
 }
 
+/* An array's pending tasks, in task order, while the host has room, still
+ * matches (an exclusive task takes the whole host) and the queue's limits
+ * and -tc allow. */
+static void
+sched_tasks(struct served *s, struct cand *c, struct usage *us)
+{
+	struct match_host m;
+	const char *key;
+	struct job *t;
+	char why[160];
+
+	if (!c->arr)
+		c->arr = array_sched_open(c->j);
+	while (s->h->pull_free > 0 && !usage_blocks(us, c->q, c->j, why, sizeof why)) {
+		host_view(s->h, &m);
+		key = NULL;
+		if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK ||
+		    (t = array_sched_next(c->arr)) == NULL)
+			break;
+		sched_dispatch(s, t, us);
+		job_free(t);
+	}
+	c->done = array_sched_done(c->arr) || usage_blocks(us, c->q, c->j, why, sizeof why);
+}
+
 /* Hosts leave the pulling list once served, and come back at its tail with
  * their next PULL: a round robin among equally loaded idle hosts. */
 void
@@ -449,6 +477,10 @@ sched_run(void)
 				host_view(sv[i].h, &m);
 				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
 					continue;
+				if (c->j->t_first) {
+					sched_tasks(&sv[i], c, &us);
+					continue;
+				}
 				sched_dispatch(&sv[i], c->j, &us);
 				c->done = true;
 			}
@@ -683,7 +715,7 @@ out:
 static void
 parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, char *buf, size_t n)
 {
-	struct cand c = { (struct job *)j, q, ns, false };
+	struct cand c = { (struct job *)j, q, ns, false, NULL };
 	struct exechost *h;
 	int nh = 0, now = 0, ever = 0, fnow = 0, i = 0, *fr, *tot, *out;
 	char rule[32];
@@ -749,6 +781,8 @@ sched_why(const struct job *j, char *buf, size_t n)
 		snprintf(buf, n, "queue %s is disabled", q->name);
 		return;
 	}
+	if (array_why(j, buf, n))
+		return;
 	if (j->req.hosts && (ns = nodeset_parse(j->req.hosts, err, sizeof err)) == NULL) {
 		snprintf(buf, n, "hosts=%s: %s", j->req.hosts, err);
 		return;

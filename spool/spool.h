@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -58,6 +58,34 @@ int store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb c
 /* Removes finished jobs whose end_time is before before_ms; returns how many. */
 int store_jobs_purge_finished(struct store *st, int64_t before_ms);
 int64_t store_jobs_count(struct store *st, unsigned states);
+
+/* Array tasks: a row per task that left the pending state (the pending
+ * ones are the job's range minus its rows).  A task view is the job's
+ * record with the task's own fields (task, attempt, state, error,
+ * delete_req, host, pid, times, exit_status, signal, reason, usage,
+ * suspended); store_job_update of a view (task > 0) writes its task's row,
+ * creating it.  Rows go with their job. */
+int         store_task_put(struct store *st, const struct job *j);
+struct job *store_task_get(struct store *st, int64_t id, int task, bool with_script);
+/* The task is pending again (it never started). */
+int         store_task_delete(struct store *st, int64_t id, int task);
+/* The task ids from `from` on that have rows, ascending; NULL on error,
+ * else *n of them. */
+int        *store_task_ids(struct store *st, int64_t id, int from, size_t *n);
+/* An array's cursor: no task below it is pending (0: none dispatched yet). */
+int         store_array_next(struct store *st, int64_t id);
+int         store_array_set_next(struct store *st, int64_t id, int next);
+struct store_task_counts {
+	int64_t unfinished;   /* dispatched, running, or waiting in error */
+	int64_t active;       /* dispatched or running */
+	int64_t failed, deleted;  /* counted only when none is unfinished */
+};
+int store_task_counts(struct store *st, int64_t id, struct store_task_counts *c);
+/* A job's task views in task order (states: bit (1 << JS_*) per wanted
+ * state, 0 all); every job's dispatched and running ones, host NULL: any.
+ * The callbacks must not write the store (the walk is still reading). */
+int store_tasks_foreach(struct store *st, int64_t id, unsigned states, store_job_cb cb, void *arg);
+int store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *arg);
 
 /* Accounting: one row per finished attempt, kept forever; storing the same
  * (id, task, attempt) again replaces its row, so a resent CHILD_TERM does not

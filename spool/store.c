@@ -230,6 +230,34 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" created INTEGER NOT NULL);"
 	"CREATE INDEX mail_due ON mail_outbox (next_try);"
 	"CREATE INDEX mail_job ON mail_outbox (job_id);",
+
+	/* 7 -> 8: array tasks.  Only tasks that left the pending state have a
+	 * row: the pending ones are the job's range minus its rows, so a
+	 * million-task array costs one row until its tasks start. */
+	"CREATE TABLE tasks ("
+	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	" task INTEGER NOT NULL,"
+	" attempt INTEGER NOT NULL DEFAULT 0,"
+	" state INTEGER NOT NULL DEFAULT 0,"
+	" error INTEGER NOT NULL DEFAULT 0,"
+	" delete_req INTEGER NOT NULL DEFAULT 0,"
+	" host TEXT,"
+	" pid INTEGER NOT NULL DEFAULT 0,"
+	" start_time INTEGER NOT NULL DEFAULT 0,"
+	" end_time INTEGER NOT NULL DEFAULT 0,"
+	" exit_status INTEGER NOT NULL DEFAULT 0,"
+	" signal INTEGER NOT NULL DEFAULT 0,"
+	" reason TEXT,"
+	" utime REAL NOT NULL DEFAULT 0,"
+	" stime REAL NOT NULL DEFAULT 0,"
+	" maxrss_kb INTEGER NOT NULL DEFAULT 0,"
+	" suspended INTEGER NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (job_id, task)) WITHOUT ROWID;"
+	"CREATE INDEX tasks_active ON tasks (state, host) WHERE state < 3;"
+	/* An array's cursor: no task below it is pending, so dispatch and
+	 * listings read only the rows from it on. */
+	"ALTER TABLE jobs ADD COLUMN t_next INTEGER NOT NULL DEFAULT 0;"
+	"CREATE INDEX tasks_unfinished ON tasks (job_id, state) WHERE state < 3;",
 };
 
 /*
@@ -275,6 +303,10 @@ enum stmt_id {
 	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
 	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
+	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL, S_ARRAY_NEXT, S_ARRAY_SET_NEXT,
+	S_TASK_UNFINISHED,
+	/* Task views, built by store_task_sql: parent columns with the task's own. */
+	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
 	S_NSTMT = S_FOREACH + 32
 };
@@ -341,6 +373,25 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_DEPENDENTS] = "SELECT job_id, kind FROM deps WHERE dep_id = ?1 ORDER BY job_id",
 	[S_DEPS_COUNT] = "SELECT count(*) FROM deps WHERE job_id = ?1",
 	[S_BEGIN_DUE] = "SELECT id FROM jobs WHERE hold & 4 AND begin_time <= ?1 ORDER BY begin_time",
+	[S_TASK_PUT] = "INSERT INTO tasks (job_id, task, attempt, state, error, delete_req, host,"
+	    " pid, start_time, end_time, exit_status, signal, reason, utime, stime, maxrss_kb,"
+	    " suspended) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	    " ?15, ?16, ?17) ON CONFLICT (job_id, task) DO UPDATE SET attempt = excluded.attempt,"
+	    " state = excluded.state, error = excluded.error, delete_req = excluded.delete_req,"
+	    " host = excluded.host, pid = excluded.pid, start_time = excluded.start_time,"
+	    " end_time = excluded.end_time, exit_status = excluded.exit_status,"
+	    " signal = excluded.signal, reason = excluded.reason, utime = excluded.utime,"
+	    " stime = excluded.stime, maxrss_kb = excluded.maxrss_kb, suspended = excluded.suspended",
+	[S_TASK_DEL] = "DELETE FROM tasks WHERE job_id = ?1 AND task = ?2",
+	[S_TASK_IDS] = "SELECT task FROM tasks WHERE job_id = ?1 AND task >= ?2 ORDER BY task",
+	[S_ARRAY_NEXT] = "SELECT t_next FROM jobs WHERE id = ?1",
+	[S_ARRAY_SET_NEXT] = "UPDATE jobs SET t_next = ?2 WHERE id = ?1",
+	/* Per dispatch pass and task end: the partial index holds only the
+	 * unfinished rows; the ended ones are counted once, at the end. */
+	[S_TASK_UNFINISHED] = "SELECT count(*), coalesce(sum(state IN (1, 2)), 0) FROM tasks"
+	    " INDEXED BY tasks_unfinished WHERE job_id = ?1 AND state < 3",
+	[S_TASK_COUNTS] = "SELECT coalesce(sum(state = 4), 0), coalesce(sum(state = 5), 0)"
+	    " FROM tasks WHERE job_id = ?1",
 	[S_ACCT_LAST] = "SELECT state FROM accounting WHERE job_id = ?1"
 	    " ORDER BY attempt DESC LIMIT 1",
 #define CRON_COLS "id, owner, uid, spec, job, next_run, last_job, hold, created"
@@ -419,6 +470,50 @@ store_foreach_sql(unsigned v)
 	return sql;
 }
 
+/* A task view reads the job's row with the task's own columns in place of
+ * the job's, so row_to_job makes it a struct job with task set. */
+static char *
+store_task_sql(enum stmt_id id)
+{
+	static const char *const cols[] = { JOB_COLUMNS(X_STR) };
+	static const char *const own[] = { "task", "attempt", "state", "error", "delete_req",
+		"host", "pid", "start_time", "end_time", "exit_status", "signal", "reason",
+		"utime", "stime", "maxrss_kb", "suspended" };
+	bool full = id == S_TASK_GET_FULL;
+	char *sql = xstrdup("SELECT j.id"), *t;
+	const char *where;
+
+	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
+		bool mine = false;
+		for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
+			mine |= strcmp(cols[i], own[k]) == 0;
+		t = xasprintf("%s, %s.%s", sql, mine ? "t" : "j", cols[i]);
+		free(sql);
+		sql = t;
+	}
+	switch (id) {
+	case S_TASK_GET:
+	case S_TASK_GET_FULL:
+		where = " WHERE t.job_id = ?1 AND t.task = ?2";
+		break;
+	case S_TASKS_OF:
+		where = " WHERE t.job_id = ?1 AND (?2 = 0 OR (1 << t.state) & ?2) ORDER BY t.task";
+		break;
+	case S_TASKS_ACTIVE:
+		where = " WHERE t.state < 3 AND t.state IN (1, 2) ORDER BY t.job_id, t.task";
+		break;
+	default:
+		assert(id == S_TASKS_ACTIVE_HOST);
+		where = " WHERE t.state < 3 AND t.state IN (1, 2) AND t.host = ?1"
+		    " ORDER BY t.job_id, t.task";
+		break;
+	}
+	t = xasprintf("%s%s FROM tasks t JOIN jobs j ON j.id = t.job_id%s%s", sql,
+	    full ? ", j.env, s.body" : ", NULL, NULL", full ? JOB_JOIN_SCRIPT : "", where);
+	free(sql);
+	return t;
+}
+
 /*
  * The cached statement, or, when it is still running because a callback
  * re-entered the store (a listing inside a listing), a private one that
@@ -436,7 +531,10 @@ stmt_take(struct store *st, enum stmt_id id, bool *own)
 	*own = false;
 	if (st->stmt[id] && !sqlite3_stmt_busy(st->stmt[id]))
 		return st->stmt[id];
-	sql = id < S_FOREACH ? stmt_sql[id] : (built = store_foreach_sql(id - S_FOREACH));
+	if (id >= S_TASK_GET && id < S_FOREACH)
+		sql = built = store_task_sql(id);
+	else
+		sql = id < S_FOREACH ? stmt_sql[id] : (built = store_foreach_sql(id - S_FOREACH));
 	rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL);
 	free(built);
 	if (rc != SQLITE_OK) {
@@ -1168,6 +1266,161 @@ out:
 }
 
 int
+store_task_put(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	assert(j->task > 0);
+	if (!(s = stmt_take(st, S_TASK_PUT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->task);
+	sqlite3_bind_int(s, 3, j->attempt);
+	sqlite3_bind_int(s, 4, j->state);
+	sqlite3_bind_int(s, 5, j->error);
+	sqlite3_bind_int(s, 6, j->delete_req);
+	bind_text(s, 7, j->host);
+	sqlite3_bind_int(s, 8, j->pid);
+	sqlite3_bind_int64(s, 9, j->start_time);
+	sqlite3_bind_int64(s, 10, j->end_time);
+	sqlite3_bind_int(s, 11, j->exit_status);
+	sqlite3_bind_int(s, 12, j->signal);
+	bind_text(s, 13, j->reason);
+	sqlite3_bind_double(s, 14, j->utime);
+	sqlite3_bind_double(s, 15, j->stime);
+	sqlite3_bind_int64(s, 16, j->maxrss_kb);
+	sqlite3_bind_int(s, 17, j->suspended);
+	return stmt_run(st, s, own, "cannot store a task");
+}
+
+int
+store_task_delete(struct store *st, int64_t id, int task)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_TASK_DEL, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, task);
+	return stmt_run(st, s, own, "cannot remove a task");
+}
+
+struct job *
+store_task_get(struct store *st, int64_t id, int task, bool with_script)
+{
+	sqlite3_stmt *s;
+	struct job *j = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, with_script ? S_TASK_GET_FULL : S_TASK_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, task);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		j = row_to_job(s, with_script);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a task");
+	stmt_give(s, own);
+	return j;
+}
+
+int
+store_array_next(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int v = 0;
+
+	if (!(s = stmt_take(st, S_ARRAY_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	stmt_give(s, own);
+	return v < 0 ? 0 : v;
+}
+
+int
+store_array_set_next(struct store *st, int64_t id, int next)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ARRAY_SET_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, next);
+	return stmt_run(st, s, own, "cannot store an array's cursor");
+}
+
+int *
+store_task_ids(struct store *st, int64_t id, int from, size_t *n)
+{
+	sqlite3_stmt *s;
+	int *ids = NULL, rc;
+	size_t cap = 0;
+	bool own;
+
+	*n = 0;
+	if (!(s = stmt_take(st, S_TASK_IDS, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, from);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			ids = xrealloc(ids, cap * sizeof *ids);
+		}
+		ids[(*n)++] = sqlite3_column_int(s, 0);
+	}
+	stmt_give(s, own);
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "cannot read task ids");
+		free(ids);
+		*n = 0;
+		return NULL;
+	}
+	if (!ids)
+		ids = xmalloc(sizeof *ids);
+	return ids;
+}
+
+int
+store_task_counts(struct store *st, int64_t id, struct store_task_counts *c)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if (!(s = stmt_take(st, S_TASK_UNFINISHED, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		c->unfinished = sqlite3_column_int64(s, 0);
+		c->active = sqlite3_column_int64(s, 1);
+	}
+	stmt_give(s, own);
+	if (rc != SQLITE_ROW)
+		return store_fail(st, "cannot count tasks");
+	if (c->unfinished > 0)
+		return 0;
+	if (!(s = stmt_take(st, S_TASK_COUNTS, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		c->failed = sqlite3_column_int64(s, 0);
+		c->deleted = sqlite3_column_int64(s, 1);
+	}
+	stmt_give(s, own);
+	return rc == SQLITE_ROW ? 0 : store_fail(st, "cannot count tasks");
+}
+
+int
 store_job_update(struct store *st, const struct job *j)
 {
 	sqlite3_stmt *s;
@@ -1175,6 +1428,8 @@ store_job_update(struct store *st, const struct job *j)
 	bool own;
 	int rc;
 
+	if (j->task > 0)
+		return store_task_put(st, j);
 	if (!(s = stmt_take(st, S_JOB_UPDATE, &own)))
 		return -1;
 	req = req_to_text(&j->req);
@@ -1299,6 +1554,32 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 	if (f->host)
 		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
 	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
+}
+
+int
+store_tasks_foreach(struct store *st, int64_t id, unsigned states, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_TASKS_OF, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, states);
+	return store_jobs_walk(st, s, own, false, cb, arg);
+}
+
+int
+store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, host ? S_TASKS_ACTIVE_HOST : S_TASKS_ACTIVE, &own)))
+		return -1;
+	if (host)
+		sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	return store_jobs_walk(st, s, own, false, cb, arg);
 }
 
 /*
@@ -2077,10 +2358,17 @@ static const struct {
 	{ "SELECT 'accounting row ' || id, 'job ' || job_id FROM accounting"
 	  " WHERE failed_code NOT BETWEEN 0 AND 65535 OR end_time < start_time",
 	  "has a failed code out of range or ends before it starts" },
+	{ "SELECT 'task ' || t.job_id || '.' || t.task, 'job ' || t.job_id FROM tasks t"
+	  " JOIN jobs j ON j.id = t.job_id WHERE j.t_first = 0 OR t.task < j.t_first"
+	  " OR t.task > j.t_last OR (t.task - j.t_first) % j.t_step != 0",
+	  "is not a task of its job's range (qsub -t)" },
+	{ "SELECT 'task ' || job_id || '.' || task, state FROM tasks WHERE state NOT BETWEEN 0 AND 5"
+	  " OR (state IN (1, 2) AND (host IS NULL OR host = ''))",
+	  "has an unknown state, or runs without a host" },
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
-	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'))"
+	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'), ('tasks_unfinished'))"
 	  " SELECT 'index ' || name, '' FROM want"
 	  " WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')",
 	  "is missing" },

@@ -130,6 +130,27 @@ test_table_columns(void **state)
 	free(out);
 	free(r);
 	json_decref(rep);
+	/* An array: a running task's line with its id, then the pending
+	 * tasks' line with Grid Engine's compact range. */
+	rep = load("{\"columns\":[\"id\",\"task\",\"name\",\"owner\",\"state\",\"state_letters\","
+	    "\"submit_time\",\"start_time\",\"queue\",\"host\",\"tasks\"],"
+	    "\"rows\":[[12,0,\"arr\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,"
+	    "\"3,7-9:2\"],[12,1,\"arr\",\"alice\",\"running\",\"r\",1614834367000,"
+	    "1614834377000,\"all.q\",\"node1\",null]]}");
+	r = qstat_rows_from_reply(rep, &n);
+	assert_int_equal(n, 2);
+	cap_open(&c);
+	qstat_print_row(c.fp, &r[1]);
+	qstat_print_row(c.fp, &r[0]);
+	out = cap_close(&c);
+	assert_string_equal(out,
+	    "     12 0.50000 arr        alice        r     03/04/2021 05:06:17 all.q@node1"
+	    "                        1 1      \n"
+	    "     12 0.50000 arr        alice        qw    03/04/2021 05:06:07"
+	    "                                    1 3,7-9:2\n");
+	free(out);
+	free(r);
+	json_decref(rep);
 	/* A reply without rows, or malformed, has none. */
 	rep = load("{\"columns\":\"id\",\"rows\":[[1]]}");
 	assert_null(qstat_rows_from_reply(rep, &n));

@@ -287,11 +287,11 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 7);
+	assert_int_equal(STORE_SCHEMA_VERSION, 8);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 7);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 8);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
-	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts')"), 5);
+	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(s, 0), "wal");
@@ -299,7 +299,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 7);
+	assert_int_equal(store_schema_version(f->st), 8);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -1735,6 +1735,137 @@ test_spool_mkdir_rmtree(void **state)
 	free(link);
 }
 
+/* Array tasks: rows only for tasks out of pending, views with the
+ * parent's fields and the task's own, counts, and rows going with the job. */
+static int
+collect_tasks(void *arg, struct job *j)
+{
+	struct ids *c = arg;
+	c->id[c->n++] = j->task;
+	assert_string_equal(j->name, "test job");   /* the parent's */
+	return 0;
+}
+
+static void
+test_tasks(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL), *t, *got;
+	struct store_task_counts c;
+	struct ids ids = { 0 };
+	size_t n;
+	int *taken;
+	int64_t id;
+
+	j->t_first = 1;
+	j->t_last = 1000000;
+	j->t_step = 1;
+	j->tc = 2;
+	id = insert(f, j);
+	taken = store_task_ids(f->st, id, 0, &n);
+	assert_non_null(taken);
+	assert_int_equal(n, 0);
+	free(taken);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM tasks"), 0);
+
+	/* A task view written through store_job_update lands in tasks only. */
+	t = store_job_get(f->st, id, false);
+	t->task = 7;
+	t->attempt = 1;
+	t->state = JS_RUNNING;
+	t->host = xstrdup("node7");
+	t->pid = 4242;
+	t->start_time = 5000;
+	assert_int_equal(store_job_update(f->st, t), 0);
+	t->task = 3;
+	t->state = JS_DONE;
+	t->end_time = 6000;
+	t->exit_status = 0;
+	t->utime = 1.5;
+	assert_int_equal(store_job_update(f->st, t), 0);
+	t->task = 9;
+	t->state = JS_FAILED;
+	t->exit_status = 2;
+	t->reason = xstrdup("exit 2");
+	assert_int_equal(store_job_update(f->st, t), 0);
+	job_free(t);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM tasks"), 3);
+	got = store_job_get(f->st, id, false);
+	assert_int_equal(got->state, JS_PENDING);     /* the parent is untouched */
+	assert_null(got->host);
+	job_free(got);
+
+	got = store_task_get(f->st, id, 7, true);
+	assert_non_null(got);
+	assert_int_equal(got->task, 7);
+	assert_int_equal(got->state, JS_RUNNING);
+	assert_string_equal(got->host, "node7");
+	assert_int_equal(got->pid, 4242);
+	assert_int_equal(got->t_last, 1000000);
+	assert_int_equal(got->tc, 2);
+	assert_string_equal(got->script, "#!/bin/sh\necho hello\n");
+	/* Updating again replaces the row. */
+	got->state = JS_DONE;
+	got->end_time = 7000;
+	assert_int_equal(store_job_update(f->st, got), 0);
+	job_free(got);
+	got = store_task_get(f->st, id, 7, false);
+	assert_int_equal(got->state, JS_DONE);
+	assert_int_equal(got->end_time, 7000);
+	job_free(got);
+	assert_null(store_task_get(f->st, id, 8, false));
+
+	taken = store_task_ids(f->st, id, 0, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(taken[0], 3);
+	assert_int_equal(taken[1], 7);
+	assert_int_equal(taken[2], 9);
+	free(taken);
+	taken = store_task_ids(f->st, id, 4, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(taken[0], 7);
+	free(taken);
+	assert_int_equal(store_array_next(f->st, id), 0);
+	assert_int_equal(store_array_set_next(f->st, id, 10), 0);
+	assert_int_equal(store_array_next(f->st, id), 10);
+	assert_int_equal(store_task_counts(f->st, id, &c), 0);
+	assert_int_equal(c.unfinished, 0);
+	assert_int_equal(c.failed, 1);
+
+	/* One running task, seen by the active walk with its host. */
+	t = store_task_get(f->st, id, 9, false);
+	t->task = 11;
+	t->state = JS_DISPATCHED;
+	assert_int_equal(store_job_update(f->st, t), 0);
+	job_free(t);
+	assert_int_equal(store_task_counts(f->st, id, &c), 0);
+	assert_int_equal(c.unfinished, 1);
+	assert_int_equal(c.active, 1);
+	assert_int_equal(store_tasks_active(f->st, NULL, collect_tasks, &ids), 0);
+	assert_int_equal(ids.n, 1);
+	assert_int_equal(ids.id[0], 11);
+	ids.n = 0;
+	assert_int_equal(store_tasks_active(f->st, "elsewhere", collect_tasks, &ids), 0);
+	assert_int_equal(ids.n, 0);
+	assert_int_equal(store_tasks_foreach(f->st, id, 1u << JS_DONE, collect_tasks, &ids), 0);
+	assert_int_equal(ids.n, 2);
+	assert_int_equal(ids.id[0], 3);
+	assert_int_equal(ids.id[1], 7);
+	ids.n = 0;
+	assert_int_equal(store_tasks_foreach(f->st, id, 0, collect_tasks, &ids), 0);
+	assert_int_equal(ids.n, 4);
+
+	/* A row outside the job's range is a problem --check names. */
+	assert_int_equal(store_check(f->st, stderr), 0);
+	raw_do(f, "UPDATE tasks SET task = 2000000 WHERE task = 3");
+	assert_int_equal(store_check(f->st, stderr), 1);
+	/* The rows go with their job. */
+	assert_int_equal(store_job_delete(f->st, id), 0);
+	assert_int_equal(raw_get(f, "SELECT count(*) FROM tasks"), 0);
+	assert_int_equal(store_check(f->st, stderr), 0);
+	job_free(j);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fix_setup, fix_teardown)
 
 int
@@ -1768,6 +1899,7 @@ main(void)
 		T(test_corrupt_values),
 		T(test_spool_write_atomic),
 		T(test_spool_mkdir_rmtree),
+		T(test_tasks),
 	};
 
 	log_init("test_store", LOG_LVL_WARN, NULL);

@@ -1,0 +1,541 @@
+/* array.c: array jobs (qsub -t, -tc): dispatching their tasks in order, each task's end, the parent's end once all tasks ended, qdel of tasks, and the listing's pending ranges and task rows. */
+#include "config.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+static struct task_range
+array_range(const struct job *j)
+{
+	return (struct task_range){ j->t_first, j->t_last, j->t_step };
+}
+
+/* The task ids from `from` on that left the pending state; never NULL. */
+static int *
+array_taken(const struct job *j, int from, size_t *n)
+{
+	int *ids = store_task_ids(store, j->id, from, n);
+	if (!ids)
+		fatalx("cannot read the tasks of job %lld", (long long)j->id);
+	return ids;
+}
+
+/* The part of the range no pending task precedes: from the cursor on, so
+ * reading the rows costs those after it, not every task that ran. */
+static struct task_range
+array_rest(const struct job *j)
+{
+	struct task_range r = array_range(j);
+	int64_t cur = store_array_next(store, j->id);
+
+	if (cur < 0)
+		fatalx("cannot read the cursor of job %lld", (long long)j->id);
+	if (cur > r.first) {
+		int64_t k = (cur - r.first + r.step - 1) / r.step;
+		int64_t f = r.first + k * r.step;
+		if (f > r.last) {
+			/* Nothing left: an empty range. */
+			r.first = r.last + 1;
+			return r;
+		}
+		r.first = (int)f;
+	}
+	return r;
+}
+
+/* A scheduler pass's view of one array: which tasks it took, where it is,
+ * how many run against -tc. */
+struct array_sched {
+	struct job *j;        /* the parent, the window's */
+	int        *taken;
+	size_t      ntaken;
+	int         next;     /* the next pending task, 0: none */
+	int64_t     active;   /* dispatched or running now */
+};
+
+struct array_sched *
+array_sched_open(struct job *j)
+{
+	struct array_sched *a = xcalloc(1, sizeof *a);
+	struct store_task_counts c;
+	struct task_range r = array_rest(j);
+
+	a->j = j;
+	a->taken = array_taken(j, r.first, &a->ntaken);
+	a->next = r.first <= r.last ? task_next(&r, a->taken, a->ntaken, 0) : 0;
+	if (store_task_counts(store, j->id, &c) < 0)
+		fatalx("cannot count the tasks of job %lld", (long long)j->id);
+	a->active = c.active;
+	return a;
+}
+
+void
+array_sched_close(struct array_sched *a)
+{
+	if (!a)
+		return;
+	free(a->taken);
+	free(a);
+}
+
+bool
+array_sched_done(const struct array_sched *a)
+{
+	return a->next == 0 || (a->j->tc > 0 && a->active >= a->j->tc);
+}
+
+/* All tasks have left the pending state: the parent leaves the runnable
+ * jobs and shows as running until its last task ends. */
+static void
+array_all_dispatched(struct job *j)
+{
+	if (j->state != JS_PENDING)
+		return;
+	qm_txn();
+	j->state = JS_RUNNING;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)j->id);
+}
+
+/* A fresh task of the parent, as the job record DISPATCH carries. */
+static struct job *
+array_task_new(const struct job *p, int task)
+{
+	json_t *o = job_to_json(p);
+	const char *why = NULL;
+	struct job *t = job_from_json(o, &why);
+
+	json_decref(o);
+	if (!t)
+		fatalx("job %lld does not survive its own JSON: %s", (long long)p->id, why ? why : "?");
+	t->task = task;
+	t->attempt = 0;
+	t->state = JS_PENDING;
+	t->error = t->delete_req = t->suspended = false;
+	free(t->host);
+	t->host = NULL;
+	free(t->reason);
+	t->reason = NULL;
+	t->start_time = t->end_time = 0;
+	t->pid = t->exit_status = t->signal = 0;
+	t->utime = t->stime = 0;
+	t->maxrss_kb = 0;
+	return t;
+}
+
+struct job *
+array_sched_next(struct array_sched *a)
+{
+	struct task_range r = array_range(a->j);
+	struct job *t;
+
+	if (array_sched_done(a))
+		return NULL;
+	t = array_task_new(a->j, a->next);
+	qm_txn();
+	if (store_array_set_next(store, a->j->id, a->next + 1) < 0)
+		fatalx("cannot store the cursor of job %lld", (long long)a->j->id);
+	a->next = task_next(&r, a->taken, a->ntaken, a->next);
+	a->active++;
+	if (a->next == 0)
+		array_all_dispatched(a->j);
+	return t;
+}
+
+/* Ends the parent once no task is pending or unfinished: done only if
+ * every task succeeded.  recount: pending tasks may have been deleted, so
+ * count them instead of trusting the parent's state. */
+static void
+array_check_end(struct job *p, bool recount)
+{
+	struct store_task_counts c;
+	struct task_range r = array_range(p);
+
+	if (JS_FINISHED(p->state))
+		return;
+	if (!p->delete_req) {
+		if (recount) {
+			struct task_range rest = array_rest(p);
+			size_t n;
+			int *ids = array_taken(p, rest.first, &n);
+			int64_t pending = task_pending_count(&rest, ids, n);
+			free(ids);
+			if (pending > 0)
+				return;
+		} else if (p->state == JS_PENDING)
+			return;
+	}
+	if (store_task_counts(store, p->id, &c) < 0)
+		fatalx("cannot count the tasks of job %lld", (long long)p->id);
+	qm_txn();
+	if (c.unfinished > 0) {
+		array_all_dispatched(p);
+		return;
+	}
+	p->end_time = now_ms();
+	free(p->reason);
+	p->reason = NULL;
+	if (p->delete_req) {
+		p->state = JS_DELETED;
+		p->reason = xstrdup("deleted (qdel)");
+	} else if (c.failed || c.deleted) {
+		p->state = JS_FAILED;
+		p->reason = xasprintf("%lld of %lld tasks failed, %lld were deleted", (long long)c.failed,
+		    (long long)task_range_count(&r), (long long)c.deleted);
+	} else
+		p->state = JS_DONE;
+	if (store_job_update(store, p) < 0)
+		fatalx("cannot store the end of job %lld", (long long)p->id);
+	log_debug("array job %lld ended: %s", (long long)p->id, job_state_name(p->state));
+	request_job_finished(p);
+}
+
+void
+array_task_ended(const struct job *t)
+{
+	struct job *p = store_job_get(store, t->id, false);
+
+	assert(t->task > 0);
+	if (!p)
+		return;
+	array_check_end(p, false);
+	job_free(p);
+}
+
+/* Unfinished task views, read before any is changed. */
+struct task_list {
+	struct job **v;
+	size_t       n, cap;
+};
+
+static int
+task_list_add(void *arg, struct job *j)
+{
+	struct task_list *l = arg;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = j;
+	return 0;
+}
+
+/* The walk frees what it lends: keep a copy. */
+static int
+task_list_keep(void *arg, struct job *j)
+{
+	struct job *k = job_new();
+	*k = *j;
+	memset(j, 0, sizeof *j);
+	return task_list_add(arg, k);
+}
+
+static void
+task_list_free(struct task_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		job_free(l->v[i]);
+	free(l->v);
+}
+
+#define TASKS_UNFINISHED (1u << JS_PENDING | 1u << JS_DISPATCHED | 1u << JS_RUNNING)
+
+/* One task's deletion: 1 deleted at once, 2 to be killed, 0 already ended. */
+static int
+array_task_delete(struct conn *c, struct job *t)
+{
+	if (JS_FINISHED(t->state))
+		return 0;
+	if (t->state == JS_PENDING) {
+		/* Waiting in error: it never ran. */
+		t->state = JS_DELETED;
+		t->end_time = now_ms();
+		free(t->reason);
+		t->reason = xasprintf("deleted by %s", c->user);
+		if (store_job_update(store, t) < 0)
+			fatalx("cannot store a deletion");
+		return 1;
+	}
+	if (!t->delete_req) {
+		t->delete_req = true;
+		if (store_job_update(store, t) < 0)
+			fatalx("cannot store a deletion request");
+	}
+	exechost_signal_job(t, 9);
+	return 2;
+}
+
+const char *
+array_delete(struct conn *c, struct job *j, const struct task_range *only, char *buf, size_t n, bool *ok)
+{
+	struct task_list l = { 0 };
+	int64_t deleted = 0, killed = 0;
+	char what[64];
+
+	*ok = true;
+	qm_txn();
+	/* A range covering every task is the whole array: no row per task. */
+	if (only && only->first <= j->t_first && only->last >= j->t_last &&
+	    (only->step == 1 || (only->step == j->t_step && only->first == j->t_first)))
+		only = NULL;
+	if (!only) {
+		if (store_tasks_foreach(store, j->id, TASKS_UNFINISHED, task_list_keep, &l) < 0)
+			fatalx("cannot read the tasks of job %lld", (long long)j->id);
+		for (size_t i = 0; i < l.n; i++)
+			killed += array_task_delete(c, l.v[i]) == 2;
+		/* Its pending tasks go with the parent's delete_req. */
+		j->delete_req = true;
+		if (j->state == JS_PENDING)
+			j->state = JS_RUNNING;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a deletion");
+		task_list_free(&l);
+		array_check_end(j, false);
+		if (killed)
+			snprintf(buf, n, "%s has registered the job %lld for deletion", c->user, (long long)j->id);
+		else
+			snprintf(buf, n, "%s has deleted job %lld", c->user, (long long)j->id);
+		return buf;
+	}
+	{
+		struct task_range r = array_range(j);
+		size_t ntaken;
+		int *taken = array_taken(j, only->first, &ntaken);
+		size_t k = 0;
+
+		for (int64_t t = only->first; t <= only->last; t += only->step) {
+			struct job *v;
+			if (!task_in_range(&r, (int)t))
+				continue;
+			while (k < ntaken && taken[k] < t)
+				k++;
+			if (k < ntaken && taken[k] == t) {
+				if ((v = store_task_get(store, j->id, (int)t, false)) == NULL)
+					continue;
+				switch (array_task_delete(c, v)) {
+				case 1: deleted++; break;
+				case 2: killed++; break;
+				}
+				job_free(v);
+				continue;
+			}
+			/* Pending: its row says it is gone. */
+			struct job d = { .id = j->id, .task = (int)t, .state = JS_DELETED,
+				.end_time = now_ms(), .reason = (char *)"deleted (qdel -t)" };
+			if (store_task_put(store, &d) < 0)
+				fatalx("cannot store a deletion");
+			deleted++;
+		}
+		free(taken);
+	}
+	if (only->first == only->last)
+		snprintf(what, sizeof what, "%lld.%d", (long long)j->id, only->first);
+	else
+		snprintf(what, sizeof what, "%lld.%d-%d:%d", (long long)j->id, only->first, only->last,
+		    only->step);
+	if (!deleted && !killed) {
+		*ok = false;
+		snprintf(buf, n, "denied: job-array task \"%s\" does not exist", what);
+		return buf;
+	}
+	array_check_end(j, true);
+	if (killed && !deleted)
+		snprintf(buf, n, "%s has registered the job-array task%s %s for deletion", c->user,
+		    killed > 1 ? "s" : "", what);
+	else
+		snprintf(buf, n, "%s has deleted job-array task%s %s", c->user,
+		    deleted + killed > 1 ? "s" : "", what);
+	return buf;
+}
+
+/* The pending tasks as Grid Engine writes them; "" when none are left. */
+static char *
+array_pending_text(const struct job *j)
+{
+	struct task_range r;
+	size_t n;
+	int *ids;
+	char *s;
+
+	if (j->state != JS_PENDING || j->delete_req)
+		return xstrdup("");
+	r = array_rest(j);
+	if (r.first > r.last)
+		return xstrdup("");
+	ids = array_taken(j, r.first, &n);
+	s = task_pending_format(&r, ids, n);
+	free(ids);
+	return s;
+}
+
+struct brief_ctx {
+	struct jtext *t;
+	int64_t      *n;
+};
+
+static int
+brief_task(void *arg, struct job *j)
+{
+	struct brief_ctx *b = arg;
+	if ((*b->n)++)
+		jt_lit(b->t, ",");
+	job_brief_text(j, b->t);
+	return 0;
+}
+
+void
+array_brief(const struct job *j, struct jtext *t, int64_t *n)
+{
+	struct brief_ctx b = { t, n };
+	char *pending = array_pending_text(j);
+
+	/* One line for the pending tasks, one per task that left them. */
+	if (*pending || JS_FINISHED(j->state)) {
+		if ((*n)++)
+			jt_lit(t, ",");
+		job_brief_text_tasks(j, *pending ? pending : NULL, t);
+	}
+	free(pending);
+	if (!JS_FINISHED(j->state) &&
+	    store_tasks_foreach(store, j->id, TASKS_UNFINISHED, brief_task, &b) < 0)
+		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
+}
+
+/* qstat -j lists every unfinished task but only the first of the finished
+ * ones, so a million-task array still fits in a reply. */
+#define ARRAY_FINISHED_SHOWN 1000
+
+struct task_json_ctx {
+	json_t *list;
+	int     finished;
+};
+
+static int
+task_json(void *arg, struct job *j)
+{
+	struct task_json_ctx *tc = arg;
+	json_t *o;
+
+	if (JS_FINISHED(j->state) && tc->finished++ >= ARRAY_FINISHED_SHOWN)
+		return 0;
+	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
+	    "task", j->task, "state", job_state_name(j->state), "state_letters", job_state_letters(j),
+	    "start_time", (json_int_t)j->start_time, "end_time", (json_int_t)j->end_time,
+	    "exit_status", j->exit_status, "attempt", j->attempt, "utime", j->utime,
+	    "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
+	if (j->host)
+		json_object_set_new(o, "host", json_string(j->host));
+	if (j->reason)
+		json_object_set_new(o, "reason", json_string(j->reason));
+	json_array_append_new(tc->list, o);
+	return 0;
+}
+
+void
+array_status_json(const struct job *j, json_t *o, bool with_tasks)
+{
+	char *pending = array_pending_text(j);
+	json_t *list;
+
+	json_object_set_new(o, "tasks_pending", json_string(pending));
+	free(pending);
+	if (!with_tasks)
+		return;
+	list = json_array();
+	if (store_tasks_foreach(store, j->id, 0, task_json, &(struct task_json_ctx){ list, 0 }) < 0)
+		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
+	json_object_set_new(o, "tasks", list);
+}
+
+int
+array_tasks_active(const char *host, store_job_cb cb, void *arg)
+{
+	return store_tasks_active(store, host, cb, arg);
+}
+
+static bool
+array_listed(json_t *list, const struct job *t)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", -1) == t->id && jint(v, "task", 0) == t->task &&
+		    jint(v, "attempt", -1) == t->attempt)
+			return true;
+	return false;
+}
+
+void
+array_reconcile(const char *host, json_t *listed)
+{
+	struct task_list l = { 0 };
+
+	if (store_tasks_active(store, host, task_list_keep, &l) < 0)
+		fatalx("cannot read the tasks of host %s", host);
+	for (size_t i = 0; i < l.n; i++) {
+		struct job *t = l.v[i], *p;
+
+		if (listed && array_listed(listed, t)) {
+			/* A qdel made while the host was away: deliver it now. */
+			if (t->delete_req)
+				exechost_signal_job(t, 9);
+			continue;
+		}
+		qm_txn();
+		if (t->state == JS_DISPATCHED && !t->delete_req) {
+			/* Never started (the execd writes its spool first): the
+			 * task is pending again, and so is its parent. */
+			log_info("task %lld.%d never reached %s; queued again", (long long)t->id, t->task, host);
+			if (store_task_delete(store, t->id, t->task) < 0)
+				fatalx("cannot requeue task %lld.%d", (long long)t->id, t->task);
+			if (store_array_next(store, t->id) > t->task &&
+			    store_array_set_next(store, t->id, t->task) < 0)
+				fatalx("cannot store the cursor of job %lld", (long long)t->id);
+			if ((p = store_job_get(store, t->id, false)) != NULL) {
+				if (p->state == JS_RUNNING && !p->delete_req) {
+					p->state = JS_PENDING;
+					if (store_job_update(store, p) < 0)
+						fatalx("cannot store job %lld", (long long)p->id);
+				}
+				job_free(p);
+			}
+			sched_kick();
+			continue;
+		}
+		log_warnx("task %lld.%d was on %s, which no longer has it", (long long)t->id, t->task, host);
+		t->state = t->delete_req ? JS_DELETED : JS_FAILED;
+		t->end_time = now_ms();
+		t->exit_status = -1;
+		free(t->reason);
+		t->reason = xasprintf("lost: execd on %s no longer knows the job", host);
+		if (store_job_update(store, t) < 0)
+			fatalx("cannot store task %lld.%d", (long long)t->id, t->task);
+		if (t->start_time > 0) {
+			struct acct_info a;
+			memset(&a, 0, sizeof a);
+			a.group = group_lookup(t->gid);
+			a.failed = ACCT_FAILED_AFTER;
+			if (store_acct_insert(store, t, &a) < 0)
+				fatalx("cannot store the accounting of job %lld", (long long)t->id);
+		}
+		array_task_ended(t);
+	}
+	task_list_free(&l);
+}
+
+bool
+array_why(const struct job *j, char *buf, size_t n)
+{
+	struct store_task_counts c;
+
+	if (!j->t_first || j->tc <= 0 || store_task_counts(store, j->id, &c) < 0 || c.active < j->tc)
+		return false;
+	snprintf(buf, n, "%lld of its tasks run, as many as -tc %d allows", (long long)c.active, j->tc);
+	return true;
+}

@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# arrays.bats: array jobs on a real cluster: every task runs once with Grid Engine's SGE_TASK_* and output names, -tc caps the running tasks, qstat shows pending ranges and task lines, qdel takes ID.TASK and -t, -hold_jid waits for all tasks, and a 100000-task array costs one row.
+
+load helpers
+
+setup_file() {
+	SLOTS=4 cluster_start
+	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
+	chmod 777 "$WORK"
+	export WORK
+}
+
+teardown_file() {
+	cluster_stop
+	rm -rf "$WORK"
+}
+
+q() { qsub -terse "$@"; }
+# The job id of qsub -terse's "ID.FIRST-LAST:STEP".
+jid() { echo "${1%%.*}"; }
+tasks_rows() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM tasks WHERE job_id = $1"; }
+# qstat's lines of one job: "STATE JA-TASK-ID".
+lines_of() { qstat | awk -v id="$1" '$1 == id { print $5, $NF }'; }
+running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == t { f = 1 } END { exit !f }'; }
+
+@test "a 1-20:3 array runs each task once, with SGE_TASK_* and NAME.oID.TASK" {
+	cd "$WORK"
+	out=$(q -cwd -N arr -t 1-20:3 -b y sh -c \
+	    'echo $SGE_TASK_ID $SGE_TASK_FIRST $SGE_TASK_LAST $SGE_TASK_STEPSIZE; echo $SGE_TASK_ID >> '"$WORK"'/ran; echo err$SGE_TASK_ID >&2')
+	[[ "$out" == *.1-19:3 ]]
+	id=$(jid "$out")
+	wait_until 30 job_finished "$id"
+	[ "$(sort -n "$WORK/ran")" = "$(seq 1 3 19)" ]
+	for t in $(seq 1 3 19); do
+		[ "$(cat "$WORK/arr.o$id.$t")" = "$t 1 19 3" ]
+		[ "$(cat "$WORK/arr.e$id.$t")" = "err$t" ]
+	done
+	[ "$(ls "$WORK" | grep -c "^arr\.o$id\.")" -eq 7 ]
+	[ "$(job_field "$id" exit_status)" = 0 ]
+	run qstat -j "$id"
+	[[ "$output" == *"job-array tasks:            1-19:3"* ]]
+	[[ "$output" == *"usage   19:"* ]]
+	# One accounting record per task, each with its task id.
+	[ "$(qacct -j "$id" | awk '$1 == "taskid" { print $2 }' | sort -n)" = "$(seq 1 3 19)" ]
+	# $TASK_ID in -o paths, and a non-array job still says undefined.
+	id2=$(jid "$(q -t 2-3 -o "$WORK/sub.\$TASK_ID.out" -j y -b y sh -c 'echo $SGE_TASK_ID')")
+	id3=$(q -o "$WORK/plain.out" -j y -b y sh -c 'echo $SGE_TASK_ID $SGE_TASK_FIRST')
+	wait_until 30 job_finished "$id2"
+	wait_until 30 job_finished "$id3"
+	[ "$(cat "$WORK/sub.2.out")" = 2 ]
+	[ "$(cat "$WORK/sub.3.out")" = 3 ]
+	[ "$(cat "$WORK/plain.out")" = "undefined undefined" ]
+}
+
+@test "-tc 2 never has more than two tasks running, and does run two at once" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-8 -tc 2 -b y sh -c \
+	    'echo "$(date +%s%N) 1" >> '"$WORK"'/tc; sleep 0.4; echo "$(date +%s%N) -1" >> '"$WORK"'/tc')")
+	run qstat -j "$id"
+	[[ "$output" == *"task_concurrency:           2"* ]]
+	wait_until 60 job_finished "$id"
+	[ "$(wc -l < "$WORK/tc")" -eq 16 ]
+	# Replay the starts and ends in time order: the most running at once.
+	max=$(sort -n "$WORK/tc" | awk '{ n += $2; if (n > m) m = n } END { print m }')
+	[ "$max" -eq 2 ]
+	[ "$(job_field "$id" exit_status)" = 0 ]
+}
+
+@test "tasks of an exclusive array take the whole host, one at a time" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -l exclusive=true -t 1-4 -b y sh -c \
+	    'echo "$(date +%s%N) 1" >> '"$WORK"'/excl; sleep 0.3; echo "$(date +%s%N) -1" >> '"$WORK"'/excl')")
+	wait_until 60 job_finished "$id"
+	[ "$(wc -l < "$WORK/excl")" -eq 8 ]
+	max=$(sort -n "$WORK/excl" | awk '{ n += $2; if (n > m) m = n } END { print m }')
+	[ "$max" -eq 1 ]
+}
+
+@test "qstat shows the pending tasks on one line and each running task on its own" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-50 -b y sleep 30)")
+	wait_until 20 running_task "$id" 4
+	run lines_of "$id"
+	[ "${lines[0]}" = "r 1" ]
+	[ "${lines[3]}" = "r 4" ]
+	[ "${lines[4]}" = "qw 5-50:1" ]
+	[ "${#lines[@]}" -eq 5 ]
+	run qdel "$id"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"has registered the job $id for deletion"* ]]
+	wait_until 20 job_finished "$id"
+	[ "$(job_state "$id")" = z ]
+	[ -z "$(lines_of "$id")" ]
+	# The killed tasks are accounted, the never-started ones are not.
+	[ "$(qacct -j "$id" | awk '$1 == "taskid" { print $2 }' | sort -n | tr '\n' ' ')" = "1 2 3 4 " ]
+}
+
+@test "qdel ID.TASK and qdel ID -t delete only those tasks, pending or running" {
+	id=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-10 -b y sh -c 'echo $SGE_TASK_ID >> '"$WORK"'/some')")
+	[ "$(lines_of "$id")" = "hqw 1-10:1" ]
+	run qdel "$id.3"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"has deleted job-array task $id.3"* ]]
+	qdel "$id" -t 5-9:2
+	[ "$(lines_of "$id")" = "hqw 1-2:1,4,6,8,10" ]
+	run qdel "$id.3"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"does not exist"* ]]
+	qrls "$id"
+	wait_until 30 job_finished "$id"
+	[ "$(sort -n "$WORK/some" | tr '\n' ' ')" = "1 2 4 6 8 10 " ]
+	# Deleted tasks make the array failed, as Grid Engine counts them.
+	run qstat -j "$id"
+	[[ "$output" == *"4 were deleted"* ]]
+
+	# A running task is killed; its sibling runs on.
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-2 -b y sleep 60)")
+	wait_until 20 running_task "$id" 2
+	run qdel "$id.1"
+	[[ "$output" == *"has registered the job-array task $id.1 for deletion"* ]]
+	wait_until 20 sh -c "! qstat | awk -v id=$id '\$1 == id && \$NF == 1 { f = 1 } END { exit !f }'"
+	running_task "$id" 2
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+}
+
+@test "-hold_jid on an array waits for all of its tasks" {
+	a=$(jid "$(q -o /dev/null -e /dev/null -t 1-6 -tc 2 -b y sh -c 'sleep 0.3; echo $SGE_TASK_ID >> '"$WORK"'/fan')")
+	b=$(q -o /dev/null -e /dev/null -hold_jid "$a" -b y sh -c "wc -l < $WORK/fan > $WORK/fan.count")
+	state_is "$b" hqw
+	wait_until 60 job_finished "$b"
+	[ "$(cat "$WORK/fan.count")" -eq 6 ]
+	# afterok on an array whose task fails never runs.
+	c=$(jid "$(q -o /dev/null -e /dev/null -t 1-3 -b y sh -c 'exit $((SGE_TASK_ID == 2))')")
+	d=$(q -o /dev/null -e /dev/null -W depend=afterok:"$c" -b y true)
+	wait_until 30 job_finished "$d"
+	wait_until 30 job_finished "$c"
+	run qstat -j "$c"
+	[[ "$output" == *"1 of 3 tasks failed"* ]]
+	# It never ran; its accounting row says why.
+	run qacct -j "$d"
+	[[ "$output" == *"dependency never satisfied: $c failed"* ]]
+}
+
+@test "a 100000-task array is submitted and deleted quickly and costs one row" {
+	start=$(date +%s%N)
+	id=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-100000 -b y true)")
+	[ "$(lines_of "$id")" = "hqw 1-100000:1" ]
+	[ "$(tasks_rows "$id")" -eq 0 ]
+	qdel "$id" -t 50000
+	[ "$(lines_of "$id")" = "hqw 1-49999:1,50001-100000:1" ]
+	[ "$(tasks_rows "$id")" -eq 1 ]
+	qdel "$id"
+	wait_until 10 job_finished "$id"
+	# -t over the whole range is the whole array, not a row per task.
+	id2=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-100000:2 -b y true)")
+	qdel "$id2" -t 1-100000
+	wait_until 10 job_finished "$id2"
+	[ "$(tasks_rows "$id2")" -eq 0 ]
+	end=$(date +%s%N)
+	[ $(( (end - start) / 1000000 )) -lt 5000 ]
+}
+
+@test "kill -9 of execd while tasks run: their ends still reach the master" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-2 -b y sh -c 'sleep 2; exit $SGE_TASK_ID')")
+	wait_until 20 running_task "$id" 2
+	kill -9 "$(cat "$CLUSTER/execd-1/execd.pid")"
+	sleep 3
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 job_finished "$id"
+	[ "$(qacct -j "$id" | awk '$1 == "exit_status" { print $2 }' | sort -n | tr '\n' ' ')" = "1 2 " ]
+	run qstat -j "$id"
+	[[ "$output" == *"2 of 2 tasks failed"* ]]
+}
+
+@test "an execd that comes back without a running task fails it as lost; its sibling goes on" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-2 -b y sleep 301)")
+	wait_until 20 running_task "$id" 2
+	act="$CLUSTER/execd-1/active/$id.1.1"
+	read -r jobpid _ < "$act/job.pid"
+	shep=$(ps -o ppid= -p "$jobpid" | tr -d ' ')
+	kill -9 "$(cat "$CLUSTER/execd-1/execd.pid")"
+	# The host forgets task 1 entirely: its shepherd, the job and its folder.
+	kill -9 "$shep"
+	kill -9 -- "-$jobpid"
+	rm -rf "$act"
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 sh -c "! qstat | awk -v id=$id '\$1 == id && \$NF == 1 { f = 1 } END { exit !f }'"
+	running_task "$id" 2
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+	run qstat -j "$id"
+	[[ "$output" == *"deleted"* ]]
+	[ "$(qacct -j "$id" | awk '$1 == "taskid" { print $2 }' | sort -n | tr '\n' ' ')" = "1 2 " ]
+	run qacct -j "$id"
+	[[ "$output" == *"lost: execd on"* ]]
+}
+
+@test "qstat -s r shows the running tasks of an array that still has pending ones" {
+	id=$(jid "$(q -o /dev/null -e /dev/null -t 1-9 -tc 1 -b y sleep 30)")
+	wait_until 20 running_task "$id" 1
+	[ "$(qstat -s r | awk -v id="$id" '$1 == id { print $5, $NF }')" = "r 1" ]
+	[ "$(qstat -s p | awk -v id="$id" '$1 == id { print $5, $NF }')" = "qw 2-9:1" ]
+	run qstat -j "$id"
+	[[ "$output" == *"1 of its tasks run, as many as -tc 1 allows"* ]]
+	# qhold holds the pending tasks; the running one goes on.
+	qhold "$id"
+	[ "$(lines_of "$id" | tr '\n' ' ')" = "r 1 hqw 2-9:1 " ]
+	qrls "$id"
+	[ "$(lines_of "$id" | tr '\n' ' ')" = "r 1 qw 2-9:1 " ]
+	[ "$(qhost | awk 'NR > 2 { print $3 }' | head -1)" -ge 1 ]
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+}
+
+@test "tasks interleave with other jobs by priority: a later, higher job runs before the rest of the array" {
+	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep 1')")
+	wait_until 20 running_task "$a" 4
+	b=$(q -o /dev/null -e /dev/null -p 100 -b y sh -c "echo \"\$(date +%s%N) b\" >> $WORK/order")
+	wait_until 30 job_finished "$a"
+	wait_until 30 job_finished "$b"
+	# b started fifth: after the four tasks running, before tasks 5-8.
+	[ "$(sort -n "$WORK/order" | awk '{ print $2 }' | grep -n '^b$' | cut -d: -f1)" -eq 5 ]
+}
+
+@test "bad task input gets a clear error and changes nothing" {
+	id=$(q -h -o /dev/null -e /dev/null -b y true)
+	run qdel "$id" -t 1
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is not an array job"* ]]
+	run qdel "$id" -t 0-3
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"-t wants FIRST"* ]]
+	run qdel "$id.x"
+	[ "$status" -ne 0 ]
+	run qsub -t 5-2 -b y true
+	[ "$status" -ne 0 ]
+	state_is "$id" hqw
+	qdel "$id"
+}
