@@ -74,6 +74,8 @@ enum msg_type {
 	MSG_REGISTER, MSG_LOAD, MSG_PULL, MSG_CHILD_REGISTER, MSG_CHILD_TERM,
 	/* master to execd */
 	MSG_DISPATCH, MSG_SIGNAL, MSG_ACK,
+	/* qmod */
+	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);

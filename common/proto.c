@@ -30,6 +30,11 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_DISPATCH] = "DISPATCH",
 	[MSG_SIGNAL] = "SIGNAL",
 	[MSG_ACK] = "ACK",
+	[MSG_DISABLE] = "DISABLE",
+	[MSG_ENABLE] = "ENABLE",
+	[MSG_SUSPEND] = "SUSPEND",
+	[MSG_UNSUSPEND] = "UNSUSPEND",
+	[MSG_CLEAR] = "CLEAR",
 };
 
 const char *

@@ -69,7 +69,8 @@ qm_is_manager(const char *user, uid_t uid)
 
 /* Once a second:
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
- *  - later issues add here: host-lost detection, cron ticks, reservations. */
+ *  - declare hosts silent for host_timeout lost (exechost.c);
+ *  - later issues add here: cron ticks, reservations. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -80,6 +81,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		fatalx("cannot purge finished jobs");
 	if (n > 0)
 		log_info("purged %d finished jobs", n);
+	exechost_check_lost();
 }
 
 static void
@@ -100,6 +102,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 		nc->spool_dir = xstrdup(conf->spool_dir);
 		conf_free(conf);
 		conf = nc;
+		qmod_apply_queues();
 		log_init("qmaster", conf->log_level, conf->log_file);
 		log_info("configuration re-read");
 		break;
@@ -183,6 +186,8 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
+	exechost_init();
+	qmod_apply_queues();
 	base = event_base_new();
 	if (!base)
 		fatalx("event_base_new failed");
@@ -218,6 +223,7 @@ main(int argc, char **argv)
 		net_flush_held();
 	}
 	net_shutdown();
+	exechost_free_all();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);
 	event_free(commit_ev);

@@ -33,6 +33,8 @@ sched_pick(void *arg, struct job *j)
 {
 	struct pick_ctx *pc = arg;
 
+	if (qmod_queue_disabled(j->queue))
+		return 0;
 	qm_txn();
 	j->attempt++;
 	j->state = JS_DISPATCHED;
