@@ -60,8 +60,10 @@ sched_run(void)
 		struct pick_ctx pc = { h, json_array() };
 		int64_t uid = h->uid == 0 ? -1 : (int64_t)h->uid;
 
-		if (h->disabled || h->lost)
+		if (h->disabled || h->lost) {
+			json_decref(pc.jobs);
 			continue;
+		}
 		if (store_jobs_runnable(store, uid, h->pull_free, sched_pick, &pc) < 0)
 			fatalx("cannot read runnable jobs");
 		if (json_array_size(pc.jobs) == 0) {
