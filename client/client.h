@@ -19,7 +19,7 @@ struct cmd {
 	int       (*run)(int argc, char **argv);  /* argv[0] is the command name */
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
-extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter;
+extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod;
 const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
@@ -161,7 +161,15 @@ void qstat_print_row(FILE *fp, const struct qstat_row *r);
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
 void qstat_format_time(char *buf, size_t n, int64_t ms);
-/* qhost's table. */
-void qhost_print_table(FILE *fp, const json_t *hosts);
+/* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */
+struct qhost_view {
+	char **hosts;        /* -h: only these (NULL: all) */
+	bool   attrs;        /* -F: each host's attributes below it */
+	char **attr_names;   /* -F LIST: only these (NULL: all) */
+	bool   jobs;         /* -j: each host's jobs below it */
+};
+void qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v);
+/* Grid Engine's memory sizes: 7.7G, 512.0M, "-" for unknown. */
+void qhost_format_mem(char *buf, size_t n, int64_t bytes);
 
 #endif

@@ -1,7 +1,8 @@
-/* cmd_qhost.c: qhost: the exec hosts, their slots, load and whether they are up. */
+/* cmd_qhost.c: qhost: the exec hosts, their slots, load and state, with -F their attributes and -j their jobs. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -11,36 +12,84 @@ static int qhost_run(int argc, char **argv);
 
 const struct cmd cmd_qhost = {
 	"qhost",
-	"qhost [--json]\n",
+	"qhost [-h hostlist] [-F [attr,...]] [-j] [--json]\n",
 	qhost_run,
 };
+
+/* "a,b c" into a NULL-terminated list of words, appended to *v. */
+static void
+add_words(char ***v, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t n = strv_len(*v);
+
+	for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		*v = xrealloc(*v, (n + 2) * sizeof **v);
+		(*v)[n++] = xstrdup(w);
+		(*v)[n] = NULL;
+	}
+	free(copy);
+}
 
 static int
 qhost_run(int argc, char **argv)
 {
+	struct qhost_view view = { 0 };
 	bool as_json = false;
 	json_t *req, *rep;
+	int rc = 1;
 
 	for (int k = 1; k < argc; k++) {
 		if (strcmp(argv[k], "-help") == 0 || strcmp(argv[k], "--help") == 0) {
 			client_usage(&cmd_qhost, stdout);
-			return 0;
+			rc = 0;
+			goto out;
 		} else if (strcmp(argv[k], "--json") == 0 || strcmp(argv[k], "-json") == 0)
 			as_json = true;
-		else {
+		else if (strcmp(argv[k], "-j") == 0)
+			view.jobs = true;
+		else if (strcmp(argv[k], "-F") == 0) {
+			/* As in Grid Engine, the list is optional. */
+			view.attrs = true;
+			if (k + 1 < argc && argv[k + 1][0] != '-')
+				add_words(&view.attr_names, argv[++k]);
+		} else if (strcmp(argv[k], "-h") == 0) {
+			if (++k >= argc) {
+				client_errx("option \"-h\" needs a list of hosts");
+				goto usage;
+			}
+			add_words(&view.hosts, argv[k]);
+		} else {
 			client_errx("unknown option \"%s\"", argv[k]);
-			client_usage(&cmd_qhost, stderr);
-			return 1;
+			goto usage;
 		}
 	}
-	req = json_pack("{s:s}", "type", "HOSTS");
+	req = json_pack("{s:s, s:b}", "type", "HOSTS", "jobs", view.jobs);
 	if ((rep = client_request_ok(req, "")) == NULL)
-		return 1;
+		goto out;
 	if (as_json) {
-		json_dumpf(json_object_get(rep, "hosts"), stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+		json_t *all = json_object_get(rep, "hosts"), *sel = json_array(), *h;
+		size_t i;
+		/* -h selects in JSON too; -F and -j are in the document anyway. */
+		json_array_foreach(all, i, h) {
+			bool keep = !view.hosts;
+			for (char **p = view.hosts; p && *p && jstr(h, "name"); p++)
+				keep |= strcmp(*p, jstr(h, "name")) == 0;
+			if (keep)
+				json_array_append(sel, h);
+		}
+		json_dumpf(sel, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
 		fputc('\n', stdout);
+		json_decref(sel);
 	} else
-		qhost_print_table(stdout, json_object_get(rep, "hosts"));
+		qhost_print(stdout, json_object_get(rep, "hosts"), &view);
 	json_decref(rep);
-	return 0;
+	rc = 0;
+	goto out;
+usage:
+	client_usage(&cmd_qhost, stderr);
+out:
+	strv_free(view.hosts);
+	strv_free(view.attr_names);
+	return rc;
 }

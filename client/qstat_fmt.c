@@ -1,4 +1,4 @@
-/* qstat_fmt.c: qstat's and qhost's output in Grid Engine's layout, as pure functions over the master's JSON. */
+/* qstat_fmt.c: qstat's output in Grid Engine's layout, as pure functions over the master's JSON. */
 #include "config.h"
 
 #include <grp.h>
@@ -499,32 +499,4 @@ qstat_print_job(FILE *fp, const json_t *job)
 		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)
 		kv(fp, "scheduling info", "%s", s);
-}
-
-void
-qhost_print_table(FILE *fp, const json_t *hosts)
-{
-	size_t i;
-	json_t *h;
-	char hdr[128];
-	int n;
-
-	n = snprintf(hdr, sizeof hdr, "%-23s %5s %5s %6s %s", "HOSTNAME", "NSLOT", "NUSED",
-	    "LOAD", "STATE");
-	fprintf(fp, "%s\n", hdr);
-	for (int k = 0; k < n; k++)
-		fputc('-', fp);
-	fputc('\n', fp);
-	json_array_foreach(hosts, i, h) {
-		bool up = jbool(h, "connected", false);
-		json_t *load = json_object_get(h, "load");
-		json_t *l1 = json_is_array(load) ? json_array_get(load, 0) : load;
-		char lb[16] = "-";
-
-		if (up && json_is_number(l1))
-			snprintf(lb, sizeof lb, "%.2f", json_number_value(l1));
-		fprintf(fp, "%-23.23s %5lld %5lld %6s %s\n", jstr(h, "name") ? jstr(h, "name") : "",
-		    (long long)jint(h, "slots", 0), (long long)jint(h, "used", 0), lb,
-		    up ? "up" : "down");
-	}
 }

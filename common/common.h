@@ -120,6 +120,8 @@ enum msg_type {
 	MSG_ALTER, MSG_CONF,
 	/* cron entries (qstat --cron, qdel/qhold/qrls cN) */
 	MSG_CRON,
+	/* qmod */
+	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);

@@ -34,6 +34,11 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_ALTER] = "ALTER",
 	[MSG_CONF] = "CONF",
 	[MSG_CRON] = "CRON",
+	[MSG_DISABLE] = "DISABLE",
+	[MSG_ENABLE] = "ENABLE",
+	[MSG_SUSPEND] = "SUSPEND",
+	[MSG_UNSUSPEND] = "UNSUSPEND",
+	[MSG_CLEAR] = "CLEAR",
 };
 
 const char *

@@ -306,6 +306,44 @@ active_job_pgid(const char *key)
 	return (pid_t)pid;
 }
 
+/* The processes of session sid outside its leader's process group: a job
+ * whose shell runs pipelines with job control puts them in groups of their
+ * own, and qmod -s must stop those too. */
+static void
+active_kill_session(pid_t sid, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		char path[64], buf[512], *p;
+		long pid, pgrp, session;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		pid = atol(e->d_name);
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid pgrp session ...": comm may hold anything. */
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %*d %ld %ld", &pgrp, &session) != 2)
+			continue;
+		if (session == sid && pgrp != sid)
+			kill((pid_t)pid, sig);
+	}
+	closedir(d);
+}
+
 static void
 active_kill(struct attempt *a, int sig)
 {
@@ -313,10 +351,13 @@ active_kill(struct attempt *a, int sig)
 
 	if (pgid == 0)
 		return;
+	/* The job leads its own session (the shepherd's setsid), so its group
+	 * and session ids are its pid. */
 	if (kill(-pgid, sig) < 0)
 		log_warn("job %s: cannot send signal %d to process group %d", a->key, sig, (int)pgid);
 	else
 		log_info("job %s: sent signal %d to process group %d", a->key, sig, (int)pgid);
+	active_kill_session(pgid, sig);
 }
 
 void

@@ -186,6 +186,9 @@ shep_env(const struct shep *s)
 		shep_env_set(&envp, &n, "PATH", SHEP_DEFAULT_PATH);
 	shep_env_set(&envp, &n, "TMPDIR", s->tmpdir);
 	shep_env_set(&envp, &n, "ENVIRONMENT", "BATCH");
+	/* Grid Engine's: 1 when this is not the job's first run (its host was
+	 * lost, it was vacated, or it exited 99), so a job can resume its work. */
+	shep_env_set(&envp, &n, "RESTARTED", j->attempt > 1 ? "1" : "0");
 	if (j->task > 0)
 		snprintf(buf, sizeof buf, "%d", j->task);
 	else

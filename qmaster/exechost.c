@@ -10,6 +10,18 @@
 static struct exechost_list hosts = TAILQ_HEAD_INITIALIZER(hosts);
 struct exechost_list pulling_hosts = TAILQ_HEAD_INITIALIZER(pulling_hosts);
 
+/* When this master started: a host it has not heard from since is given
+ * host_timeout from then, not from its last contact with a master that is gone. */
+static int64_t started_ms;
+
+/* The one place that decides whether a job may run again after its host
+ * is lost or its owner came back: -r, else its queue's rerun default. */
+bool
+job_rerunnable(const struct job *j)
+{
+	return j->rerun == 1 || (j->rerun < 0 && j->queue && queue_rerun_default(j->queue));
+}
+
 struct exechost *
 exechost_find(const char *name)
 {
@@ -24,6 +36,55 @@ struct exechost *
 exechost_next(struct exechost *h)
 {
 	return h ? TAILQ_NEXT(h, entry) : TAILQ_FIRST(&hosts);
+}
+
+static struct exechost *
+host_new(const char *name)
+{
+	struct exechost *h = xcalloc(1, sizeof *h);
+	h->name = xstrdup(name);
+	h->disabled = qmod_host_disabled(name);
+	TAILQ_INSERT_TAIL(&hosts, h, entry);
+	return h;
+}
+
+static int
+init_one(void *arg, const struct host_rec *r)
+{
+	struct exechost *h = host_new(r->name);
+	json_t *o = r->attrs ? json_loads(r->attrs, 0, NULL) : NULL;
+	const char *why;
+
+	h->slots = r->slots;
+	h->last_seen = r->last_seen;
+	if (o && host_attrs_from_json(&h->attrs, o, &why) < 0)
+		host_attrs_clear(&h->attrs);
+	json_decref(o);
+	return 0;
+}
+
+void
+exechost_init(void)
+{
+	started_ms = now_ms();
+	/* Hosts of the database are known before they call: qhost lists them
+	 * (as unknown), qmod may disable them, and their jobs time out. */
+	if (store_hosts_foreach(store, init_one, NULL) < 0)
+		fatalx("cannot read the hosts table");
+}
+
+void
+exechost_free_all(void)
+{
+	struct exechost *h;
+	while ((h = TAILQ_FIRST(&hosts)) != NULL) {
+		TAILQ_REMOVE(&hosts, h, entry);
+		host_attrs_clear(&h->attrs);
+		free(h->busy_reason);
+		free(h->vmem_limit);
+		free(h->name);
+		free(h);
+	}
 }
 
 static void
@@ -74,6 +135,51 @@ acct_record(const struct job *j, int failed, const struct job_rusage *ru)
 		fatalx("cannot store the accounting of job %lld", (long long)j->id);
 }
 
+/*
+ * The end of an attempt the master decides without (or beyond) the exit
+ * status: j's state, reason and times are set by the caller.  Its accounting
+ * row is written with the host it ran on; a job queued again then forgets
+ * that host (attempt + 1 at its next dispatch, RESTARTED=1 in its
+ * environment).  Everything is stored in the loop turn's transaction, so the
+ * decision is on disk before any reply or SIGNAL that follows from it.
+ */
+static void
+attempt_close(struct job *j, int failed, const struct job_rusage *ru)
+{
+	acct_record(j, failed, ru);
+	if (j->state == JS_PENDING) {
+		free(j->host);
+		j->host = NULL;
+		j->pid = 0;
+		j->suspended = false;
+	}
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)j->id);
+	if (JS_FINISHED(j->state))
+		request_job_finished(j);
+	else
+		sched_kick();
+}
+
+/* Queued again if it may run twice, else failed; a qdel already asked wins. */
+static void
+attempt_lost(struct job *j, char *reason)
+{
+	j->end_time = now_ms();
+	if (!j->start_time)
+		j->start_time = j->end_time;
+	j->exit_status = -1;
+	free(j->reason);
+	j->reason = reason;
+	if (j->delete_req)
+		j->state = JS_DELETED;
+	else if (job_rerunnable(j))
+		j->state = JS_PENDING;
+	else
+		j->state = JS_FAILED;
+	attempt_close(j, ACCT_FAILED_AFTER, NULL);
+}
+
 /* Jobs the master believes are on this host but the execd no longer has. */
 struct reconcile_ctx {
 	json_t *listed;
@@ -106,8 +212,45 @@ reconcile_collect(void *arg, struct job *j)
 	return 0;
 }
 
+/* Whether name is one of a blank-separated list of hosts (a parallel job's). */
+static bool
+host_in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p; p += strcspn(p, " "), p += *p == ' ') {
+		if (strncmp(p, name, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the attempt an execd lists is the one the master has running
+ * there (an array task's own row; one of a parallel job's hosts). */
+static bool
+attempt_current(const struct exechost *h, json_t *v)
+{
+	int64_t id = jint(v, "id", -1), task = jint(v, "task", 0);
+	struct job *j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
+	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
+	bool cur = j && (j->state == JS_DISPATCHED || j->state == JS_RUNNING) && j->host &&
+	    (JOB_PARALLEL(j) ? host_in_list(j->host, h->name) : strcmp(j->host, h->name) == 0) &&
+	    j->task == task && j->attempt == jint(v, "attempt", -1);
+	job_free(j);
+	return cur;
+}
+
+/*
+ * At REGISTER: the execd's list of attempts against the master's.  Jobs the
+ * master has there but the execd lacks end (or go back to the queue when they
+ * never started); attempts the execd has but the master no longer counts as
+ * running there (failed or requeued while the host was lost, deleted, purged)
+ * are returned in kill, to be killed once the decision is committed: a job
+ * that is not rerunnable never runs twice, and a requeued one may already
+ * run elsewhere.
+ */
 static void
-reconcile(struct exechost *h, json_t *jobs)
+reconcile(struct exechost *h, json_t *jobs, json_t *kill)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
 	struct reconcile_ctx rc = { json_is_array(jobs) ? jobs : NULL, json_array() };
@@ -118,6 +261,13 @@ reconcile(struct exechost *h, json_t *jobs)
 		rc.listed = json_array();
 	else
 		json_incref(rc.listed);
+	json_array_foreach(rc.listed, i, v) {
+		if (!json_is_object(v) || jint(v, "id", -1) <= 0)
+			continue;
+		if (!attempt_current(h, v))
+			json_array_append_new(kill, json_pack("{s:I, s:I, s:I}", "id", (json_int_t)jint(v, "id", 0),
+			    "task", (json_int_t)jint(v, "task", 0), "attempt", (json_int_t)jint(v, "attempt", 0)));
+	}
 	if (store_jobs_foreach(store, &f, reconcile_collect, &rc) < 0)
 		fatalx("cannot read the jobs of host %s", h->name);
 	json_array_foreach(rc.gone, i, v) {
@@ -135,23 +285,21 @@ reconcile(struct exechost *h, json_t *jobs)
 				j->state = JS_DELETED;
 				j->end_time = now_ms();
 			}
+			if (store_job_update(store, j) < 0)
+				fatalx("cannot store job %lld", (long long)j->id);
+			if (JS_FINISHED(j->state))
+				request_job_finished(j);   /* it never ran: no accounting */
+			else
+				sched_kick();
 		} else {
 			log_warnx("job %lld was running on %s, which no longer has it", (long long)j->id, h->name);
-			j->state = j->delete_req ? JS_DELETED : JS_FAILED;
 			j->end_time = now_ms();
 			j->exit_status = -1;
+			j->state = j->delete_req ? JS_DELETED : JS_FAILED;
 			free(j->reason);
 			j->reason = xasprintf("lost: execd on %s no longer knows the job", h->name);
+			attempt_close(j, ACCT_FAILED_AFTER, NULL);
 		}
-		if (store_job_update(store, j) < 0)
-			fatalx("cannot store job %lld", (long long)j->id);
-		if (JS_FINISHED(j->state)) {
-			/* Only an attempt that ran has something to account. */
-			if (j->start_time > 0)
-				acct_record(j, ACCT_FAILED_AFTER, NULL);
-			request_job_finished(j);
-		} else
-			sched_kick();
 		job_free(j);
 	}
 	array_reconcile(h->name, rc.listed);
@@ -159,6 +307,65 @@ reconcile(struct exechost *h, json_t *jobs)
 	/* Parallel jobs' host is a list the filter above does not match. */
 	pe_host_lost(h->name, rc.listed, "execd no longer knows it");
 	json_decref(rc.listed);
+}
+
+static int
+collect_job_ids(void *arg, struct job *j)
+{
+	json_array_append_new(arg, json_integer(j->id));
+	return 0;
+}
+
+/* No message for host_timeout: the host's state is unknown.  Its jobs cannot
+ * be vouched for, so each attempt there ends: requeued when rerunnable, else
+ * failed; the connection, if any, is dropped so that the execd, if it comes
+ * back, must REGISTER and be reconciled. */
+static void
+host_lose(struct exechost *h)
+{
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
+	json_t *ids = json_array(), *v;
+	size_t i;
+
+	log_warnx("execd %s: no message for %lld s: host lost", h->name,
+	    (long long)(conf->host_timeout_ms / 1000));
+	h->lost = true;
+	pull_cancel(h);
+	if (h->conn)
+		net_close(h->conn, "host lost");
+	qm_txn();
+	if (store_jobs_foreach(store, &f, collect_job_ids, ids) < 0)
+		fatalx("cannot read the jobs of host %s", h->name);
+	json_array_foreach(ids, i, v) {
+		struct job *j = store_job_get(store, json_integer_value(v), false);
+		if (!j)
+			continue;
+		log_info("job %lld: host %s lost; %s", (long long)j->id, h->name,
+		    job_rerunnable(j) ? "queued again" : "failed");
+		attempt_lost(j, xasprintf("host lost: %.200s", h->name));
+		job_free(j);
+	}
+	/* Parallel jobs with a part there, and array tasks there. */
+	pe_host_lost(h->name, NULL, "host lost");
+	array_reconcile(h->name, NULL);
+	mail_admin("nowq: host lost",
+	    json_array_size(ids) ? "An exec host stopped answering; its jobs were queued again "
+	    "when rerunnable, else failed (see qstat -s z and qacct)." :
+	    "An exec host stopped answering; it ran no jobs.");
+	json_decref(ids);
+}
+
+void
+exechost_check_lost(void)
+{
+	struct exechost *h;
+	int64_t now = now_ms();
+
+	TAILQ_FOREACH(h, &hosts, entry) {
+		int64_t seen = h->last_seen > started_ms ? h->last_seen : started_ms;
+		if (!h->lost && now - seen > conf->host_timeout_ms)
+			host_lose(h);
+	}
 }
 
 void
@@ -169,8 +376,9 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	struct exechost *h;
 	struct host_attrs attrs = { 0 };
 	struct host_rec rec;
-	json_t *rep, *ja;
+	json_t *rep, *ja, *kill, *v;
 	char *attrs_text;
+	size_t i;
 
 	if (!valid_host_name(name) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
@@ -195,11 +403,8 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	if (!attrs.rating)
 		attrs.rating = 1.0;
 	h = exechost_find(name);
-	if (!h) {
-		h = xcalloc(1, sizeof *h);
-		h->name = xstrdup(name);
-		TAILQ_INSERT_TAIL(&hosts, h, entry);
-	}
+	if (!h)
+		h = host_new(name);
 	if (h->conn && h->conn != c)
 		net_close(h->conn, "replaced by a newer registration of the same host");
 	h->conn = c;
@@ -214,9 +419,15 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	if ((vmem = jstr(msg, "vmem_limit")) && (strcmp(vmem, "cgroup") == 0 || strcmp(vmem, "rlimit") == 0))
 		h->vmem_limit = xstrdup(vmem);
 	h->idle = true;
+	if (h->lost)
+		log_info("execd %s is back", h->name);
+	h->lost = false;
+	free(h->busy_reason);
+	h->busy_reason = NULL;
 	read_load(h, msg);
 	qm_txn();
-	reconcile(h, json_object_get(msg, "jobs"));
+	kill = json_array();
+	reconcile(h, json_object_get(msg, "jobs"), kill);
 	/* Kept in the database so a job can be checked against the hosts the
 	 * cluster has, connected or not. */
 	ja = host_attrs_to_json(&h->attrs);
@@ -231,6 +442,16 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "epoch", json_integer(1));
 	net_send(c, rep);
+	/* After the reply, so the execd is registered when they arrive; like
+	 * every message of this turn, only once the transaction is committed. */
+	json_array_foreach(kill, i, v) {
+		log_warnx("execd %s still runs job %lld attempt %lld, which is over for the master: killing it",
+		    h->name, (long long)jint(v, "id", 0), (long long)jint(v, "attempt", 0));
+		net_send(c, json_pack("{s:s, s:I, s:I, s:I, s:i}", "type", "SIGNAL",
+		    "id", (json_int_t)jint(v, "id", 0), "task", (json_int_t)jint(v, "task", 0),
+		    "attempt", (json_int_t)jint(v, "attempt", 0), "signal", 9));
+	}
+	json_decref(kill);
 }
 
 void
@@ -238,8 +459,15 @@ exechost_load(struct conn *c, int64_t seq, json_t *msg)
 {
 	if (!c->host)
 		return;
+	const char *reason = jstr(msg, "reason");
+
 	read_load(c->host, msg);
 	c->host->idle = jbool(msg, "idle", true);
+	free(c->host->busy_reason);
+	c->host->busy_reason = NULL;
+	/* Shown by qhost; bounded, since it comes from the network. */
+	if (!c->host->idle && reason && *reason)
+		c->host->busy_reason = xasprintf("%.200s", reason);
 	if (!c->host->idle)
 		pull_cancel(c->host);
 }
@@ -281,14 +509,18 @@ static struct job *
 event_job(struct conn *c, json_t *msg)
 {
 	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1), task = jint(msg, "task", 0);
-	/* An array task's events update its task row (array.c). */
-	struct job *j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
-	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
+	struct job *j;
 
+	/* Any message tells the host is alive, not only LOAD. */
+	if (c->host)
+		c->host->last_seen = now_ms();
+	/* An array task's events update its task row (array.c). */
+	j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
+	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
 	if (!j)
 		return NULL;
 	/* A parallel job's host is a list: pe.c finds the sender's part. */
-	if (JOB_PARALLEL(j) && j->attempt == attempt && j->task == jint(msg, "task", 0))
+	if (JOB_PARALLEL(j) && j->attempt == attempt && j->task == task)
 		return j;
 	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
 	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
@@ -324,16 +556,23 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 	send_ack(c, seq);
 }
 
+/* Grid Engine's exit codes with a meaning to the system, not the user. */
+#define EXIT_RERUN 99    /* run the job again */
+#define EXIT_ERROR 100   /* leave it in error (Eqw) until qmod -cj */
+
 void
 exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct job *j = event_job(c, msg);
-	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
+	const char *failed = jstr(msg, "failed"), *vacated = jstr(msg, "vacated");
+	const char *limit = jstr(msg, "limit"), *why = NULL;
 	struct job_rusage ru;
 	json_t *v;
 
 	memset(&ru, 0, sizeof ru);
 	qm_txn();
+	/* A finished job's late or repeated CHILD_TERM, or one for an attempt
+	 * the master has already ended (host lost), is acknowledged only. */
 	if (j && JOB_PARALLEL(j))
 		pe_child_term(c, j, msg);
 	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
@@ -376,6 +615,20 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			 * exit status, and the limit is the reason. */
 			j->state = JS_FAILED;
 			j->reason = xasprintf("%.800s", limit);
+		} else if (vacated) {
+			/* The host's owner came back and the execd's policy
+			 * vacated the job: like a lost host, it runs again only
+			 * when it may. */
+			j->state = job_rerunnable(j) ? JS_PENDING : JS_FAILED;
+			j->reason = xasprintf("vacated from %.200s: %.800s", c->host->name, vacated);
+		} else if (j->exit_status == EXIT_RERUN && j->signal == 0) {
+			j->state = JS_PENDING;
+			j->reason = xasprintf("exit code %d on %.200s: queued again", EXIT_RERUN, c->host->name);
+		} else if (j->exit_status == EXIT_ERROR && j->signal == 0) {
+			j->state = JS_PENDING;
+			j->error = true;
+			j->reason = xasprintf("exit code %d on %.200s: in error until qmod -cj", EXIT_ERROR,
+			    c->host->name);
 		} else if (j->exit_status == 0 && j->signal == 0)
 			j->state = JS_DONE;
 		else {
@@ -383,14 +636,10 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			if (j->signal)
 				j->reason = xasprintf("killed by signal %d", j->signal);
 		}
-		if (store_job_update(store, j) < 0)
-			fatalx("cannot store the end of job %lld", (long long)j->id);
-		acct_record(j, failed ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
-		    j->signal ? ACCT_FAILED_AFTER : 0, &ru);
-		if (JS_FINISHED(j->state))
-			request_job_finished(j);
 		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,
 		    job_state_name(j->state), j->exit_status);
+		attempt_close(j, failed ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
+		    j->signal ? ACCT_FAILED_AFTER : 0, &ru);
 	}
 	job_free(j);
 	send_ack(c, seq);
@@ -423,40 +672,88 @@ exechost_signal_job(const struct job *j, int sig)
 	return true;
 }
 
+struct host_jobs_ctx {
+	int          used;
+	bool         suspended;
+	json_t      *jobs;     /* NULL: not wanted */
+	const char  *only;     /* NULL: everyone's, else this owner's */
+};
+
 static int
-count_used(void *arg, struct job *j)
+host_jobs_one(void *arg, struct job *j)
 {
-	(*(int *)arg)++;
+	struct host_jobs_ctx *hc = arg;
+	json_t *o;
+
+	hc->used += j->slots > 0 ? j->slots : 1;
+	if (j->suspended)
+		hc->suspended = true;
+	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
+		return 0;
+	o = job_to_json(j);
+	json_object_del(o, "script");
+	json_object_del(o, "env");
+	json_array_append_new(hc->jobs, o);
 	return 0;
 }
 
-static int
-host_json(void *arg, const struct host_rec *r)
+/* One word for qhost's STATE column, the most telling first. */
+const char *
+exechost_state(const struct exechost *h, bool suspended)
 {
-	json_t *list = arg;
-	struct exechost *h = exechost_find(r->name);
-	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = r->name };
-	int used = 0;
-	json_t *o;
+	if (h->lost || !h->conn)
+		return "unknown";
+	if (h->disabled)
+		return "disabled";
+	if (suspended)
+		return "suspended";
+	return h->idle ? "idle" : "busy";
+}
 
-	store_jobs_foreach(store, &f, count_used, &used);
-	array_tasks_active(r->name, count_used, &used);
-	o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:b, s:I}",
-	    "name", r->name, "slots", h ? h->slots : r->slots, "used", used,
-	    "load", h ? h->load[0] : r->load[0], h ? h->load[1] : r->load[1], h ? h->load[2] : r->load[2],
-	    "connected", h && h->conn, "last_seen", (json_int_t)(h ? h->last_seen : r->last_seen));
-	/* How the host enforces h_vmem, as its execd said at REGISTER. */
-	if (h && h->vmem_limit)
-		json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
-	json_array_append_new(list, o);
-	return 0;
+static int
+host_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct exechost *const *)a)->name, (*(struct exechost *const *)b)->name);
 }
 
 json_t *
-exechost_list_json(void)
+exechost_list_json(bool with_jobs, const char *only_owner)
 {
 	json_t *list = json_array();
-	if (store_hosts_foreach(store, host_json, list) < 0)
-		log_warnx("cannot list hosts");
+	struct exechost *h, **v;
+	size_t n = 0, k = 0;
+
+	TAILQ_FOREACH(h, &hosts, entry)
+		n++;
+	v = xcalloc(n + 1, sizeof *v);
+	TAILQ_FOREACH(h, &hosts, entry)
+		v[k++] = h;
+	qsort(v, n, sizeof *v, host_cmp);
+	for (k = 0; k < n; k++) {
+		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+		struct host_jobs_ctx hc = { 0, false, with_jobs ? json_array() : NULL, only_owner };
+		json_t *o;
+
+		h = v[k];
+		f.host = h->name;
+		if (store_jobs_foreach(store, &f, host_jobs_one, &hc) < 0 ||
+		    array_tasks_active(h->name, host_jobs_one, &hc) < 0)
+			log_warnx("cannot read the jobs of host %s", h->name);
+		o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:s, s:b, s:b, s:b, s:I, s:o}",
+		    "name", h->name, "slots", h->slots, "used", hc.used,
+		    "load", h->load[0], h->load[1], h->load[2],
+		    "state", exechost_state(h, hc.suspended), "connected", h->conn != NULL,
+		    "disabled", h->disabled, "lost", h->lost,
+		    "last_seen", (json_int_t)h->last_seen, "attrs", host_attrs_to_json(&h->attrs));
+		if (h->busy_reason && h->conn && !h->lost)
+			json_object_set_new(o, "busy_reason", json_string(h->busy_reason));
+		/* How the host enforces h_vmem, as its execd said at REGISTER. */
+		if (h->vmem_limit)
+			json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
+		if (hc.jobs)
+			json_object_set_new(o, "jobs", hc.jobs);
+		json_array_append_new(list, o);
+	}
+	free(v);
 	return list;
 }

@@ -71,7 +71,8 @@ qm_is_manager(const char *user, uid_t uid)
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
  *  - release jobs whose start time (qsub -a) has come;
  *  - make the jobs of cron entries that are due;
- *  - later issues add here: host-lost detection, reservations. */
+ *  - declare hosts silent for host_timeout lost (exechost.c);
+ *  - later issues add here: reservations. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -84,6 +85,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		log_info("purged %d finished jobs", n);
 	deps_tick(now_ms());
 	cron_tick(now_ms());
+	exechost_check_lost();
 }
 
 static void
@@ -178,6 +180,8 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
+	exechost_init();
+	qmod_apply_queues();
 	base = event_base_new();
 	if (!base)
 		fatalx("event_base_new failed");
@@ -215,6 +219,7 @@ main(int argc, char **argv)
 	}
 	net_shutdown();
 	mailer_shutdown();
+	exechost_free_all();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);
 	event_free(commit_ev);

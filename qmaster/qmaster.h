@@ -79,6 +79,7 @@ struct qm_conf {
 	char            *log_file;
 	char            *pid_file;
 	int64_t          finished_keep_ms;
+	int64_t          host_timeout_ms; /* silence after which a host is lost */
 	bool             show_all_jobs;
 	size_t           max_frame;
 	char            *mailer;          /* program and options; reads the message */
@@ -145,6 +146,11 @@ const char *request_job_delete(struct conn *c, struct job *j, char *buf, size_t 
 void request_job_finished(const struct job *j);
 /* A connection went away: forget its WAITs. */
 void request_conn_gone(struct conn *c);
+/* DELETE, HOLD, RELEASE and qmod's job requests: the walk over "jobs" (ids)
+ * or "users", the owner-or-manager check, one op per job; the reply lists
+ * each job's result.  An op stores its change and says how it went in buf. */
+typedef const char *(*job_op)(struct conn *c, struct job *j, char *buf, size_t n, bool *ok);
+void request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb);
 /* Users as the master's own user database knows them, cached: NSS lookups
  * can be slow and the loop must not wait on them often. NULL: no such uid. */
 struct user_cache {
@@ -184,6 +190,14 @@ struct exechost {
 };
 TAILQ_HEAD(exechost_list, exechost);
 extern struct exechost_list pulling_hosts;
+void exechost_init(void);      /* the hosts of the database, before any calls */
+void exechost_free_all(void);
+/* From the tick: hosts silent for host_timeout are lost, their jobs end. */
+void exechost_check_lost(void);
+/* Whether a job may run again after a lost host, a vacate or exit 99 is
+ * decided elsewhere; this is the -r flag with the queue's default. */
+bool job_rerunnable(const struct job *j);
+const char *exechost_state(const struct exechost *h, bool suspended);
 void exechost_register(struct conn *c, int64_t seq, json_t *msg);
 void exechost_load(struct conn *c, int64_t seq, json_t *msg);
 void exechost_pull(struct conn *c, int64_t seq, json_t *msg);
@@ -196,11 +210,22 @@ struct job_rusage;
 void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
 /* Walks every host the master knows since it started: NULL gives the first. */
 struct exechost *exechost_next(struct exechost *h);
-json_t *exechost_list_json(void);
-/* The accounting row of an attempt that ended (ru NULL: no usage known). */
-void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
+/* Every host for HOSTS, by name; with each one's jobs when with_jobs (only
+ * only_owner's when not NULL). */
+json_t *exechost_list_json(bool with_jobs, const char *only_owner);
 /* Asks the job's execd to signal it; false when its host is not connected. */
 bool exechost_signal_job(const struct job *j, int sig);
+
+/* qmod.c: disable/enable queues and hosts (kept in the database), suspend,
+ * unsuspend, clear error state. */
+bool qmod_host_disabled(const char *name);
+bool qmod_queue_disabled(const char *name);
+void qmod_apply_queues(void);   /* after conf_load: the stored flags */
+void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
+void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
+void qmod_suspend(struct conn *c, int64_t seq, json_t *msg);
+void qmod_unsuspend(struct conn *c, int64_t seq, json_t *msg);
+void qmod_clear(struct conn *c, int64_t seq, json_t *msg);
 
 /* sched.c: matching pending jobs to open PULLs. */
 void sched_kick(void);        /* something may have become runnable */

@@ -49,6 +49,11 @@ static const struct handler {
 	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
 	{ MSG_CHILD_REGISTER, exechost_child_register, ROLE_EXECD,  true },
 	{ MSG_CHILD_TERM,     exechost_child_term,     ROLE_EXECD,  true },
+	{ MSG_DISABLE,        qmod_disable,            ROLE_CLIENT, true },
+	{ MSG_ENABLE,         qmod_enable,             ROLE_CLIENT, true },
+	{ MSG_SUSPEND,        qmod_suspend,            ROLE_CLIENT, true },
+	{ MSG_UNSUSPEND,      qmod_unsuspend,          ROLE_CLIENT, true },
+	{ MSG_CLEAR,          qmod_clear,              ROLE_CLIENT, true },
 };
 
 void
@@ -451,7 +456,6 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 
 /* DELETE, HOLD and RELEASE share the walk over ids or users and the
  * permission check; each has its own effect on one job. */
-typedef const char *(*job_op)(struct conn *c, struct job *j, char *buf, size_t n, bool *ok);
 
 static const char *
 op_delete(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
@@ -590,7 +594,7 @@ collect_ids(void *arg, struct job *j)
 	return 0;
 }
 
-static void
+void
 request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb)
 {
 	struct op_ctx oc = { c, op, verb, json_array(), NULL, NULL };
@@ -739,7 +743,9 @@ static void
 req_hosts(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "hosts", exechost_list_json());
+	/* The jobs shown follow qstat's privacy rule. */
+	const char *only = !conf->show_all_jobs && !c->manager ? c->user : NULL;
+	json_object_set_new(rep, "hosts", exechost_list_json(jbool(msg, "jobs", false), only));
 	net_send(c, rep);
 }
 

@@ -1,4 +1,4 @@
-/* test_qstat_fmt.c: qstat's table and -j layout and qhost's table, column for column. */
+/* test_qstat_fmt.c: qstat's table and -j layout, column for column. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -264,27 +264,6 @@ test_job_details_pending_binary(void **state)
 	json_decref(job);
 }
 
-static void
-test_qhost_table(void **state)
-{
-	json_t *hosts = load("[{\"name\":\"node1\",\"slots\":4,\"used\":1,\"load\":[0.5,0.25,0.1],"
-	    "\"connected\":true},{\"name\":\"node2\",\"slots\":8,\"used\":0,\"load\":[1,1,1],"
-	    "\"connected\":false}]");
-	struct capture c;
-	char *out;
-
-	cap_open(&c);
-	qhost_print_table(c.fp, hosts);
-	out = cap_close(&c);
-	assert_string_equal(out,
-	    "HOSTNAME                NSLOT NUSED   LOAD STATE\n"
-	    "------------------------------------------------\n"
-	    "node1                       4     1   0.50 up\n"
-	    "node2                       8     0      - down\n");
-	free(out);
-	json_decref(hosts);
-}
-
 int
 main(void)
 {
@@ -295,7 +274,6 @@ main(void)
 		cmocka_unit_test(test_row_widths),
 		cmocka_unit_test(test_job_details),
 		cmocka_unit_test(test_job_details_pending_binary),
-		cmocka_unit_test(test_qhost_table),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -1,0 +1,225 @@
+/* qmod.c: qmod's requests: disabling and enabling queues and hosts, suspending and resuming jobs, clearing their error state. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+/*
+ * A disabled queue or host is a row of the meta table named
+ * "disabled.queue.NAME" or "disabled.host.NAME": queues come from
+ * qmaster.conf, which a reload replaces, and a host may be disabled while no
+ * execd of that name is connected, so the flag lives beside them rather than
+ * in them, and survives restarts and reloads alike.
+ */
+static bool
+flag_get(const char *kind, const char *name)
+{
+	char *key = xasprintf("disabled.%s.%s", kind, name), *val = NULL;
+	int rc = store_meta_get(store, key, &val);
+
+	if (rc < 0)
+		fatalx("cannot read %s", key);
+	free(key);
+	free(val);
+	return rc == 0;
+}
+
+static void
+flag_set(const char *kind, const char *name, bool on)
+{
+	char *key = xasprintf("disabled.%s.%s", kind, name);
+
+	qm_txn();
+	if (store_meta_set(store, key, on ? "1" : NULL) < 0)
+		fatalx("cannot store %s", key);
+	free(key);
+}
+
+bool
+qmod_host_disabled(const char *name)
+{
+	return flag_get("host", name);
+}
+
+bool
+qmod_queue_disabled(const char *name)
+{
+	const struct qm_queue *q = name ? conf_queue(conf, name) : NULL;
+	return q && q->disabled;
+}
+
+void
+qmod_apply_queues(void)
+{
+	for (int i = 0; i < conf->nqueues; i++)
+		conf->queues[i].disabled = flag_get("queue", conf->queues[i].name);
+}
+
+static void
+result(json_t *results, const char *target, bool ok, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(results, json_pack("{s:s, s:b, s:s}", "target", target, "ok", ok, "message", buf));
+}
+
+/* One queue or host: a queue's name first, then a host's; "*@HOST" names
+ * a host only, as Grid Engine's every-queue-on-HOST does. */
+static void
+dispatch_flag(struct conn *c, json_t *results, const char *target, bool disable)
+{
+	const char *word = disable ? "disabled" : "enabled", *name = target;
+	struct qm_queue *q = NULL;
+	struct exechost *h = NULL;
+	bool *flag;
+
+	if (strncmp(target, "*@", 2) == 0)
+		name = target + 2;
+	else
+		for (int i = 0; i < conf->nqueues; i++)
+			if (strcmp(conf->queues[i].name, target) == 0)
+				q = &conf->queues[i];
+	if (!q && (h = exechost_find(name)) == NULL) {
+		result(results, target, false, "invalid queue or host \"%s\"", target);
+		return;
+	}
+	flag = q ? &q->disabled : &h->disabled;
+	if (*flag == disable) {
+		result(results, target, true, "%s \"%s\" is already in the specified state: %s",
+		    q ? "Queue" : "Host", target, word);
+		return;
+	}
+	*flag = disable;
+	flag_set(q ? "queue" : "host", q ? q->name : h->name, disable);
+	if (!disable)
+		sched_kick();
+	log_info("%s %s %s by %s", q ? "queue" : "host", q ? q->name : h->name, word, c->user);
+	result(results, target, true, "%s@%s changed state of \"%s\" (%s)", c->user, my_hostname(), target, word);
+}
+
+static void
+flags_request(struct conn *c, int64_t seq, json_t *msg, bool disable)
+{
+	json_t *targets = json_object_get(msg, "targets"), *results, *v, *rep;
+	size_t i;
+
+	if (!json_is_array(targets) || json_array_size(targets) == 0 || json_array_size(targets) > 10000) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "targets must be a list of queue or host names"));
+		return;
+	}
+	json_array_foreach(targets, i, v)
+		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 255) {
+			net_send(c, proto_reply_err(seq, ERR_INVAL, "targets must be a list of queue or host names"));
+			return;
+		}
+	/* Grid Engine leaves this to managers and operators (operators are
+	 * not there yet). */
+	if (!c->manager) {
+		net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be manager to %s queues or hosts", c->user,
+		    disable ? "disable" : "enable"));
+		return;
+	}
+	results = json_array();
+	json_array_foreach(targets, i, v)
+		dispatch_flag(c, results, json_string_value(v), disable);
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "results", results);
+	net_send(c, rep);
+}
+
+void
+qmod_disable(struct conn *c, int64_t seq, json_t *msg)
+{
+	flags_request(c, seq, msg, true);
+}
+
+void
+qmod_enable(struct conn *c, int64_t seq, json_t *msg)
+{
+	flags_request(c, seq, msg, false);
+}
+
+/* Suspension is a SIGSTOP of the job's session by its execd; the flag is
+ * stored first, so the state survives a master restart. */
+static const char *
+op_suspend(struct conn *c, struct job *j, char *buf, size_t n, bool *ok, bool stop)
+{
+	*ok = false;
+	if (j->state != JS_RUNNING) {
+		snprintf(buf, n, "job %lld is not running", (long long)j->id);
+		return buf;
+	}
+	if (j->suspended == stop) {
+		*ok = true;
+		snprintf(buf, n, "job %lld is already %s", (long long)j->id, stop ? "suspended" : "running");
+		return buf;
+	}
+	if (!exechost_signal_job(j, stop ? SIGSTOP : SIGCONT)) {
+		snprintf(buf, n, "job %lld: its host %s is not connected", (long long)j->id, j->host ? j->host : "?");
+		return buf;
+	}
+	j->suspended = stop;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)j->id);
+	*ok = true;
+	snprintf(buf, n, "%s - %s job %lld", c->user, stop ? "suspended" : "unsuspended", (long long)j->id);
+	return buf;
+}
+
+static const char *
+op_stop(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	return op_suspend(c, j, buf, n, ok, true);
+}
+
+static const char *
+op_cont(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	return op_suspend(c, j, buf, n, ok, false);
+}
+
+static const char *
+op_clear(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	*ok = true;
+	if (!j->error) {
+		snprintf(buf, n, "job %lld is not in error state", (long long)j->id);
+		return buf;
+	}
+	j->error = false;
+	free(j->reason);
+	j->reason = NULL;
+	if (store_job_update(store, j) < 0)
+		fatalx("cannot store job %lld", (long long)j->id);
+	sched_kick();
+	snprintf(buf, n, "%s - cleared error state of job %lld", c->user, (long long)j->id);
+	return buf;
+}
+
+void
+qmod_suspend(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_stop, "suspend");
+}
+
+void
+qmod_unsuspend(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_cont, "unsuspend");
+}
+
+void
+qmod_clear(struct conn *c, int64_t seq, json_t *msg)
+{
+	request_job_op(c, seq, msg, op_clear, "clear the error state of");
+}
