@@ -171,6 +171,8 @@ op_suspend(struct conn *c, struct job *j, char *buf, size_t n, bool *ok, bool st
 	j->suspended = stop;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store job %lld", (long long)j->id);
+	if (stop)
+		mail_job_suspended(j);
 	*ok = true;
 	snprintf(buf, n, "%s - %s job %lld", c->user, stop ? "suspended" : "unsuspended", (long long)j->id);
 	return buf;

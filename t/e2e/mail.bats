@@ -85,6 +85,17 @@ EOF
 	wait_until 20 bash -c "! qstat -j $id | grep -q '^mail:'"
 }
 
+@test "qmod -s mails a job that asked with -m s" {
+	printf '#!/bin/sh\ncat > "%s/keep.msg.$$"\n' "$WORK" > "$WORK/keep"
+	chmod 755 "$WORK/keep"
+	mail_conf "mailer = \"$WORK/keep\"" "mail_retry = 1"
+	id=$(q -m s -b y sleep 30)
+	wait_until 20 state_is "$id" r
+	qmod -s "$id" >/dev/null
+	wait_until 20 bash -c "grep -l 'Subject: Job $id (sleep) Suspended' $WORK/keep.msg.* >/dev/null 2>&1"
+	qdel "$id" >/dev/null
+}
+
 @test "bad -m and -M are refused" {
 	run qsub -m x -b y true
 	[ "$status" -ne 0 ]
