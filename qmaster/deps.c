@@ -472,47 +472,48 @@ deps_gates_close(struct deps_gates *g)
 	free(g);
 }
 
-/* 1: every gated array's task at task's position has ended; 0: not yet;
- * -1: not yet, and no later task can be ready either (that array has not
- * started the task at this position, and starts its tasks in order). */
-int
-deps_task_ready(const struct deps_gates *g, int task)
-{
-	int64_t pos = ((int64_t)task - g->mine.first) / g->mine.step;
-	int ready = 1;
-
-	for (size_t i = 0; i < g->n; i++) {
-		const struct array_gate *a = &g->v[i];
-		int64_t theirs = a->range.first + pos * a->range.step;
-		struct job *t;
-
-		if (theirs >= a->cursor)
-			return -1;
-		t = store_task_get(store, a->id, (int)theirs, false);
-		if (!t || !JS_FINISHED(t->state))
-			ready = 0;
-		job_free(t);
-	}
-	return ready;
-}
-
-/* The first gate the task waits for, for qstat -j: 0 when none. */
-int64_t
-deps_task_gate(const struct deps_gates *g, int task, int *their_task)
+/* The first array whose task at task's position has not ended (that task
+ * in *theirs, and *unstarted if the array has not started it yet); 0 when
+ * every one has. */
+static int64_t
+gate_open(const struct deps_gates *g, int task, int *theirs, bool *unstarted)
 {
 	int64_t pos = ((int64_t)task - g->mine.first) / g->mine.step;
 
 	for (size_t i = 0; i < g->n; i++) {
 		const struct array_gate *a = &g->v[i];
-		int64_t theirs = a->range.first + pos * a->range.step;
-		struct job *t = theirs < a->cursor ? store_task_get(store, a->id, (int)theirs, false) : NULL;
-		bool ended = t && JS_FINISHED(t->state);
+		int64_t t = a->range.first + pos * a->range.step;
+		struct job *row = t < a->cursor ? store_task_get(store, a->id, (int)t, false) : NULL;
+		bool ended = row && JS_FINISHED(row->state);
 
-		job_free(t);
+		job_free(row);
 		if (!ended) {
-			*their_task = (int)theirs;
+			*theirs = (int)t;
+			*unstarted = t >= a->cursor;
 			return a->id;
 		}
 	}
 	return 0;
+}
+
+/* 1: the task may start; 0: not yet; -1: not yet, and no later task can
+ * be ready either (an array it waits for has not started the task at this
+ * position, and arrays start their tasks in order). */
+int
+deps_task_ready(const struct deps_gates *g, int task)
+{
+	bool unstarted = false;
+	int theirs;
+
+	if (gate_open(g, task, &theirs, &unstarted) == 0)
+		return 1;
+	return unstarted ? -1 : 0;
+}
+
+int64_t
+deps_task_gate(const struct deps_gates *g, int task, int *their_task)
+{
+	bool unstarted;
+
+	return gate_open(g, task, their_task, &unstarted);
 }
