@@ -193,6 +193,7 @@ conf_load(const char *path)
 		CFG_STR("spool_dir", "/var/spool/nowq/qmaster", CFGF_NONE),
 		CFG_STR("listen", "0.0.0.0:7444", CFGF_NONE),
 		CFG_STR("unix_socket", "/run/nowq/qmaster.sock", CFGF_NONE),
+		CFG_STR("http_listen", "", CFGF_NONE),
 		CFG_STR("auth", "munge", CFGF_NONE),
 		CFG_STR_LIST("managers", "{root}", CFGF_NONE),
 		CFG_STR("log_level", "info", CFGF_NONE),
@@ -242,6 +243,14 @@ conf_load(const char *path)
 		c->listen = xstrdup(s);
 		if (parse_hostport(s, &c->listen_host, &c->listen_port) < 0) {
 			conf_say("%s: listen \"%s\" is not HOST:PORT", path, s);
+			goto bad;
+		}
+	}
+	s = cfg_getstr(cfg, "http_listen");
+	if (s && *s) {
+		c->http_listen = xstrdup(s);
+		if (parse_hostport(s, &c->http_host, &c->http_port) < 0) {
+			conf_say("%s: http_listen \"%s\" is not HOST:PORT", path, s);
 			goto bad;
 		}
 	}
@@ -378,6 +387,8 @@ conf_free(struct qm_conf *c)
 	free(c->spool_dir);
 	free(c->listen);
 	free(c->listen_host);
+	free(c->http_listen);
+	free(c->http_host);
 	free(c->unix_socket);
 	free(c->auth);
 	strv_free(c->managers);

@@ -31,14 +31,18 @@ static struct event *commit_ev, *tick_ev;
 static void
 commit_cb(evutil_socket_t fd, short what, void *arg)
 {
+	int64_t t0;
+
 	if (sched_wanted())
 		sched_run();
 	if (!store_in_txn(store))
 		return;
+	t0 = mono_us();
 	if (store_commit(store) < 0)
 		/* Replies promise durability; without the commit there is no
 		 * honest reply to give.  Restarting recovers the last commit. */
 		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
+	http_observe_commit(mono_us() - t0);
 	net_flush_held();
 }
 
@@ -192,6 +196,8 @@ main(int argc, char **argv)
 		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
 		event_add(sigs[i], NULL);
 	}
+	if (http_start() < 0)
+		fatalx("cannot serve the status page on http_listen %s", conf->http_listen);
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
 	mailer_init();
@@ -218,6 +224,7 @@ main(int argc, char **argv)
 		net_flush_held();
 	}
 	net_shutdown();
+	http_stop();
 	mailer_shutdown();
 	exechost_free_all();
 	for (int i = 0; i < 4; i++)

@@ -72,6 +72,9 @@ struct qm_conf {
 	char            *listen;        /* HOST:PORT, or NULL */
 	char            *listen_host;
 	int              listen_port;
+	char            *http_listen;   /* HOST:PORT of the status page, or NULL */
+	char            *http_host;
+	int              http_port;
 	char            *unix_socket;   /* or NULL */
 	char            *auth;          /* "none" | "munge" */
 	char           **managers;      /* NULL-terminated */
@@ -329,6 +332,13 @@ void               deps_gates_close(struct deps_gates *g);
 int                deps_task_ready(const struct deps_gates *g, int task);
 int64_t            deps_task_gate(const struct deps_gates *g, int task, int *their_task);
 
+/* http.c: the status page, /api/v1/ and /metrics on http_listen (off when
+ * unset); the scheduler and the commit feed its histograms. */
+int  http_start(void);
+void http_stop(void);
+void http_observe_dispatch(const struct job *j);
+void http_observe_commit(int64_t usec);
+
 /* cron.c: cron entries. */
 /* SUBMIT with "cron": stores the entry for the checked job j (borrowed)
  * and replies. */
@@ -336,6 +346,9 @@ void cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j);
 /* From the tick: one job per due entry (inside a transaction). */
 void cron_tick(int64_t now);
 void cron_request(struct conn *c, int64_t seq, json_t *msg);
+/* The entries as qstat --cron lists them: one owner's, or all (NULL);
+ * NULL when the database cannot be read. */
+json_t *cron_list_json(const char *only_owner);
 
 /* mailer.c: mail about jobs (qsub -m/-M). */
 void    mailer_init(void);

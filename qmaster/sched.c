@@ -265,6 +265,7 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	j->pid = 0;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
+	http_observe_dispatch(j);
 	json_array_append_new(s->jobs, job_to_json(j));
 	s->h->pull_free -= j->slots > 0 ? j->slots : 1;
 	usage_count(us, j, s->h);
@@ -333,6 +334,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 	j->pid = 0;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
+	http_observe_dispatch(j);
 	pe_parts_store(j, names, slots, np);
 	np = 0;
 	for (i = 0; i < nsv; i++) {

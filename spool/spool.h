@@ -48,6 +48,7 @@ struct store_job_filter {
 	bool         with_script;  /* load script and env (DISPATCH needs them) */
 	bool         brief;        /* only what job_to_json_brief shows; the rest
 	                            * stays empty (ignored with with_script) */
+	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not

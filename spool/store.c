@@ -462,7 +462,10 @@ store_foreach_sql(unsigned v)
 {
 	char *brief = v & FE_BRIEF ? store_brief_select() : NULL, *sql;
 
-	sql = xasprintf("%s WHERE 1%s%s%s ORDER BY j.id",
+	/* ?9: the walk starts after that id (0: from the first), so a
+	 * page of a long list is found by the primary key, not by reading
+	 * the rows before it. */
+	sql = xasprintf("%s WHERE j.id > ?9%s%s%s ORDER BY j.id",
 	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
@@ -1554,6 +1557,7 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		sqlite3_bind_text(s, 7, f->owner, -1, SQLITE_STATIC);
 	if (f->host)
 		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 9, f->after_id);
 	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
 }
 
