@@ -94,6 +94,24 @@ int  daemon_begin(bool foreground);
 /* Writes the pid file (if path), detaches stdio, and releases the parent. */
 void daemon_ready(int token, const char *pidfile);
 
+/* nodeset.c: node-set expressions (host, alias and reservation names,
+ * @all, | & - ! and parentheses), parsed once, tested per host.  Pure: names
+ * mean what the caller's resolver says. */
+struct nodeset;
+/* Does the name in an expression denote host?  The seam for aliases and
+ * reservation names; NULL means names are host names. */
+typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
+typedef bool (*nodeset_known_fn)(void *arg, const char *name);
+/* NULL with a one-line err on a syntax error. */
+struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
+void            nodeset_free(struct nodeset *n);
+bool            nodeset_is_all(const struct nodeset *n);
+bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
+/* The first name known() does not know, or NULL. */
+const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
+/* Does the expression name name (to find the jobs tied to a reservation)? */
+bool            nodeset_names(const struct nodeset *n, const char *name);
+
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
 #define PROTO_MAX_FRAME     (16u * 1024 * 1024)

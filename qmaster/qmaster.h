@@ -23,20 +23,6 @@ struct event_base;
 struct bufferevent;
 struct store;
 
-/* nodeset.c: node-set expressions, parsed once, tested per host. */
-struct nodeset;
-/* Does the name in an expression denote host?  The seam for aliases and
- * reservation names; NULL means names are host names. */
-typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
-typedef bool (*nodeset_known_fn)(void *arg, const char *name);
-/* NULL with a one-line err on a syntax error. */
-struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
-void            nodeset_free(struct nodeset *n);
-bool            nodeset_is_all(const struct nodeset *n);
-bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
-/* The first name known() does not know, or NULL. */
-const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
-
 /* conf.c: qmaster.conf, read with libconfuse. */
 struct qm_queue {
 	char *name;

@@ -1,4 +1,4 @@
-/* test_sched.c: node-set expressions (parsing, precedence, errors), host matching and its reasons, and the dispatch order. */
+/* test_sched.c: host matching and its reasons, and the dispatch order. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -11,135 +11,6 @@
 #include <cmocka.h>
 
 #include "qmaster/qmaster.h"
-
-/* Is host in the set expr describes? Fails the test on a parse error. */
-static bool
-in(const char *expr, const char *host)
-{
-	char err[128];
-	struct nodeset *n = nodeset_parse(expr, err, sizeof err);
-	bool r;
-
-	if (!n)
-		fail_msg("\"%s\" does not parse: %s", expr, err);
-	r = nodeset_contains(n, host, NULL, NULL);
-	nodeset_free(n);
-	return r;
-}
-
-/* The members of {a, b, c, node-1} that expr selects, as a string. */
-static const char *
-members(const char *expr)
-{
-	static char buf[64];
-	const char *hosts[] = { "a", "b", "c", "node-1" };
-	buf[0] = '\0';
-	for (size_t i = 0; i < 4; i++)
-		if (in(expr, hosts[i])) {
-			if (*buf)
-				strcat(buf, " ");
-			strcat(buf, hosts[i]);
-		}
-	return buf;
-}
-
-static void
-test_nodeset_basic(void **state)
-{
-	(void)state;
-	assert_string_equal(members("a"), "a");
-	assert_string_equal(members("@all"), "a b c node-1");
-	assert_string_equal(members("a | b"), "a b");
-	assert_string_equal(members("a|b|c"), "a b c");
-	assert_string_equal(members("@all - a"), "b c node-1");
-	assert_string_equal(members("!a"), "b c node-1");
-	assert_string_equal(members("(a | b) & b"), "b");
-	assert_string_equal(members("node-1"), "node-1");        /* "-" inside a name */
-	assert_string_equal(members("@all -node-1"), "a b c");    /* operator, then a name */
-	assert_string_equal(members("(@all)-a"), "b c node-1");
-	assert_string_equal(members("  a\t|\tc  "), "a c");
-}
-
-static void
-test_nodeset_precedence(void **state)
-{
-	(void)state;
-	/* ! binds tighter than &, & tighter than | and -. */
-	assert_string_equal(members("!a & !b"), "c node-1");
-	assert_string_equal(members("!(a | b)"), "c node-1");
-	assert_string_equal(members("a | b & c"), "a");           /* a | (b & c) */
-	assert_string_equal(members("(a | b) & c"), "");
-	/* | and - share a level and group left to right. */
-	assert_string_equal(members("a | b - b"), "a");           /* (a | b) - b */
-	assert_string_equal(members("@all - a | a"), "a b c node-1"); /* (@all - a) | a */
-	assert_string_equal(members("@all - (a | b)"), "c node-1");
-	assert_string_equal(members("!!a"), "a");
-}
-
-static void
-check_error(const char *expr, const char *want)
-{
-	char err[128] = "";
-	struct nodeset *n = nodeset_parse(expr, err, sizeof err);
-	assert_null(n);
-	if (!strstr(err, want))
-		fail_msg("\"%s\": error \"%s\" does not say \"%s\"", expr, err, want);
-}
-
-static void
-test_nodeset_errors(void **state)
-{
-	char deep[300];
-	(void)state;
-	check_error("", "empty");
-	check_error("a |", "missing at the end");
-	check_error("(a | b", "missing \")\"");
-	check_error("a b", "unexpected \"b\"");
-	check_error("a )", "unexpected \")\"");
-	check_error("& a", "unexpected \"&\"");
-	check_error("@nodes", "unknown host group \"@nodes\"");
-	check_error("a ; b", "unexpected \";\"");
-	memset(deep, '(', 200);
-	strcpy(deep + 200, "a");
-	check_error(deep, "nested deeper");
-}
-
-static bool
-known_ab(void *arg, const char *name)
-{
-	(void)arg;
-	return strcmp(name, "a") == 0 || strcmp(name, "b") == 0;
-}
-
-static bool
-alias_gpu(void *arg, const char *name, const char *host)
-{
-	(void)arg;
-	/* The resolver seam: "gpu" names hosts a and c. */
-	if (strcmp(name, "gpu") == 0)
-		return strcmp(host, "a") == 0 || strcmp(host, "c") == 0;
-	return strcmp(name, host) == 0;
-}
-
-static void
-test_nodeset_names(void **state)
-{
-	char err[128];
-	struct nodeset *n = nodeset_parse("(a | zz) - !b | yy", err, sizeof err);
-	(void)state;
-	assert_non_null(n);
-	assert_string_equal(nodeset_unknown(n, known_ab, NULL), "zz");
-	nodeset_free(n);
-	n = nodeset_parse("gpu - c", err, sizeof err);
-	assert_true(nodeset_contains(n, "a", alias_gpu, NULL));
-	assert_false(nodeset_contains(n, "c", alias_gpu, NULL));
-	assert_false(nodeset_contains(n, "b", alias_gpu, NULL));
-	nodeset_free(n);
-	n = nodeset_parse("@all", err, sizeof err);
-	assert_true(nodeset_is_all(n));
-	assert_null(nodeset_unknown(n, known_ab, NULL));
-	nodeset_free(n);
-}
 
 /* A job and hosts for matching. */
 static char *matlab_keys[] = { "matlab", NULL };
@@ -282,10 +153,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nodeset_basic),
-		cmocka_unit_test(test_nodeset_precedence),
-		cmocka_unit_test(test_nodeset_errors),
-		cmocka_unit_test(test_nodeset_names),
 		cmocka_unit_test(test_match_attrs),
 		cmocka_unit_test(test_match_sets_and_state),
 		cmocka_unit_test(test_match_reasons),
