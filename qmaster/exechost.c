@@ -433,8 +433,8 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	ja = host_attrs_to_json(&h->attrs);
 	attrs_text = json_dumps(ja, JSON_COMPACT);
 	json_decref(ja);
-	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] },
-	    h->last_seen, attrs_text };
+	rec = (struct host_rec){ .name = h->name, .slots = h->slots,
+	    .load = { h->load[0], h->load[1], h->load[2] }, .last_seen = h->last_seen, .attrs = attrs_text };
 	if (store_host_upsert(store, &rec) < 0)
 		fatalx("cannot store host %s", h->name);
 	free(attrs_text);
