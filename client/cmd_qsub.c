@@ -24,7 +24,7 @@ const struct cmd cmd_qsub = {
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
 	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
-	"         -t task_id_range  -tc max_running_tasks  -r y|n  -help\n"
+	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };

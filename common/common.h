@@ -140,6 +140,8 @@ enum msg_type {
 	MSG_CRON,
 	/* qmod */
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
+	/* host lists and reservations (issue 4) */
+	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);
@@ -202,6 +204,7 @@ struct job_req {
 	int64_t   h_rt, s_rt;    /* wall clock, seconds; 0: none */
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
+	char     *ar;            /* qsub -ar: the reservation the job runs in */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);

@@ -39,6 +39,9 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_SUSPEND] = "SUSPEND",
 	[MSG_UNSUSPEND] = "UNSUSPEND",
 	[MSG_CLEAR] = "CLEAR",
+	[MSG_RESERVE] = "RESERVE",
+	[MSG_UNRESERVE] = "UNRESERVE",
+	[MSG_ALIAS] = "ALIAS",
 };
 
 const char *

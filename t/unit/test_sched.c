@@ -21,7 +21,7 @@ static struct host_attrs small = { "aarch64", 4LL << 30, 2.0, fpu_keys, NULL };
 static struct match_host
 host(const char *name, const struct host_attrs *a)
 {
-	return (struct match_host){ name, a, 4, 4, 0, false, false, false, false };
+	return (struct match_host){ .name = name, .attrs = a, .slots = 4, .free = 4 };
 }
 
 static void
@@ -102,6 +102,62 @@ test_match_sets_and_state(void **state)
 	nodeset_free(q.hosts_ns);
 }
 
+/* Host users, reservations open and coming, -ar and the h_rt guard. */
+static void
+test_match_reservations(void **state)
+{
+	struct job j = { .id = 1, .slots = 1, .owner = "ann" };
+	struct match_host h = host("big", &big);
+	char *bob[] = { "bob", NULL }, *ann[] = { "ann", NULL };
+	struct match_resv r = { "maint", "bob", NULL, 10000, 20000, false };
+	const struct match_resv *rv[] = { &r };
+	const char *key = NULL;
+	char buf[200];
+	(void)state;
+
+	h.users = bob;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_HOST_USERS);
+	match_reason(buf, sizeof buf, MW_HOST_USERS, &j, NULL, key, "host");
+	assert_string_equal(buf, "no host lets user ann run jobs there (the host's users list)");
+	h.users = ann;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	h.users = NULL;
+	/* Waiting: a job without h_rt would run into it; one with a short
+	 * limit fits before it; one that would overlap does not. */
+	h.resv = rv;
+	h.nresv = 1;
+	h.now = 1000;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_OK);
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESV_SOON);
+	assert_string_equal(key, "maint");
+	j.req.h_rt = 9;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	j.req.h_rt = 10;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESV_SOON);
+	/* Open: others wait, its users do not. */
+	r.active = true;
+	h.now = 15000;
+	j.req.h_rt = 1;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESERVED);
+	match_reason(buf, sizeof buf, MW_RESERVED, &j, NULL, key, "idle host");
+	assert_string_equal(buf, "every matching host is reserved for others (reservation maint)");
+	r.users = ann;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	/* -ar: only hosts of that reservation, once it is open. */
+	j.req.ar = "maint";
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	r.active = false;
+	h.now = 1000;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_OK);
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_AR_WAIT);
+	h.nresv = 0;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_AR);
+	match_reason(buf, sizeof buf, MW_AR, &j, NULL, key, "host");
+	assert_string_equal(buf, "no host is in reservation maint");
+	j.req.ar = NULL;
+	j.req.h_rt = 0;
+}
+
 static void
 test_match_reasons(void **state)
 {
@@ -155,6 +211,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match_attrs),
 		cmocka_unit_test(test_match_sets_and_state),
+		cmocka_unit_test(test_match_reservations),
 		cmocka_unit_test(test_match_reasons),
 		cmocka_unit_test(test_order),
 	};
