@@ -41,8 +41,6 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 	/* A personal execd runs only its own user's jobs. */
 	if (h->uid != 0 && h->uid != j->uid)
 		return MW_USER;
-	if (h->users && h->users[0] && (!j->owner || !has_key(h->users, j->owner)))
-		return MW_HOST_USERS;
 	if (slots > h->slots)
 		return MW_SLOTS;
 	if (j->req.arch && (!a || !a->arch || strcmp(a->arch, j->req.arch) != 0))
@@ -62,6 +60,8 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 		*key = j->req.ar;
 		return MW_AR;
 	}
+	if (h->users && h->users[0] && (!j->owner || !has_key(h->users, j->owner)))
+		return MW_HOST_USERS;
 	if (!now)
 		return MW_OK;
 	if (h->lost)

@@ -262,8 +262,8 @@ struct match_host {
 /* Why a host does not fit, in the order the checks run: a later value is
  * "closer" to fitting.  The reservation reasons name it in *key. */
 enum match_why {
-	MW_OK = 0, MW_USER, MW_HOST_USERS, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS,
-	MW_HOSTS, MW_AR, MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_AR_WAIT, MW_RESERVED,
+	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS,
+	MW_HOSTS, MW_AR, MW_HOST_USERS, MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_AR_WAIT, MW_RESERVED,
 	MW_RESV_SOON, MW_EXCLUSIVE, MW_BUSY,
 };
 /* now false: could the host ever run the job (its attributes and host
