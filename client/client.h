@@ -19,7 +19,7 @@ struct cmd {
 	int       (*run)(int argc, char **argv);  /* argv[0] is the command name */
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
-extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod;
+extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve;
 const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */

@@ -25,7 +25,7 @@ const struct cmd cmd_qsub = {
 	"         -hold_jid job,...  -hold_jid_ad job,...  -W depend=kind:id[:id...][,...]\n"
 	"         -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
-	"         -t task_id_range  -tc max_running_tasks  -r y|n  -help\n"
+	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };

@@ -16,7 +16,7 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -36,14 +36,14 @@ static const struct qo_opt {
 	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
 	{ "-hold_jid_ad", QO_HOLD_JID_AD, true },
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
-	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },
+	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },   { "-ar", QO_AR, true },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
  * a job other than the one asked for (an array job once, a dependency out of
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
-	"-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
+	"-ac", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
 	"-dl", "-hard", "-i", "-js",
 	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
@@ -344,10 +344,35 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 			    "/ : @ \\ * ? or a control character", v);
 		set_str(&o->name, v);
 		break;
-	case QO_Q:
+	case QO_Q: {
+		/* QUEUE@EXPR (or *@EXPR, @EXPR): the queue, and hosts= narrowed
+		 * to the node-set expression, as Grid Engine's queue@host. */
+		const char *at = strchr(v, '@');
 		if (!*v)
 			return qo_fail(o, "-q needs a queue name");
-		set_str(&o->queue, v);
+		if (at && !at[1])
+			return qo_fail(o, "-q QUEUE@HOSTS needs a node-set expression after the @");
+		if (at) {
+			char *h = o->req.hosts ? xasprintf("(%s) & (%s)", o->req.hosts, at + 1) :
+			    xstrdup(at + 1);
+			free(o->req.hosts);
+			o->req.hosts = h;
+			if (at == v || (at == v + 1 && *v == '*')) {
+				free(o->queue);
+				o->queue = NULL;
+			} else {
+				free(o->queue);
+				o->queue = xasprintf("%.*s", (int)(at - v), v);
+			}
+		} else
+			set_str(&o->queue, v);
+		break;
+	}
+	case QO_AR:
+		if (!*v || strlen(v) > 255)
+			return qo_fail(o, "-ar needs a reservation name");
+		free(o->req.ar);
+		o->req.ar = xstrdup(v);
 		break;
 	case QO_O:
 	case QO_E:
@@ -739,24 +764,6 @@ add_str(json_t *o, const char *key, const char *v)
 		return -1;
 	json_object_set_new(o, key, s);
 	return 0;
-}
-
-static json_t *
-strv_json(char *const *v, bool skip_bad, const char **bad)
-{
-	json_t *a = json_array();
-	for (; v && *v; v++) {
-		json_t *s = json_string(*v);
-		if (!s) {
-			if (skip_bad)
-				continue;
-			*bad = *v;
-			json_decref(a);
-			return NULL;
-		}
-		json_array_append_new(a, s);
-	}
-	return a;
 }
 
 json_t *

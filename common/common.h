@@ -98,6 +98,24 @@ int  daemon_begin(bool foreground);
 /* Writes the pid file (if path), detaches stdio, and releases the parent. */
 void daemon_ready(int token, const char *pidfile);
 
+/* nodeset.c: node-set expressions (host, alias and reservation names,
+ * @all, | & - ! and parentheses), parsed once, tested per host.  Pure: names
+ * mean what the caller's resolver says. */
+struct nodeset;
+/* Does the name in an expression denote host?  The seam for aliases and
+ * reservation names; NULL means names are host names. */
+typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
+typedef bool (*nodeset_known_fn)(void *arg, const char *name);
+/* NULL with a one-line err on a syntax error. */
+struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
+void            nodeset_free(struct nodeset *n);
+bool            nodeset_is_all(const struct nodeset *n);
+bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
+/* The first name known() does not know, or NULL. */
+const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
+/* Does the expression name name (to find the jobs tied to a reservation)? */
+bool            nodeset_names(const struct nodeset *n, const char *name);
+
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
 #define PROTO_MAX_FRAME     (16u * 1024 * 1024)
@@ -126,6 +144,8 @@ enum msg_type {
 	MSG_CRON,
 	/* qmod */
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
+	/* host lists and reservations (issue 4) */
+	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);
@@ -163,6 +183,10 @@ json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOW
 const char *jstr(const json_t *o, const char *key);          /* NULL unless a string */
 int64_t     jint(const json_t *o, const char *key, int64_t dflt);
 bool        jbool(const json_t *o, const char *key, bool dflt);
+/* A NULL-terminated string list as a JSON array (NULL: empty).  A string
+ * that is not UTF-8 is left out with skip_bad, else it is *bad and the
+ * result NULL. */
+json_t     *strv_json(char *const *v, bool skip_bad, const char **bad);
 
 /* job.c: the job record as the master stores it and as it travels. */
 enum job_state {
@@ -188,6 +212,7 @@ struct job_req {
 	int64_t   h_rt, s_rt;    /* wall clock, seconds; 0: none */
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
+	char     *ar;            /* qsub -ar: the reservation the job runs in */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);

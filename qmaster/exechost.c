@@ -57,6 +57,8 @@ init_one(void *arg, const struct host_rec *r)
 
 	h->slots = r->slots;
 	h->last_seen = r->last_seen;
+	h->users = strv_dup(r->users);
+	h->owners = strv_dup(r->owners);
 	if (o && host_attrs_from_json(&h->attrs, o, &why) < 0)
 		host_attrs_clear(&h->attrs);
 	json_decref(o);
@@ -82,6 +84,10 @@ exechost_free_all(void)
 		host_attrs_clear(&h->attrs);
 		free(h->busy_reason);
 		free(h->vmem_limit);
+		strv_free(h->aliases);
+		strv_free(h->users);
+		strv_free(h->owners);
+		free(h->resv);
 		free(h->name);
 		free(h);
 	}
@@ -433,8 +439,8 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	ja = host_attrs_to_json(&h->attrs);
 	attrs_text = json_dumps(ja, JSON_COMPACT);
 	json_decref(ja);
-	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] },
-	    h->last_seen, attrs_text };
+	rec = (struct host_rec){ .name = h->name, .slots = h->slots,
+	    .load = { h->load[0], h->load[1], h->load[2] }, .last_seen = h->last_seen, .attrs = attrs_text };
 	if (store_host_upsert(store, &rec) < 0)
 		fatalx("cannot store host %s", h->name);
 	free(attrs_text);
@@ -566,6 +572,8 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = event_job(c, msg);
 	const char *failed = jstr(msg, "failed"), *vacated = jstr(msg, "vacated");
 	const char *limit = jstr(msg, "limit"), *why = NULL;
+	char *rwhy;
+	bool requeue = false;
 	struct job_rusage ru;
 	json_t *v;
 
@@ -598,7 +606,11 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		}
 		free(j->reason);
 		j->reason = NULL;
-		if (j->delete_req) {
+		if ((rwhy = resv_job_killed(j, &requeue)) != NULL) {
+			/* Vacated for a reservation, or killed at its end. */
+			j->state = requeue ? JS_PENDING : JS_FAILED;
+			j->reason = rwhy;
+		} else if (j->delete_req) {
 			j->state = JS_DELETED;
 			j->reason = j->signal ? xasprintf("deleted (qdel): killed by signal %d", j->signal) :
 			    xstrdup("deleted (qdel)");
@@ -705,6 +717,9 @@ exechost_state(const struct exechost *h, bool suspended)
 		return "unknown";
 	if (h->disabled)
 		return "disabled";
+	/* Reserved, never "down": people must not take it for a failure. */
+	if (resv_active_on(h))
+		return "reserved";
 	if (suspended)
 		return "suspended";
 	return h->idle ? "idle" : "busy";
@@ -732,6 +747,7 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 	for (k = 0; k < n; k++) {
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
 		struct host_jobs_ctx hc = { 0, false, with_jobs ? json_array() : NULL, only_owner };
+		const struct match_resv *r;
 		json_t *o;
 
 		h = v[k];
@@ -750,6 +766,9 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		/* How the host enforces h_vmem, as its execd said at REGISTER. */
 		if (h->vmem_limit)
 			json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
+		if ((r = resv_active_on(h)) != NULL)
+			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
+			    "owner", r->owner, "end", (json_int_t)r->end));
 		if (hc.jobs)
 			json_object_set_new(o, "jobs", hc.jobs);
 		json_array_append_new(list, o);

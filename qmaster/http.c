@@ -385,6 +385,8 @@ route(struct evhttp_request *req, void *arg)
 		reply_json(req, json_pack("{s:o}", "queues", queues_json()));
 	else if (strcmp(path, "/api/v1/cron") == 0)
 		api_cron(req);
+	else if (strcmp(path, "/api/v1/reservations") == 0)
+		reply_json(req, json_pack("{s:o}", "reservations", resv_list_json()));
 	else if (strcmp(path, "/api/v1/masters") == 0)
 		reply_json(req, json_pack("{s:o}", "masters", masters_json()));
 	else if (strcmp(path, "/metrics") == 0)

@@ -76,7 +76,7 @@ qm_is_manager(const char *user, uid_t uid)
  *  - release jobs whose start time (qsub -a) has come;
  *  - make the jobs of cron entries that are due;
  *  - declare hosts silent for host_timeout lost (exechost.c);
- *  - later issues add here: reservations. */
+ *  - open and close reservation windows (resv.c). */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -90,6 +90,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	deps_tick(now_ms());
 	cron_tick(now_ms());
 	exechost_check_lost();
+	resv_tick(now_ms());
 }
 
 static void
@@ -185,6 +186,8 @@ main(int argc, char **argv)
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
 	exechost_init();
+	hostlist_init();
+	resv_init();
 	qmod_apply_queues();
 	base = event_base_new();
 	if (!base)
@@ -226,6 +229,7 @@ main(int argc, char **argv)
 	net_shutdown();
 	http_stop();
 	mailer_shutdown();
+	resv_free_all();
 	exechost_free_all();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);

@@ -23,20 +23,6 @@ struct event_base;
 struct bufferevent;
 struct store;
 
-/* nodeset.c: node-set expressions, parsed once, tested per host. */
-struct nodeset;
-/* Does the name in an expression denote host?  The seam for aliases and
- * reservation names; NULL means names are host names. */
-typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
-typedef bool (*nodeset_known_fn)(void *arg, const char *name);
-/* NULL with a one-line err on a syntax error. */
-struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
-void            nodeset_free(struct nodeset *n);
-bool            nodeset_is_all(const struct nodeset *n);
-bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
-/* The first name known() does not know, or NULL. */
-const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
-
 /* conf.c: qmaster.conf, read with libconfuse. */
 struct qm_queue {
 	char *name;
@@ -190,6 +176,13 @@ struct exechost {
 	int          pull_free;
 	int          sched_njobs; /* jobs on it, as the last usage walk found */
 	bool         sched_excl;  /* one of them asks for the whole host */
+	/* Host lists (hostlist.c), kept in the database. */
+	char       **aliases;     /* names it answers to; NULL: none */
+	char       **users;       /* who may run jobs on it; NULL or empty: everyone */
+	char       **owners;      /* who may reserve it besides managers */
+	/* The reservations that hold it, waiting or active (resv.c's index). */
+	const struct match_resv **resv;
+	int          nresv;
 };
 TAILQ_HEAD(exechost_list, exechost);
 extern struct exechost_list pulling_hosts;
@@ -243,6 +236,16 @@ int  sched_admit(struct job *j, const struct user_cache *u, bool verify, char *e
 void sched_why(const struct job *j, char *buf, size_t n);
 
 /* match.c: can a host run a job: pure, so unit tests can drive it. */
+/* A reservation holding a host, as matching needs it. */
+struct match_resv {
+	char    *name;
+	char    *owner;
+	char   **users;        /* who may run inside besides the owner; NULL: none */
+	int64_t  start, end;   /* ms */
+	bool     active;       /* its window is open */
+};
+/* May j run inside r (its owner is r's owner or one of its users)? */
+bool match_resv_admits(const struct match_resv *r, const struct job *j);
 struct match_host {
 	const char              *name;
 	const struct host_attrs *attrs;
@@ -252,12 +255,19 @@ struct match_host {
 	bool                     disabled, lost;
 	bool                     has_jobs;    /* runs any job */
 	bool                     has_exclusive; /* runs a job asking for the whole host */
+	char *const             *users;       /* the host's users list; NULL or empty: everyone */
+	const struct match_resv *const *resv; /* the reservations holding it */
+	int                      nresv;
+	int64_t                  now;         /* ms, for reservation windows */
+	nodeset_name_fn          names;       /* what names in expressions mean; NULL: host names */
+	void                    *names_arg;
 };
 /* Why a host does not fit, in the order the checks run: a later value is
- * "closer" to fitting. */
+ * "closer" to fitting.  The reservation reasons name it in *key. */
 enum match_why {
-	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS, MW_HOSTS,
-	MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_EXCLUSIVE, MW_BUSY,
+	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS,
+	MW_HOSTS, MW_AR, MW_HOST_USERS, MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_AR_WAIT, MW_RESERVED,
+	MW_RESV_SOON, MW_EXCLUSIVE, MW_BUSY,
 };
 /* now false: could the host ever run the job (its attributes and host
  * sets only); true: could it start it at once.  *key names the missing key. */
@@ -360,6 +370,8 @@ void    mail_job_ended(const struct job *j);
 void    mail_job_suspended(const struct job *j);
 /* A message to every admin_mail address (host lost, jobs requeued). */
 void    mail_admin(const char *subject, const char *body);
+/* A message to one user (a reservation's owner). */
+void    mail_user(const char *to, const char *subject, const char *body);
 /* {count, error, next_try} of a job's undelivered mail, or NULL. */
 json_t *mail_pending_json(int64_t job_id);
 
@@ -390,6 +402,62 @@ void        array_reconcile(const char *host, json_t *listed);
 bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
+
+/* perm.c: who may do what with host lists and reservations: the one place
+ * those decisions are made. */
+bool perm_manager(const struct conn *c);
+bool perm_reserve_host(const struct conn *c, const struct exechost *h);
+struct resv;
+bool perm_resv(const struct conn *c, const struct resv *r);
+
+/* hostlist.c: aliases, host users and owners, and what names in node-set
+ * expressions denote. */
+void hostlist_init(void);       /* after exechost_init: the aliases */
+/* Resolvers for nodeset_contains, arg the struct exechost (or NULL: looked
+ * up by name): a host's own name, its aliases, and the reservations holding
+ * it, those open now (_now) or any (_ever: could it ever run there). */
+bool hostlist_name_now(void *arg, const char *name, const char *host);
+bool hostlist_name_ever(void *arg, const char *name, const char *host);
+/* Is name a host, alias or reservation name?  arg: an extra NULL-terminated
+ * list of host names (those of the database), or NULL. */
+bool hostlist_known(void *arg, const char *name);
+bool hostlist_is_alias(const char *name);
+/* Alias and reservation names: a letter, then letters, digits, - . _. */
+bool hostlist_valid_name(const char *s);
+bool strv_has(char *const *v, const char *s);
+/* The hosts an expression denotes now, sorted; NULL with err if it does
+ * not parse or names something unknown. */
+char **hostlist_eval(const char *expr, char *err, size_t n);
+void hostlist_request(struct conn *c, int64_t seq, json_t *msg);
+
+/* resv.c: reservations. */
+#define RESV_EXCLUSIVE 0x1u   /* -x: jobs of others are vacated at start */
+#define RESV_OVERRUN   0x2u   /* -o: its jobs are not killed at the end */
+struct resv {
+	TAILQ_ENTRY(resv) entry;
+	struct match_resv m;
+	uid_t    uid;
+	char   **hosts;
+	unsigned flags;
+	unsigned mail;          /* MAIL_BEGIN, MAIL_END */
+	int64_t  created;
+};
+void resv_init(void);           /* after exechost_init: from the database */
+void resv_free_all(void);
+struct resv *resv_find(const char *name);
+/* Rebuilds each host's list of the reservations that hold it. */
+void resv_index(void);
+/* From the tick: windows that open or close (inside a transaction). */
+void resv_tick(int64_t now);
+/* The active reservation holding h, or NULL. */
+const struct match_resv *resv_active_on(const struct exechost *h);
+/* The end of an attempt the reservation code killed: NULL if it did not,
+ * else the reason (to free), and *requeue says whether the job runs again. */
+char *resv_job_killed(const struct job *j, bool *requeue);
+void resv_request(struct conn *c, int64_t seq, json_t *msg);
+/* Every reservation as reserve -l --json lists it. */
+json_t *resv_list_json(void);
+void unresv_request(struct conn *c, int64_t seq, json_t *msg);
 
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;

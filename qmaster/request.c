@@ -54,6 +54,9 @@ static const struct handler {
 	{ MSG_SUSPEND,        qmod_suspend,            ROLE_CLIENT, true },
 	{ MSG_UNSUSPEND,      qmod_unsuspend,          ROLE_CLIENT, true },
 	{ MSG_CLEAR,          qmod_clear,              ROLE_CLIENT, true },
+	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, true },
+	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, true },
+	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, true },
 };
 
 void

@@ -178,9 +178,12 @@ usage_blocks(const struct usage *us, const struct qm_queue *q, const struct job 
 static void
 host_view(const struct exechost *h, struct match_host *m)
 {
-	*m = (struct match_host){ h->name, &h->attrs, h->slots, h->pulling ? h->pull_free : 0, h->uid,
-	    h->disabled, h->lost || !h->conn, h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
-	    h->sched_excl };
+	*m = (struct match_host){ .name = h->name, .attrs = &h->attrs, .slots = h->slots,
+	    .free = h->pulling ? h->pull_free : 0, .uid = h->uid, .disabled = h->disabled,
+	    .lost = h->lost || !h->conn,
+	    .has_jobs = h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
+	    .has_exclusive = h->sched_excl, .users = h->users, .resv = h->resv, .nresv = h->nresv,
+	    .now = now_ms(), .names = hostlist_name_now, .names_arg = (void *)h };
 }
 
 /* One runnable job of the pass's window. */
@@ -509,18 +512,6 @@ sched_run(void)
 	free(sv);
 }
 
-static bool
-host_known(void *arg, const char *name)
-{
-	char *const *names = arg;
-	if (exechost_find(name))
-		return true;
-	for (; names && *names; names++)
-		if (strcmp(*names, name) == 0)
-			return true;
-	return false;
-}
-
 /* The hosts the database knows, connected or not, with what they offer. */
 struct known {
 	char             **names;
@@ -595,6 +586,34 @@ queue_allows(const struct qm_queue *q, const struct job *j, const struct user_ca
 	return false;
 }
 
+/* A host of the database as SUBMIT judges it: could it ever run the job
+ * (its lists, and reservations whether open yet or not). */
+static void
+admit_view(struct match_host *m, struct exechost *h, const char *name, const struct host_attrs *a,
+    int slots)
+{
+	*m = (struct match_host){ .name = name, .attrs = a, .slots = slots, .uid = h ? h->uid : 0,
+	    .users = h ? h->users : NULL, .resv = h ? h->resv : NULL, .nresv = h ? h->nresv : 0,
+	    .now = now_ms(), .names = hostlist_name_ever, .names_arg = h };
+}
+
+/* -ar NAME: the reservation exists and the job's owner is one of its users. */
+static int
+ar_admit(const struct job *j, char *err, size_t n)
+{
+	struct resv *r = resv_find(j->req.ar);
+
+	if (!r) {
+		snprintf(err, n, "job rejected: no reservation \"%s\"", j->req.ar);
+		return -1;
+	}
+	if (!match_resv_admits(&r->m, j)) {
+		snprintf(err, n, "job rejected: user %s is not a user of reservation %s", j->owner, j->req.ar);
+		return -1;
+	}
+	return 0;
+}
+
 int
 sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, size_t n)
 {
@@ -640,6 +659,8 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 			return -1;
 		}
 	}
+	if (j->req.ar && ar_admit(j, err, n) < 0)
+		return -1;
 	if (!j->req.hosts && !check)
 		return 0;
 
@@ -651,7 +672,7 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 			snprintf(err, n, "hosts=%s: %s", j->req.hosts, perr);
 			goto out;
 		}
-		if ((unk = nodeset_unknown(ns, host_known, k.names)) != NULL) {
+		if ((unk = nodeset_unknown(ns, hostlist_known, k.names)) != NULL) {
 			snprintf(err, n, "hosts=%s: unknown host \"%s\"", j->req.hosts, unk);
 			goto out;
 		}
@@ -663,9 +684,10 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		char rule[32];
 		for (size_t i = 0; i < k.n; i++) {
 			struct exechost *h = exechost_find(k.names[i]);
-			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
-			    false, false, false, false };
-			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, k.names[i], NULL, NULL))) {
+			struct match_host m;
+			admit_view(&m, h, k.names[i], &k.attrs[i], k.slots[i]);
+			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, k.names[i],
+			    hostlist_name_ever, h))) {
 				tot[i] = k.slots[i];
 				nh++;
 			}
@@ -687,10 +709,11 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		bool fits = false;
 		for (size_t i = 0; i < k.n && !fits; i++) {
 			struct exechost *h = exechost_find(k.names[i]);
-			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
-			    false, false, false, false };
+			struct match_host m;
 			const char *key = NULL;
-			enum match_why w = match_host(j, ns, q, &m, false, &key);
+			enum match_why w;
+			admit_view(&m, h, k.names[i], &k.attrs[i], k.slots[i]);
+			w = match_host(j, ns, q, &m, false, &key);
 			if (w == MW_OK)
 				fits = true;
 			else if (w >= best) {

@@ -58,6 +58,12 @@ async function refresh() {
       cell(tr, x.load.map((l) => l.toFixed(2)).join(' '));
       cell(tr, fmtTime(x.last_seen)); cell(tr, x.busy_reason || '');
     });
+    const rv = await get('/api/v1/reservations');
+    fill('reservations', rv.reservations, (tr, x) => {
+      cell(tr, x.name); cell(tr, x.owner); cell(tr, x.hosts.join(' '));
+      cell(tr, fmtTime(x.start)); cell(tr, fmtTime(x.end)); cell(tr, x.users.join(' '));
+      cell(tr, x.state, 'state-' + x.state);
+    });
     const q = await get('/api/v1/queues');
     fill('queues', q.queues, (tr, x) => {
       cell(tr, x.name); cell(tr, x.priority); cell(tr, x.hosts);

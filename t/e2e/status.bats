@@ -43,6 +43,7 @@ json() {
 	[ "$(json /api/v1/hosts 'sorted(h["name"] for h in j["hosts"])')" = "['$(hostname -s)-1', '$(hostname -s)-2']" ]
 	[ "$(json /api/v1/queues 'j["queues"][0]["name"]')" = "all.q" ]
 	[ "$(json /api/v1/masters 'j["masters"][0]["pid"] > 0')" = "True" ]
+	[ "$(json /api/v1/reservations 'j["reservations"]')" = "[]" ]
 	qsub --cron "@daily" -N nightly -b y true >/dev/null
 	[ "$(json /api/v1/cron '[e["name"] for e in j["entries"]]')" = "['nightly']" ]
 }

@@ -1,4 +1,4 @@
-/* nodeset.c: node-set expressions (host names, @all, | & - ! and parentheses) parsed once to a small tree and tested against one host at a time. */
+/* nodeset.c: node-set expressions (host, alias and reservation names, @all, | & - ! and parentheses) parsed once to a small tree and tested against one host at a time through the caller's resolver. */
 #include "config.h"
 
 #include <ctype.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qmaster/qmaster.h"
+#include "common/common.h"
 
 /*
  * Grammar, loosest first; "|" and "-" share a level and group left to right,
@@ -251,4 +251,14 @@ nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg)
 	if ((u = nodeset_unknown(n->l, known, arg)) != NULL)
 		return u;
 	return nodeset_unknown(n->r, known, arg);
+}
+
+bool
+nodeset_names(const struct nodeset *n, const char *name)
+{
+	if (!n)
+		return false;
+	if (n->op == NS_NAME)
+		return strcmp(n->name, name) == 0;
+	return nodeset_names(n->l, name) || nodeset_names(n->r, name);
 }
