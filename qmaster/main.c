@@ -67,6 +67,21 @@ qm_is_manager(const char *user, uid_t uid)
 	return false;
 }
 
+bool
+qm_is_operator(const char *user)
+{
+	for (char **m = conf->operators; m && *m; m++)
+		if (strcmp(*m, user) == 0)
+			return true;
+	return false;
+}
+
+bool
+qm_is_daemon(uid_t uid)
+{
+	return uid == 0 || uid == geteuid() || (conf->admin_user && uid == conf->admin_uid);
+}
+
 /* Once a second:
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
  *  - release jobs whose start time (qsub -a) has come;
@@ -109,7 +124,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n       qmaster --requests\n");
 	exit(2);
 }
 
@@ -133,6 +148,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
+		{ "requests", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -151,6 +167,11 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
+		case 'R':
+			/* The handler table, for people and for the test that
+			 * walks every request with an unprivileged identity. */
+			request_table_print(stdout);
+			exit(0);
 		default: usage();
 		}
 	}
