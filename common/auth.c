@@ -110,6 +110,16 @@ auth_munge_decode(const char *sock, const char *cred, const char *want_payload,
 	case EMUNGE_CRED_INVALID:
 		snprintf(err, errlen, "invalid munge credential (forged, damaged, or made with another key)");
 		break;
+	case EMUNGE_BAD_CRED:
+	case EMUNGE_BAD_VERSION:
+	case EMUNGE_BAD_CIPHER:
+	case EMUNGE_BAD_MAC:
+	case EMUNGE_BAD_ZIP:
+	case EMUNGE_BAD_REALM:
+	case EMUNGE_BAD_LENGTH:
+		snprintf(err, errlen, "invalid munge credential (%s)",
+		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+		break;
 	default:
 		snprintf(err, errlen, "munge credential refused: %s",
 		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
