@@ -216,6 +216,14 @@ main(int argc, char **argv)
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
 	mailer_init();
+	if (strcmp(conf->auth, "munge") == 0) {
+		/* munged may come later; say now why every peer would be refused. */
+		char err[400], *cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), "nowq:probe",
+		    err, sizeof err);
+		if (!cred)
+			log_warnx("auth = munge, but %s: TCP peers will be refused until munged answers", err);
+		free(cred);
+	}
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");
