@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# authz.bats: who may do what: every request type of the master's table sent by an unprivileged user and by an operator (t/e2e/walk.py), qconf -reload for managers only, and show_all_jobs.
+# authz.bats: who may do what: every request type of the master's table sent by an unprivileged user and by an operator (t/e2e/walk.py), qconf -reload for managers only, show_all_jobs, and an execd that believes only a master of the daemon identity.
 
 load helpers
 
@@ -15,6 +15,7 @@ setup_file() {
 		return 0
 	fi
 	cluster_start
+	work_start
 	# daemon is an operator; nobody is a plain user.
 	printf 'operators = {"daemon"}\n' >> "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null
@@ -24,6 +25,8 @@ setup_file() {
 
 teardown_file() {
 	cluster_stop
+	[ -n "${WORK:-}" ] && work_stop
+	true
 }
 
 setup() {
@@ -103,4 +106,21 @@ roots_things() {
 	sed -i '/^show_all_jobs = false$/d' "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null
 	qdel "$mine" "$theirs" >/dev/null
+}
+
+@test "an execd with auth = none takes no DISPATCH from a loopback master run by another user" {
+	fport=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir "$WORK/fake"
+	printf '[execd]\nname = fakeexec\nmasters = 127.0.0.1:%s\nspool_dir = %s/fake/spool\nload_threshold = none\nauth = none\nlog_file = %s/fake/execd.log\n' \
+		"$fport" "$WORK" "$WORK" > "$WORK/fake/execd.ini"
+	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+		/usr/bin/python3 "$top_srcdir/t/e2e/fakemaster.py" "$fport" "$WORK/fake/pwned" &
+	fake=$!
+	sleep 0.3
+	execd -c "$WORK/fake/execd.ini"
+	wait_until 10 grep -q "refused the master: it runs as uid $(id -u nobody), not root" "$WORK/fake/execd.log"
+	wait "$fake" || true
+	kill "$(cat "$WORK/fake/spool/execd.pid")"
+	[ ! -e "$WORK/fake/pwned" ]
+	[ -z "$(ls "$WORK/fake/spool/active")" ]
 }

@@ -134,29 +134,11 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 }
 
 @test "an execd refuses a master that cannot prove who it is, and takes no DISPATCH from it" {
-	# A fake master: answers HELLO and REGISTER without a credential, then
-	# sends a DISPATCH.
 	fport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	cat > "$CLUSTER/fake.py" <<'PY'
-import json, socket, struct, sys
-l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-l.bind(("127.0.0.1", int(sys.argv[1]))); l.listen(1); l.settimeout(20)
-c, _ = l.accept(); c.settimeout(5)
-def send(m):
-    d = json.dumps(m).encode(); c.sendall(struct.pack(">I", len(d)) + d)
-send({"type": "REPLY", "seq": 1, "ok": True, "epoch": 1})
-send({"type": "REPLY", "seq": 2, "ok": True, "epoch": 1})
-job = {"id": 99, "name": "evil", "owner": "root", "uid": 0, "gid": 0, "argv": ["/bin/touch", sys.argv[2]]}
-send({"type": "DISPATCH", "seq": 3, "jobs": [job]})
-try:
-    c.recv(65536)
-except Exception:
-    pass
-PY
 	sed -e "s/^masters = .*/masters = 127.0.0.1:$fport/" -e "s|^spool_dir = .*|spool_dir = $CLUSTER/fake-execd|" \
 		-e "s|^log_file = .*|log_file = $CLUSTER/fake-execd.log|" -e "s/^name = .*/name = fakeexec/" \
 		"$CLUSTER/execd.ini" > "$CLUSTER/fake-execd.ini"
-	python3 "$CLUSTER/fake.py" "$fport" "$CLUSTER/pwned" &
+	python3 "$top_srcdir/t/e2e/fakemaster.py" "$fport" "$CLUSTER/pwned" &
 	fake=$!
 	sleep 0.3
 	execd -c "$CLUSTER/fake-execd.ini"
