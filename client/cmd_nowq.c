@@ -433,11 +433,13 @@ write_master_conf(const char *dir, int port)
 	    "auth        = \"none\"\n"
 	    "managers    = {%s}\n"
 	    "log_file    = %s\n"
+	    "# Jobs of root run only where this says so; a cluster root started is root's own.\n"
+	    "allow_root_jobs = %s\n"
 	    "\n"
 	    "queue \"all.q\" {\n"
 	    "\tpriority = 0\n"
 	    "\thosts    = \"@all\"\n"
-	    "}\n", dir, qspool, port, qsock, quser, qlog);
+	    "}\n", dir, qspool, port, qsock, quser, qlog, getuid() == 0 ? "true" : "false");
 	write_file(path, text);
 	say("wrote %s", path);
 	free(text);

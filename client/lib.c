@@ -318,12 +318,33 @@ connection_lost(const char **why)
 	return NULL;
 }
 
+/* Who we are, for the HELLO: on a unix socket the kernel says it; over TCP
+ * a munge credential (MUNGE_SOCKET, else libmunge's default socket) if
+ * munged gives us one, which a master with auth = munge requires; without
+ * one, only the uid, which a master with auth = none checks against the
+ * owner of our loopback socket.  Why munge failed goes to err. */
+static json_t *
+client_auth(const char *addr, char *err, size_t errlen)
+{
+	json_t *auth;
+	char *cred;
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		return json_pack("{s:s}", "method", "none");
+	if ((cred = auth_munge_encode(auth_munge_socket(NULL), AUTH_PAYLOAD_CLIENT, err, errlen)) == NULL)
+		return json_pack("{s:s}", "method", "none");
+	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
+	free(cred);
+	return auth;
+}
+
 /* Connects to the first master that answers and sends HELLO and the first
  * request in one write, so a submission costs one round trip. */
 static json_t *
 connect_and_call(json_t *req, int timeout_ms, const char **why)
 {
 	static char errbuf[2048];
+	char mungeerr[400] = "";
 	char **masters = client_masters();
 	size_t off = 0;
 	json_t *hello, *rep;
@@ -353,9 +374,10 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		return NULL;
 	}
 	hseq = ++conn.seq;
-	hello = json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I, s:s}", "type", "HELLO",
+	hello = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", "method", "none", "uid", (json_int_t)getuid(), "user", client_user());
+	    "auth", client_auth(conn.addr, mungeerr, sizeof mungeerr), "uid", (json_int_t)getuid(),
+	    "user", client_user());
 	json_object_set_new(req, "seq", json_integer(++conn.seq));
 	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
 		json_decref(hello);
@@ -374,8 +396,8 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		goto broken;
 	if (!jbool(rep, "ok", false)) {
 		static char msg[1024];
-		snprintf(msg, sizeof msg, "the master at %s refused us: %s", conn.addr,
-		    client_reply_message(rep));
+		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
+		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
 		json_decref(rep);
 		client_disconnect();
 		*why = msg;

@@ -116,6 +116,32 @@ const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known,
 /* Does the expression name name (to find the jobs tied to a reservation)? */
 bool            nodeset_names(const struct nodeset *n, const char *name);
 
+/* auth.c: how a peer's identity is known: munge credentials over TCP,
+ * SO_PEERCRED on unix sockets, a loopback socket's owner for auth = none. */
+#define AUTH_CRED_MAX     4096   /* longer than any munge credential of a HELLO */
+#define AUTH_NONCE_BYTES  16
+/* The payloads a credential must carry, so one made for another program
+ * (or another step of ours) is no HELLO: */
+#define AUTH_PAYLOAD_CLIENT "nowq:hello:client"
+#define AUTH_PAYLOAD_EXECD  "nowq:hello:execd"
+#define AUTH_PAYLOAD_MASTER "nowq:master:"   /* followed by the execd's nonce */
+/* The munge socket: the configured one, else $MUNGE_SOCKET, else NULL
+ * (libmunge's default). */
+const char *auth_munge_socket(const char *configured);
+/* A credential carrying payload (allocated), or NULL with a sentence in err. */
+char   *auth_munge_encode(const char *sock, const char *payload, char *err, size_t errlen);
+/* Decodes cred: 0 with *uid and *gid, or -1 with a sentence in err saying
+ * whether it was replayed, expired, invalid (forged or another key) or not
+ * made for want_payload (NULL: any payload). */
+int     auth_munge_decode(const char *sock, const char *cred, const char *want_payload,
+            uid_t *uid, gid_t *gid, char *err, size_t errlen);
+/* 2 * AUTH_NONCE_BYTES hex digits and a NUL, from getrandom. */
+void    auth_nonce(char *buf, size_t n);
+/* The uid of a unix socket's peer (SO_PEERCRED), or -1. */
+int64_t auth_peercred_uid(int fd);
+/* The uid owning the other end of a loopback TCP connection, or -1. */
+int64_t auth_loopback_peer_uid(int fd);
+
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
 #define PROTO_MAX_FRAME     (16u * 1024 * 1024)

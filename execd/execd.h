@@ -46,6 +46,8 @@ struct execd_conf {
 	int      load_interval;   /* seconds between LOAD reports */
 	char    *tmpdir;          /* parent of every job's TMPDIR */
 	char    *auth;            /* "none" | "munge" */
+	char    *munge_socket;    /* NULL: $MUNGE_SOCKET or libmunge's default */
+	int64_t  admin_uid;       /* a master's identity besides root and ours; -1: none */
 	int      log_level;
 	char    *log_file;        /* NULL: standard error */
 	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */

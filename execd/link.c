@@ -54,6 +54,8 @@ static struct {
 	int64_t             pull_seq;
 	int                 pull_free;
 	bool                pull_hold;    /* the master answered a PULL with nothing */
+	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
+	bool                master_ok;    /* the master proved its identity */
 } lk;
 
 static void link_try_next(void);
@@ -187,12 +189,79 @@ link_down(const char *why)
 	link_schedule_retry();
 }
 
-/* The seam for authentication methods: "none" trusts the uid we claim (the
- * master allows it on loopback only); munge will add its credential here. */
+static bool
+link_is_unix(void)
+{
+	return lk.addrs[lk.cur].ss.ss_family == AF_UNIX;
+}
+
+/* Our identity for the master: over TCP with munge, a credential made for
+ * an execd's HELLO (the master reads the uid from it and nothing else);
+ * with none, the claimed uid, which the master checks against the owner of
+ * our loopback socket.  On a unix socket the kernel tells it. */
 static json_t *
 link_auth(void)
 {
-	return json_pack("{s:s}", "method", conf->auth);
+	char err[512], *cred;
+	json_t *auth;
+
+	if (link_is_unix() || strcmp(conf->auth, "munge") != 0)
+		return json_pack("{s:s}", "method", "none");
+	if ((cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD,
+	    err, sizeof err)) == NULL) {
+		log_warnx("%s", err);
+		return json_pack("{s:s}", "method", "munge");	/* refused, with the master's reason */
+	}
+	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
+	free(cred);
+	return auth;
+}
+
+/* Only the master may DISPATCH to us: the peer must be the daemon identity
+ * (root, our own user, or admin_user), as the kernel says on a unix socket
+ * or a loopback connection (auth = none), or as the munge credential in its
+ * HELLO reply says, which must carry our nonce (so it was made for this
+ * connection, not replayed from another).  0, or -1 with why. */
+static int
+link_check_master(json_t *rep, char *why, size_t n)
+{
+	int fd = bufferevent_getfd(lk.bev);
+	json_t *auth = json_object_get(rep, "auth");
+	char err[400], *want;
+	int64_t uid;
+	uid_t muid;
+	gid_t mgid;
+
+	if (link_is_unix())
+		uid = auth_peercred_uid(fd);
+	else if (strcmp(conf->auth, "none") == 0)
+		uid = auth_loopback_peer_uid(fd);
+	else {
+		want = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, lk.nonce);
+		if (!jstr(auth, "cred")) {
+			snprintf(err, sizeof err, "its HELLO reply has no munge credential");
+			uid = -1;
+		} else if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"), want,
+		    &muid, &mgid, err, sizeof err) < 0)
+			uid = -1;
+		else
+			uid = muid;
+		free(want);
+		if (uid < 0) {
+			snprintf(why, n, "refused the master: %s", err);
+			return -1;
+		}
+	}
+	if (uid < 0) {
+		snprintf(why, n, "refused the master: cannot tell which user runs it");
+		return -1;
+	}
+	if (uid != 0 && uid != (int64_t)geteuid() && uid != conf->admin_uid) {
+		snprintf(why, n, "refused the master: it runs as uid %lld, not root, uid %u or admin_user",
+		    (long long)uid, (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
 }
 
 static void
@@ -200,9 +269,11 @@ link_hello(void)
 {
 	json_t *load = json_pack("[f, f, f]", execd_load[0], execd_load[1], execd_load[2]);
 
-	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I}", "type", "HELLO",
+	auth_nonce(lk.nonce, sizeof lk.nonce);
+	lk.master_ok = false;
+	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "version", PROTO_VERSION, "role", "execd", "auth", link_auth(),
-	    "uid", (json_int_t)geteuid()));
+	    "uid", (json_int_t)geteuid(), "nonce", lk.nonce));
 	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o, s:s}",
 	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
 	    "load", load, "idle", execd_idle, "jobs", active_jobs_json(),
@@ -282,6 +353,11 @@ link_reply(json_t *msg)
 			return;
 		}
 		if (seq == lk.hello_seq) {
+			if (link_check_master(msg, why, sizeof why) < 0) {
+				link_down(why);
+				return;
+			}
+			lk.master_ok = true;
 			lk.epoch = jint(msg, "epoch", 0);
 			return;
 		}
@@ -345,6 +421,11 @@ link_signal(json_t *msg)
 static void
 link_handle(json_t *msg)
 {
+	/* Until the master has proved who it is, only its HELLO reply counts. */
+	if (!lk.master_ok && msg_type_of(msg) != MSG_REPLY) {
+		log_warnx("ignoring %s from %s before it proved to be the master", jstr(msg, "type"), link_peer());
+		return;
+	}
 	switch (msg_type_of(msg)) {
 	case MSG_REPLY:
 		link_reply(msg);

@@ -7,6 +7,7 @@
 
 #include <confuse.h>
 #include <grp.h>
+#include <pwd.h>
 
 #include "qmaster/qmaster.h"
 
@@ -195,7 +196,11 @@ conf_load(const char *path)
 		CFG_STR("unix_socket", "/run/nowq/qmaster.sock", CFGF_NONE),
 		CFG_STR("http_listen", "", CFGF_NONE),
 		CFG_STR("auth", "munge", CFGF_NONE),
+		CFG_STR("munge_socket", "", CFGF_NONE),
 		CFG_STR_LIST("managers", "{root}", CFGF_NONE),
+		CFG_STR_LIST("operators", "{}", CFGF_NONE),
+		CFG_STR("admin_user", "", CFGF_NONE),
+		CFG_BOOL("allow_root_jobs", cfg_false, CFGF_NONE),
 		CFG_STR("log_level", "info", CFGF_NONE),
 		CFG_STR("log_file", "", CFGF_NONE),
 		CFG_STR("pid_file", "", CFGF_NONE),
@@ -267,17 +272,33 @@ conf_load(const char *path)
 		goto bad;
 	}
 	c->auth = xstrdup(cfg_getstr(cfg, "auth"));
-	if (strcmp(c->auth, "munge") == 0) {
-		/* Munge authentication is the next issue's work; refuse rather than pretend. */
-		fprintf(stderr, "qmaster: %s: auth \"munge\" is not supported by this build yet; "
-		    "use auth = \"none\" with a loopback listen address\n", path);
-		goto bad;
-	}
+	/* The unix socket is local by nature; only TCP needs munge. */
 	if (strcmp(c->auth, "none") == 0 && c->listen && !is_loopback(c->listen_host)) {
-		fprintf(stderr, "qmaster: %s: auth = \"none\" is allowed only with a loopback "
-		    "listen address, not %s\n", path, c->listen);
+		conf_say("%s: auth = \"none\" is allowed only when every listener is on loopback, "
+		    "not with listen = %s; use auth = \"munge\"", path, c->listen);
 		goto bad;
 	}
+	s = cfg_getstr(cfg, "munge_socket");
+	c->munge_socket = s && *s ? xstrdup(s) : NULL;
+	if (c->munge_socket && c->munge_socket[0] != '/') {
+		conf_say("%s: munge_socket must be an absolute path", path);
+		goto bad;
+	}
+	s = cfg_getstr(cfg, "admin_user");
+	if (s && *s) {
+		struct passwd *pw = getpwnam(s);
+		if (!pw) {
+			conf_say("%s: admin_user \"%s\" is not a user of this host", path, s);
+			goto bad;
+		}
+		c->admin_user = xstrdup(s);
+		c->admin_uid = pw->pw_uid;
+	}
+	c->allow_root_jobs = cfg_getbool(cfg, "allow_root_jobs");
+	n = cfg_size(cfg, "operators");
+	c->operators = xcalloc(n + 1, sizeof *c->operators);
+	for (unsigned i = 0; i < n; i++)
+		c->operators[i] = xstrdup(cfg_getnstr(cfg, "operators", i));
 	n = cfg_size(cfg, "managers");
 	c->managers = xcalloc(n + 1, sizeof *c->managers);
 	for (unsigned i = 0; i < n; i++)
@@ -391,7 +412,10 @@ conf_free(struct qm_conf *c)
 	free(c->http_host);
 	free(c->unix_socket);
 	free(c->auth);
+	free(c->munge_socket);
 	strv_free(c->managers);
+	strv_free(c->operators);
+	free(c->admin_user);
 	free(c->log_file);
 	free(c->pid_file);
 	free(c->mailer);
@@ -455,6 +479,9 @@ conf_reload(char *err, size_t errlen)
 	/* Listeners and the spool stay as they were started. */
 	free(nc->spool_dir);
 	nc->spool_dir = xstrdup(conf->spool_dir);
+	/* So does the authentication of those listeners. */
+	free(nc->auth);
+	nc->auth = xstrdup(conf->auth);
 	/* qmod -d outlives a reload: the flag is state, not configuration. */
 	for (int i = 0; i < nc->nqueues; i++) {
 		const struct qm_queue *old = conf_queue(conf, nc->queues[i].name);

@@ -71,6 +71,21 @@ qm_is_manager(const char *user, uid_t uid)
 	return false;
 }
 
+bool
+qm_is_operator(const char *user)
+{
+	for (char **m = conf->operators; m && *m; m++)
+		if (strcmp(*m, user) == 0)
+			return true;
+	return false;
+}
+
+bool
+qm_is_daemon(uid_t uid)
+{
+	return uid == 0 || uid == geteuid() || (conf->admin_user && uid == conf->admin_uid);
+}
+
 /* Once a second:
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
  *  - release jobs whose start time (qsub -a) has come;
@@ -114,7 +129,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n       qmaster --requests\n");
 	exit(2);
 }
 
@@ -138,6 +153,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
+		{ "requests", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -156,6 +172,11 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
+		case 'R':
+			/* The handler table, for people and for the test that
+			 * walks every request with an unprivileged identity. */
+			request_table_print(stdout);
+			exit(0);
 		default: usage();
 		}
 	}
@@ -204,6 +225,14 @@ main(int argc, char **argv)
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
 	mailer_init();
+	if (strcmp(conf->auth, "munge") == 0) {
+		/* munged may come later; say now why every peer would be refused. */
+		char err[400], *cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), "nowq:probe",
+		    err, sizeof err);
+		if (!cred)
+			log_warnx("auth = munge, but %s: TCP peers will be refused until munged answers", err);
+		free(cred);
+	}
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");

@@ -30,49 +30,6 @@
 TAILQ_HEAD(conn_list, conn);
 static struct conn_list conns = TAILQ_HEAD_INITIALIZER(conns);
 
-/* With auth = none, TCP is loopback only, so the kernel can still tell who
- * owns the peer's socket: /proc/net/tcp lists it (its local end is our
- * peer's address) with its owner's uid.  -1 when it is not found. */
-static int64_t
-loopback_peer_uid(int fd)
-{
-	struct sockaddr_storage me, peer;
-	socklen_t ml = sizeof me, pl = sizeof peer;
-	char want_local[64], want_rem[64], line[512];
-	FILE *fp;
-	int64_t uid = -1;
-
-	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
-	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0)
-		return -1;
-	if (peer.ss_family == AF_INET) {
-		const struct sockaddr_in *a = (void *)&peer, *b = (void *)&me;
-		snprintf(want_local, sizeof want_local, "%08X:%04X", a->sin_addr.s_addr, ntohs(a->sin_port));
-		snprintf(want_rem, sizeof want_rem, "%08X:%04X", b->sin_addr.s_addr, ntohs(b->sin_port));
-		fp = fopen("/proc/net/tcp", "re");
-	} else if (peer.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (void *)&peer, *b = (void *)&me;
-		const uint32_t *x = (const void *)&a->sin6_addr, *y = (const void *)&b->sin6_addr;
-		snprintf(want_local, sizeof want_local, "%08X%08X%08X%08X:%04X", x[0], x[1], x[2], x[3], ntohs(a->sin6_port));
-		snprintf(want_rem, sizeof want_rem, "%08X%08X%08X%08X:%04X", y[0], y[1], y[2], y[3], ntohs(b->sin6_port));
-		fp = fopen("/proc/net/tcp6", "re");
-	} else
-		return -1;
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof line, fp)) {
-		char local[64], rem[64];
-		unsigned long u;
-		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &u) == 3 &&
-		    strcmp(local, want_local) == 0 && strcmp(rem, want_rem) == 0) {
-			uid = (int64_t)u;
-			break;
-		}
-	}
-	fclose(fp);
-	return uid;
-}
-
 struct held {
 	TAILQ_ENTRY(held) entry;
 	struct conn      *c;
@@ -250,17 +207,79 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 	log_warn("accept");
 }
 
+/* The identity of a TCP peer: from its munge credential (auth = munge), or
+ * (auth = none, loopback only, refused otherwise by conf.c) the claimed uid
+ * if it owns the peer's socket.  0, or -1 with the refusal in err. */
+static int
+conn_tcp_identity(struct conn *c, json_t *msg, bool execd, char *err, size_t errlen)
+{
+	json_t *auth = json_object_get(msg, "auth");
+	const char *method = jstr(auth, "method");
+	const struct user_cache *u;
+	int64_t uid;
+
+	if (strcmp(conf->auth, "munge") == 0) {
+		if (!method || strcmp(method, "munge") != 0) {
+			snprintf(err, errlen, "this master wants a munge credential (auth = munge)");
+			return -1;
+		}
+		/* The credential is the only source: no claimed uid is read. */
+		if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"),
+		    execd ? AUTH_PAYLOAD_EXECD : AUTH_PAYLOAD_CLIENT, &c->uid, &c->gid, err, errlen) < 0)
+			return -1;
+		return 0;
+	}
+	uid = jint(msg, "uid", -1);
+	if (uid < 0 || uid > UINT32_MAX - 1) {
+		snprintf(err, errlen, "HELLO without a valid uid");
+		return -1;
+	}
+	/* auth = none never means "believe anyone": the claim must be the uid
+	 * that owns the peer's loopback socket. */
+	if (auth_loopback_peer_uid(c->fd) != uid) {
+		snprintf(err, errlen, "cannot confirm uid %lld for this connection "
+		    "(auth = none accepts only the owner of a loopback socket)", (long long)uid);
+		return -1;
+	}
+	c->uid = (uid_t)uid;
+	u = user_lookup(c->uid);
+	c->gid = u ? u->gid : (gid_t)c->uid;
+	return 0;
+}
+
+/* The master's answer to an execd's nonce: a credential of the daemon
+ * identity carrying it, so the execd knows who DISPATCHes to it. */
+static int
+conn_prove_master(json_t *rep, json_t *msg, char *err, size_t errlen)
+{
+	const char *nonce = jstr(msg, "nonce");
+	char *payload, *cred;
+
+	if (!nonce || strlen(nonce) != 2 * AUTH_NONCE_BYTES || strspn(nonce, "0123456789abcdef") != strlen(nonce)) {
+		snprintf(err, errlen, "an execd's HELLO needs a nonce of %d hex digits", 2 * AUTH_NONCE_BYTES);
+		return -1;
+	}
+	payload = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, nonce);
+	cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), payload, err, errlen);
+	free(payload);
+	if (!cred)
+		return -1;
+	json_object_set_new(rep, "auth", json_pack("{s:s, s:s}", "method", "munge", "cred", cred));
+	free(cred);
+	return 0;
+}
+
 /* HELLO: the identity of a peer, then its role.  On the unix socket the
- * kernel's SO_PEERCRED is the only truth; on TCP with auth none (loopback
- * only, refused otherwise by conf.c) the claimed uid is taken. */
+ * kernel's SO_PEERCRED is the only truth; on TCP see conn_tcp_identity.
+ * Every refusal is logged with the peer's address. */
 static bool
 conn_hello(struct conn *c, json_t *msg)
 {
 	int64_t seq = jint(msg, "seq", 0);
 	const char *role = jstr(msg, "role");
-	json_t *auth = json_object_get(msg, "auth");
-	const char *method = jstr(auth, "method");
 	const struct user_cache *u;
+	char err[512];
+	bool execd;
 	json_t *rep;
 
 	if (jint(msg, "version", -1) != PROTO_VERSION) {
@@ -272,41 +291,37 @@ conn_hello(struct conn *c, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\" or \"execd\""));
 		return false;
 	}
-	if (!method || strcmp(method, conf->auth) != 0) {
-		net_send(c, proto_reply_err(seq, ERR_AUTH, "this master wants auth method \"%s\"", conf->auth));
+	execd = strcmp(role, "execd") == 0;
+	if (!c->is_unix && conn_tcp_identity(c, msg, execd, err, sizeof err) < 0) {
+		log_warnx("%s: refused: %s", c->peer, err);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
 	}
-	if (!c->is_unix) {
-		int64_t uid = jint(msg, "uid", -1);
-		if (uid < 0 || uid > UINT32_MAX - 1) {
-			net_send(c, proto_reply_err(seq, ERR_AUTH, "HELLO without a valid uid"));
-			return false;
-		}
-		/* auth = none never means "believe anyone": the claim must be
-		 * the uid that owns the peer's loopback socket. */
-		if (loopback_peer_uid(c->fd) != uid) {
-			log_warnx("%s: refused: claims uid %lld, which does not own its socket", c->peer, (long long)uid);
-			net_send(c, proto_reply_err(seq, ERR_AUTH, "cannot confirm uid %lld for this connection "
-			    "(auth = none accepts only the owner of a loopback socket)", (long long)uid));
-			return false;
-		}
-		c->uid = (uid_t)uid;
-		u = user_lookup(c->uid);
-		c->gid = u ? u->gid : (gid_t)c->uid;
-	} else
-		u = user_lookup(c->uid);
+	u = user_lookup(c->uid);
 	c->user = u ? xstrdup(u->name) : xasprintf("%u", (unsigned)c->uid);
 	c->manager = qm_is_manager(c->user, c->uid);
-	c->role = strcmp(role, "execd") == 0 ? ROLE_EXECD : ROLE_CLIENT;
+	c->operator = c->manager || qm_is_operator(c->user);
+	c->daemon = qm_is_daemon(c->uid);
+	c->role = execd ? ROLE_EXECD : ROLE_CLIENT;
+	rep = proto_reply_ok(seq);
+	if (execd && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
+	    conn_prove_master(rep, msg, err, sizeof err) < 0) {
+		json_decref(rep);
+		log_warnx("%s: refused an execd: %s", c->peer, err);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
+		return false;
+	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
-	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
 	json_object_set_new(rep, "epoch", json_integer(1));
 	json_object_set_new(rep, "uid", json_integer(c->uid));
 	json_object_set_new(rep, "user", json_string(c->user));
 	json_object_set_new(rep, "manager", json_boolean(c->manager));
+	json_object_set_new(rep, "operator", json_boolean(c->operator));
 	net_send(c, rep);
+	log_debug("%s: %s %s (uid %u)%s", c->peer, role, c->user, (unsigned)c->uid,
+	    c->is_unix ? "" : strcmp(conf->auth, "munge") == 0 ? " by munge" : " by loopback owner");
 	return true;
 }
 

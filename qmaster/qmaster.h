@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
@@ -63,7 +64,13 @@ struct qm_conf {
 	int              http_port;
 	char            *unix_socket;   /* or NULL */
 	char            *auth;          /* "none" | "munge" */
+	char            *munge_socket;  /* NULL: $MUNGE_SOCKET or libmunge's default */
 	char           **managers;      /* NULL-terminated */
+	char           **operators;     /* NULL-terminated: may hold, release, suspend,
+	                                   delete any job and disable queues and hosts */
+	char            *admin_user;    /* a daemon identity besides root; NULL: none */
+	uid_t            admin_uid;
+	bool             allow_root_jobs;
 	int              log_level;
 	char            *log_file;
 	char            *pid_file;
@@ -110,6 +117,8 @@ struct conn {
 	gid_t                gid;
 	char                *user;
 	bool                 manager;
+	bool                 operator;      /* an operator or a manager */
+	bool                 daemon;        /* the daemon identity (qm_is_daemon) */
 	struct exechost     *host;          /* execd connections, after REGISTER */
 	bool                 closing;       /* close once the output drains */
 	int                  refs;          /* outgoing messages still queued for it */
@@ -129,6 +138,11 @@ void net_close(struct conn *c, const char *why);
 
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
+/* May c change something owned by owner under the request being handled
+ * (its owner, a manager, or an operator where the table says so)? */
+bool request_may_touch(const struct conn *c, const char *owner);
+/* The table as lines "TYPE ROLE WHO MUTATES", for qmaster --requests. */
+void request_table_print(FILE *fp);
 /* Deletes one job as qdel does (by c's user); a sentence for people in buf. */
 const char *request_job_delete(struct conn *c, struct job *j, char *buf, size_t n);
 /* A job reached a final state: answer WAITs for it. */
@@ -469,5 +483,9 @@ void qm_txn(void);
 /* Requests the commit step even without a mutation (to run the scheduler). */
 void qm_wake(void);
 bool qm_is_manager(const char *user, uid_t uid);
+bool qm_is_operator(const char *user);
+/* The daemon identity, which alone may register an execd (and, later, act
+ * as the standby): root, the user qmaster runs as, and admin_user. */
+bool qm_is_daemon(uid_t uid);
 
 #endif
