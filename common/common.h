@@ -37,6 +37,9 @@ char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */
 int64_t mono_us(void);           /* monotonic clock, microseconds */
+/* 1 to max characters, each a letter, a digit, - . or _ (host names,
+ * aliases, reservations). */
+bool    name_chars_ok(const char *s, size_t max);
 int     set_nonblock(int fd);
 int     set_cloexec(int fd);
 uint64_t hash_fnv1a64(const void *p, size_t n);

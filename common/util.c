@@ -255,3 +255,17 @@ pidfile_read_live(const char *path)
 		return 0;
 	return (pid_t)pid;
 }
+
+bool
+name_chars_ok(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > max)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
+		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}

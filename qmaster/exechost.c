@@ -102,19 +102,6 @@ pull_cancel(struct exechost *h)
 	}
 }
 
-static bool
-valid_host_name(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 255)
-		return false;
-	for (; *s; s++)
-		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
-		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-			return false;
-	return true;
-}
-
 static void
 read_load(struct exechost *h, json_t *msg)
 {
@@ -386,7 +373,7 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	char *attrs_text;
 	size_t i;
 
-	if (!valid_host_name(name) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
+	if (!name_chars_ok(name, 255) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
 		return;
 	}

@@ -136,14 +136,8 @@ hostlist_eval(const char *expr, char *err, size_t n)
 bool
 hostlist_valid_name(const char *s)
 {
-	size_t n = strlen(s);
-	if (n == 0 || n > 64 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-		return false;
-	for (; *s; s++)
-		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
-		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-			return false;
-	return true;
+	/* A letter first, so a name never reads as a job id or a number. */
+	return name_chars_ok(s, 64) && ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'));
 }
 
 /* A list of user names from a request: [] clears, absent leaves as is. */
