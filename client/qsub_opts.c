@@ -200,8 +200,10 @@ parse_hold_jid(struct qsub_opts *o, const char *list)
 
 		json_decref(utf8);
 		if (strlen(tok) > 255 || !utf8) {
+			/* tok points into copy: say it before freeing. */
+			qo_fail(o, "-hold_jid: \"%.40s\" is not a job id or name", tok);
 			free(copy);
-			return qo_fail(o, "-hold_jid: \"%.40s\" is not a job id or name", tok);
+			return -1;
 		}
 		strv_push(&o->deps, xasprintf("afterany:%s", tok));
 		n++;
