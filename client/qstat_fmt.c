@@ -228,15 +228,19 @@ kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 static void
 kv(FILE *fp, const char *key, const char *fmt, ...)
 {
-	char k[64];
+	char k[64], *raw, *v;
 	va_list ap;
 
 	snprintf(k, sizeof k, "%s:", key);
-	fprintf(fp, "%-28s", k);
 	va_start(ap, fmt);
-	vfprintf(fp, fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		fatalx("out of memory");
 	va_end(ap);
-	fputc('\n', fp);
+	/* A path, a reason or a variable may hold a newline: a field is one line. */
+	v = text_oneline(raw);
+	fprintf(fp, "%-28s%s\n", k, v);
+	free(v);
+	free(raw);
 }
 
 /* exec_host_list: "host:slots" of every host, master host first (Grid
@@ -493,8 +497,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 			kv(fp, "signal", "%s", signal_name(sig, sb, sizeof sb));
 		}
 	}
-	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
-		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
+	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0))) {
+		char *r = text_oneline(reason);
+		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, r);
+		free(r);
+	}
 	if ((s = jstr(job, "host")) != NULL && !finished && jint(job, "t_first", 0) == 0)
 		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)
