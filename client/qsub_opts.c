@@ -838,11 +838,6 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "tc", json_integer(o->tc));
 	}
 	env = qsub_job_env(o, e);
-	if (strv_len(env) > JOB_MAX_ENV) {
-		snprintf(err, errlen, "the job's environment has %zu variables, more than %d",
-		    strv_len(env), JOB_MAX_ENV);
-		goto fail;
-	}
 	/* -V may sweep up a variable that is not UTF-8; it cannot travel, so it
 	 * stays behind rather than failing the whole submission. */
 	json_object_set_new(job, "env", strv_json(env, true, &bad));

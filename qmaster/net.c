@@ -298,7 +298,7 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 	accept_failures++;
 	if (mono_ms() - accept_fail_logged >= 10000) {
 		errno = err;
-		log_warn("accept (%u times in the last 10 s; %s)", accept_failures,
+		log_warn("accept failed %u time(s) in 10 s (%s)", accept_failures,
 		    c ? "dropping connections that did not say HELLO" : "pausing");
 		accept_fail_logged = mono_ms();
 		accept_failures = 0;
@@ -499,13 +499,19 @@ static void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
+	const char *why = NULL;
+
 	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING))
-		net_close(c, "left its replies unread");
+		why = "left its replies unread";
 	else if ((what & BEV_EVENT_TIMEOUT) && c->frame_since)
-		net_close(c, "a frame was not complete in time");
+		why = "a frame was not complete in time";
 	else if (what & BEV_EVENT_TIMEOUT)
-		net_close(c, "said nothing in time");
-	else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		why = "said nothing in time";
+	if (why) {
+		/* A peer that holds resources without progress is worth a line. */
+		log_info("%s: closing after %d s: %s", c->peer, conf->client_timeout, why);
+		net_close(c, why);
+	} else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		net_close(c, "peer closed");
 }
 

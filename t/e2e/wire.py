@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # wire.py: a raw nowq protocol peer for the hostile-input tests and bench/soak: requests past qsub's checks, idle, slow and garbage connections.
 """Usage (ADDR is HOST:PORT of the master's TCP listener, auth = none, or unix:PATH of its socket):
-  wire.py send ADDR JSON...        HELLO as ourselves, send each message, print each reply (one JSON line)
+  wire.py send ADDR [JSON...]      HELLO as ourselves, send each message (else each line of stdin), print each reply
   wire.py idle ADDR N [hello]      open N connections (after HELLO with "hello"), print "open N", hold until stdin ends
   wire.py slow ADDR INTERVAL       HELLO, then a frame a byte every INTERVAL s; print the seconds until the master closed it
   wire.py garbage ADDR SECONDS SEED  for SECONDS, connections with random bytes, broken frames and hostile messages;
@@ -193,7 +193,7 @@ def main():
         raise SystemExit(__doc__)
     cmd, a = sys.argv[1], sys.argv[2]
     if cmd == "send":
-        cmd_send(a, sys.argv[3:])
+        cmd_send(a, sys.argv[3:] or sys.stdin.read().splitlines())
     elif cmd == "idle":
         cmd_idle(a, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "hello")
     elif cmd == "slow":
