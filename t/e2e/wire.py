@@ -137,8 +137,8 @@ def hostile_message(r):
         msg["job"] = job
     # Only requests that change nothing lasting, or are refused: the soak
     # counts the jobs it submitted, so garbage must not submit any.
-    if msg["type"] == "SUBMIT":
-        msg["job"] = dict(msg.get("job") or {}, name="")
+    if msg["type"] == "SUBMIT" and isinstance(msg.get("job"), dict):
+        msg["job"]["name"] = ""
     if msg["type"] in ("DELETE", "HOLD", "SUSPEND", "CLEAR", "ALTER", "DISABLE", "CRON", "CONF",
                        "REGISTER", "CHILD_TERM", "CHILD_REGISTER", "PULL", "LOAD"):
         msg["type"] = "STATUS"
