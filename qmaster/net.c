@@ -342,7 +342,8 @@ conn_set_timeouts(struct conn *c)
 	bufferevent_set_timeouts(c->bev, NULL, &wr);
 }
 
-/* Times the frame being received: a deadline from its first byte. */
+/* Times the frame being received: a deadline from its first byte (or
+ * from the end of the frame before it, for a pipelining peer). */
 static bool
 conn_frame_deadline(struct conn *c, struct evbuffer *in)
 {
@@ -445,12 +446,18 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		if (evbuffer_get_length(bufferevent_get_output(bev)) > NET_MAX_UNREAD) {
 			bufferevent_disable(bev, EV_READ);
 			bufferevent_setwatermark(bev, EV_WRITE, NET_MAX_UNREAD / 2, 0);
+			/* While the master does not read, the frame is not timed:
+			 * the write timeout now says whether the peer reads. */
+			c->frame_since = 0;
+			conn_set_timeouts(c);
 			return;
 		}
 		r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME : conf->max_frame,
 		    &why);
 		if (r == 0)
 			break;
+		/* A whole frame arrived: the next one is timed from its own start. */
+		c->frame_since = 0;
 		if (r < 0) {
 			net_send(c, proto_reply_err(0, ERR_PROTO, "%s", why));
 			conn_close_after_flush(c, why);

@@ -4,6 +4,7 @@
   wire.py send ADDR [JSON...]      HELLO as ourselves, send each message (else each line of stdin), print each reply
   wire.py idle ADDR N [hello]      open N connections (after HELLO with "hello"), print "open N", hold until stdin ends
   wire.py slow ADDR INTERVAL       HELLO, then a frame a byte every INTERVAL s; print the seconds until the master closed it
+  wire.py noread ADDR SECONDS      HELLO, then 8000 STATUS requests without reading a reply; hold SECONDS
   wire.py garbage ADDR SECONDS SEED  for SECONDS, connections with random bytes, broken frames and hostile messages;
                                    print how many were sent
 """
@@ -110,6 +111,22 @@ def cmd_slow(a, interval):
     print("%.1f" % (time.monotonic() - start), flush=True)
 
 
+def cmd_noread(a, seconds):
+    s = connect(a, True)
+    # Whole frames only: the master reads them all, and its replies wait.
+    s.settimeout(None)
+    req = frame({"type": "STATUS", "seq": 1, "users": ["*"], "states": "prz"})
+    n = 0
+    try:
+        while n < 8000:
+            s.sendall(req)
+            n += 1
+    except OSError:
+        pass
+    print("sent %d" % n, flush=True)
+    time.sleep(seconds)
+
+
 # Messages a hostile client might send once past HELLO: every type, with
 # fields of the wrong type, out of range, huge or absent.
 TYPES = ["SUBMIT", "STATUS", "DELETE", "HOLD", "RELEASE", "WAIT", "HOSTS", "ACCT", "ALTER",
@@ -196,6 +213,8 @@ def main():
         cmd_send(a, sys.argv[3:] or sys.stdin.read().splitlines())
     elif cmd == "idle":
         cmd_idle(a, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "hello")
+    elif cmd == "noread":
+        cmd_noread(a, float(sys.argv[3]))
     elif cmd == "slow":
         cmd_slow(a, float(sys.argv[3]))
     elif cmd == "garbage":
