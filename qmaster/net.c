@@ -31,8 +31,8 @@
 /* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
  * cannot make the master hold max_frame bytes for it. */
 #define NET_HELLO_MAX_FRAME (64u * 1024)
-/* ...and one that has this much unread stops being read until it drains,
- * so pipelined requests cannot grow the master's output without bound. */
+/* A peer with this much unread stops being read until it drains, so
+ * pipelined requests cannot grow the master's output without bound. */
 #define NET_MAX_UNREAD (64u * 1024 * 1024)
 /* After accept fails for want of descriptors, listening pauses this long
  * instead of spinning on a backlog it cannot take. */
@@ -217,7 +217,6 @@ conn_new(int fd, bool is_unix, const char *peer)
 
 	c->fd = fd;
 	c->is_unix = is_unix;
-	c->accepted = mono_ms();
 	snprintf(c->peer, sizeof c->peer, "%s", peer);
 	if (is_unix) {
 		struct ucred cred;

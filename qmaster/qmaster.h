@@ -127,7 +127,6 @@ struct conn {
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
-	int64_t              accepted;      /* mono ms */
 };
 
 int  net_listen(void);
