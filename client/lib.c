@@ -30,9 +30,12 @@ const char *client_prog = "nowq";
 static void
 client_vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s", client_prog, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char raw[4096], msg[8192];
+
+	/* One error, one line, whatever the master or an argument put in it. */
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	text_oneline_to(msg, sizeof msg, raw);
+	fprintf(stderr, "%s: %s%s\n", client_prog, kind, msg);
 }
 
 void

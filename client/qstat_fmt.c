@@ -184,10 +184,35 @@ is_active(const json_t *job)
 	return state_active(jstr(job, "state"));
 }
 
+/* One fixed-width column: at most width characters of s, padded with
+ * blanks.  Counted in UTF-8 characters, not bytes, so a name in another
+ * script neither shifts the columns after it nor is cut inside a
+ * character; a control character shows as "?". */
+static const char *
+qstat_col(char *dst, size_t dstlen, const char *s, int width)
+{
+	size_t n = 0;
+	int chars = 0;
+
+	for (s = s ? s : ""; *s && n + 5 < dstlen; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c & 0xc0) != 0x80) {        /* the first byte of a character */
+			if (chars == width)
+				break;
+			chars++;
+		}
+		dst[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	while (chars++ < width && n + 1 < dstlen)
+		dst[n++] = ' ';
+	dst[n] = '\0';
+	return dst;
+}
+
 void
 qstat_print_row(FILE *fp, const struct qstat_row *r)
 {
-	char when[32], queue[128] = "", ja[32] = "";
+	char when[32], queue[128] = "", ja[32] = "", name[64], owner[64], qcol[160];
 	bool active = state_active(r->state);
 
 	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
@@ -201,9 +226,10 @@ qstat_print_row(FILE *fp, const struct qstat_row *r)
 		snprintf(ja, sizeof ja, "%s", r->tasks);
 	else if (r->task > 0)
 		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
-	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %-7s\n",
-	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
-	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, ja);
+	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s %s %5lld %-7s\n",
+	    (long long)r->id, normalized_prio(r), qstat_col(name, sizeof name, r->name, 10),
+	    qstat_col(owner, sizeof owner, r->owner, 12), state_letters(r), when,
+	    qstat_col(qcol, sizeof qcol, queue, 30), (long long)r->slots, ja);
 }
 
 void
@@ -228,15 +254,19 @@ kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 static void
 kv(FILE *fp, const char *key, const char *fmt, ...)
 {
-	char k[64];
+	char k[64], *raw, *v;
 	va_list ap;
 
 	snprintf(k, sizeof k, "%s:", key);
-	fprintf(fp, "%-28s", k);
 	va_start(ap, fmt);
-	vfprintf(fp, fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		fatalx("out of memory");
 	va_end(ap);
-	fputc('\n', fp);
+	/* A path, a reason or a variable may hold a newline: a field is one line. */
+	v = text_oneline(raw);
+	fprintf(fp, "%-28s%s\n", k, v);
+	free(v);
+	free(raw);
 }
 
 /* exec_host_list: "host:slots" of every host, master host first (Grid
@@ -493,8 +523,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 			kv(fp, "signal", "%s", signal_name(sig, sb, sizeof sb));
 		}
 	}
-	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
-		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
+	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0))) {
+		char *r = text_oneline(reason);
+		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, r);
+		free(r);
+	}
 	if ((s = jstr(job, "host")) != NULL && !finished && jint(job, "t_first", 0) == 0)
 		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)

@@ -146,17 +146,6 @@ parse_vars(struct qsub_opts *o, const char *list)
 	return 0;
 }
 
-static bool
-valid_job_name(const char *s)
-{
-	if (!*s || strlen(s) > 255)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || strchr("/:@\\*?", *s))
-			return false;
-	return true;
-}
-
 /* A whole decimal number from lo to hi; -1 otherwise. */
 static long
 parse_count(const char *s, long lo, long hi)
@@ -202,8 +191,10 @@ parse_hold_jid(struct qsub_opts *o, const char *opt, const char *kind, const cha
 
 		json_decref(utf8);
 		if (strlen(tok) > 255 || !utf8) {
+			/* tok points into copy: say it before freeing. */
+			qo_fail(o, "%s: \"%.40s\" is not a job id or name", opt, tok);
 			free(copy);
-			return qo_fail(o, "%s: \"%.40s\" is not a job id or name", opt, tok);
+			return -1;
 		}
 		strv_push(&o->deps, xasprintf("%s:%s", kind, tok));
 		n++;
@@ -339,9 +330,8 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 
 	switch (d->id) {
 	case QO_N:
-		if (!valid_job_name(v))
-			return qo_fail(o, "-N: the job name \"%s\" must not be empty or hold "
-			    "/ : @ \\ * ? or a control character", v);
+		if (!job_valid_name(v))
+			return qo_fail(o, "-N: the job name \"%.60s\" cannot be used: %s", v, job_name_problem(v));
 		set_str(&o->name, v);
 		break;
 	case QO_Q: {
@@ -748,9 +738,20 @@ char *
 qsub_default_name(const struct qsub_opts *o)
 {
 	const char *first = o->operands ? o->operands[0] : NULL;
+	char *name;
+
 	if (!first || (o->binary != 1 && strcmp(first, "-") == 0))
 		return xstrdup("STDIN");
-	return xstrdup(base_name(first));
+	/* A file may be called anything; its job gets a name that passes
+	 * job_valid_name: what a name may not hold becomes "_", and a long
+	 * one is cut. */
+	name = xstrdup(base_name(first));
+	if (strlen(name) > JOB_MAX_NAME)
+		name[JOB_MAX_NAME] = '\0';
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || strchr("/:@\\*?", *c))
+			*c = '_';
+	return name;
 }
 
 /* json_string refuses text that is not UTF-8, which the wire cannot carry. */
@@ -848,14 +849,24 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "tc", json_integer(o->tc));
 	}
 	env = qsub_job_env(o, e);
-	if (strv_len(env) > JOB_MAX_ENV) {
-		snprintf(err, errlen, "the job's environment has %zu variables, more than %d",
-		    strv_len(env), JOB_MAX_ENV);
-		goto fail;
-	}
 	/* -V may sweep up a variable that is not UTF-8; it cannot travel, so it
 	 * stays behind rather than failing the whole submission. */
 	json_object_set_new(job, "env", strv_json(env, true, &bad));
+	/* The master's own checks, here, so a job over a limit is refused
+	 * with the same sentence before anything is sent. */
+	{
+		const char *why = NULL;
+		struct job *j = job_from_json(job, &why);
+		if (!j) {
+			snprintf(err, errlen, "%s", why);
+			goto fail;
+		}
+		job_free(j);
+	}
+	if (job_deps_problem(strv_len(o->deps))) {
+		snprintf(err, errlen, "%s", job_deps_problem(strv_len(o->deps)));
+		goto fail;
+	}
 	strv_free(env);
 	free(cwd);
 	free(name);

@@ -48,6 +48,12 @@ char   *read_file(const char *path, size_t max, size_t *len, const char **why); 
 const char *my_hostname(void);   /* short host name, cached */
 /* Reads a pid file; 0 when absent or the process is gone. */
 pid_t   pidfile_read_live(const char *path);
+/* src with every control character written as \n, \t, \r or \xNN, so that
+ * a text someone else chose (a job name, a path, a peer's message) stays on
+ * one line of a log, an error or a listing.  The first writes at most
+ * dstlen - 1 bytes (cut, never mid-escape); the second allocates. */
+void    text_oneline_to(char *dst, size_t dstlen, const char *src);
+char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
@@ -373,14 +379,31 @@ int64_t task_pending_count(const struct task_range *r, const int *taken, size_t 
  * "" when none are left.  Costs the taken ids, not the tasks. */
 char   *task_pending_format(const struct task_range *r, const int *taken, size_t n);
 
-/* Limits on what a client may send. */
-#define JOB_MAX_SCRIPT   (1u * 1024 * 1024)
-#define JOB_MAX_ENV      4096
-#define JOB_MAX_ARGV     4096
-#define JOB_MAX_STRING   4096
-#define JOB_MAX_SLOTS    100000
+/* Limits on what a client may send, all here so that qsub(1) can list them
+ * (its LIMITS section) and qsub and the master refuse with the same
+ * sentence: job_from_json checks every one of them (qsub runs it on its own
+ * job before sending), and each has a one-line error naming the limit. */
+#define JOB_MAX_SCRIPT    (1u * 1024 * 1024) /* bytes of a script */
+#define JOB_MAX_ARGV      4096    /* arguments of a command (-b y) or a script */
+#define JOB_MAX_ENV       4096    /* environment variables */
+/* Arguments and environment together, in bytes: execve's own limit is a
+ * quarter of the stack limit (2 MiB by default), so more could never start. */
+#define JOB_MAX_ARG_BYTES (1u * 1024 * 1024)
+#define JOB_MAX_STRING    4096    /* a path, a queue, shell or host name, mail addresses */
+/* A job name: its default output file NAME.oID.TASK must fit in a file
+ * name (NAME_MAX, 255 bytes) with any id and task. */
+#define JOB_MAX_NAME      200
+#define JOB_MAX_DEPS      10000   /* jobs one job may wait for (-hold_jid, -W depend) */
+#define JOB_MAX_SLOTS     100000
 /* A parallel job (-pe, or -n above 1): runs as parts, one per host. */
 #define JOB_PARALLEL(j)  ((j)->slots > 1 || (j)->pe != NULL)
 #define JOB_MAX_TASKS    1000000  /* largest array task id */
+/* A job name: 1 to JOB_MAX_NAME bytes, no control character and none of
+ * / : @ \ * ? (Grid Engine's rule; they break paths, logs and columns). */
+bool job_valid_name(const char *s);
+/* The same as a sentence for people ("the job name ..."), NULL if valid. */
+const char *job_name_problem(const char *s);
+/* "a job may wait for at most 10000 jobs, not N" when n is over the limit. */
+const char *job_deps_problem(size_t n);
 
 #endif

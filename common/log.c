@@ -65,7 +65,7 @@ log_level_parse(const char *name)
 static void
 log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 {
-	char ts[32], msg[2048];
+	char ts[32], raw[2048], msg[4096];
 	struct timespec now;
 	struct tm tm;
 
@@ -74,7 +74,10 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	clock_gettime(CLOCK_REALTIME, &now);
 	localtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	/* One event, one line: a job name or a path with a newline in it
+	 * must not forge the next entry. */
+	text_oneline_to(msg, sizeof msg, raw);
 	if (!log_fp)
 		log_reopen();
 	if (err)

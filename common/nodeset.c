@@ -100,8 +100,12 @@ ns_factor(struct ns_parser *ps)
 	if (*ps->p == '(') {
 		ps->p++;
 		n = ns_expr(ps);
+		/* A failed inner expression may stop at the end of the text:
+		 * stepping over a ")" there would read past it. */
+		if (!n)
+			return NULL;
 		ns_skip(ps);
-		if (n && *ps->p != ')') {
+		if (*ps->p != ')') {
 			ns_fail(ps, "missing \")\" at offset %d", (int)(ps->p - ps->s));
 			nodeset_free(n);
 			return NULL;

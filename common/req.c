@@ -389,6 +389,9 @@ host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why)
 {
 	json_t *v;
 
+	/* Load is divided by the rating: a host that sends no attributes
+	 * rates 1, never 0. */
+	a->rating = 1.0;
 	if (!o || json_is_null(o))
 		return 0;
 	if (!json_is_object(o)) {
@@ -409,7 +412,6 @@ host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why)
 		}
 		a->mem = json_integer_value(v);
 	}
-	a->rating = 1.0;
 	if ((v = json_object_get(o, "rating"))) {
 		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e6) {
 			*why = "the host's rating is not a positive number";

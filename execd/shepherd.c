@@ -97,12 +97,14 @@ shep_child_fail(char *why, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
 static void NOWQ_NORETURN
 shep_child_fail(char *why, const char *fmt, ...)
 {
+	char raw[SHEP_WHY_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, SHEP_WHY_MAX, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	why[strcspn(why, "\n")] = '\0';
+	/* One line, whatever the path held (no allocation: a vfork child). */
+	text_oneline_to(why, SHEP_WHY_MAX, raw);
 	if (!why[0])
 		snprintf(why, SHEP_WHY_MAX, "the job could not start");
 	_exit(SHEP_FAILED_STATUS);

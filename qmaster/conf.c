@@ -206,6 +206,7 @@ conf_load(const char *path)
 		CFG_STR("pid_file", "", CFGF_NONE),
 		CFG_INT("finished_jobs_keep", 3600, CFGF_NONE),
 		CFG_INT("host_timeout", 30, CFGF_NONE),
+		CFG_INT("client_timeout", 10, CFGF_NONE),
 		CFG_BOOL("show_all_jobs", cfg_true, CFGF_NONE),
 		CFG_INT("max_frame", PROTO_MAX_FRAME, CFGF_NONE),
 		CFG_STR("mailer", "/usr/sbin/sendmail -t -oi", CFGF_NONE),
@@ -318,6 +319,11 @@ conf_load(const char *path)
 		goto bad;
 	}
 	c->host_timeout_ms = (int64_t)cfg_getint(cfg, "host_timeout") * 1000;
+	if (cfg_getint(cfg, "client_timeout") < 1 || cfg_getint(cfg, "client_timeout") > 3600) {
+		conf_say("%s: client_timeout must be 1 to 3600 seconds", path);
+		goto bad;
+	}
+	c->client_timeout = (int)cfg_getint(cfg, "client_timeout");
 	c->show_all_jobs = cfg_getbool(cfg, "show_all_jobs");
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
 	s = cfg_getstr(cfg, "mailer");

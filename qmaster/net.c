@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -24,8 +25,20 @@
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
-/* A peer that has not said HELLO within this time is dropped. */
-#define HELLO_TIMEOUT_S 10
+/* conf->client_timeout bounds what a slow or silent peer can hold: it must
+ * say HELLO within it, finish a frame within it of the frame's first byte,
+ * and read the replies that wait for it within it. */
+/* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
+ * cannot make the master hold max_frame bytes for it. */
+#define NET_HELLO_MAX_FRAME (64u * 1024)
+/* A peer with this much unread stops being read until it drains, so
+ * pipelined requests cannot grow the master's output without bound. */
+#define NET_MAX_UNREAD (64u * 1024 * 1024)
+/* After accept fails for want of descriptors, listening pauses this long
+ * instead of spinning on a backlog it cannot take. */
+#define NET_ACCEPT_PAUSE_MS 100
+/* The descriptors the master asks for when it may (root). */
+#define NET_WANT_FDS 65536
 
 TAILQ_HEAD(conn_list, conn);
 static struct conn_list conns = TAILQ_HEAD_INITIALIZER(conns);
@@ -41,6 +54,9 @@ TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
 
 static struct evconnlistener *lis_unix, *lis_tcp;
+static struct event *accept_pause_ev;
+static int64_t accept_fail_logged;   /* mono ms of the last warning */
+static unsigned accept_failures;     /* since that warning */
 
 static void conn_read_cb(struct bufferevent *bev, void *arg);
 static void conn_write_cb(struct bufferevent *bev, void *arg);
@@ -154,7 +170,7 @@ static void
 conn_new(int fd, bool is_unix, const char *peer)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
-	struct timeval tv = { HELLO_TIMEOUT_S, 0 };
+	struct timeval tv = { conf->client_timeout, 0 };
 
 	c->fd = fd;
 	c->is_unix = is_unix;
@@ -201,10 +217,114 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 }
 
 static void
+accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (lis_unix)
+		evconnlistener_enable(lis_unix);
+	if (lis_tcp)
+		evconnlistener_enable(lis_tcp);
+}
+
+/* The oldest connection that has not said HELLO: the cheapest for a
+ * stranger to open, and the one to give up when descriptors run out. */
+static struct conn *
+net_oldest_stranger(void)
+{
+	struct conn *c;
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->role == ROLE_NONE && !c->closing)
+			return c;
+	return NULL;
+}
+
+static void
 accept_error_cb(struct evconnlistener *l, void *arg)
 {
-	/* EMFILE and friends: keep serving the connections we have. */
-	log_warn("accept");
+	int err = EVUTIL_SOCKET_ERROR();
+	struct timeval tv = { 0, NET_ACCEPT_PAUSE_MS * 1000 };
+	struct conn *c;
+
+	/* Out of descriptors (EMFILE, ENFILE) or memory: the pending peer
+	 * stays in the backlog and the listener would fire again at once.
+	 * Make room by dropping the oldest peer that never said HELLO, and
+	 * pause listening briefly, so the loop keeps serving the connections
+	 * it has instead of spinning here. */
+	if ((c = net_oldest_stranger()) != NULL)
+		net_close(c, "dropped to make room: out of descriptors");
+	accept_failures++;
+	if (mono_ms() - accept_fail_logged >= 10000) {
+		errno = err;
+		log_warn("accept failed %u time(s) in 10 s (%s)", accept_failures,
+		    c ? "dropping connections that did not say HELLO" : "pausing");
+		accept_fail_logged = mono_ms();
+		accept_failures = 0;
+	}
+	if (!accept_pause_ev)
+		accept_pause_ev = evtimer_new(base, accept_resume_cb, NULL);
+	if (lis_unix)
+		evconnlistener_disable(lis_unix);
+	if (lis_tcp)
+		evconnlistener_disable(lis_tcp);
+	evtimer_add(accept_pause_ev, &tv);
+}
+
+/* Descriptors are the connections the master can hold: take all the hard
+ * limit allows, and more when privileged. */
+static void
+net_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < NET_WANT_FDS) {
+		struct rlimit want = { NET_WANT_FDS, NET_WANT_FDS };
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl = want;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("cannot raise the descriptor limit");
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		log_info("up to %llu descriptors", (unsigned long long)rl.rlim_cur);
+}
+
+/* After HELLO: no idle limit (a WAIT or a long-poll PULL is silent for
+ * long), but unread replies and unfinished frames are timed. */
+static void
+conn_set_timeouts(struct conn *c)
+{
+	struct timeval wr = { conf->client_timeout, 0 };
+	bufferevent_set_timeouts(c->bev, NULL, &wr);
+}
+
+/* Times the frame being received: a deadline from its first byte (or
+ * from the end of the frame before it, for a pipelining peer). */
+static bool
+conn_frame_deadline(struct conn *c, struct evbuffer *in)
+{
+	struct timeval tv;
+	int64_t left;
+
+	if (c->role == ROLE_NONE)
+		return true;     /* the HELLO timeout covers it */
+	if (evbuffer_get_length(in) == 0) {
+		c->frame_since = 0;
+		conn_set_timeouts(c);
+		return true;
+	}
+	if (!c->frame_since)
+		c->frame_since = mono_ms();
+	left = c->frame_since + (int64_t)conf->client_timeout * 1000 - mono_ms();
+	if (left <= 0)
+		return false;
+	tv.tv_sec = left / 1000;
+	tv.tv_usec = (left % 1000) * 1000;
+	{
+		struct timeval wr = { conf->client_timeout, 0 };
+		bufferevent_set_timeouts(c->bev, &tv, &wr);
+	}
+	return true;
 }
 
 /* The identity of a TCP peer: from its munge credential (auth = munge), or
@@ -334,8 +454,24 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	const char *why;
 	int r;
 
-	while (!c->dead && !c->closing &&
-	    (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+	while (!c->dead && !c->closing) {
+		/* Replies the peer does not read: stop reading it until they
+		 * drain (conn_write_cb resumes). */
+		if (evbuffer_get_length(bufferevent_get_output(bev)) > NET_MAX_UNREAD) {
+			bufferevent_disable(bev, EV_READ);
+			bufferevent_setwatermark(bev, EV_WRITE, NET_MAX_UNREAD / 2, 0);
+			/* While the master does not read, the frame is not timed:
+			 * the write timeout now says whether the peer reads. */
+			c->frame_since = 0;
+			conn_set_timeouts(c);
+			return;
+		}
+		r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME : conf->max_frame,
+		    &why);
+		if (r == 0)
+			break;
+		/* A whole frame arrived: the next one is timed from its own start. */
+		c->frame_since = 0;
 		if (r < 0) {
 			net_send(c, proto_reply_err(0, ERR_PROTO, "%s", why));
 			conn_close_after_flush(c, why);
@@ -351,10 +487,16 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 				conn_close_after_flush(c, "refused before authentication");
 				return;
 			}
+			conn_set_timeouts(c);
 			continue;
 		}
 		request_dispatch(c, msg);
 		json_decref(msg);
+	}
+	if (!c->dead && !c->closing && !conn_frame_deadline(c, in)) {
+		net_send(c, proto_reply_err(0, ERR_PROTO, "a frame was not complete within %d s",
+		    conf->client_timeout));
+		conn_close_after_flush(c, "a frame was not complete in time");
 	}
 }
 
@@ -362,17 +504,35 @@ static void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
-	if (c->closing && c->refs == 0)
+	if (c->closing && c->refs == 0) {
 		net_close(c, "closed after error");
+		return;
+	}
+	/* Its replies drained below the mark: read its requests again. */
+	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		conn_read_cb(bev, c);
+	}
 }
 
 static void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
-	if (what & BEV_EVENT_TIMEOUT)
-		net_close(c, "said nothing in time");
-	else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+	const char *why = NULL;
+
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING))
+		why = "left its replies unread";
+	else if ((what & BEV_EVENT_TIMEOUT) && c->frame_since)
+		why = "a frame was not complete in time";
+	else if (what & BEV_EVENT_TIMEOUT)
+		why = "said nothing in time";
+	if (why) {
+		/* A peer that holds resources without progress is worth a line. */
+		log_info("%s: closing after %d s: %s", c->peer, conf->client_timeout, why);
+		net_close(c, why);
+	} else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		net_close(c, "peer closed");
 }
 
@@ -434,6 +594,7 @@ listen_tcp(const char *host, int port)
 int
 net_listen(void)
 {
+	net_raise_fd_limit();
 	if (conf->unix_socket && listen_unix(conf->unix_socket) < 0)
 		return -1;
 	if (conf->listen && listen_tcp(conf->listen_host, conf->listen_port) < 0)
@@ -450,6 +611,9 @@ net_shutdown(void)
 	if (lis_tcp)
 		evconnlistener_free(lis_tcp);
 	lis_unix = lis_tcp = NULL;
+	if (accept_pause_ev)
+		event_free(accept_pause_ev);
+	accept_pause_ev = NULL;
 	if (conf->unix_socket)
 		unlink(conf->unix_socket);
 	while ((c = TAILQ_FIRST(&conns)) != NULL)

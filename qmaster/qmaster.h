@@ -76,6 +76,7 @@ struct qm_conf {
 	char            *pid_file;
 	int64_t          finished_keep_ms;
 	int64_t          host_timeout_ms; /* silence after which a host is lost */
+	int              client_timeout;  /* s: to say HELLO, finish a frame, read replies */
 	bool             show_all_jobs;
 	size_t           max_frame;
 	char            *mailer;          /* program and options; reads the message */
@@ -123,6 +124,7 @@ struct conn {
 	bool                 closing;       /* close once the output drains */
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
+	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
 };
 
 int  net_listen(void);

@@ -209,13 +209,6 @@ group_lookup(gid_t gid)
 	return gcache[k].name;
 }
 
-static bool
-valid_name(const char *s)
-{
-	/* Grid Engine refuses these in job names; they break paths and parsing. */
-	return *s && !strpbrk(s, "/\n\t\r:@\\*?") && strlen(s) <= 255;
-}
-
 static void
 req_submit(struct conn *c, int64_t seq, json_t *msg)
 {
@@ -236,10 +229,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "a job needs either a script or a command (-b y)";
 		goto bad;
 	}
-	if (!j->name || !valid_name(j->name)) {
-		why = "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character";
+	if ((why = job_name_problem(j->name)) != NULL)
 		goto bad;
-	}
 	if (!j->queue)
 		j->queue = xstrdup(conf->queues[0].name);
 	if (!conf_queue(conf, j->queue)) {
@@ -947,8 +938,8 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		j->prio = (int)json_integer_value(v);
 	}
 	if ((s = jstr(msg, "name"))) {
-		if (!valid_name(s)) {
-			snprintf(buf, n, "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character");
+		if (job_name_problem(s)) {
+			snprintf(buf, n, "%s", job_name_problem(s));
 			return buf;
 		}
 		free(j->name);

@@ -182,6 +182,45 @@ test_row_widths(void **state)
 	json_decref(job);
 }
 
+/* Names in other scripts keep the columns where they are: widths count
+ * characters, a long name is cut between characters, never inside one. */
+static void
+test_row_widths_utf8(void **state)
+{
+	static const char *const names[] = { "n", "\u00e9t\u00e9", "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
+		"\u65e5\u672c\u8a9e\u306e\u30b8\u30e7\u30d6\u540d\u524d\u3067\u3059", "abcdefghijklmnop" };
+	size_t first = 0;
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char *text = xasprintf("{\"id\":7,\"name\":\"%s\",\"owner\":\"u\",\"state\":\"done\","
+		    "\"state_letters\":\"z\",\"submit_time\":1614834367000}", names[i]);
+		json_t *job = load(text);
+		struct capture c;
+		struct qstat_row row;
+		size_t chars = 0;
+		char *out;
+
+		qstat_row_from_object(job, &row);
+		cap_open(&c);
+		qstat_print_row(c.fp, &row);
+		out = cap_close(&c);
+		for (const char *p = out; *p; p++)
+			chars += ((unsigned char)*p & 0xc0) != 0x80;
+		if (i == 0)
+			first = chars;
+		/* As many characters as the ASCII row, and valid UTF-8. */
+		assert_int_equal(chars, first);
+		{
+			json_t *valid = json_string(out);
+			assert_non_null(valid);
+			json_decref(valid);
+		}
+		free(out);
+		free(text);
+		json_decref(job);
+	}
+}
+
 static bool
 has_line(const char *out, const char *line)
 {
@@ -272,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_empty_prints_nothing),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_row_widths),
+		cmocka_unit_test(test_row_widths_utf8),
 		cmocka_unit_test(test_job_details),
 		cmocka_unit_test(test_job_details_pending_binary),
 	};

@@ -736,7 +736,8 @@ test_error_job(void **state)
 		qsub_opts_init(&o);
 		assert_int_equal(parse(&o, "-V", NULL), 0);
 		assert_null(qsub_job_json(&o, "true\n", &e, err, sizeof err));
-		assert_non_null(strstr(err, "the job's environment has"));
+		assert_non_null(strstr(err, "the job's env has"));
+		assert_non_null(strstr(err, "more than the limit of 4096"));
 		qsub_opts_free(&o);
 		strv_free(big);
 	}
