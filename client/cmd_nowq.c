@@ -709,7 +709,8 @@ nowq_start(const struct nowq_args *a)
 			client_die("qmaster did not start (exit status %d); see %s", st,
 			    m.log_file && *m.log_file ? m.log_file : "the messages above");
 		pid = wait_pid_file(m.pid_file, "qmaster");
-		say("started qmaster (pid %d): %s", (int)pid, m.conf_path);
+		say("started qmaster (pid %d): configuration %s, log %s", (int)pid, m.conf_path,
+		    m.log_file && *m.log_file ? m.log_file : "none (log_file is unset)");
 	}
 	for (int i = 1; i <= want; i++) {
 		struct execd_info x = { 0 };
@@ -734,7 +735,9 @@ nowq_start(const struct nowq_args *a)
 				rc = 1;
 			} else {
 				pid = wait_pid_file(x.pid_file, "execd");
-				say("started execd %s (pid %d): %s", x.name ? x.name : "", (int)pid, x.ini);
+				say("started execd %s (pid %d): configuration %s, log %s", x.name ? x.name : "",
+				    (int)pid, x.ini, x.log_file && *x.log_file ? x.log_file :
+				    "none (log_file is unset)");
 			}
 		}
 		execd_info_free(&x);

@@ -109,13 +109,6 @@ sort_filter(struct qstat_row *rows, size_t n, unsigned want)
 	return k;
 }
 
-static void
-print_json(const json_t *a)
-{
-	json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-	fputc('\n', stdout);
-}
-
 /* qstat --cron: the entries, their schedule, next run and latest job. */
 static int
 show_cron(bool as_json)
@@ -128,7 +121,7 @@ show_cron(bool as_json)
 		return 1;
 	entries = json_object_get(rep, "entries");
 	if (as_json)
-		print_json(entries);
+		client_print_json("cron", entries);
 	else if (json_array_size(entries) > 0) {
 		printf("%-8s %-12s %-10s %-20s %-19s %-9s %s\n", "cron-ID", "user", "name", "schedule",
 		    "next run", "last job", "state");
@@ -154,6 +147,24 @@ show_cron(bool as_json)
 	}
 	json_decref(rep);
 	return 0;
+}
+
+/* A job past finished_jobs_keep is gone from qstat but not from the
+ * accounting: say where to look. */
+static void
+point_to_qacct(const char *word)
+{
+	int64_t id;
+	json_t *rep;
+
+	if (!client_parse_id(word, &id))
+		return;
+	rep = client_request(json_pack("{s:s, s:I, s:i}", "type", "ACCT", "id", (json_int_t)id,
+	    "limit", 1));
+	if (json_array_size(json_object_get(rep, "rows")) > 0)
+		fprintf(stderr, "job %lld has finished and is no longer kept; "
+		    "\"qacct -j %lld\" shows how it ended\n", (long long)id, (long long)id);
+	json_decref(rep);
 }
 
 /* qstat -j: one STATUS per job, since only a single-job reply carries the
@@ -182,7 +193,7 @@ show_jobs(char **lists, int nlists, bool as_json)
 		json_decref(rep);
 	}
 	if (as_json)
-		print_json(all);
+		client_print_json("jobs", all);
 	else
 		json_array_foreach(all, i, v)
 			qstat_print_job(stdout, v);
@@ -192,6 +203,8 @@ show_jobs(char **lists, int nlists, bool as_json)
 		json_array_foreach(missing, i, v)
 			fprintf(stderr, "%s%s", i ? ", " : "", json_string_value(v));
 		fputc('\n', stderr);
+		json_array_foreach(missing, i, v)
+			point_to_qacct(json_string_value(v));
 		rc = 1;
 	}
 	json_decref(ids);
@@ -296,7 +309,7 @@ qstat_run(int argc, char **argv)
 		n = sort_filter(rows, n, want);
 		for (i = 0; i < n; i++)
 			json_array_append(shown, (json_t *)rows[i].obj);
-		print_json(shown);
+		client_print_json("jobs", shown);
 		json_decref(shown);
 	} else {
 		rows = qstat_rows_from_reply(rep, &n);

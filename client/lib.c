@@ -72,6 +72,47 @@ client_usage(const struct cmd *c, FILE *fp)
 	fprintf(fp, "usage: %s", c->usage);
 }
 
+static bool progress_shown;
+
+void
+client_progress(const char *fmt, ...)
+{
+	static int tty = -1;
+	va_list ap;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty)
+		return;
+	fprintf(stderr, "\r%s: ", client_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\033[K", stderr);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+void
+client_progress_clear(void)
+{
+	if (!progress_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	progress_shown = false;
+}
+
+void
+client_print_json(const char *key, json_t *value)
+{
+	json_t *doc = json_pack("{s:i, s:O}", "schema", CLIENT_JSON_SCHEMA, key, value);
+
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	fputc('\n', stdout);
+	json_decref(doc);
+}
+
 char **
 client_masters_parse(const char *s)
 {
@@ -341,21 +382,26 @@ client_auth(const char *addr, char *err, size_t errlen)
 	return auth;
 }
 
+/* Why munge gave no credential for the last HELLO ("" if it did), for the
+ * refusal's message. */
+static char hello_mungeerr[400];
+
 /* Connects to the first master that answers and sends HELLO and the first
- * request in one write, so a submission costs one round trip. */
-static json_t *
-connect_and_call(json_t *req, int timeout_ms, const char **why)
+ * request in one write, so a submission costs one round trip.  Returns
+ * HELLO's seq, whose reply the caller must read and check. */
+static int64_t
+connect_and_send(json_t *req, const char **why)
 {
 	static char errbuf[2048];
-	char mungeerr[400] = "";
 	char **masters = client_masters();
 	size_t off = 0;
-	json_t *hello, *rep;
+	json_t *hello;
 	char *buf = NULL;
 	size_t len = 0;
 	int64_t hseq;
 
 	errbuf[0] = '\0';
+	hello_mungeerr[0] = '\0';
 	for (char **m = masters; m && *m; m++) {
 		const char *w = NULL;
 		int fd = connect_one(*m, &w);
@@ -374,12 +420,12 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		static char msg[sizeof errbuf + 64];
 		snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
 		*why = msg;
-		return NULL;
+		return -1;
 	}
 	hseq = ++conn.seq;
 	hello = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", client_auth(conn.addr, mungeerr, sizeof mungeerr), "uid", (json_int_t)getuid(),
+	    "auth", client_auth(conn.addr, hello_mungeerr, sizeof hello_mungeerr), "uid", (json_int_t)getuid(),
 	    "user", client_user());
 	json_object_set_new(req, "seq", json_integer(++conn.seq));
 	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
@@ -387,31 +433,116 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		free(buf);
 		client_disconnect();
 		*why = "cannot encode the request";
-		return NULL;
+		return -1;
 	}
 	json_decref(hello);
 	if (send_all(conn.fd, buf, len, why) < 0) {
 		free(buf);
-		goto broken;
+		connection_lost(why);
+		return -1;
 	}
 	free(buf);
-	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL)
-		goto broken;
-	if (!jbool(rep, "ok", false)) {
-		static char msg[1024];
-		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
-		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
-		json_decref(rep);
-		client_disconnect();
-		*why = msg;
+	return hseq;
+}
+
+/* HELLO's reply: NULL with *why (and the connection dropped) on a refusal. */
+static json_t *
+hello_checked(json_t *rep, const char **why)
+{
+	static char msg[1024];
+
+	if (jbool(rep, "ok", false))
+		return rep;
+	snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
+	    client_reply_message(rep), *hello_mungeerr ? " (" : "", hello_mungeerr,
+	    *hello_mungeerr ? ")" : "");
+	json_decref(rep);
+	client_disconnect();
+	*why = msg;
+	return NULL;
+}
+
+static json_t *
+connect_and_call(json_t *req, int timeout_ms, const char **why)
+{
+	json_t *rep;
+	int64_t hseq = connect_and_send(req, why);
+
+	if (hseq < 0)
 		return NULL;
-	}
+	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL)
+		return connection_lost(why);
+	if (hello_checked(rep, why) == NULL)
+		return NULL;
 	json_decref(rep);
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
-		goto broken;
+		return connection_lost(why);
 	return rep;
-broken:
-	return connection_lost(why);
+}
+
+/* HELLO's seq while its reply is still to be read by client_recv. */
+static int64_t hello_pending = -1;
+
+int
+client_send(json_t *req, const char **why)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (conn.fd < 0) {
+		if ((hello_pending = connect_and_send(req, why)) < 0)
+			return -1;
+		return 0;
+	}
+	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, req) < 0) {
+		*why = "cannot encode the request";
+		return -1;
+	}
+	if (send_all(conn.fd, buf, len, why) < 0) {
+		free(buf);
+		connection_lost(why);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+json_t *
+client_recv(int timeout_ms, const char **why)
+{
+	for (;;) {
+		struct pollfd pfd;
+		json_t *msg;
+		int r;
+
+		if (conn.fd < 0) {
+			*why = "not connected";
+			return NULL;
+		}
+		/* Only the wait for a frame's start times out: a frame
+		 * half read would leave the connection unusable. */
+		pfd.fd = conn.fd;
+		pfd.events = POLLIN;
+		if ((r = poll(&pfd, 1, timeout_ms)) == 0 || (r < 0 && errno == EINTR)) {
+			*why = NULL;
+			return NULL;
+		}
+		if (proto_recv_fd(conn.fd, &msg, CLIENT_REPLY_MS, why) < 0)
+			return connection_lost(why);
+		if (msg_type_of(msg) != MSG_REPLY) {
+			json_decref(msg);
+			continue;
+		}
+		if (jint(msg, "seq", -1) == hello_pending) {
+			hello_pending = -1;
+			if (hello_checked(msg, why) == NULL)
+				return NULL;
+			json_decref(msg);
+			continue;
+		}
+		return msg;
+	}
 }
 
 json_t *
@@ -613,21 +744,74 @@ cron_op(const char *type, json_t *crons, bool force)
 {
 	const char *action = strcmp(type, "DELETE") == 0 ? "delete" :
 	    strcmp(type, "HOLD") == 0 ? "hold" : "release";
-	json_t *rep, *r;
-	size_t i;
-	int rc = 0;
+	json_t *rep;
+	int rc;
 
 	rep = client_request_ok(json_pack("{s:s, s:s, s:O, s:b}", "type", "CRON", "action", action,
 	    "ids", crons, "force", force), "");
 	if (!rep)
 		return 1;
+	rc = client_print_results(rep);
+	json_decref(rep);
+	return rc;
+}
+
+int
+client_print_results(const json_t *rep)
+{
+	json_t *r;
+	size_t i;
+	int rc = 0;
+
 	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		if (jstr(r, "message"))
-			printf("%s\n", jstr(r, "message"));
+		const char *m = jstr(r, "message");
+		if (m)
+			printf("%s\n", m);
 		if (!jbool(r, "ok", false))
 			rc = 1;
 	}
-	json_decref(rep);
+	return rc;
+}
+
+/* Ids per request of qdel, qhold or qrls: small enough that a terminal
+ * sees progress, large enough that the round trips do not matter. */
+#define JOB_OP_BATCH 500
+
+/* Sends req (taken over), in batches of ids when it names many, printing
+ * each result's message; on a terminal, a progress line counts the jobs
+ * done.  1 if any failed or the master refused, else 0. */
+static int
+job_op_send(json_t *req, const char *type)
+{
+	json_t *ids = json_incref(json_object_get(req, "jobs")), *rep;
+	size_t n = json_array_size(ids), done = 0, i;
+	const char *verb = strcmp(type, "DELETE") == 0 ? "deleting" :
+	    strcmp(type, "HOLD") == 0 ? "holding" : "releasing";
+	int rc = 0;
+
+	do {
+		json_t *part = req;
+		if (n > JOB_OP_BATCH) {
+			json_t *chunk = json_array();
+			for (i = done; i < n && i < done + JOB_OP_BATCH; i++)
+				json_array_append(chunk, json_array_get(ids, i));
+			part = json_deep_copy(req);
+			json_object_set_new(part, "jobs", chunk);
+			client_progress("%s jobs: %zu of %zu", verb, done, n);
+		}
+		done += n > JOB_OP_BATCH ? json_array_size(json_object_get(part, "jobs")) : n;
+		rep = client_request_ok(part, "");
+		client_progress_clear();
+		if (!rep) {
+			rc = 1;
+			break;
+		}
+		rc |= client_print_results(rep);
+		json_decref(rep);
+	} while (done < n);
+	if (n > JOB_OP_BATCH)
+		json_decref(req);
+	json_decref(ids);
 	return rc;
 }
 
@@ -637,7 +821,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	json_t *crons = json_array();
 	char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
 	bool force = false;
-	json_t *users = json_array(), *missing = json_array(), *ids, *req, *rep, *r;
+	json_t *users = json_array(), *missing = json_array(), *ids, *req, *r;
 	json_t *tasks = json_object(), *task_ids = json_array();
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	const char *trange = NULL;
@@ -739,18 +923,8 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	}
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
-	if ((rep = client_request_ok(req, "")) == NULL) {
+	if (job_op_send(req, type) != 0)
 		rc = 1;
-		goto out;
-	}
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		const char *m = jstr(r, "message");
-		if (m)
-			printf("%s\n", m);
-		if (!jbool(r, "ok", false))
-			rc = 1;
-	}
-	json_decref(rep);
 	if (json_array_size(missing))
 		rc = 1;
 out:

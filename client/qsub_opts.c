@@ -17,6 +17,7 @@ enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
+	QO_NOTIFY,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -37,6 +38,7 @@ static const struct qo_opt {
 	{ "-hold_jid_ad", QO_HOLD_JID_AD, true },
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
 	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },   { "-ar", QO_AR, true },
+	{ "-notify", QO_NOTIFY, false },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
@@ -45,7 +47,7 @@ static const struct qo_opt {
 static const char *qo_unsupported[] = {
 	"-ac", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
 	"-dl", "-hard", "-i", "-js",
-	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
+	"-masterq", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
 
@@ -399,6 +401,11 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		break;
 	case QO_TERSE:
 		o->terse = true;
+		break;
+	case QO_NOTIFY:
+		/* Nextflow puts -notify in every job it submits; refusing it
+		 * would refuse Nextflow.  The job just gets no warning signal
+		 * before it is stopped or killed, as qsub(1) says. */
 		break;
 	case QO_J:
 	case QO_SYNC:

@@ -160,7 +160,7 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	qhost -j -h "$H1" | grep -vq hostjob
 	qhost --json -j | python3 -c '
 import json, sys
-hosts = {h["name"]: h for h in json.load(sys.stdin)}
+hosts = {h["name"]: h for h in json.load(sys.stdin)["hosts"]}
 h1, h2 = hosts[sys.argv[1]], hosts[sys.argv[2]]
 assert h1["state"] == "disabled" and h1["disabled"] and h1["jobs"] == [], h1
 assert h2["state"] == "idle" and h2["used"] == 1, h2
