@@ -686,6 +686,7 @@ exechost_signal_job(const struct job *j, int sig)
 
 struct host_jobs_ctx {
 	int          used;
+	json_t      *qused;    /* queue name: slots used by its jobs here */
 	bool         suspended;
 	json_t      *jobs;     /* NULL: not wanted */
 	const char  *only;     /* NULL: everyone's, else this owner's */
@@ -698,6 +699,9 @@ host_jobs_one(void *arg, struct job *j)
 	json_t *o;
 
 	hc->used += j->slots > 0 ? j->slots : 1;
+	if (j->queue)
+		json_object_set_new(hc->qused, j->queue, json_integer(jint(hc->qused, j->queue, 0) +
+		    (j->slots > 0 ? j->slots : 1)));
 	if (j->suspended)
 		hc->suspended = true;
 	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
@@ -725,6 +729,23 @@ exechost_state(const struct exechost *h, bool suspended)
 	return h->idle ? "idle" : "busy";
 }
 
+/* The queues whose host set holds h now (qstat -f's queue instances), with
+ * the slots their jobs use there. */
+static json_t *
+host_queues_json(struct exechost *h, const json_t *qused)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < conf->nqueues; i++) {
+		const struct qm_queue *q = &conf->queues[i];
+		if (q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, hostlist_name_now, h))
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", q->disabled,
+		    "used", (json_int_t)jint(qused, q->name, 0)));
+	}
+	return a;
+}
+
 static int
 host_cmp(const void *a, const void *b)
 {
@@ -746,7 +767,7 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 	qsort(v, n, sizeof *v, host_cmp);
 	for (k = 0; k < n; k++) {
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
-		struct host_jobs_ctx hc = { 0, false, with_jobs ? json_array() : NULL, only_owner };
+		struct host_jobs_ctx hc = { 0, json_object(), false, with_jobs ? json_array() : NULL, only_owner };
 		const struct match_resv *r;
 		json_t *o;
 
@@ -769,6 +790,8 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		if ((r = resv_active_on(h)) != NULL)
 			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
 			    "owner", r->owner, "end", (json_int_t)r->end));
+		json_object_set_new(o, "queues", host_queues_json(h, hc.qused));
+		json_decref(hc.qused);
 		if (hc.jobs)
 			json_object_set_new(o, "jobs", hc.jobs);
 		json_array_append_new(list, o);
