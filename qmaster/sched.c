@@ -512,47 +512,6 @@ sched_run(void)
 	free(sv);
 }
 
-/* The hosts the database knows, connected or not, with what they offer. */
-struct known {
-	char             **names;
-	struct host_attrs *attrs;
-	int               *slots;
-	size_t             n;
-};
-
-static int
-known_one(void *arg, const struct host_rec *r)
-{
-	struct known *k = arg;
-	json_t *o = r->attrs ? json_loads(r->attrs, 0, NULL) : NULL;
-	const char *why;
-
-	k->names = xrealloc(k->names, (k->n + 2) * sizeof *k->names);
-	k->attrs = xrealloc(k->attrs, (k->n + 1) * sizeof *k->attrs);
-	k->slots = xrealloc(k->slots, (k->n + 1) * sizeof *k->slots);
-	k->names[k->n] = xstrdup(r->name);
-	k->names[k->n + 1] = NULL;
-	memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
-	if (o && host_attrs_from_json(&k->attrs[k->n], o, &why) < 0) {
-		host_attrs_clear(&k->attrs[k->n]);
-		memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
-	}
-	json_decref(o);
-	k->slots[k->n] = r->slots;
-	k->n++;
-	return 0;
-}
-
-static void
-known_free(struct known *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		host_attrs_clear(&k->attrs[i]);
-	strv_free(k->names);
-	free(k->attrs);
-	free(k->slots);
-}
-
 struct queued_ctx {
 	const char *queue;
 	int64_t     self;
@@ -586,14 +545,16 @@ queue_allows(const struct qm_queue *q, const struct job *j, const struct user_ca
 	return false;
 }
 
-/* A host of the database as SUBMIT judges it: could it ever run the job
- * (its lists, and reservations whether open yet or not). */
+/* A host as SUBMIT judges it, connected or not: could it ever run the job
+ * (its lists, and reservations whether open yet or not).  The master holds
+ * every host of the database in memory (loaded at start, added at
+ * REGISTER), with the attributes and slots the database has, so SUBMIT
+ * reads no table and parses no JSON per host. */
 static void
-admit_view(struct match_host *m, struct exechost *h, const char *name, const struct host_attrs *a,
-    int slots)
+admit_view(struct match_host *m, struct exechost *h)
 {
-	*m = (struct match_host){ .name = name, .attrs = a, .slots = slots, .uid = h ? h->uid : 0,
-	    .users = h ? h->users : NULL, .resv = h ? h->resv : NULL, .nresv = h ? h->nresv : 0,
+	*m = (struct match_host){ .name = h->name, .attrs = &h->attrs, .slots = h->slots, .uid = h->uid,
+	    .users = h->users, .resv = h->resv, .nresv = h->nresv,
 	    .now = now_ms(), .names = hostlist_name_ever, .names_arg = h };
 }
 
@@ -619,7 +580,8 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 {
 	const struct qm_queue *q = conf_queue(conf, j->queue);
 	struct nodeset *ns = NULL;
-	struct known k = { 0 };
+	struct exechost *h;
+	size_t nk = exechost_count(), i;
 	char a[32], b[32], perr[128];
 	int rc = -1;
 	bool check;
@@ -664,35 +626,32 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	if (!j->req.hosts && !check)
 		return 0;
 
-	if (store_hosts_foreach(store, known_one, &k) < 0)
-		fatalx("cannot read the hosts");
 	if (j->req.hosts) {
 		const char *unk;
 		if ((ns = nodeset_parse(j->req.hosts, perr, sizeof perr)) == NULL) {
 			snprintf(err, n, "hosts=%s: %s", j->req.hosts, perr);
 			goto out;
 		}
-		if ((unk = nodeset_unknown(ns, hostlist_known, k.names)) != NULL) {
+		if ((unk = nodeset_unknown(ns, hostlist_known, NULL)) != NULL) {
 			snprintf(err, n, "hosts=%s: unknown host \"%s\"", j->req.hosts, unk);
 			goto out;
 		}
 	}
 	/* No host has registered yet: nothing to judge the job against. */
-	if (check && k.n > 0 && JOB_PARALLEL(j)) {
+	if (check && nk > 0 && JOB_PARALLEL(j)) {
 		/* A part needs one slot of a host; the rule decides how many. */
-		int *tot = xcalloc(k.n + 1, sizeof *tot), *out = xcalloc(k.n + 1, sizeof *out), nh = 0;
+		int *tot = xcalloc(nk + 1, sizeof *tot), *out = xcalloc(nk + 1, sizeof *out), nh = 0;
 		char rule[32];
-		for (size_t i = 0; i < k.n; i++) {
-			struct exechost *h = exechost_find(k.names[i]);
+		for (h = exechost_next(NULL), i = 0; h; h = exechost_next(h), i++) {
 			struct match_host m;
-			admit_view(&m, h, k.names[i], &k.attrs[i], k.slots[i]);
-			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, k.names[i],
+			admit_view(&m, h);
+			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, h->name,
 			    hostlist_name_ever, h))) {
-				tot[i] = k.slots[i];
+				tot[i] = h->slots;
 				nh++;
 			}
 		}
-		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)k.n, out) == 0) {
+		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)nk, out) == 0) {
 			pe_rule_name(rule, sizeof rule, pe_job_rule(j));
 			snprintf(err, n, "error: no suitable queues. Reason: cannot run in PE \"%s\" because "
 			    "%d host%s can run a part of it and it needs %d slots (allocation_rule %s)",
@@ -703,16 +662,15 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		}
 		free(tot);
 		free(out);
-	} else if (check && k.n > 0) {
+	} else if (check && nk > 0) {
 		enum match_why best = MW_OK;
 		const char *bkey = NULL;
 		bool fits = false;
-		for (size_t i = 0; i < k.n && !fits; i++) {
-			struct exechost *h = exechost_find(k.names[i]);
+		for (h = exechost_next(NULL); h && !fits; h = exechost_next(h)) {
 			struct match_host m;
 			const char *key = NULL;
 			enum match_why w;
-			admit_view(&m, h, k.names[i], &k.attrs[i], k.slots[i]);
+			admit_view(&m, h);
 			w = match_host(j, ns, q, &m, false, &key);
 			if (w == MW_OK)
 				fits = true;
@@ -732,7 +690,6 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	rc = 0;
 out:
 	nodeset_free(ns);
-	known_free(&k);
 	return rc;
 }
 

@@ -138,7 +138,9 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 }
 
 @test "windows open and close across a qmaster restart" {
-	reserve -N rs -H "$H2" -s +4 -d 4
+	# Open from +4 to +14 s: long enough to be seen open after the restart
+	# on a loaded machine.
+	reserve -N rs -H "$H2" -s +4 -d 10
 	kill -9 "$(cat "$CLUSTER/qmaster/qmaster.pid")"
 	sleep 5
 	nowq start --dir "$CLUSTER" >/dev/null
@@ -146,7 +148,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	wait_until 10 reserve_state rs active
 	qhost | grep "^$H2 " | grep -q "reserved (rs"
 	qstat -f | grep "^all.q@$H2 " | grep -q "reserved rs by root until"
-	wait_until 10 gone rs
+	wait_until 20 gone rs
 	! qhost | grep "^$H2 " | grep -q reserved
 	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
 }
