@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,10 +20,11 @@
 extern char **environ;
 
 static const char usage[] =
-    "usage: bulksub [-w WINDOW] [-q] COUNT QSUB_OPTION... [COMMAND ARG...]\n"
+    "usage: bulksub [-w WINDOW] [-r RATE] [-q] COUNT QSUB_OPTION... [COMMAND ARG...]\n"
     "  submits COUNT copies of the job qsub would build from the options (-b y given,\n"
-    "  so the command is a program), at most WINDOW (default 2000) unanswered at once,\n"
-    "  over the first entry of $NOWQ_MASTER; prints the rate of acknowledged ones\n";
+    "  so the command is a program), at most WINDOW (default 2000) unanswered at once\n"
+    "  and, with -r, RATE per second, over the first entry of $NOWQ_MASTER; prints\n"
+    "  the rate of acknowledged ones\n";
 
 static int
 connect_master(const char *spec)
@@ -81,20 +83,20 @@ main(int argc, char **argv)
 	char cwd[PATH_MAX], err[512], *jobtext, *buf = NULL, *end;
 	const char *master = getenv("NOWQ_MASTER"), *why;
 	size_t len = 0, cap = 0;
-	long long count, window = 2000, sent = 0, acked = 0, refused = 0;
+	long long count, window = 2000, rate = 0, sent = 0, acked = 0, refused = 0;
 	int64_t t0, t1;
 	json_t *job, *hello, *rep;
 	int fd, ai = 1;
 	bool quiet = false;
 
-	while (ai < argc && argv[ai][0] == '-' && (argv[ai][1] == 'w' || argv[ai][1] == 'q') &&
-	    !argv[ai][2]) {
+	while (ai < argc && argv[ai][0] == '-' && strchr("wrq", argv[ai][1]) && argv[ai][1] && !argv[ai][2]) {
+		long long *v = argv[ai][1] == 'w' ? &window : &rate;
 		if (argv[ai][1] == 'q') {
 			quiet = true;
 			ai++;
 			continue;
 		}
-		if (ai + 1 >= argc || (window = strtoll(argv[ai + 1], &end, 10)) < 1 || *end) {
+		if (ai + 1 >= argc || (*v = strtoll(argv[ai + 1], &end, 10)) < 1 || *end) {
 			fputs(usage, stderr);
 			return 2;
 		}
@@ -142,9 +144,16 @@ main(int argc, char **argv)
 
 	t0 = mono_us();
 	while (acked + refused < count) {
-		/* Fill the window in one write, then take the replies there are. */
+		/* As many as the window and the pace allow, in one write; then
+		 * the replies that have come, waiting only when nothing else can
+		 * be done. */
+		long long allowed = rate ? (long long)((double)(mono_us() - t0) / 1e6 * (double)rate) + 1 : count;
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (allowed > count)
+			allowed = count;
 		len = 0;
-		while (sent < count && sent - acked - refused < window && len < (1u << 20)) {
+		while (sent < allowed && sent - acked - refused < window && len < (1u << 20)) {
 			char *s = xasprintf("{\"type\":\"SUBMIT\",\"seq\":%lld,\"job\":%s}", sent + 1, jobtext);
 			frame(&buf, &len, &cap, s, strlen(s));
 			free(s);
@@ -158,7 +167,9 @@ main(int argc, char **argv)
 				fatal("write");
 			off += (size_t)w;
 		}
-		do {
+		while (acked + refused < count &&
+		    poll(&pfd, 1, sent == count || sent - acked - refused >= window ? 60000 :
+		    rate ? 1 : 0) > 0) {
 			if (proto_recv_fd(fd, &rep, 60000, &why) < 0)
 				fatalx("reply: %s", why);
 			if (jbool(rep, "ok", false))
@@ -166,7 +177,9 @@ main(int argc, char **argv)
 			else if (refused++ == 0)
 				log_warnx("refused: %s", jstr(rep, "message") ? jstr(rep, "message") : "?");
 			json_decref(rep);
-		} while (acked + refused < count && (sent == count || sent - acked - refused > window / 2));
+			if (rate && sent < count && sent - acked - refused < window)
+				break;
+		}
 	}
 	t1 = mono_us();
 	if (!quiet)

@@ -201,6 +201,9 @@ on_dispatch(struct simhost *h, json_t *msg)
 		} else
 			job_end(h, sj, 0);
 	}
+	/* A benchmark script reads the lines as they come (W3 probes). */
+	if (S.out)
+		fflush(S.out);
 	kick(h);
 }
 
@@ -320,6 +323,14 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	stop_loop();
 }
 
+static void host_connect(struct simhost *h);
+
+static void
+retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	host_connect(arg);
+}
+
 static void
 host_connect(struct simhost *h)
 {
@@ -332,8 +343,16 @@ host_connect(struct simhost *h)
 		fatalx("bufferevent_socket_new failed");
 	bufferevent_setcb(h->bev, read_cb, NULL, event_cb, h);
 	bufferevent_enable(h->bev, EV_READ | EV_WRITE);
-	if (bufferevent_socket_connect(h->bev, (struct sockaddr *)&S.ss, (int)S.sslen) < 0)
-		fatal("connect to %s (host %s)", S.master, h->name);
+	if (bufferevent_socket_connect(h->bev, (struct sockaddr *)&S.ss, (int)S.sslen) < 0) {
+		/* A full listen queue (EAGAIN on a unix socket) while a
+		 * thousand hosts call at once: call again a little later. */
+		struct timeval tv = { 0, 20000 + random() % 30000 };
+		if (errno != EAGAIN)
+			fatal("connect to %s (host %s)", S.master, h->name);
+		bufferevent_free(h->bev);
+		h->bev = NULL;
+		event_base_once(S.base, -1, EV_TIMEOUT, retry_cb, h, &tv);
+	}
 }
 
 /* Every few seconds, as execd's LOAD tick: a sign of life (the master loses
@@ -557,7 +576,8 @@ main(int argc, char **argv)
 				event_free(sj->ev);
 			free(sj);
 		}
-		bufferevent_free(h->bev);
+		if (h->bev)
+			bufferevent_free(h->bev);
 		free(h->terms);
 		free(h->name);
 	}
