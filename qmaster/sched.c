@@ -243,7 +243,7 @@ window_free(struct window *w)
 
 struct served {
 	struct exechost *h;
-	json_t          *jobs;
+	json_t          *jobs;    /* what it is sent, once it is sent something */
 	int              order;
 	int              resv;    /* held for the parallel job at this window index, or -1 */
 };
@@ -269,6 +269,8 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
 	http_observe_dispatch(j);
+	if (!s->jobs)
+		s->jobs = json_array();
 	json_array_append_new(s->jobs, job_to_json(j));
 	s->h->pull_free -= j->slots > 0 ? j->slots : 1;
 	usage_count(us, j, s->h);
@@ -347,6 +349,8 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		o = job_to_json(j);
 		json_object_set_new(o, "part", json_integer(np++));
 		json_object_set(o, "pe_hosts", ph);
+		if (!sv[i].jobs)
+			sv[i].jobs = json_array();
 		json_array_append_new(sv[i].jobs, o);
 		sv[i].h->pull_free -= out[i];
 	}
@@ -426,6 +430,73 @@ sched_tasks(struct served *s, struct cand *c, struct usage *us)
 	c->done = array_sched_done(c->arr) || usage_blocks(us, c->q, c->j, why, sizeof why);
 }
 
+/*
+ * The pulling hosts from the least loaded, taken lazily: a pass that has
+ * one job for two thousand idle hosts looks at the best few, not at a sort
+ * of them all.  A binary heap under served_cmp (a total order: ties go by
+ * arrival) gives the hosts in exactly the order a sort would.
+ */
+struct host_order {
+	struct served  *sv;
+	struct served **heap;    /* not yet taken */
+	int             nheap;
+	struct served **out;     /* taken, in order */
+	int             nout, n;
+};
+
+static void
+heap_down(struct served **a, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct served *t;
+		if (l < n && served_cmp(a[l], a[m]) < 0)
+			m = l;
+		if (r < n && served_cmp(a[r], a[m]) < 0)
+			m = r;
+		if (m == i)
+			return;
+		t = a[i];
+		a[i] = a[m];
+		a[m] = t;
+		i = m;
+	}
+}
+
+static void
+order_init(struct host_order *o, struct served *sv, int n)
+{
+	o->sv = sv;
+	o->n = n;
+	o->heap = xcalloc((size_t)n + 1, sizeof *o->heap);
+	o->out = xcalloc((size_t)n + 1, sizeof *o->out);
+	for (int i = 0; i < n; i++)
+		o->heap[i] = &sv[i];
+	o->nheap = n;
+	o->nout = 0;
+	for (int i = n / 2 - 1; i >= 0; i--)
+		heap_down(o->heap, n, i);
+}
+
+/* The i-th host in order (i < n), taking hosts off the heap as needed. */
+static struct served *
+order_at(struct host_order *o, int i)
+{
+	while (o->nout <= i) {
+		o->out[o->nout++] = o->heap[0];
+		o->heap[0] = o->heap[--o->nheap];
+		heap_down(o->heap, o->nheap, 0);
+	}
+	return o->out[i];
+}
+
+static void
+order_free(struct host_order *o)
+{
+	free(o->heap);
+	free(o->out);
+}
+
 /* Hosts leave the pulling list once served, and come back at its tail with
  * their next PULL: a round robin among equally loaded idle hosts. */
 void
@@ -433,72 +504,121 @@ sched_run(void)
 {
 	struct exechost *h;
 	struct served *sv;
+	struct host_order ho;
 	struct usage us;
+	struct window w = { NULL, 0, 0 };
 	int nsv = 0, total_free = 0, limit;
+	bool have_usage = false;
 	char why[160];
 
 	want = false;
 	if (TAILQ_EMPTY(&pulling_hosts))
 		return;
 	TAILQ_FOREACH(h, &pulling_hosts, pull_entry)
-		nsv++;
-	sv = xcalloc((size_t)nsv, sizeof *sv);
-	nsv = 0;
-	TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
-		if (h->disabled || h->lost)
-			continue;
-		sv[nsv] = (struct served){ h, json_array(), nsv, -1 };
-		total_free += h->pull_free;
-		nsv++;
-	}
-	qsort(sv, (size_t)nsv, sizeof *sv, served_cmp);
-	usage_load(&us);
+		if (!h->disabled && !h->lost) {
+			total_free += h->pull_free;
+			nsv++;
+		}
 	limit = total_free * 4 + 16;
+	sv = NULL;
 	for (;;) {
-		struct window w = { NULL, 0, limit < SCHED_WINDOW_MAX ? limit : SCHED_WINDOW_MAX };
-		bool unserved = false;
+		bool unserved = false, parallel = false;
+		int first = 0;
 
+		w = (struct window){ NULL, 0, limit < SCHED_WINDOW_MAX ? limit : SCHED_WINDOW_MAX };
 		w.c = xcalloc((size_t)w.cap, sizeof *w.c);
 		if (store_jobs_runnable(store, -1, w.cap, window_take, &w) < 0)
 			fatalx("cannot read runnable jobs");
+		/* Nothing to run: the hosts keep their PULLs, and nothing else
+		 * of the pass would have changed anything. */
+		if (w.n == 0)
+			break;
+		if (!sv) {
+			sv = xcalloc((size_t)nsv + 1, sizeof *sv);
+			nsv = 0;
+			TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
+				if (h->disabled || h->lost)
+					continue;
+				sv[nsv] = (struct served){ h, NULL, nsv, -1 };
+				nsv++;
+			}
+		}
+		if (!have_usage) {
+			usage_load(&us);
+			have_usage = true;
+		}
 		qsort(w.c, (size_t)w.n, sizeof *w.c, cand_cmp);
 		for (int i = 0; i < nsv; i++)
 			sv[i].resv = -1;
-		sched_parallel(sv, nsv, w.c, w.n, &us);
+		order_init(&ho, sv, nsv);
+		for (int k = 0; k < w.n && !parallel; k++)
+			parallel = JOB_PARALLEL(w.c[k].j) && !w.c[k].done;
+		if (parallel) {
+			/* sched_parallel hands out parts in host order: all of it. */
+			struct served *tmp = xcalloc((size_t)nsv + 1, sizeof *tmp);
+			for (int i = 0; i < nsv; i++)
+				tmp[i] = *order_at(&ho, i);
+			memcpy(sv, tmp, (size_t)nsv * sizeof *sv);
+			free(tmp);
+			for (int i = 0; i < nsv; i++)
+				ho.out[i] = &sv[i];
+			sched_parallel(sv, nsv, w.c, w.n, &us);
+		}
 		for (int i = 0; i < nsv; i++) {
+			struct served *s;
 			struct match_host m;
-			for (int k = 0; k < w.n && sv[i].h->pull_free > 0; k++) {
+
+			/* Every job of the window is placed or blocked: the
+			 * hosts left are unserved, as their own turns would find. */
+			while (first < w.n && w.c[first].done)
+				first++;
+			if (first == w.n) {
+				for (int r = i; r < nsv && !unserved; r++) {
+					s = order_at(&ho, r);
+					unserved = s->h->pull_free > 0 && s->resv < 0;
+				}
+				break;
+			}
+			s = order_at(&ho, i);
+			for (int k = first; k < w.n && s->h->pull_free > 0; k++) {
 				struct cand *c = &w.c[k];
 				const char *key = NULL;
 				if (c->done)
 					continue;
-				if (sv[i].resv >= 0 && k > sv[i].resv)
+				if (s->resv >= 0 && k > s->resv)
 					break;
 				if (usage_blocks(&us, c->q, c->j, why, sizeof why)) {
 					/* The same for every host: skip it for the pass. */
 					c->done = true;
 					continue;
 				}
-				host_view(sv[i].h, &m);
+				host_view(s->h, &m);
 				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
 					continue;
 				if (c->j->t_first) {
-					sched_tasks(&sv[i], c, &us);
+					sched_tasks(s, c, &us);
 					continue;
 				}
-				sched_dispatch(&sv[i], c->j, &us);
+				sched_dispatch(s, c->j, &us);
 				c->done = true;
 			}
-			if (sv[i].h->pull_free > 0 && sv[i].resv < 0)
+			if (s->h->pull_free > 0 && s->resv < 0)
 				unserved = true;
 		}
+		order_free(&ho);
 		window_free(&w);
+		w.c = NULL;
 		if (!unserved || w.n < w.cap || w.cap >= SCHED_WINDOW_MAX)
 			break;
 		limit = w.cap * 4;
 	}
-	usage_free(&us);
-	for (int i = 0; i < nsv; i++) {
+	if (w.c)
+		window_free(&w);
+	if (have_usage)
+		usage_free(&us);
+	for (int i = 0; sv && i < nsv; i++) {
+		if (!sv[i].jobs)
+			continue;
 		if (json_array_size(sv[i].jobs) == 0) {
 			json_decref(sv[i].jobs);
 			continue;
