@@ -176,6 +176,12 @@ void qstat_row_from_object(const json_t *job, struct qstat_row *r);
 struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
 void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
 void qstat_print_row(FILE *fp, const struct qstat_row *r);
+/* qstat -f: Grid Engine's full format.  A block per queue instance
+ * (QUEUE@HOST, from each host's "queues" in the HOSTS reply, by queue then
+ * host) with its running rows below it, then the pending rows under the
+ * PENDING JOBS banner; rows is a sorted listing whose running rows go to
+ * their queue instance (a parallel job's to its master host). */
+void qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */

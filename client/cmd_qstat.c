@@ -1,4 +1,4 @@
-/* cmd_qstat.c: qstat: the job table, one job's details (-j), or the jobs as JSON (--json). */
+/* cmd_qstat.c: qstat: the job table, the queue instances with their jobs (-f), one job's details (-j), or the jobs as JSON (--json). */
 #include "config.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@ static int qstat_run(int argc, char **argv);
 
 const struct cmd cmd_qstat = {
 	"qstat",
-	"qstat [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
+	"qstat [-f] [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
 	"       qstat -j job[,job]... [--json]\n"
 	"       qstat --cron [--json]\n",
 	qstat_run,
@@ -20,7 +20,7 @@ const struct cmd cmd_qstat = {
 
 /* Grid Engine options nowq does not show yet. */
 static const char *qstat_unsupported[] = {
-	"-f", "-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
+	"-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
 	"-qs", "-U", "-explain", "-ne", "-cb", "-sdv",
 };
 
@@ -213,6 +213,20 @@ show_jobs(char **lists, int nlists, bool as_json)
 	return rc;
 }
 
+/* qstat -f: the hosts and their queues from HOSTS; the jobs are the
+ * listing's rows, so -u, -s and who sees whose jobs are the table's. */
+static int
+show_full(const struct qstat_row *rows, size_t n)
+{
+	json_t *rep = client_request_ok(json_pack("{s:s}", "type", "HOSTS"), "");
+
+	if (!rep)
+		return 1;
+	qstat_print_full(stdout, json_object_get(rep, "hosts"), rows, n);
+	json_decref(rep);
+	return 0;
+}
+
 static bool
 is_unsupported(const char *a)
 {
@@ -230,7 +244,7 @@ qstat_run(int argc, char **argv)
 	size_t i;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
-	bool as_json = false, job_mode = false, cron_mode = false;
+	bool as_json = false, job_mode = false, cron_mode = false, full = false;
 	unsigned want = 0;
 	char states[4];
 	size_t n = 0;
@@ -245,6 +259,8 @@ qstat_run(int argc, char **argv)
 			as_json = true;
 		} else if (strcmp(a, "--cron") == 0) {
 			cron_mode = true;
+		} else if (strcmp(a, "-f") == 0) {
+			full = true;
 		} else if (strcmp(a, "-u") == 0) {
 			if (++k >= argc) {
 				client_errx("option \"-u\" needs a list of users");
@@ -281,6 +297,10 @@ qstat_run(int argc, char **argv)
 		rc = show_cron(as_json);
 		goto out;
 	}
+	if (full && as_json) {
+		client_errx("-f and --json do not go together (qhost --json gives the hosts)");
+		goto usage;
+	}
 	if (!want)
 		want = WANT_P | WANT_R;
 	if (want & (WANT_P | WANT_H))
@@ -314,11 +334,15 @@ qstat_run(int argc, char **argv)
 	} else {
 		rows = qstat_rows_from_reply(rep, &n);
 		n = sort_filter(rows, n, want);
-		qstat_print_table(stdout, rows, n);
+		if (full)
+			rc = show_full(rows, n);
+		else
+			qstat_print_table(stdout, rows, n);
 	}
 	free(rows);
 	json_decref(rep);
-	rc = 0;
+	if (!full)
+		rc = 0;
 out:
 	json_decref(users);
 	free(jlists);

@@ -10,6 +10,41 @@
 static struct exechost_list hosts = TAILQ_HEAD_INITIALIZER(hosts);
 struct exechost_list pulling_hosts = TAILQ_HEAD_INITIALIZER(pulling_hosts);
 
+/* Hosts by name: every event, usage walk and admission check looks hosts
+ * up by name, which a list makes O(hosts) each (a power-of-two table,
+ * doubled at a load of one). */
+static struct {
+	struct exechost **b;
+	size_t            cap, n;
+} htab;
+
+static size_t
+host_bucket(const char *name, size_t cap)
+{
+	return (size_t)hash_fnv1a64(name, strlen(name)) & (cap - 1);
+}
+
+static void
+htab_add(struct exechost *h)
+{
+	if (htab.n + 1 > htab.cap) {
+		size_t cap = htab.cap ? htab.cap * 2 : 256;
+		struct exechost **b = xcalloc(cap, sizeof *b);
+		for (size_t i = 0; i < htab.cap; i++)
+			for (struct exechost *x = htab.b[i], *next; x; x = next) {
+				next = x->hnext;
+				x->hnext = b[host_bucket(x->name, cap)];
+				b[host_bucket(x->name, cap)] = x;
+			}
+		free(htab.b);
+		htab.b = b;
+		htab.cap = cap;
+	}
+	h->hnext = htab.b[host_bucket(h->name, htab.cap)];
+	htab.b[host_bucket(h->name, htab.cap)] = h;
+	htab.n++;
+}
+
 /* When this master started: a host it has not heard from since is given
  * host_timeout from then, not from its last contact with a master that is gone. */
 static int64_t started_ms;
@@ -26,10 +61,19 @@ struct exechost *
 exechost_find(const char *name)
 {
 	struct exechost *h;
-	TAILQ_FOREACH(h, &hosts, entry)
+
+	if (!htab.cap)
+		return NULL;
+	for (h = htab.b[host_bucket(name, htab.cap)]; h; h = h->hnext)
 		if (strcmp(h->name, name) == 0)
 			return h;
 	return NULL;
+}
+
+size_t
+exechost_count(void)
+{
+	return htab.n;
 }
 
 struct exechost *
@@ -38,13 +82,22 @@ exechost_next(struct exechost *h)
 	return h ? TAILQ_NEXT(h, entry) : TAILQ_FIRST(&hosts);
 }
 
+/* Kept by name, as the database lists them: a host that registers while
+ * the master runs takes the place it will have after a restart. */
 static struct exechost *
 host_new(const char *name)
 {
-	struct exechost *h = xcalloc(1, sizeof *h);
+	struct exechost *h = xcalloc(1, sizeof *h), *x;
 	h->name = xstrdup(name);
 	h->disabled = qmod_host_disabled(name);
-	TAILQ_INSERT_TAIL(&hosts, h, entry);
+	TAILQ_FOREACH_REVERSE(x, &hosts, exechost_list, entry)
+		if (strcmp(x->name, name) < 0)
+			break;
+	if (x)
+		TAILQ_INSERT_AFTER(&hosts, x, h, entry);
+	else
+		TAILQ_INSERT_HEAD(&hosts, h, entry);
+	htab_add(h);
 	return h;
 }
 
@@ -79,6 +132,8 @@ void
 exechost_free_all(void)
 {
 	struct exechost *h;
+	free(htab.b);
+	memset(&htab, 0, sizeof htab);
 	while ((h = TAILQ_FIRST(&hosts)) != NULL) {
 		TAILQ_REMOVE(&hosts, h, entry);
 		host_attrs_clear(&h->attrs);
@@ -673,6 +728,7 @@ exechost_signal_job(const struct job *j, int sig)
 
 struct host_jobs_ctx {
 	int          used;
+	json_t      *qused;    /* queue name: slots used by its jobs here */
 	bool         suspended;
 	json_t      *jobs;     /* NULL: not wanted */
 	const char  *only;     /* NULL: everyone's, else this owner's */
@@ -685,6 +741,9 @@ host_jobs_one(void *arg, struct job *j)
 	json_t *o;
 
 	hc->used += j->slots > 0 ? j->slots : 1;
+	if (j->queue)
+		json_object_set_new(hc->qused, j->queue, json_integer(jint(hc->qused, j->queue, 0) +
+		    (j->slots > 0 ? j->slots : 1)));
 	if (j->suspended)
 		hc->suspended = true;
 	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
@@ -712,6 +771,23 @@ exechost_state(const struct exechost *h, bool suspended)
 	return h->idle ? "idle" : "busy";
 }
 
+/* The queues whose host set holds h now (qstat -f's queue instances), with
+ * the slots their jobs use there. */
+static json_t *
+host_queues_json(struct exechost *h, const json_t *qused)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < conf->nqueues; i++) {
+		const struct qm_queue *q = &conf->queues[i];
+		if (q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, hostlist_name_now, h))
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", q->disabled,
+		    "used", (json_int_t)jint(qused, q->name, 0)));
+	}
+	return a;
+}
+
 static int
 host_cmp(const void *a, const void *b)
 {
@@ -733,7 +809,7 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 	qsort(v, n, sizeof *v, host_cmp);
 	for (k = 0; k < n; k++) {
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
-		struct host_jobs_ctx hc = { 0, false, with_jobs ? json_array() : NULL, only_owner };
+		struct host_jobs_ctx hc = { 0, json_object(), false, with_jobs ? json_array() : NULL, only_owner };
 		const struct match_resv *r;
 		json_t *o;
 
@@ -756,6 +832,8 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		if ((r = resv_active_on(h)) != NULL)
 			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
 			    "owner", r->owner, "end", (json_int_t)r->end));
+		json_object_set_new(o, "queues", host_queues_json(h, hc.qused));
+		json_decref(hc.qused);
 		if (hc.jobs)
 			json_object_set_new(o, "jobs", hc.jobs);
 		json_array_append_new(list, o);

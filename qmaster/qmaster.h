@@ -173,8 +173,9 @@ const char *group_lookup(gid_t gid);
 
 /* exechost.c: exec hosts and their messages. */
 struct exechost {
-	TAILQ_ENTRY(exechost) entry;      /* all hosts */
+	TAILQ_ENTRY(exechost) entry;      /* all hosts, by name */
 	TAILQ_ENTRY(exechost) pull_entry; /* hosts with a PULL open */
+	struct exechost *hnext;           /* exechost_find's hash chain */
 	char        *name;
 	int          slots;
 	uid_t        uid;         /* the execd's uid: 0 runs anyone's jobs */
@@ -220,8 +221,10 @@ struct exechost *exechost_find(const char *name);
 /* The accounting row of an attempt that ended; ru NULL: no usage known. */
 struct job_rusage;
 void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
-/* Walks every host the master knows since it started: NULL gives the first. */
+/* Walks every host the master knows since it started, by name (the order
+ * of the database's hosts table): NULL gives the first. */
 struct exechost *exechost_next(struct exechost *h);
+size_t exechost_count(void);
 /* Every host for HOSTS, by name; with each one's jobs when with_jobs (only
  * only_owner's when not NULL). */
 json_t *exechost_list_json(bool with_jobs, const char *only_owner);

@@ -110,6 +110,12 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	pend=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y true)
 	wait_until 10 state_is "$in" r
 	qhost | grep "^$H1 " | grep -q "reserved (win by root until"
+	# qstat -f says the same on the queue instance, with no state letter
+	# (not u, not d): a reservation is no failure; the job is listed there.
+	qstat -f | grep "^all.q@$H1 " | grep -q "BP *0/1/1 .* reserved win by root until "
+	[ "$(qstat -f | awk -v q="all.q@$H1" '$1 == q { print $6 }')" = reserved ]
+	qstat -f -u '*' | sed -n "/^all.q@$H1 /,/^---/p" | grep -q "^ *$in .* nobody  *r "
+	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
 	[ "$(info "$pend")" = "" ] || [[ "$(info "$pend")" == *"busy"* ]]
 	# The job of someone else waits for the end.
 	[[ "$(info "$long")" == *"reserved for others (reservation win)"* ]]
@@ -132,15 +138,19 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 }
 
 @test "windows open and close across a qmaster restart" {
-	reserve -N rs -H "$H2" -s +4 -d 4
+	# Open from +4 to +14 s: long enough to be seen open after the restart
+	# on a loaded machine.
+	reserve -N rs -H "$H2" -s +4 -d 10
 	kill -9 "$(cat "$CLUSTER/qmaster/qmaster.pid")"
 	sleep 5
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 20 hosts_up_any
 	wait_until 10 reserve_state rs active
 	qhost | grep "^$H2 " | grep -q "reserved (rs"
-	wait_until 10 gone rs
+	qstat -f | grep "^all.q@$H2 " | grep -q "reserved rs by root until"
+	wait_until 20 gone rs
 	! qhost | grep "^$H2 " | grep -q reserved
+	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
 }
 
 hosts_up_any() { qhost | grep -q -w -e idle -e reserved; }
