@@ -16,23 +16,26 @@ static int log_lvl = LOG_LVL_INFO;
 static char *log_path;
 static FILE *log_fp;
 
-void
-log_init(const char *tag, int level, const char *path)
+static void
+log_set(const char *tag, int level, const char *path)
 {
 	log_tag = tag;
 	log_lvl = level;
 	free(log_path);
 	log_path = path ? xstrdup(path) : NULL;
+}
+
+void
+log_init(const char *tag, int level, const char *path)
+{
+	log_set(tag, level, path);
 	log_reopen();
 }
 
 void
 log_init_lazy(const char *tag, int level, const char *path)
 {
-	log_tag = tag;
-	log_lvl = level;
-	free(log_path);
-	log_path = path ? xstrdup(path) : NULL;
+	log_set(tag, level, path);
 	log_fp = NULL;   /* a FILE of the parent's, if any, is not ours */
 }
 
