@@ -19,6 +19,7 @@ sim_start() {
 	DIR=$(mktemp -d /tmp/nowq-bench.XXXXXX)
 	chmod 755 "$DIR"
 	trap sim_stop EXIT
+	trap 'exit 1' INT TERM
 	nowq start --dir "$DIR" --slots 1 >/dev/null 2>&1
 	nowq stop --dir "$DIR" >/dev/null 2>&1
 	sed -i 's/^managers *= *{\(.*\)}/managers    = {\1, "daemon"}/' "$DIR/qmaster.conf"

@@ -213,6 +213,57 @@ show_jobs(char **lists, int nlists, bool as_json)
 	return rc;
 }
 
+/* The brief listing a page at a time: a reply holds at most one frame
+ * (16 MiB), which a quarter of a million jobs outgrow.  The rows borrow
+ * their texts from the pages, which the caller frees after them; NULL
+ * pages when the master refused. */
+#define QSTAT_PAGE 20000
+
+static struct qstat_row *
+brief_pages(json_t *req, size_t *n, json_t **pages)
+{
+	struct qstat_row *rows = NULL;
+	int64_t after = 0, page = QSTAT_PAGE;
+	const char *env = getenv("NOWQ_QSTAT_PAGE");
+	char *end;
+
+	if (env && *env && ((page = strtoll(env, &end, 10)) < 1 || page > 100000 || *end)) {
+		client_warnx("NOWQ_QSTAT_PAGE=%s is not a number from 1 to 100000; using %d", env, QSTAT_PAGE);
+		page = QSTAT_PAGE;
+	}
+
+	*n = 0;
+	*pages = json_array();
+	json_object_set_new(req, "brief", json_true());
+	json_object_set_new(req, "limit", json_integer(page));
+	for (;;) {
+		json_t *rep, *next;
+		struct qstat_row *r;
+		size_t k;
+
+		json_object_set_new(req, "after", json_integer(after));
+		if ((rep = client_request_ok(json_incref(req), "")) == NULL) {
+			json_decref(*pages);
+			*pages = NULL;
+			break;
+		}
+		json_array_append_new(*pages, rep);
+		r = qstat_rows_from_reply(rep, &k);
+		if (k) {
+			rows = xrealloc(rows, (*n + k) * sizeof *rows);
+			memcpy(rows + *n, r, k * sizeof *r);
+			*n += k;
+		}
+		free(r);
+		next = json_object_get(rep, "next");
+		if (!json_is_integer(next) || json_integer_value(next) <= after)
+			break;
+		after = json_integer_value(next);
+	}
+	json_decref(req);
+	return rows;
+}
+
 /* qstat -f: the hosts and their queues from HOSTS; the jobs are the
  * listing's rows, so -u, -s and who sees whose jobs are the table's. */
 static int
@@ -239,7 +290,7 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req, *rep;
+	json_t *users = json_array(), *req, *rep, *pages = NULL;
 	struct qstat_row *rows;
 	size_t i;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
@@ -311,14 +362,26 @@ qstat_run(int argc, char **argv)
 		states[n++] = 'z';
 	states[n] = '\0';
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
-	if (!as_json)
-		json_object_set_new(req, "brief", json_true());
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
+	if (!as_json) {
+		rows = brief_pages(req, &n, &pages);
+		rc = pages ? 0 : 1;
+		if (pages) {
+			n = sort_filter(rows, n, want);
+			if (full)
+				rc = show_full(rows, n);
+			else
+				qstat_print_table(stdout, rows, n);
+		}
+		free(rows);
+		json_decref(pages);
+		goto out;
+	}
 	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
 	/* --json asks for whole job objects; the table, for brief rows. */
-	if (as_json) {
+	{
 		json_t *jobs = json_object_get(rep, "jobs");
 		json_t *shown = json_array(), *j;
 
@@ -331,18 +394,10 @@ qstat_run(int argc, char **argv)
 			json_array_append(shown, (json_t *)rows[i].obj);
 		client_print_json("jobs", shown);
 		json_decref(shown);
-	} else {
-		rows = qstat_rows_from_reply(rep, &n);
-		n = sort_filter(rows, n, want);
-		if (full)
-			rc = show_full(rows, n);
-		else
-			qstat_print_table(stdout, rows, n);
 	}
 	free(rows);
 	json_decref(rep);
-	if (!full)
-		rc = 0;
+	rc = 0;
 out:
 	json_decref(users);
 	free(jlists);

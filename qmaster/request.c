@@ -329,6 +329,8 @@ struct status_ctx {
 	struct jtext text;
 	int64_t     n;
 	bool        arrays_only;  /* pending rows read only for their running tasks */
+	int64_t     limit;        /* brief: jobs per page (0: all) */
+	int64_t     njobs, last;  /* brief: jobs listed, and the last one's id */
 };
 
 static bool
@@ -355,6 +357,11 @@ status_one(void *arg, struct job *j)
 	if (sc->arrays_only && j->state == JS_PENDING && !j->t_first)
 		return 0;
 	if (sc->brief) {
+		/* A page ends after whole jobs (an array's rows stay together). */
+		if (sc->limit && sc->njobs == sc->limit)
+			return 1;
+		sc->njobs++;
+		sc->last = j->id;
 		if (j->t_first) {
 			array_brief(j, &sc->text, &sc->n);
 			return 0;
@@ -433,7 +440,8 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false,
+	    jint(msg, "limit", 0), 0, 0 };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
 	json_t *ids, *users, *rep, *own = NULL, *mp;
@@ -455,6 +463,14 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		sc.arrays_only = true;
 	}
 	f.brief = sc.brief;
+	/* A listing a page at a time (brief only): jobs after the id "after",
+	 * at most "limit" of them; the reply says where to go on. */
+	f.after_id = jint(msg, "after", 0);
+	if (sc.limit < 0 || sc.limit > 100000 || f.after_id < 0 || ((sc.limit || f.after_id) && !sc.brief)) {
+		json_decref(sc.jobs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with brief"));
+		return;
+	}
 	if (!f.states) {
 		json_decref(sc.jobs);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
@@ -471,7 +487,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false, 0, 0, 0 }, j);
 				/* Computed when asked, not kept per pass: qstat -j is rare. */
 				if (sc.full) {
 					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
@@ -516,7 +532,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			size_t len;
 			char *text;
 
-			jt_lit(&sc.text, "]}");
+			jt_lit(&sc.text, "]");
+			if (sc.limit && sc.njobs == sc.limit) {
+				jt_lit(&sc.text, ",\"next\":");
+				jt_int(&sc.text, sc.last);
+			}
+			jt_lit(&sc.text, "}");
 			text = jt_steal(&sc.text, &len);
 			json_decref(sc.jobs);
 			json_decref(own);
