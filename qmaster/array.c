@@ -403,6 +403,41 @@ array_delete(struct conn *c, struct job *j, const struct task_range *only, char 
 	return buf;
 }
 
+/* Whether any task of p left the pending state. */
+bool
+array_started(const struct job *p)
+{
+	size_t n;
+	free(array_taken(p, p->t_first, &n));
+	return n > 0;
+}
+
+/* Fails every task of p still pending with why (its reservation ended):
+ * each gets a row, as qdel -t writes one, so the parent ends once the
+ * tasks that run (left to the reservation's end) have ended too. */
+void
+array_fail_pending(struct job *p, const char *why)
+{
+	struct task_range r = array_rest(p);
+	size_t ntaken, k = 0;
+	int *taken = array_taken(p, r.first, &ntaken);
+	int64_t at = now_ms();
+
+	qm_txn();
+	for (int64_t t = r.first; t <= r.last; t += r.step) {
+		while (k < ntaken && taken[k] < t)
+			k++;
+		if (k < ntaken && taken[k] == t)
+			continue;
+		struct job d = { .id = p->id, .task = (int)t, .state = JS_FAILED, .end_time = at,
+			.reason = (char *)why };
+		if (store_task_put(store, &d) < 0)
+			fatalx("cannot store the failure of task %lld.%lld", (long long)p->id, (long long)t);
+	}
+	free(taken);
+	array_check_end(p, true);
+}
+
 /* The pending tasks as Grid Engine writes them; "" when none are left. */
 static char *
 array_pending_text(const struct job *j)

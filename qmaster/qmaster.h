@@ -407,6 +407,8 @@ bool        array_sched_done(const struct array_sched *a);
 void        array_sched_close(struct array_sched *a);
 /* A task reached a final state: ends the parent after its last task. */
 void        array_task_ended(const struct job *t);
+bool        array_started(const struct job *p);
+void        array_fail_pending(struct job *p, const char *why);
 /* qdel of the whole array (only NULL) or of some of its tasks. */
 const char *array_delete(struct conn *c, struct job *j, const struct task_range *only,
     char *buf, size_t n, bool *ok);

@@ -274,8 +274,7 @@ collect_pending(void *arg, struct job *j)
 {
 	json_t *a = ((json_t **)arg)[0];
 	const char *name = json_string_value(((json_t **)arg)[1]);
-	/* An array whose tasks ran is left to end with them. */
-	if (!j->t_first && job_tied(j, name))
+	if (job_tied(j, name))
 		json_array_append_new(a, json_integer(j->id));
 	return 0;
 }
@@ -293,11 +292,19 @@ fail_pending(struct resv *r)
 		struct job *j = store_job_get(store, json_integer_value(v), false);
 		if (!j)
 			continue;
+		char *why = xasprintf("reservation ended: %s", r->m.name);
+		if (j->t_first && array_started(j)) {
+			/* Its tasks that ran keep their own ends. */
+			array_fail_pending(j, why);
+			free(why);
+			job_free(j);
+			continue;
+		}
 		qm_txn();
 		j->state = JS_FAILED;
 		j->end_time = now_ms();
 		free(j->reason);
-		j->reason = xasprintf("reservation ended: %s", r->m.name);
+		j->reason = why;
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		acct_record(j, ACCT_FAILED_BEFORE, NULL);

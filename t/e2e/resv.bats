@@ -98,8 +98,8 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 
 @test "inside a reservation: -ar jobs of its users run there, others wait; h_rt guard; the end kills and fails" {
 	cd "$WORK"
-	reserve -N win -H "$H1" -s +3 -d 8 -u nobody
-	# The window is 3 s away: a job with no h_rt would run into it, so
+	reserve -N win -H "$H1" -s +6 -d 15 -u nobody
+	# The window is 6 s away (room for a loaded machine): a job with no h_rt would run into it, so
 	# it does not start on H1; one with a short limit does.
 	id -u daemon >/dev/null 2>&1 || skip "no user daemon on this machine"
 	long=$(as_daemon qsub -terse -cwd -o /dev/null -j y -l "hosts=$H1" -b y true)
@@ -121,7 +121,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	[[ "$(info "$long")" == *"reserved for others (reservation win)"* ]]
 	run qsub -terse -ar win -b y true
 	[ "$status" -eq 0 ]     # root is its owner
-	wait_until 20 job_finished "$in"
+	wait_until 30 job_finished "$in"
 	[ "$(job_field "$in" "error reason    1")" = "reservation win ended" ] ||
 	    qacct -j "$in" | grep -q "reservation win ended"
 	wait_until 20 job_finished "$long"
@@ -137,10 +137,29 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	qacct -j "$id" | grep -q "reservation ended: soon"
 }
 
+task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == t { f = 1 } END { exit !f }'; }
+
+@test "arrays tied to a reservation: at its end the running task is killed, pending tasks and unstarted arrays fail" {
+	reserve -N arr -H "$H3" -d 60
+	ran=$(qsub -terse -ar arr -t 1-3 -tc 1 -o /dev/null -j y -b y sleep 60)
+	ran=${ran%%.*}
+	held=$(qsub -terse -h -ar arr -t 1-2 -o /dev/null -j y -b y true)
+	held=${held%%.*}
+	wait_until 10 task_runs "$ran" 1
+	unreserve arr
+	wait_until 20 job_finished "$ran"
+	wait_until 10 job_finished "$held"
+	qstat -j "$ran" > "$BATS_TEST_TMPDIR/ran"
+	grep -q "3 of 3 tasks failed" "$BATS_TEST_TMPDIR/ran"
+	qacct -j "$ran" | grep -q "reservation arr ended"
+	[ "$(job_field "$held" reason)" = "reservation ended: arr" ] ||
+	    qstat -j "$held" | grep -q "reservation ended: arr"
+}
+
 @test "windows open and close across a qmaster restart" {
-	# Open from +4 to +14 s: long enough to be seen open after the restart
-	# on a loaded machine.
-	reserve -N rs -H "$H2" -s +4 -d 10
+	# Open from +4 to +29 s: long enough to be seen open after the restart
+	# on a loaded machine (10 s was not, at a load average of 16).
+	reserve -N rs -H "$H2" -s +4 -d 25
 	kill -9 "$(cat "$CLUSTER/qmaster/qmaster.pid")"
 	sleep 5
 	nowq start --dir "$CLUSTER" >/dev/null
@@ -148,7 +167,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	wait_until 10 reserve_state rs active
 	qhost | grep "^$H2 " | grep -q "reserved (rs"
 	qstat -f | grep "^all.q@$H2 " | grep -q "reserved rs by root until"
-	wait_until 20 gone rs
+	wait_until 40 gone rs
 	! qhost | grep "^$H2 " | grep -q reserved
 	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
 }
