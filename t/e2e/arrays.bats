@@ -139,8 +139,8 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[[ "$output" == *"dependency never satisfied: $c failed"* ]]
 }
 
-@test "a 100000-task array is submitted and deleted quickly and costs one row" {
-	start=$(date +%s%N)
+# How fast is bench/bulksub's to say; this test counts rows.
+@test "a 100000-task array is submitted and deleted and costs one row" {
 	id=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-100000 -b y true)")
 	[ "$(lines_of "$id")" = "hqw 1-100000:1" ]
 	[ "$(tasks_rows "$id")" -eq 0 ]
@@ -154,8 +154,6 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	qdel "$id2" -t 1-100000
 	wait_until 10 job_finished "$id2"
 	[ "$(tasks_rows "$id2")" -eq 0 ]
-	end=$(date +%s%N)
-	[ $(( (end - start) / 1000000 )) -lt 5000 ]
 }
 
 @test "kill -9 of execd while tasks run: their ends still reach the master" {
@@ -211,7 +209,7 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 }
 
 @test "tasks interleave with other jobs by priority: a later, higher job runs before the rest of the array" {
-	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep 1')")
+	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep 4')")
 	wait_until 20 running_task "$a" 4
 	b=$(q -o /dev/null -e /dev/null -p 100 -b y sh -c "echo \"\$(date +%s%N) b\" >> $WORK/order")
 	wait_until 30 job_finished "$a"

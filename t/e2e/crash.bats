@@ -51,12 +51,13 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 }
 
 @test "kill -9 of execd while a job runs: the job goes on and its exit status reaches the master" {
-	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 2; exit 7')
+	# 6 s: long enough to be seen running after the kill on a loaded machine.
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 6; exit 7')
 	wait_until 20 state_is "$id" r
 	kill -9 "$(execd_pid)"
 	sleep 0.5
 	# The job is still running without its execd.
-	pgrep -f "sleep 2" >/dev/null
+	pgrep -f "sleep 6" >/dev/null
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	[ "$(job_field "$id" exit_status)" = 7 ]

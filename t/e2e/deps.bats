@@ -23,7 +23,8 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 }
 
 @test "-hold_jid waits for the end whatever the exit status, and qstat -j says what for" {
-	a=$(q -b y sh -c 'sleep 1; exit 1')
+	# a runs 4 s, so b is seen waiting even when the machine is slow.
+	a=$(q -b y sh -c 'sleep 4; exit 1')
 	b=$(q -hold_jid "$a" -b y true)
 	state_is "$b" hqw
 	run qstat -j "$b"
@@ -81,7 +82,7 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 }
 
 @test "-W depend=after starts once the other job started" {
-	a=$(q -b y sleep 3)
+	a=$(q -b y sleep 10)
 	b=$(q -W depend=after:"$a" -b y true)
 	wait_until 20 job_finished "$b"
 	state_is "$a" r
@@ -104,7 +105,7 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 }
 
 @test "qsub -a waits for its start time, shown as qw with the time in qstat -j" {
-	when=$(date -d '+3 seconds' +%Y%m%d%H%M.%S)
+	when=$(date -d '+6 seconds' +%Y%m%d%H%M.%S)
 	a=$(q -a "$when" -b y true)
 	state_is "$a" qw
 	[[ "$(qstat -j "$a")" == *"execution_time:"* ]]

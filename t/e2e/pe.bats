@@ -56,6 +56,7 @@ teardown_file() {
 # qsub of part.sh with these options; prints the job id.
 part_job() { qsub -terse -o /dev/null -e /dev/null -v WORK_DIR="$WORK" "$@" "$WORK/part.sh"; }
 info() { qstat -j "$1" | sed -n 's/^scheduling info: *//p'; }
+info_has() { [[ "$(info "$1")" == *"$2"* ]]; }
 parts_started() { [ "$(ls "$WORK/$1"/pid.* 2>/dev/null | wc -l)" -eq "$2" ]; }
 # wait_parts ID N: waits for N parts to have started; on a timeout shows why.
 wait_parts() {
@@ -182,7 +183,7 @@ all_gone() {
 }
 
 @test "a parallel job holds idle hosts until all its slots are free at once" {
-	busy=$(qsub -terse -o /dev/null -j y -l "hosts=$H1" -b y sleep 3)
+	busy=$(qsub -terse -o /dev/null -j y -l "hosts=$H1" -b y sleep 8)
 	wait_until 10 state_is "$busy" r
 	id=$(part_job -pe mpi 3)
 	later=$(qsub -terse -o /dev/null -j y -b y true)
@@ -190,7 +191,7 @@ all_gone() {
 	# H2 and H3 are idle but held for the parallel job, ahead of the later serial one.
 	[ "$(job_state "$id")" = qw ]
 	[ "$(job_state "$later")" = qw ]
-	[[ "$(info "$id")" == *"waits for 3 slots at once"* ]]
+	wait_until 10 info_has "$id" "waits for 3 slots at once"
 	wait_until 30 job_finished "$id"
 	[ "$(ls "$WORK/$id"/env.* | wc -l)" -eq 3 ]
 	wait_until 20 job_finished "$later"

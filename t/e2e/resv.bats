@@ -31,6 +31,7 @@ as_daemon() {
 }
 
 info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
+info_has() { [[ "$(info "$1")" == *"$2"* ]]; }
 ran_on() { wait_until 20 job_finished "$1" && cat "$WORK/where.$1"; }
 where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $HOSTNAME'; }
 
@@ -98,14 +99,13 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 
 @test "inside a reservation: -ar jobs of its users run there, others wait; h_rt guard; the end kills and fails" {
 	cd "$WORK"
-	reserve -N win -H "$H1" -s +6 -d 15 -u nobody
-	# The window is 6 s away (room for a loaded machine): a job with no h_rt would run into it, so
+	reserve -N win -H "$H1" -s +10 -d 15 -u nobody
+	# The window is 10 s away (room for a loaded machine): a job with no h_rt would run into it, so
 	# it does not start on H1; one with a short limit does.
 	id -u daemon >/dev/null 2>&1 || skip "no user daemon on this machine"
 	long=$(as_daemon qsub -terse -cwd -o /dev/null -j y -l "hosts=$H1" -b y true)
-	sleep 1
+	wait_until 8 info_has "$long" "has a reservation (win) that the job's wall-clock limit"
 	state_is "$long" qw
-	[[ "$(info "$long")" == *"has a reservation (win) that the job's wall-clock limit"* ]]
 	in=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y sleep 60)
 	pend=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y true)
 	wait_until 10 state_is "$in" r

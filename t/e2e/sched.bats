@@ -81,7 +81,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 }
 
 @test "max_running: the second job waits with the reason, then runs" {
-	a=$(qsub -terse -q one.q -b y sleep 3)
+	a=$(qsub -terse -q one.q -b y sleep 8)
 	b=$(qsub -terse -q one.q -b y true)
 	wait_until 20 state_is "$a" r
 	sleep 0.5
@@ -91,7 +91,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 }
 
 @test "max_running_per_user: a user's second job waits" {
-	a=$(qsub -terse -q user.q -b y sleep 3)
+	a=$(qsub -terse -q user.q -b y sleep 8)
 	b=$(qsub -terse -q user.q -b y true)
 	wait_until 20 state_is "$a" r
 	sleep 0.5
@@ -103,7 +103,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 @test "queue priority comes before submission order" {
 	cd "$WORK"
 	rm -f order
-	blocker=$(qsub -terse -l "hosts=$H1" -b y sleep 2)
+	blocker=$(qsub -terse -l "hosts=$H1" -b y sleep 8)
 	wait_until 20 state_is "$blocker" r
 	low=$(qsub -terse -cwd -o /dev/null -j y -l "hosts=$H1" -b y sh -c "echo low >> $WORK/order")
 	high=$(qsub -terse -cwd -o /dev/null -j y -q hi.q -l "hosts=$H1" -b y sh -c "echo high >> $WORK/order")
@@ -115,7 +115,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 @test "job priority (-p) comes before submission order within a queue" {
 	cd "$WORK"
 	rm -f order
-	blocker=$(qsub -terse -l "hosts=$H1" -b y sleep 2)
+	blocker=$(qsub -terse -l "hosts=$H1" -b y sleep 8)
 	wait_until 20 state_is "$blocker" r
 	low=$(qsub -terse -cwd -o /dev/null -j y -l "hosts=$H1" -b y sh -c "echo first >> $WORK/order")
 	high=$(qsub -terse -cwd -o /dev/null -j y -p -1 -l "hosts=$H1" -b y sh -c "echo lowprio >> $WORK/order")
