@@ -248,6 +248,7 @@ struct job_req {
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
 	char     *ar;            /* qsub -ar: the reservation the job runs in */
+	int       slots;         /* slots=N: the job's N slots all on one host; 0: not asked */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);
