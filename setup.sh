@@ -1,6 +1,6 @@
 #!/bin/sh
 # setup.sh: installs what nowq needs (Debian packages, as root or with sudo) and builds it with autotools.
-# Usage: ./setup.sh [configure options...]   (the build goes to ./_build)
+# Usage: ./setup.sh [configure options...]   (the build goes to ./_build, or to $NOWQ_BUILD_DIR)
 set -eu
 cd "$(dirname "$0")"
 
@@ -23,11 +23,14 @@ if [ -n "$missing" ]; then
 fi
 
 [ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null
-mkdir -p _build
-cd _build
+# test.sh builds a second, fuzzing tree beside the first.
+top=$(pwd)
+build=${NOWQ_BUILD_DIR:-_build}
+mkdir -p "$build"
+cd "$build"
 want="$*"
 if [ ! -f Makefile ] || [ "$(cat .configured-with 2>/dev/null)" != "$want" ]; then
-	../configure -q "$@"
+	"$top/configure" -q "$@"
 	echo "$want" > .configured-with
 fi
 make -j"$(nproc)" >/dev/null

@@ -16,4 +16,27 @@ fi
 cd _build
 # Tests report through TAP; a failing test must not stop the summary.
 make -j"$(nproc)" check >/dev/null 2>&1 || true
-../t/summary .
+cd ..
+# Then the fuzzers themselves, each for FUZZ_SECONDS from its committed
+# corpus, in a second tree built by clang (setup.sh installs it): one TAP
+# result per target.  New inputs stay in that tree (git ignores it); a crash
+# fails its target and leaves its input in _build-fuzz/t/fuzz/crash-TARGET-*.
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+case $FUZZ_SECONDS in
+*[!0-9]* | "") echo "test.sh: FUZZ_SECONDS must be a number of seconds (0: no fuzzing), not \"$FUZZ_SECONDS\"" >&2; exit 2 ;;
+esac
+trees=_build
+if [ "$FUZZ_SECONDS" -gt 0 ]; then
+	trees="$trees _build-fuzz"
+	# A tree without results counts as a failure in t/summary, so a
+	# fuzzing build that fails is not taken for a pass from an old run.
+	rm -f _build-fuzz/t/fuzz/run.trs _build-fuzz/t/fuzz/run.log
+	if NOWQ_BUILD_DIR=_build-fuzz ./setup.sh --enable-fuzzing >/dev/null; then
+		# Only the fuzz run: the rest of the suite ran in _build.
+		(cd _build-fuzz && make -j"$(nproc)" check TESTS=t/fuzz/run check_PROGRAMS= \
+			FUZZ_CHECK_SECONDS="$FUZZ_SECONDS" >/dev/null 2>&1) || true
+	else
+		echo "test.sh: the fuzzing build (_build-fuzz) failed" >&2
+	fi
+fi
+t/summary $trees

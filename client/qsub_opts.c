@@ -782,7 +782,18 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 	char *name = o->name ? xstrdup(o->name) : qsub_default_name(o);
 	char *cwd = NULL, **env = NULL;
 	const char *bad = NULL;
+	int slots = o->slots;
 
+	/* -l slots=N is the job's slot count, on one host; -pe and -n say
+	 * how many slots and where in their own way. */
+	if (o->req.slots) {
+		if (o->pe || (o->slots && o->slots != o->req.slots)) {
+			snprintf(err, errlen, "-l slots=%d asks for %d slots on one host; give it or %s, not both",
+			    o->req.slots, o->req.slots, o->pe ? "-pe" : "-n");
+			goto fail;
+		}
+		slots = o->req.slots;
+	}
 	if (o->binary == 1) {
 		if (!o->operands || !o->operands[0]) {
 			snprintf(err, errlen, "-b y needs a command");
@@ -841,8 +852,8 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		snprintf(err, errlen, "the parallel environment name is not UTF-8 text");
 		goto fail;
 	}
-	if (o->slots)
-		json_object_set_new(job, "slots", json_integer(o->slots));
+	if (slots)
+		json_object_set_new(job, "slots", json_integer(slots));
 	if (o->t_first) {
 		json_object_set_new(job, "t_first", json_integer(o->t_first));
 		json_object_set_new(job, "t_last", json_integer(o->t_last));

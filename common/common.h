@@ -150,6 +150,14 @@ void    auth_nonce(char *buf, size_t n);
 int64_t auth_peercred_uid(int fd);
 /* The uid owning the other end of a loopback TCP connection, or -1. */
 int64_t auth_loopback_peer_uid(int fd);
+/* Its two ways, by the connection's ends as getpeername and getsockname
+ * give them (exported for t/unit/test_auth.c): the kernel's sock_diag for
+ * that one socket (AUTH_UID_UNKNOWN when netlink cannot answer), and the
+ * scan of /proc/net/tcp or tcp6.  Both -1 when no such socket exists. */
+#define AUTH_UID_UNKNOWN    (-2)
+struct sockaddr_storage;
+int64_t auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
+int64_t auth_peer_uid_proc(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
 
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
@@ -248,6 +256,7 @@ struct job_req {
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
 	char     *ar;            /* qsub -ar: the reservation the job runs in */
+	int       slots;         /* slots=N: the job's N slots all on one host; 0: not asked */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);

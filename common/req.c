@@ -96,7 +96,7 @@ bool
 req_empty(const struct job_req *r)
 {
 	return !r->mem && !r->arch && !r->keys && !r->hosts && !r->exclusive && !r->ar &&
-	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem;
+	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem && !r->slots;
 }
 
 static int
@@ -149,9 +149,14 @@ req_apply(struct job_req *r, const char *name, const char *v, char *err, size_t 
 {
 	int64_t *size = NULL, *secs = NULL;
 
-	if (strcmp(name, "mem") == 0 || strcmp(name, "mem_total") == 0)
+	/* Workflow tools written for Grid Engine (Nextflow, Snakemake's
+	 * profiles) ask for memory as mem_free and h_rss.  nowq has one
+	 * request against a host's memory and one hard limit (a cgroup's
+	 * memory.max counts resident memory, so h_rss is that limit). */
+	if (strcmp(name, "mem") == 0 || strcmp(name, "mem_total") == 0 ||
+	    strcmp(name, "mem_free") == 0)
 		size = &r->mem;
-	else if (strcmp(name, "h_vmem") == 0)
+	else if (strcmp(name, "h_vmem") == 0 || strcmp(name, "h_rss") == 0)
 		size = &r->h_vmem;
 	else if (strcmp(name, "h_rt") == 0)
 		secs = &r->h_rt;
@@ -175,6 +180,21 @@ req_apply(struct job_req *r, const char *name, const char *v, char *err, size_t 
 			return req_fail(err, errlen, "-l %s needs a value", name);
 		free(*dst);
 		*dst = xstrdup(v);
+		return 0;
+	}
+	/* Grid Engine's -l slots=N: N slots, all on one host (as a PE with
+	 * allocation_rule $pe_slots would give them). */
+	if (strcmp(name, "slots") == 0) {
+		char *end;
+		long n;
+		if (!v || !*v)
+			return req_fail(err, errlen, "-l slots needs a number of slots");
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno || *end || *v < '0' || *v > '9' || n < 1 || n > JOB_MAX_SLOTS)
+			return req_fail(err, errlen, "-l slots=%s: not a number of slots from 1 to %d",
+			    v, JOB_MAX_SLOTS);
+		r->slots = (int)n;
 		return 0;
 	}
 	if (strcmp(name, "exclusive") == 0 || strcmp(name, "excl") == 0) {
@@ -260,6 +280,8 @@ req_to_json(const struct job_req *r)
 		json_object_set_new(o, "h_cpu", json_integer(r->h_cpu));
 	if (r->h_vmem)
 		json_object_set_new(o, "h_vmem", json_integer(r->h_vmem));
+	if (r->slots)
+		json_object_set_new(o, "slots", json_integer(r->slots));
 	return o;
 }
 
@@ -302,6 +324,14 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 		r->hosts = xstrdup(json_string_value(v));
 	if ((v = json_object_get(o, "ar")))
 		r->ar = xstrdup(json_string_value(v));
+	if ((v = json_object_get(o, "slots"))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > JOB_MAX_SLOTS) {
+			*why = "the requested slots are not a number of slots";
+			return -1;
+		}
+		r->slots = (int)json_integer_value(v);
+	}
 	if ((v = json_object_get(o, "exclusive"))) {
 		if (!json_is_boolean(v)) {
 			*why = "the exclusive request is not true or false";

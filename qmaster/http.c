@@ -146,15 +146,24 @@ static const struct {
 	{ "finished", 1u << JS_DONE | 1u << JS_FAILED | 1u << JS_DELETED },
 };
 
+/* Jobs by state, one query for all (the page polls it); zeros when the
+ * database cannot answer, which the master has logged. */
+static void
+job_state_counts(int64_t n[JS_DELETED + 1])
+{
+	if (store_jobs_count_by_state(store, n) < 0)
+		memset(n, 0, (JS_DELETED + 1) * sizeof n[0]);
+}
+
 static json_t *
 job_counts(void)
 {
 	json_t *o = json_object();
+	int64_t n[JS_DELETED + 1];
 
-	for (int s = JS_PENDING; s <= JS_DELETED; s++) {
-		int64_t n = store_jobs_count(store, 1u << s);
-		json_object_set_new(o, job_state_name((enum job_state)s), json_integer(n < 0 ? 0 : n));
-	}
+	job_state_counts(n);
+	for (int s = JS_PENDING; s <= JS_DELETED; s++)
+		json_object_set_new(o, job_state_name((enum job_state)s), json_integer(n[s]));
 	return o;
 }
 
@@ -311,14 +320,14 @@ metrics(struct evhttp_request *req)
 	json_t *hosts = exechost_list_json(false, NULL), *h;
 	static const char *const host_states[] = { "idle", "busy", "suspended", "disabled", "unknown" };
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	int64_t jobs[JS_DELETED + 1];
 	size_t i;
 
 	evbuffer_add_printf(b, "# HELP nowq_jobs Jobs in the database by state.\n# TYPE nowq_jobs gauge\n");
-	for (int s = JS_PENDING; s <= JS_DELETED; s++) {
-		int64_t n = store_jobs_count(store, 1u << s);
+	job_state_counts(jobs);
+	for (int s = JS_PENDING; s <= JS_DELETED; s++)
 		evbuffer_add_printf(b, "nowq_jobs{state=\"%s\"} %lld\n", job_state_name((enum job_state)s),
-		    (long long)(n < 0 ? 0 : n));
-	}
+		    (long long)jobs[s]);
 	evbuffer_add_printf(b, "# HELP nowq_hosts Execution hosts by state.\n# TYPE nowq_hosts gauge\n");
 	for (size_t k = 0; k < sizeof host_states / sizeof host_states[0]; k++) {
 		int n = 0;

@@ -28,7 +28,10 @@ int
 pe_job_rule(const struct job *j)
 {
 	const struct qm_pe *pe = j->pe ? conf_pe(conf, j->pe) : NULL;
-	return pe ? pe->rule : PE_ROUND_ROBIN;
+	/* Without a PE, -l slots=N packs the slots on one host, -n spreads them. */
+	if (pe)
+		return pe->rule;
+	return j->req.slots ? PE_PE_SLOTS : PE_ROUND_ROBIN;
 }
 
 char *

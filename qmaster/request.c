@@ -980,6 +980,10 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 			snprintf(buf, n, "%s", why);
 			return buf;
 		}
+		/* qalter -l replaces the request, but not where the job's slots
+		 * go: those of -l slots=N stay on one host. */
+		if (!req.slots)
+			req.slots = j->req.slots;
 		req_clear(&j->req);
 		j->req = req;
 	}

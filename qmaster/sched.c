@@ -707,6 +707,13 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	bool check;
 
 	assert(q);
+	/* -l slots=N is the job's own slot count (qsub sends both); qalter
+	 * cannot change a job's slots. */
+	if (j->req.slots && (j->pe || j->req.slots != j->slots)) {
+		snprintf(err, n, "job rejected: -l slots=%d does not match the job's %d slots%s",
+		    j->req.slots, j->slots, j->pe ? " of its parallel environment" : "");
+		return -1;
+	}
 	if (!queue_allows(q, j, u)) {
 		snprintf(err, n, "job rejected: user %s may not submit jobs to queue %s", j->owner, q->name);
 		return -1;
@@ -775,7 +782,7 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 			pe_rule_name(rule, sizeof rule, pe_job_rule(j));
 			snprintf(err, n, "error: no suitable queues. Reason: cannot run in PE \"%s\" because "
 			    "%d host%s can run a part of it and it needs %d slots (allocation_rule %s)",
-			    j->pe ? j->pe : "-n", nh, nh == 1 ? "" : "s", j->slots, rule);
+			    j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", nh, nh == 1 ? "" : "s", j->slots, rule);
 			free(tot);
 			free(out);
 			goto out;
@@ -843,7 +850,7 @@ parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, 
 	pe_rule_name(rule, sizeof rule, pe_job_rule(j));
 	if (pe_alloc(pe_job_rule(j), j->slots, tot, nh, out) == 0)
 		snprintf(buf, n, "cannot run in PE \"%s\": it needs %d slots (allocation_rule %s) and only "
-		    "%d connected host%s can run a part of it", j->pe ? j->pe : "-n", j->slots, rule,
+		    "%d connected host%s can run a part of it", j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", j->slots, rule,
 		    ever, ever == 1 ? "" : "s");
 	else if (pe_alloc(pe_job_rule(j), j->slots, fr, nh, out) == 0)
 		snprintf(buf, n, "parallel job waits for %d slots at once (allocation_rule %s): %d idle "

@@ -59,6 +59,8 @@ int store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb c
 /* Removes finished jobs whose end_time is before before_ms; returns how many. */
 int store_jobs_purge_finished(struct store *st, int64_t before_ms);
 int64_t store_jobs_count(struct store *st, unsigned states);
+/* Jobs by state in one query: counts[s] for each state s; 0 or -1. */
+int store_jobs_count_by_state(struct store *st, int64_t counts[JS_DELETED + 1]);
 
 /* Array tasks: a row per task that left the pending state (the pending
  * ones are the job's range minus its rows).  A task view is the job's

@@ -319,7 +319,7 @@ enum stmt_id {
 	S_META_GET, S_META_SET, S_META_DEL,
 	S_SCRIPT_FIND, S_SCRIPT_ADD, S_SCRIPT_GC,
 	S_JOB_INSERT, S_JOB_UPDATE, S_JOB_GET, S_JOB_GET_FULL, S_JOB_DELETE,
-	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES,
+	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES, S_COUNT_BY_STATE,
 	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
 	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
 	S_ACCT_LAST,
@@ -373,6 +373,7 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_PURGE] = "DELETE FROM jobs WHERE state >= 3 AND end_time < ?1 RETURNING script_hash",
 	[S_COUNT_ALL] = "SELECT count(*) FROM jobs",
 	[S_COUNT_STATES] = "SELECT count(*) FROM jobs WHERE state IN (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_COUNT_BY_STATE] = "SELECT state, count(*) FROM jobs GROUP BY state",
 	[S_ACCT_INSERT] = "INSERT OR REPLACE INTO accounting (" ACCT_INSERT_COLS
 	    ") VALUES (" ACCT_INSERT_PARAMS ")",
 	/* Each walks one index in (end_time, id) order, so a page after the
@@ -1698,6 +1699,33 @@ store_jobs_count(struct store *st, unsigned states)
 		store_fail(st, "cannot count jobs");
 	stmt_give(s, own);
 	return n;
+}
+
+int
+store_jobs_count_by_state(struct store *st, int64_t counts[JS_DELETED + 1])
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	for (int i = 0; i <= JS_DELETED; i++)
+		counts[i] = 0;
+	if (!(s = stmt_take(st, S_COUNT_BY_STATE, &own)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int state = sqlite3_column_int(s, 0);
+		/* A state no build wrote (a damaged row) is counted nowhere,
+		 * as the query per state did. */
+		if (state >= 0 && state <= JS_DELETED)
+			counts[state] = sqlite3_column_int64(s, 1);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "cannot count jobs");
+		stmt_give(s, own);
+		return -1;
+	}
+	stmt_give(s, own);
+	return 0;
 }
 
 /* Accounting. */

@@ -33,12 +33,6 @@ setup() {
 	[ -z "$NOWQ_SKIP" ] || skip "$NOWQ_SKIP"
 }
 
-as() {
-	local u=$1
-	shift
-	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$@"
-}
-
 # Root's pending (held) jobs and a cron entry, for the walk to try to touch.
 roots_things() {
 	local ids="" i
@@ -85,28 +79,28 @@ roots_things() {
 }
 
 @test "qconf -reload is for managers only" {
-	run as nobody qconf -reload
+	run as_user nobody qconf -reload
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"nobody must be manager"* ]]
-	run as daemon qconf -reload
+	run as_user daemon qconf -reload
 	[ "$status" -ne 0 ]
 	run qconf -reload
 	[ "$status" -eq 0 ]
 }
 
 @test "show_all_jobs = false shows users only their own jobs; operators and managers see all" {
-	mine=$(cd / && as nobody qsub -terse -h -o /dev/null -e /dev/null -b y true)
+	mine=$(as_user nobody qsub -terse -h -o /dev/null -e /dev/null -b y true)
 	theirs=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
 	# The default (true) is Grid Engine's: everyone sees everyone's.
-	as nobody qstat | awk '{ print $1 }' | grep -qx "$theirs"
+	as_user nobody qstat | awk '{ print $1 }' | grep -qx "$theirs"
 	printf 'show_all_jobs = false\n' >> "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null
-	run as nobody qstat
+	run as_user nobody qstat
 	[[ "$output" == *"$mine"* ]]
 	! awk '{ print $1 }' <<<"$output" | grep -qx "$theirs"
-	run as nobody qstat -j "$theirs"
+	run as_user nobody qstat -j "$theirs"
 	[ "$status" -ne 0 ]
-	as daemon qstat | awk '{ print $1 }' | grep -qx "$theirs"
+	as_user daemon qstat | awk '{ print $1 }' | grep -qx "$theirs"
 	qstat | awk '{ print $1 }' | grep -qx "$mine"
 	sed -i '/^show_all_jobs = false$/d' "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# compat.bats: the Grid Engine formats workflow tools parse (qsub -terse, qstat's columns, qstat -j and qacct -j keys, #$ directives, -cwd -V -N -o -e -j), read the way those tools read them.
+# compat.bats: the Grid Engine formats workflow tools parse (qsub -terse, qstat's columns, qstat -j and qacct -j keys, #$ directives, -cwd -V -N -o -e -j, Nextflow's -l h_rss, mem_free and slots), read the way those tools read them.
 
 load helpers
 
@@ -160,4 +160,66 @@ SCRIPT
 	run qsub -sync y -o /dev/null -e /dev/null -b y sh -c 'exit 4'
 	[ "$status" -eq 4 ]
 	[[ "${lines[-1]}" =~ ^Job\ [0-9]+\ exited\ with\ exit\ code\ 4\.$ ]]
+}
+
+# What Nextflow's sge executor writes for a task's memory and cpus.
+@test "Nextflow's -l h_rss= (the memory limit), -l mem_free= (host memory) and -l slots=N (N slots on one host)" {
+	cluster_stop
+	EXECDS=2 SLOTS=2 cluster_start
+	nowq stop --dir "$CLUSTER" >/dev/null
+	ini_name() { awk -F' *= *' '$1 == "name" { print $2 }' "$CLUSTER/execd-$1.ini"; }
+	H1=$(ini_name 1)
+	H2=$(ini_name 2)
+	printf 'memory = 8G\n' >> "$CLUSTER/execd-1.ini"
+	printf 'memory = 2G\n' >> "$CLUSTER/execd-2.ini"
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 sh -c "[ \$(qhost | grep -c -e '$H1' -e '$H2') -ge 2 ]"
+	host_of() { qstat -j "$1" | awk '$1 == "exec_host_list" { sub(/:.*/, "", $3); print $3; exit }'; }
+	reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+
+	# mem_free is matched against the host's memory, as mem= is.
+	for i in 1 2 3; do
+		id=$(qsub -terse -o /dev/null -j y -l mem_free=4G -b y true)
+		wait_until 20 job_finished "$id"
+		[ "$(qacct -j "$id" | awk '$1 == "hostname" { print $2 }')" = "$H1" ]
+	done
+	run qsub -b y -l mem_free=64G true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no host has 64G of memory"* ]]
+
+	# h_rss is the hard memory limit h_vmem is: one fits, one does not.
+	fits=$(qsub -terse -o /dev/null -e fits.err -l h_rss=2G -b y \
+	    /usr/bin/python3 -c 'b = bytearray(256 << 20); b[-1] = 1')
+	big=$(qsub -terse -o /dev/null -e "$WORK/big.err" -l h_rss=200M -b y \
+	    /usr/bin/python3 -c 'b = bytearray(256 << 20); b[-1] = 1')
+	wait_until 20 job_finished "$fits"
+	wait_until 20 job_finished "$big"
+	[ "$(job_field "$fits" exit_status)" = 0 ]
+	[ "$(job_field "$big" exit_status)" != 0 ]
+	[ "$(reason "$big")" = "h_vmem limit (200M) exceeded" ] || grep -q MemoryError "$WORK/big.err"
+
+	# slots=2: both slots on one host, one part, whose PE_HOSTFILE says so.
+	id=$(qsub -terse -o "$WORK/slots.out" -j y -l slots=2 -b y \
+	    sh -c 'echo "$NSLOTS $NHOSTS"; cat "$PE_HOSTFILE"')
+	wait_until 20 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
+	[ "$(sed -n 1p "$WORK/slots.out")" = "2 1" ]
+	[ "$(sed -n 2p "$WORK/slots.out" | awk '{ print $2 }')" = 2 ]
+	[ "$(wc -l < "$WORK/slots.out")" -eq 2 ]
+	# Three slots are on no single host (two and two), though on the cluster.
+	run qsub -b y -l slots=3 true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no suitable queues"*"needs 3 slots (allocation_rule \$pe_slots)"* ]]
+	run qsub -b y -l slots=2 -pe smp 2 true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"-l slots=2 asks for 2 slots on one host; give it or -pe, not both"* ]]
+	run qsub -b y -l slots=0 true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"-l slots=0: not a number of slots"* ]]
+	# qalter -l keeps them on one host.
+	id=$(qsub -terse -h -o /dev/null -j y -l slots=2 -b y sh -c 'test "$NHOSTS" = 1')
+	qalter -l h_rt=60 "$id" >/dev/null
+	qrls "$id" >/dev/null
+	wait_until 20 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
 }

@@ -42,6 +42,17 @@ wait_until() {
 	done
 }
 
+# as_user USER COMMAND...: COMMAND (a nowq command, or a program by path)
+# as USER with USER's groups, from $WORK when set, in a clean environment
+# of PATH (the build's bin/ first) and NOWQ_MASTER: what a user of the
+# cluster has, and nothing of root's.  Needs root.
+as_user() {
+	local u=$1
+	shift
+	(cd "${WORK:-/}" && setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
+		env -i PATH="$top_builddir/bin:/usr/bin:/bin" NOWQ_MASTER="$NOWQ_MASTER" "$@")
+}
+
 job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
 job_state() { qstat -s prz | awk -v id="$1" '$1 == id { print $5 }'; }
 job_field() { qstat -j "$1" | awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }

@@ -36,13 +36,6 @@ setup() {
 	[ -z "$NOWQ_SKIP" ] || skip "$NOWQ_SKIP"
 }
 
-as() {
-	local u=$1
-	shift
-	(cd "$WORK" && setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
-		env -i PATH=/usr/bin:/bin NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/$@")
-}
-
 @test "a job runs with its owner's uid, group and supplementary groups, and cannot regain root" {
 	cat > "$WORK/who.sh" <<'SH'
 #!/bin/sh
@@ -58,7 +51,7 @@ except PermissionError:
 env | grep -c LEAKVAR || true
 SH
 	chmod 755 "$WORK/who.sh"
-	id=$(as "$U1" qsub -terse -cwd -j y -o "$WORK/who.out" "$WORK/who.sh")
+	id=$(as_user "$U1" qsub -terse -cwd -j y -o "$WORK/who.out" "$WORK/who.sh")
 	wait_until 30 job_finished "$id"
 	cat "$WORK/who.out"
 	[ "$(stat -c %U "$WORK/who.out")" = "$U1" ]
@@ -72,7 +65,7 @@ SH
 
 @test "the groups are the ones resolved at submission, not looked up where the job runs" {
 	gid=$(getent group "$G" | cut -d: -f3)
-	id=$(as "$U1" qsub -terse -h -cwd -j y -o "$WORK/groups.out" -b y id -G)
+	id=$(as_user "$U1" qsub -terse -h -cwd -j y -o "$WORK/groups.out" -b y id -G)
 	gpasswd -d "$U1" "$G" >/dev/null
 	qrls "$id"
 	wait_until 30 job_finished "$id"
@@ -82,19 +75,19 @@ SH
 
 @test "-o /etc/passwd by a normal user fails the job with that reason and changes nothing" {
 	before=$(sha256sum /etc/passwd)
-	id=$(as "$U1" qsub -terse -cwd -o /etc/passwd -b y echo overwritten)
+	id=$(as_user "$U1" qsub -terse -cwd -o /etc/passwd -b y echo overwritten)
 	wait_until 30 bash -c "qstat -j $id | grep -q 'cannot open output file /etc/passwd: Permission denied'"
 	[ "$(sha256sum /etc/passwd)" = "$before" ]
 	[ "$(job_state "$id")" = Eqw ]
 	# Nor into another user's private folder.
-	id2=$(as "$U1" qsub -terse -cwd -e /dev/null -o "$WORK/u2only/" -b y echo hi)
+	id2=$(as_user "$U1" qsub -terse -cwd -e /dev/null -o "$WORK/u2only/" -b y echo hi)
 	wait_until 30 bash -c "qstat -j $id2 | grep -q 'cannot open output file $WORK/u2only/.*Permission denied'"
 	[ -z "$(ls "$WORK/u2only")" ]
 	qdel "$id" "$id2" >/dev/null
 }
 
 @test "a user's jobs leave no file owned by root" {
-	id=$(as "$U2" qsub -terse -cwd -b y true)
+	id=$(as_user "$U2" qsub -terse -cwd -b y true)
 	wait_until 30 job_finished "$id"
 	[ "$(stat -c %U "$WORK/true.o$id")" = "$U2" ]
 	[ "$(stat -c %U "$WORK/true.e$id")" = "$U2" ]
@@ -107,7 +100,7 @@ SH
 	[ "$status" -ne 0 ]
 	[ "$output" = "qsub: error: Unable to run job: jobs of root are not allowed here (allow_root_jobs in qmaster.conf)" ]
 	# Other users are not affected.
-	id=$(as "$U2" qsub -terse -cwd -o /dev/null -e /dev/null -b y true)
+	id=$(as_user "$U2" qsub -terse -cwd -o /dev/null -e /dev/null -b y true)
 	wait_until 30 job_finished "$id"
 	sed -i 's/^allow_root_jobs = false$/allow_root_jobs = true/' "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null

@@ -89,6 +89,9 @@ json() {
 	[[ "$output" == "200 "* ]]
 	[[ "$output" == *'nowq_hosts{state="idle"} 2'* ]]
 	[[ "$output" == *'nowq_jobs{state="done"} '* ]]
+	# Every state has its line (one grouped query), with the job just done counted.
+	[ "$(echo "$output" | grep -c '^nowq_jobs{state=')" -eq 6 ]
+	[ "$(echo "$output" | awk '$1 == "nowq_jobs{state=\"done\"}" { print $2 }')" -ge 1 ]
 	[[ "$output" == *'# TYPE nowq_submit_to_dispatch_seconds histogram'* ]]
 	count=$(echo "$output" | awk '$1 == "nowq_submit_to_dispatch_seconds_count" { print $2 }')
 	inf=$(echo "$output" | awk '$1 == "nowq_submit_to_dispatch_seconds_bucket{le=\"+Inf\"}" { print $2 }')

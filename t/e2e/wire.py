@@ -7,6 +7,8 @@
   wire.py noread ADDR SECONDS      HELLO, then 8000 STATUS requests without reading a reply; hold SECONDS
   wire.py garbage ADDR SECONDS SEED  for SECONDS, connections with random bytes, broken frames and hostile messages;
                                    print how many were sent
+  wire.py hellos ADDR N            N connections one after another, each a HELLO and its reply; print the median
+                                   and 90th percentile of the round trips in microseconds (bench/hello)
 """
 import json
 import os
@@ -205,6 +207,17 @@ def cmd_garbage(a, seconds, seed):
     print("sent %d" % n, flush=True)
 
 
+def cmd_hellos(a, n):
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        s = connect(a, True)
+        times.append(time.perf_counter() - t0)
+        s.close()
+    times.sort()
+    print("median %d p90 %d" % (times[n // 2] * 1e6, times[n * 9 // 10] * 1e6), flush=True)
+
+
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
@@ -219,6 +232,8 @@ def main():
         cmd_slow(a, float(sys.argv[3]))
     elif cmd == "garbage":
         cmd_garbage(a, float(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "hellos":
+        cmd_hellos(a, int(sys.argv[3]))
     else:
         raise SystemExit(__doc__)
 

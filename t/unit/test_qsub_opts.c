@@ -501,6 +501,37 @@ test_resource_requests(void **state)
 	qsub_opts_free(&o);
 }
 
+/* What Nextflow's sge executor writes: h_rss is the h_vmem limit, mem_free
+ * the mem request, slots=N the job's slots (on one host, for the master). */
+static void
+test_nextflow_resources(void **state)
+{
+	struct qsub_opts o;
+	char err[256] = "";
+	json_t *j;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "slots=4", "-l", "h_rss=2G,mem_free=3G", "-b", "y", "true", NULL), 0);
+	assert_int_equal(o.req.h_vmem, 2LL << 30);
+	assert_int_equal(o.req.mem, 3LL << 30);
+	j = job_of(&o, NULL);
+	assert_int_equal(json_integer_value(json_object_get(j, "slots")), 4);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "req"), "slots")), 4);
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "slots=2", "-pe", "smp", "2", "-b", "y", "true", NULL), 0);
+	assert_null(qsub_job_json(&o, NULL, &test_env, err, sizeof err));
+	assert_string_equal(err, "-l slots=2 asks for 2 slots on one host; give it or -pe, not both");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "slots=2x", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-l slots=2x: not a number of slots from 1 to 100000");
+	qsub_opts_free(&o);
+}
+
 static void
 test_arrays_and_parallel(void **state)
 {
@@ -768,6 +799,7 @@ main(void)
 		cmocka_unit_test(test_error_unknown_option),
 		cmocka_unit_test(test_sizes_and_times),
 		cmocka_unit_test(test_resource_requests),
+		cmocka_unit_test(test_nextflow_resources),
 		cmocka_unit_test(test_arrays_and_parallel),
 		cmocka_unit_test(test_dependencies_and_dates),
 		cmocka_unit_test(test_error_missing_argument),

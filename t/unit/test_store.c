@@ -924,6 +924,15 @@ test_foreach_filters(void **state)
 	assert_int_equal(store_jobs_count(f->st, 1u << JS_RUNNING), 2);
 	assert_int_equal(store_jobs_count(f->st, 1u << JS_RUNNING | 1u << JS_PENDING), 3);
 	assert_int_equal(store_jobs_count(f->st, 1u << JS_DELETED), 0);
+	/* All states in one query (/metrics), agreeing with the one by one. */
+	{
+		int64_t n[JS_DELETED + 1];
+		assert_int_equal(store_jobs_count_by_state(f->st, n), 0);
+		for (int s = JS_PENDING; s <= JS_DELETED; s++)
+			assert_int_equal(n[s], store_jobs_count(f->st, 1u << s));
+		assert_int_equal(n[JS_RUNNING], 2);
+		assert_int_equal(n[JS_PENDING], 1);
+	}
 }
 
 static void
