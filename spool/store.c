@@ -502,17 +502,16 @@ store_foreach_sql(unsigned v)
 	/* ?9: the walk starts after that id (0: from the first), so a
 	 * page of a long list is found by the primary key, not by reading
 	 * the rows before it.  A listing (brief) walks the primary key and
-	 * only tests the other columns ("+" keeps SQLite off their indexes):
-	 * by the state index it read every matching row after ?9 and sorted
-	 * them by id for each page, n^2/page over a listing.  The other
-	 * walks (running jobs, a host's jobs) want those indexes: they read
-	 * few rows among many. */
+	 * only tests the state ("+" keeps SQLite off its index): by the
+	 * state index it read every matching row after ?9 and sorted them by
+	 * id for each page, n^2/page over a listing.  The other walks
+	 * (running jobs) want that index: they read few rows among many. */
 	sql = xasprintf("%s WHERE j.id > ?9%s%s%s ORDER BY j.id",
 	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? (brief ? " AND +j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" :
 	    " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)") : "",
-	    v & FE_OWNER ? (brief ? " AND +j.owner = ?7" : " AND j.owner = ?7") : "",
-	    v & FE_HOST ? (brief ? " AND +j.host = ?8" : " AND j.host = ?8") : "");
+	    v & FE_OWNER ? " AND j.owner = ?7" : "",
+	    v & FE_HOST ? " AND j.host = ?8" : "");
 	free(brief);
 	return sql;
 }
