@@ -291,7 +291,8 @@ stream_table(json_t *base, unsigned want)
 	};
 	int64_t page = page_size();
 	bool header = false;
-	json_t *rep;
+	json_t *rep, *req = NULL;
+	const char *why = NULL;
 
 	json_object_set_new(base, "brief", json_true());
 	json_object_set_new(base, "limit", json_integer(page));
@@ -312,7 +313,7 @@ stream_table(json_t *base, unsigned want)
 	}
 	json_decref(rep);
 	for (size_t s = 0; s < sizeof sect / sizeof sect[0]; s++) {
-		json_t *req, *next;
+		json_t *next;
 		int64_t after = 0, after_prio = 0;
 		bool first = true;
 
@@ -322,16 +323,42 @@ stream_table(json_t *base, unsigned want)
 		json_object_set_new(req, "states", json_string(sect[s].states));
 		if (sect[s].rank == 1)
 			json_object_set_new(req, "order", json_string("prio"));
+		/* The next page is asked for before this one is printed, so
+		 * the master builds it while the client prints. */
+		json_object_set_new(req, "after", json_integer(0));
+		if (client_send(req, &why) < 0)
+			goto fail;
 		for (;;) {
 			struct qstat_row *rows;
 			size_t n, k = 0;
+			bool more;
 
-			json_object_set_new(req, "after", json_integer(after));
-			if (sect[s].rank == 1 && !first)
-				json_object_set_new(req, "after_prio", json_integer(after_prio));
-			if ((rep = client_request_ok(json_incref(req), "")) == NULL) {
+			if ((rep = client_recv(-1, &why)) == NULL)
+				goto fail;
+			if (!jbool(rep, "ok", false)) {
+				client_errx("%s", client_reply_message(rep));
+				json_decref(rep);
 				json_decref(req);
+				json_decref(base);
 				return 1;
+			}
+			/* Each cursor must come after the last one, or the
+			 * walk could go round for ever. */
+			next = json_object_get(rep, "next");
+			more = json_is_integer(next) && (sect[s].rank == 1 ?
+			    first || jint(rep, "next_prio", 0) < after_prio || (jint(rep, "next_prio", 0) ==
+			    after_prio && json_integer_value(next) > after) : json_integer_value(next) > after);
+			if (more) {
+				first = false;
+				after = json_integer_value(next);
+				after_prio = jint(rep, "next_prio", 0);
+				json_object_set_new(req, "after", json_integer(after));
+				if (sect[s].rank == 1)
+					json_object_set_new(req, "after_prio", json_integer(after_prio));
+				if (client_send(req, &why) < 0) {
+					json_decref(rep);
+					goto fail;
+				}
 			}
 			rows = qstat_rows_from_reply(rep, &n);
 			for (size_t i = 0; i < n; i++)
@@ -347,24 +374,19 @@ stream_table(json_t *base, unsigned want)
 				for (size_t i = 0; i < k; i++)
 					qstat_print_row(stdout, &rows[i]);
 			free(rows);
-			/* Each cursor must come after the last one, or the
-			 * walk could go round for ever. */
-			next = json_object_get(rep, "next");
-			if (!json_is_integer(next) || (sect[s].rank == 1 ?
-			    !first && (jint(rep, "next_prio", 0) > after_prio || (jint(rep, "next_prio", 0) ==
-			    after_prio && json_integer_value(next) <= after)) : json_integer_value(next) <= after)) {
-				json_decref(rep);
-				break;
-			}
-			first = false;
-			after = json_integer_value(next);
-			after_prio = jint(rep, "next_prio", 0);
 			json_decref(rep);
+			if (!more)
+				break;
 		}
 		json_decref(req);
 	}
 	json_decref(base);
 	return 0;
+fail:
+	client_errx("%s", why ? why : "no reply from the master");
+	json_decref(req);
+	json_decref(base);
+	return 1;
 }
 
 /* qstat -f: the hosts and their queues from HOSTS; the jobs are the
