@@ -81,17 +81,22 @@ w1() {
 
 # w3 COUNT [QSUB OPTION...]: COUNT single jobs on an idle cluster, each
 # from the instant before its qsub starts to the DISPATCH simexecd
-# received; prints the median and max in ms.
+# received; prints the median and max in ms, then the median of the
+# master's part (DISPATCH minus the submit time it stored): the rest is
+# qsub's start, its connection and HELLO.
 w3() {
-	local n=$1 t0 id line
+	local n=$1 t0 id line out
 	shift
-	for ((i = 0; i < n; i++)); do
+	out=$(for ((i = 0; i < n; i++)); do
 		t0=$(us)
 		id=$(qsub -terse -o /dev/null -e /dev/null "$@" -b y true)
 		while ! line=$(grep -m1 "^$id 0 " "$DIR/dispatch.log"); do sleep 0.002; done
-		echo "$line" | awk -v t0="$t0" '{ printf "%.2f\n", ($5 - t0) / 1000 }'
+		echo "$line" | awk -v t0="$t0" '{ printf "%.2f %.2f\n", ($5 - t0) / 1000, ($5 - $4 * 1000) / 1000 }'
 		sleep 0.05
-	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f %.1f", v[int((NR + 1) / 2)], v[NR] }'
+	done)
+	echo "$(echo "$out" | cut -d' ' -f1 | sort -n | awk '{ v[NR] = $1 } END {
+		printf "%.1f %.1f", v[int((NR + 1) / 2)], v[NR] }')" "$(echo "$out" | cut -d' ' -f2 | sort -n |
+		awk '{ v[NR] = $1 } END { printf "%.1f", v[int((NR + 1) / 2)] }')"
 }
 
 # The master's CPU time (user + system) so far, in microseconds.

@@ -219,18 +219,27 @@ show_jobs(char **lists, int nlists, bool as_json)
  * pages when the master refused. */
 #define QSTAT_PAGE 20000
 
+static int64_t
+page_size(void)
+{
+	const char *env = getenv("NOWQ_QSTAT_PAGE");
+	int64_t page;
+	char *end;
+
+	if (!env || !*env)
+		return QSTAT_PAGE;
+	if ((page = strtoll(env, &end, 10)) < 1 || page > 100000 || *end) {
+		client_warnx("NOWQ_QSTAT_PAGE=%s is not a number from 1 to 100000; using %d", env, QSTAT_PAGE);
+		return QSTAT_PAGE;
+	}
+	return page;
+}
+
 static struct qstat_row *
 brief_pages(json_t *req, size_t *n, json_t **pages)
 {
 	struct qstat_row *rows = NULL;
-	int64_t after = 0, page = QSTAT_PAGE;
-	const char *env = getenv("NOWQ_QSTAT_PAGE");
-	char *end;
-
-	if (env && *env && ((page = strtoll(env, &end, 10)) < 1 || page > 100000 || *end)) {
-		client_warnx("NOWQ_QSTAT_PAGE=%s is not a number from 1 to 100000; using %d", env, QSTAT_PAGE);
-		page = QSTAT_PAGE;
-	}
+	int64_t after = 0, page = page_size();
 
 	*n = 0;
 	*pages = json_array();
@@ -262,6 +271,122 @@ brief_pages(json_t *req, size_t *n, json_t **pages)
 	}
 	json_decref(req);
 	return rows;
+}
+
+/*
+ * The table, printed a page at a time as the pages come, so a listing of a
+ * million jobs is never held whole.  Grid Engine's order is running, then
+ * pending by priority and age, then finished; each section is asked on its
+ * own in that order (the pending one with order "prio", which the master
+ * walks by its jobs_pending index).  A section keeps only its own rows: an
+ * array's running tasks also come with its pending line, and belong to the
+ * first section.  A listing that fits in one page is the one request it
+ * always was, sorted here.  Returns 0, or 1 when the master refused.
+ */
+static int
+stream_table(json_t *base, unsigned want)
+{
+	static const struct { unsigned want; const char *states; int rank; } sect[] = {
+		{ WANT_R, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
+	};
+	int64_t page = page_size();
+	bool header = false;
+	json_t *rep, *req = NULL;
+	const char *why = NULL;
+
+	json_object_set_new(base, "brief", json_true());
+	json_object_set_new(base, "limit", json_integer(page));
+	if ((rep = client_request_ok(json_incref(base), "")) == NULL) {
+		json_decref(base);
+		return 1;
+	}
+	if (!json_object_get(rep, "next")) {
+		size_t n;
+		struct qstat_row *rows = qstat_rows_from_reply(rep, &n);
+
+		n = sort_filter(rows, n, want);
+		qstat_print_table(stdout, rows, n);
+		free(rows);
+		json_decref(rep);
+		json_decref(base);
+		return 0;
+	}
+	json_decref(rep);
+	for (size_t s = 0; s < sizeof sect / sizeof sect[0]; s++) {
+		json_t *next;
+		int64_t after = 0, after_prio = 0;
+		bool first = true;
+
+		if (!(want & sect[s].want))
+			continue;
+		req = json_deep_copy(base);
+		json_object_set_new(req, "states", json_string(sect[s].states));
+		if (sect[s].rank == 1)
+			json_object_set_new(req, "order", json_string("prio"));
+		/* The next page is asked for before this one is printed, so
+		 * the master builds it while the client prints. */
+		json_object_set_new(req, "after", json_integer(0));
+		if (client_send(req, &why) < 0)
+			goto fail;
+		for (;;) {
+			struct qstat_row *rows;
+			size_t n, k = 0;
+			bool more;
+
+			if ((rep = client_recv(-1, &why)) == NULL)
+				goto fail;
+			if (!jbool(rep, "ok", false)) {
+				client_errx("%s", client_reply_message(rep));
+				json_decref(rep);
+				json_decref(req);
+				json_decref(base);
+				return 1;
+			}
+			/* Each cursor must come after the last one, or the
+			 * walk could go round for ever. */
+			next = json_object_get(rep, "next");
+			more = json_is_integer(next) && (sect[s].rank == 1 ?
+			    first || jint(rep, "next_prio", 0) < after_prio || (jint(rep, "next_prio", 0) ==
+			    after_prio && json_integer_value(next) > after) : json_integer_value(next) > after);
+			if (more) {
+				first = false;
+				after = json_integer_value(next);
+				after_prio = jint(rep, "next_prio", 0);
+				json_object_set_new(req, "after", json_integer(after));
+				if (sect[s].rank == 1)
+					json_object_set_new(req, "after_prio", json_integer(after_prio));
+				if (client_send(req, &why) < 0) {
+					json_decref(rep);
+					goto fail;
+				}
+			}
+			rows = qstat_rows_from_reply(rep, &n);
+			for (size_t i = 0; i < n; i++)
+				if (rank(&rows[i]) == sect[s].rank)
+					rows[k++] = rows[i];
+			/* The master sends the section in its order; a sort of
+			 * the page only settles an array's tasks among themselves. */
+			k = sort_filter(rows, k, want);
+			if (k && !header) {
+				qstat_print_table(stdout, rows, k);
+				header = true;
+			} else
+				for (size_t i = 0; i < k; i++)
+					qstat_print_row(stdout, &rows[i]);
+			free(rows);
+			json_decref(rep);
+			if (!more)
+				break;
+		}
+		json_decref(req);
+	}
+	json_decref(base);
+	return 0;
+fail:
+	client_errx("%s", why ? why : "no reply from the master");
+	json_decref(req);
+	json_decref(base);
+	return 1;
 }
 
 /* qstat -f: the hosts and their queues from HOSTS; the jobs are the
@@ -364,15 +489,16 @@ qstat_run(int argc, char **argv)
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
+	if (!as_json && !full) {
+		rc = stream_table(req, want);
+		goto out;
+	}
 	if (!as_json) {
 		rows = brief_pages(req, &n, &pages);
 		rc = pages ? 0 : 1;
 		if (pages) {
 			n = sort_filter(rows, n, want);
-			if (full)
-				rc = show_full(rows, n);
-			else
-				qstat_print_table(stdout, rows, n);
+			rc = show_full(rows, n);
 		}
 		free(rows);
 		json_decref(pages);

@@ -34,6 +34,12 @@
 /* A peer with this much unread stops being read until it drains, so
  * pipelined requests cannot grow the master's output without bound. */
 #define NET_MAX_UNREAD (64u * 1024 * 1024)
+/* What a connection may send per loop turn.  libevent 2.1 reads at most
+ * 4 KiB per read event (EVBUFFER_MAX_READ), eight SUBMITs, so a pipelining
+ * client paid one fsync per eight jobs; conn_read_cb reads on up to this,
+ * so one group commit carries hundreds while a turn (and so everyone
+ * else's wait) stays a few milliseconds. */
+#define NET_READ_PER_TURN (256u * 1024)
 /* After accept fails for want of descriptors, listening pauses this long
  * instead of spinning on a backlog it cannot take. */
 #define NET_ACCEPT_PAUSE_MS 100
@@ -452,7 +458,8 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	struct evbuffer *in = bufferevent_get_input(bev);
 	json_t *msg;
 	const char *why;
-	int r;
+	size_t more = 0;
+	int r, n;
 
 	while (!c->dead && !c->closing) {
 		/* Replies the peer does not read: stop reading it until they
@@ -468,6 +475,19 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		}
 		r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME : conf->max_frame,
 		    &why);
+		/* No whole frame left: what else the socket holds, up to the
+		 * turn's share (an error or the end is left to the
+		 * bufferevent's own next read).  A bufferevent keeps its
+		 * input's end frozen outside its own reads, as here. */
+		if (r == 0 && c->role != ROLE_NONE && more < NET_READ_PER_TURN) {
+			evbuffer_unfreeze(in, 0);
+			n = evbuffer_read(in, bufferevent_getfd(bev), -1);
+			evbuffer_freeze(in, 0);
+			if (n > 0) {
+				more += (size_t)n;
+				continue;
+			}
+		}
 		if (r == 0)
 			break;
 		/* A whole frame arrived: the next one is timed from its own start. */

@@ -328,9 +328,9 @@ struct status_ctx {
 	bool        brief;   /* only what a listing shows, as text: */
 	struct jtext text;
 	int64_t     n;
-	bool        arrays_only;  /* pending rows read only for their running tasks */
 	int64_t     limit;        /* brief: jobs per page (0: all) */
 	int64_t     njobs, last;  /* brief: jobs listed, and the last one's id */
+	int64_t     last_prio;    /* and its priority (the cursor of order "prio") */
 };
 
 static bool
@@ -354,14 +354,13 @@ status_one(void *arg, struct job *j)
 	json_t *o;
 	if (!user_in(sc->users, j->owner))
 		return 0;
-	if (sc->arrays_only && j->state == JS_PENDING && !j->t_first)
-		return 0;
 	if (sc->brief) {
 		/* A page ends after whole jobs (an array's rows stay together). */
 		if (sc->limit && sc->njobs == sc->limit)
 			return 1;
 		sc->njobs++;
 		sc->last = j->id;
+		sc->last_prio = j->prio;
 		if (j->t_first) {
 			array_brief(j, &sc->text, &sc->n);
 			return 0;
@@ -440,10 +439,12 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false,
-	    jint(msg, "limit", 0), 0, 0 };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0,
+	    jint(msg, "limit", 0), 0, 0, 0 };
 	struct store_job_filter f = { 0 };
-	const char *why = NULL, *states = jstr(msg, "states");
+	const char *why = NULL, *states = jstr(msg, "states"), *order = jstr(msg, "order");
+	int64_t after_prio = jint(msg, "after_prio", INT64_MAX);
+	bool by_prio = order && strcmp(order, "prio") == 0;
 	json_t *ids, *users, *rep, *own = NULL, *mp;
 	size_t i;
 	json_t *v;
@@ -460,7 +461,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	 * read it for those, and leave its pending line to the client's filter. */
 	if ((f.states & (1u << JS_RUNNING)) && !(f.states & (1u << JS_PENDING))) {
 		f.states |= 1u << JS_PENDING;
-		sc.arrays_only = true;
+		f.pending_arrays_only = true;
 	}
 	f.brief = sc.brief;
 	/* A listing a page at a time (brief only): jobs after the id "after",
@@ -476,6 +477,16 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
 		return;
 	}
+	/* The pending section of a listing in its own order (priority down,
+	 * then id), a page at a time from the cursor (after_prio, after), so
+	 * a client can print each page as it comes. */
+	if ((order && !by_prio) || (json_object_get(msg, "after_prio") && !by_prio) ||
+	    (by_prio && (!sc.brief || f.states != 1u << JS_PENDING || ids))) {
+		json_decref(sc.jobs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL,
+		    "order \"prio\" (with after_prio) lists pending jobs: brief, states \"p\", no jobs"));
+		return;
+	}
 	/* Sites differ on privacy: without show_all_jobs a user sees only their
 	 * own; operators and managers, who may act on any job, see every one. */
 	if (!conf->show_all_jobs && !c->operator)
@@ -487,7 +498,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false, 0, 0, 0 }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, 0, 0, 0, 0 }, j);
 				/* Computed when asked, not kept per pass: qstat -j is rare. */
 				if (sc.full) {
 					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
@@ -521,7 +532,8 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			}
 			jt_lit(&sc.text, "],\"rows\":[");
 		}
-		if (store_jobs_foreach(store, &f, status_one, &sc) < 0) {
+		if ((by_prio ? store_pending_by_prio(store, after_prio, f.after_id, true, status_one, &sc) :
+		    store_jobs_foreach(store, &f, status_one, &sc)) < 0) {
 			json_decref(sc.jobs);
 			json_decref(own);
 			free(jt_steal(&sc.text, NULL));
@@ -536,6 +548,10 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			if (sc.limit && sc.njobs == sc.limit) {
 				jt_lit(&sc.text, ",\"next\":");
 				jt_int(&sc.text, sc.last);
+				if (by_prio) {
+					jt_lit(&sc.text, ",\"next_prio\":");
+					jt_int(&sc.text, sc.last_prio);
+				}
 			}
 			jt_lit(&sc.text, "}");
 			text = jt_steal(&sc.text, &len);

@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -49,8 +49,15 @@ struct store_job_filter {
 	bool         brief;        /* only what job_to_json_brief shows; the rest
 	                            * stays empty (ignored with with_script) */
 	int64_t      after_id;     /* only jobs with a larger id (0: all) */
+	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
+/* Pending jobs in the listing's order, priority down then id up, from the
+ * cursor (after_prio, after_id): the rest of that priority above the id,
+ * then the lower priorities.  A first page gives INT64_MAX and 0.  brief as
+ * in store_job_filter.  Stops when cb returns nonzero. */
+int store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, bool brief,
+    store_job_cb cb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not
  * held, not in error; uid < 0 means any owner, else only that uid's.  Scripts
  * and env are loaded.  At most limit jobs (none when limit <= 0).  All rows

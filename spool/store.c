@@ -283,6 +283,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" mail INTEGER NOT NULL DEFAULT 0,"
 	" state INTEGER NOT NULL DEFAULT 0,"
 	" created INTEGER NOT NULL);",
+
+	/* 9 -> 10: the listing's pending section in its order (priority
+	 * down, then id), held jobs included, so a page of a million
+	 * pending jobs is a range of this index, not a sort. */
+	"CREATE INDEX jobs_pending ON jobs (prio DESC, id) WHERE state = 0;",
 };
 
 /*
@@ -311,8 +316,9 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 			" sum(stime) FROM accounting"
 
 /*
- * Every statement is prepared once and kept; S_FOREACH is the first of 16
- * variants of the job listing (which filters are present), built on demand.
+ * Every statement is prepared once and kept; S_FOREACH is the first of the
+ * variants of the job listing (which FE_ filters are present), built on
+ * demand.
  */
 enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
@@ -335,13 +341,19 @@ enum stmt_id {
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
-	S_NSTMT = S_FOREACH + 32
+	S_NSTMT = S_FOREACH + 256
 };
 #define FE_STATES	0x1u
 #define FE_OWNER	0x2u
 #define FE_HOST		0x4u
 #define FE_FULL		0x8u
 #define FE_BRIEF	0x10u
+/* Pending jobs in the listing's order (prio desc, id) from a cursor: the
+ * rest of the cursor's priority (FE_PRIO), then every lower one (both). */
+#define FE_PRIO		0x20u
+#define FE_PRIO_LOWER	0x40u
+/* Of the pending jobs only the arrays (their tasks may run). */
+#define FE_ARRAYS	0x80u
 
 static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -502,10 +514,27 @@ store_foreach_sql(unsigned v)
 
 	/* ?9: the walk starts after that id (0: from the first), so a
 	 * page of a long list is found by the primary key, not by reading
-	 * the rows before it. */
-	sql = xasprintf("%s WHERE j.id > ?9%s%s%s ORDER BY j.id",
+	 * the rows before it.  A listing (brief) walks the primary key and
+	 * only tests the state ("+" keeps SQLite off its index): by the
+	 * state index it read every matching row after ?9 and sorted them by
+	 * id for each page, n^2/page over a listing.  The other walks
+	 * (running jobs) want that index: they read few rows among many. */
+	if (v & FE_PRIO) {
+		/* The listing's pending section, found by jobs_pending's
+		 * range: the cursor's priority above ids ?9, or the lower
+		 * priorities from their start.  ?10 is the cursor's priority. */
+		sql = xasprintf("%s INDEXED BY jobs_pending WHERE j.state = 0 AND %s%s",
+		    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
+		    v & FE_PRIO_LOWER ? "j.prio < ?10" : "j.prio = ?10 AND j.id > ?9",
+		    v & FE_PRIO_LOWER ? " ORDER BY j.prio DESC, j.id" : " ORDER BY j.id");
+		free(brief);
+		return sql;
+	}
+	sql = xasprintf("%s WHERE j.id > ?9%s%s%s%s ORDER BY j.id",
 	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
-	    v & FE_STATES ? " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" : "",
+	    v & FE_STATES ? (brief ? " AND +j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" :
+	    " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)") : "",
+	    v & FE_ARRAYS ? " AND (+j.state <> 0 OR j.t_first > 0)" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
 	    v & FE_HOST ? " AND j.host = ?8" : "");
 	free(brief);
@@ -1587,6 +1616,8 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		v |= FE_FULL;
 	else if (f->brief)
 		v |= FE_BRIEF;
+	if (f->pending_arrays_only)
+		v |= FE_ARRAYS;
 	if (!(s = stmt_take(st, S_FOREACH + v, &own)))
 		return -1;
 	if (f->states)
@@ -1597,6 +1628,44 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 9, f->after_id);
 	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
+}
+
+struct prio_walk {
+	store_job_cb cb;
+	void        *arg;
+	bool         stopped;
+};
+
+static int
+prio_walk_one(void *arg, struct job *j)
+{
+	struct prio_walk *w = arg;
+
+	if (w->cb(w->arg, j))
+		w->stopped = true;
+	return w->stopped;
+}
+
+int
+store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, bool brief,
+    store_job_cb cb, void *arg)
+{
+	struct prio_walk w = { cb, arg, false };
+
+	/* The cursor's own priority first (nothing there before a first
+	 * page), then the lower ones: two range scans of jobs_pending. */
+	for (unsigned v = FE_PRIO; v <= (FE_PRIO | FE_PRIO_LOWER) && !w.stopped; v += FE_PRIO_LOWER) {
+		sqlite3_stmt *s;
+		bool own;
+
+		if (!(s = stmt_take(st, S_FOREACH + (v | (brief ? FE_BRIEF : 0)), &own)))
+			return -1;
+		sqlite3_bind_int64(s, 9, after_id);
+		sqlite3_bind_int64(s, 10, after_prio);
+		if (store_jobs_walk(st, s, own, false, prio_walk_one, &w) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int
@@ -2614,7 +2683,8 @@ static const struct {
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
-	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'), ('tasks_unfinished'))"
+	  " ('accounting_owner'), ('accounting_end'), ('accounting_name'), ('tasks_unfinished'),"
+	  " ('jobs_pending'))"
 	  " SELECT 'index ' || name, '' FROM want"
 	  " WHERE name NOT IN (SELECT name FROM sqlite_master WHERE type = 'index')",
 	  "is missing" },

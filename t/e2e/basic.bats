@@ -159,6 +159,26 @@ teardown_file() { cluster_stop; work_stop; }
 	qdel "${ids[@]}" >/dev/null
 }
 
+@test "qstat prints pending jobs page by page in Grid Engine's order: priority down, then id" {
+	cd "$WORK"
+	ids=()
+	for p in -10 0 -5 -10 0 -5; do ids+=("$(qsub -terse -h -p "$p" -N prio$p -b y true)"); done
+	whole=$(qstat -s p)
+	# The master sends each page in that order; no page is sorted again.
+	want=$(printf '%s\n' "${ids[1]}" "${ids[4]}" "${ids[2]}" "${ids[5]}" "${ids[0]}" "${ids[3]}")
+	[ "$(echo "$whole" | awk '$3 ~ /^prio/ { print $1 }')" = "$want" ]
+	[ "$(NOWQ_QSTAT_PAGE=1 qstat -s p)" = "$whole" ]
+	[ "$(NOWQ_QSTAT_PAGE=4 qstat -s p)" = "$whole" ]
+	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p)" = "$(qstat -f -s p)" ]
+	# The cursor of that order belongs to pending jobs' brief listing alone.
+	hello='{"type":"HELLO","seq":1,"version":1,"role":"client","auth":{"method":"none"}}'
+	run rawreq "unix:$CLUSTER/qmaster.sock" "$hello" '{"type":"STATUS","brief":true,"states":"pr","order":"prio"}'
+	[[ "$output" == *'order \"prio\" (with after_prio) lists pending jobs'* ]]
+	run rawreq "unix:$CLUSTER/qmaster.sock" "$hello" '{"type":"STATUS","brief":true,"states":"p","order":"prio","limit":2,"after_prio":-5,"after":'"${ids[2]}"'}'
+	[[ "$output" == *'"next": '"${ids[0]}"', "next_prio": -10'* ]]
+	qdel "${ids[@]}" >/dev/null
+}
+
 @test "qdel of a job that does not exist says so and fails" {
 	run qdel 999999
 	[ "$status" -ne 0 ]
