@@ -157,7 +157,7 @@ int     active_init(void);            /* first scan at start-up */
 void    active_free_all(void);
 int     active_count(void);
 int     active_free_slots(void);
-/* Finds the shepherd program beside execd (self), else in SBINDIR; -1
+/* Finds the shepherd program beside execd's own, else in SBINDIR; -1
  * after printing why when there is none. */
 int     active_shepherd_find(void);
 /* A job object from DISPATCH: spool it, then start its shepherd. */

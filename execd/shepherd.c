@@ -759,9 +759,10 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		close(fd);
 	}
 	/* A SIGTERM for the shepherd is passed on to the job, terminal
-	 * signals are not ours.  SIGTERM and
-	 * SIGCHLD stay blocked and are taken by sigtimedwait, which also
-	 * times the wall-clock limits: no handler, no race with the wait. */
+	 * signals are not ours.  SIGTERM and SIGCHLD stay blocked and are
+	 * taken by sigtimedwait, which also times the wall-clock limits: no
+	 * handler, no race with the wait.  (execd starts us with every
+	 * signal blocked; this is our mask from here on.) */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -887,6 +888,7 @@ int
 main(int argc, char **argv)
 {
 	static struct execd_conf shep_conf;
+	struct stat st;
 	const char *why = NULL;
 	char *path, *text;
 	json_t *jobj;
@@ -909,9 +911,12 @@ main(int argc, char **argv)
 		default: shepherd_usage();
 		}
 	}
+	/* The lock must be an open folder: without it execd could not tell
+	 * that we live. */
 	if (optind != argc - 1 || !shep_conf.spool_dir || !shep_conf.name ||
 	    !shep_conf.tmpdir || lockfd < 0 || strchr(argv[optind], '/') ||
-	    strlen(argv[optind]) >= ATTEMPT_KEY_MAX)
+	    strlen(argv[optind]) >= ATTEMPT_KEY_MAX || fstat(lockfd, &st) < 0 ||
+	    !S_ISDIR(st.st_mode))
 		shepherd_usage();
 
 	/* jansson would read /dev/urandom for its hash seed; what we parse

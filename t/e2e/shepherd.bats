@@ -60,5 +60,10 @@ teardown() {
 	[ "$status" -eq 2 ]
 	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 3 -- ../1.0.1
 	[ "$status" -eq 2 ]
+	# No lock on an open folder: no job starts.
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 9 -- 1.0.1
+	[ "$status" -eq 2 ]
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 3 -- 1.0.1 3</dev/null
+	[ "$status" -eq 2 ]
 	[ -z "$(ls "$CLUSTER/execd-1/outbox")" ]
 }
