@@ -1,6 +1,7 @@
 /* active.c: the job attempts this host holds, one durable folder each in SPOOL/active/, and their shepherds. */
 #include "config.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,8 @@
 /* Exit status reported for an attempt that never ran (the shell's "cannot
  * execute"); the master keys on "failed", not on this number. */
 #define ACTIVE_FAILED_STATUS 127
+
+extern char **environ;
 
 struct attempt {
 	TAILQ_ENTRY(attempt) entry;
@@ -154,6 +157,105 @@ active_fail(int64_t id, int task, int attempt, const char *reason)
 	json_decref(exit);
 }
 
+/* The shepherd program, found once at start-up. */
+static char *shepherd_path;
+
+int
+active_shepherd_find(void)
+{
+	char self[4096], *cand[2], *slash;
+	ssize_t n;
+	int k = 0;
+
+	/* Beside execd first: the build tree, and an installation moved
+	 * whole; then where make install put it. */
+	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
+		}
+	}
+	cand[k++] = xasprintf("%s/%s", SBINDIR, SHEPHERD_PROGRAM);
+	for (int i = 0; i < k; i++)
+		if (!shepherd_path && access(cand[i], X_OK) == 0)
+			shepherd_path = cand[i];
+		else
+			free(cand[i]);
+	if (shepherd_path)
+		return 0;
+	fprintf(stderr, "execd: cannot find the program %s beside execd or in %s\n",
+	    SHEPHERD_PROGRAM, SBINDIR);
+	return -1;
+}
+
+/*
+ * The shepherd is a program of its own, started with vfork and exec: execd's
+ * page tables are never copied, and no page of execd's is faulted in by a
+ * child, as a fork of execd cost per job.  Not posix_spawn: glibc's resets
+ * every signal's disposition in the child, some 130 system calls, where
+ * blocking every signal across vfork and exec does the same work (exec
+ * resets caught ones; the shepherd sets its own mask).  What the shepherd
+ * needs of execd.ini comes as arguments, the job from job.json in its
+ * folder, and the folder's lock as an inherited descriptor.
+ */
+static pid_t
+active_shepherd_spawn(const char *key, int dirfd)
+{
+	char lockbuf[16], gracebuf[16], levelbuf[16];
+	char *argv[20];
+	volatile int child_errno = 0;
+	sigset_t all, old;
+	int n = 0, status;
+	pid_t pid;
+
+	snprintf(lockbuf, sizeof lockbuf, "%d", dirfd);
+	snprintf(gracebuf, sizeof gracebuf, "%d", conf->kill_grace);
+	snprintf(levelbuf, sizeof levelbuf, "%d", execd_log_level);
+	argv[n++] = (char *)SHEPHERD_PROGRAM;
+	argv[n++] = (char *)"-s"; argv[n++] = conf->spool_dir;
+	argv[n++] = (char *)"-n"; argv[n++] = conf->name;
+	argv[n++] = (char *)"-t"; argv[n++] = conf->tmpdir;
+	argv[n++] = (char *)"-k"; argv[n++] = gracebuf;
+	argv[n++] = (char *)"-v"; argv[n++] = levelbuf;
+	argv[n++] = (char *)"-L"; argv[n++] = lockbuf;
+	if (limits_cgroup_parent) {
+		argv[n++] = (char *)"-c";
+		argv[n++] = limits_cgroup_parent;
+	}
+	if (execd_log_path) {
+		argv[n++] = (char *)"-l";
+		argv[n++] = execd_log_path;
+	}
+	argv[n++] = (char *)"--";
+	argv[n++] = (char *)key;
+	argv[n] = NULL;
+	assert(n < (int)(sizeof argv / sizeof argv[0]));
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = vfork();
+	if (pid == 0) {
+		/* Only system calls until exec: the child runs on our memory.
+		 * The lock loses close-on-exec in the child's descriptor table
+		 * only (vfork shares memory, not descriptors). */
+		if (fcntl(dirfd, F_SETFD, 0) == 0)
+			execve(shepherd_path, argv, environ);
+		child_errno = errno;
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0 && child_errno) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		errno = child_errno;
+		pid = -1;
+	}
+	if (pid < 0)
+		log_warn("cannot start the shepherd %s for job %s", shepherd_path, key);
+	return pid;
+}
+
 /*
  * DISPATCH of one job.  The attempt's folder and job.json exist before
  * anything runs, so an execd restarted at any moment knows the attempt, and
@@ -167,9 +269,9 @@ active_fail(int64_t id, int task, int attempt, const char *reason)
  * which is synced.  job.json needs no temporary name: its folder is new and
  * nobody reads the file before the shepherd.
  *
- * The folder is flocked before the fork and the shepherd inherits the lock,
- * so "locked" means "its shepherd lives" with no pid file and no moment in
- * which a live shepherd has not said so yet.
+ * The folder is flocked before the shepherd starts and the shepherd inherits
+ * the lock, so "locked" means "its shepherd lives" with no pid file and no
+ * moment in which a live shepherd has not said so yet.
  */
 void
 active_start(const json_t *jobj)
@@ -257,15 +359,10 @@ active_start(const json_t *jobj)
 	free(text);
 	free(path);
 
-	/* Buffered log lines must not be written twice. */
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		log_warn("cannot fork a shepherd for job %s", key);
-		active_fail(j->id, j->task, j->attempt, "cannot fork the shepherd");
+	if ((pid = active_shepherd_spawn(key, dirfd)) < 0) {
+		active_fail(j->id, j->task, j->attempt, "cannot start the shepherd");
 		goto out;
 	}
-	if (pid == 0)
-		shepherd_main(key, j, dirfd);
 	a->shepherd = pid;
 	log_info("job %s (%s, owner %s) handed to shepherd %d", key,
 	    j->name ? j->name : "-", j->owner ? j->owner : "-", (int)pid);
@@ -568,7 +665,7 @@ active_check_one(struct attempt *a)
 
 /*
  * The safety net behind the shepherds, at start-up, every
- * EXECD_SCAN_INTERVAL seconds and when a shepherd we forked exits:
+ * EXECD_SCAN_INTERVAL seconds and when a shepherd we started exits:
  *  - an attempt whose shepherd is dead and that has no CHILD_TERM event
  *    (the durable record of its end) gets one, failed "shepherd died";
  *  - one whose folder was removed by hand is forgotten (its slot is free).

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -70,11 +71,18 @@ struct execd_conf *conf_load(const char *path);
 void               conf_free(struct execd_conf *c);
 
 /* main.c: start-up, the event loop and the periodic duties. */
-extern struct execd_conf *conf;
 extern struct event_base *base;
 extern bool   execd_idle;        /* the latest idle verdict */
 extern char   execd_why[256];    /* and its reason */
 extern double execd_load[3];     /* the latest load averages */
+/* Decides idleness again now, applies owner_returns to running jobs, and
+ * reports LOAD when report is set or the verdict changed. */
+void  execd_decide(bool report);
+
+/* records.c: what execd and its shepherd program both write in the spool
+ * (both link it; the shepherd fills conf from its arguments). */
+struct sockaddr_un;
+extern struct execd_conf *conf;
 extern char  *execd_log_path;    /* where this process logs (NULL: stderr) */
 extern int    execd_log_level;
 /* SPOOL/<fmt...>, allocated. */
@@ -83,9 +91,20 @@ char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
  * only for files nobody reads while they are written, or whose readers take
  * an empty file for an absent one.  Sets errno and returns -1 on failure. */
 int   execd_write_file(const char *path, const char *text, int mode, bool durable);
-/* Decides idleness again now, applies owner_returns to running jobs, and
- * reports LOAD when report is set or the verdict changed. */
-void  execd_decide(bool report);
+#define OUTBOX_REG  "reg"
+#define OUTBOX_TERM "term"
+/* Writes SPOOL/outbox/KEY.KIND.json atomically. */
+int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
+bool    outbox_has(const char *key, const char *kind);
+/* The CHILD_TERM message for an attempt, from its exit object. */
+json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
+/* The wake-up socket's address, which execd binds. */
+socklen_t outbox_notify_addr(struct sockaddr_un *sun);
+/* Shepherd side: wakes execd (if running) with "KEY WHAT". */
+void    outbox_notify(const char *key, const char *what);
+/* The kernel's start time of pid (clock ticks since boot) from /proc; false
+ * when the process is gone or a zombie.  Tells a live pid from a reused one. */
+bool    shepherd_proc_start(pid_t pid, unsigned long long *start);
 
 /* link.c: the connection to the master: connect in order with backoff,
  * HELLO and REGISTER, LOAD, PULL, and the master's messages. */
@@ -138,14 +157,17 @@ int     active_init(void);            /* first scan at start-up */
 void    active_free_all(void);
 int     active_count(void);
 int     active_free_slots(void);
-/* A job object from DISPATCH: spool it durably, then fork its shepherd. */
+/* Finds the shepherd program beside execd's own, else in SBINDIR; -1
+ * after printing why when there is none. */
+int     active_shepherd_find(void);
+/* A job object from DISPATCH: spool it, then start its shepherd. */
 void    active_start(const json_t *jobj);
 void    active_signal(int64_t id, int task, int attempt, int sig);
 /* Notes from a shepherd: its job has started ("reg") or ended ("term"). */
 void    active_note(const char *key, const char *what);
 /* The master holds the attempt's CHILD_TERM: forget it, the slot is free. */
 void    active_remove(const char *key);
-/* SIGCHLD: a shepherd we forked has exited. */
+/* SIGCHLD: a shepherd we started has exited. */
 void    active_reaped(pid_t pid, int status);
 /* Safety net: dead shepherds without an exit, exits without a term event. */
 void    active_check(void);
@@ -156,14 +178,9 @@ json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER
 bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
 void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
 
-/* shepherd.c: the per-job process that starts the job, waits for it and
- * records how it ended.  Runs in a child forked from execd; never returns.
- * lockfd is the attempt's folder, flocked by execd before the fork: the
- * shepherd keeps it open for life, so the lock tells whether it lives. */
-void shepherd_main(const char *key, struct job *j, int lockfd) NOWQ_NORETURN;
-/* The kernel's start time of pid (clock ticks since boot) from /proc; false
- * when the process is gone or a zombie.  Tells a live pid from a reused one. */
-bool shepherd_proc_start(pid_t pid, unsigned long long *start);
+/* shepherd.c: the shepherd program (nowq-shepherd), one per job, started
+ * by active_start; its main says what it is given. */
+#define SHEPHERD_PROGRAM "nowq-shepherd"
 
 /* limits.c: h_vmem by cgroup v2 or RLIMIT_AS, and the words of a limit's end. */
 #define LIMITS_KILL_GRACE   5          /* kill_grace's default */
@@ -181,18 +198,10 @@ char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
 bool    limits_cgroup_oom(const char *dir);
 void    limits_cgroup_remove(const char *dir);
 
-/* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed. */
-#define OUTBOX_REG  "reg"
-#define OUTBOX_TERM "term"
-int     outbox_init(void);            /* binds SPOOL/notify */
+/* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed
+ * (records.c writes them). */
+int     outbox_init(void);            /* binds the wake-up socket */
 void    outbox_shutdown(void);
-/* Writes SPOOL/outbox/KEY.KIND.json atomically (also from the shepherd). */
-int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
-bool    outbox_has(const char *key, const char *kind);
-/* The CHILD_TERM message for an attempt, from its exit.json object. */
-json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
-/* Shepherd side: wakes execd (if running) with "KEY WHAT". */
-void    outbox_notify(const char *key, const char *what);
 void    outbox_flush(void);           /* sends what the master has not got yet */
 void    outbox_ack(int64_t seq);
 void    outbox_link_down(void);       /* what was in flight must be sent again */

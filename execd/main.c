@@ -19,52 +19,12 @@
 #include "execd/execd.h"
 #include "spool/spool.h"
 
-struct execd_conf *conf;
 struct event_base *base;
 bool   execd_idle = true;
 char   execd_why[256];
 double execd_load[3];
-char  *execd_log_path;
-int    execd_log_level = LOG_LVL_INFO;
 
 static struct event *load_ev, *scan_ev;
-
-char *
-execd_path(const char *fmt, ...)
-{
-	char *rel, *p;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&rel, fmt, ap) < 0)
-		fatalx("out of memory");
-	va_end(ap);
-	p = xasprintf("%s/%s", conf->spool_dir, rel);
-	free(rel);
-	return p;
-}
-
-int
-execd_write_file(const char *path, const char *text, int mode, bool durable)
-{
-	size_t n = strlen(text);
-	ssize_t w;
-	int fd, e;
-
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 07777)) < 0)
-		return -1;
-	/* The umask must not weaken or widen what the caller asked for. */
-	errno = EIO;    /* for a short write */
-	if (fchmod(fd, (mode_t)(mode & 07777)) < 0 || (w = write(fd, text, n)) < 0 ||
-	    (size_t)w != n || (durable && fsync(fd) < 0)) {
-		e = errno;
-		close(fd);
-		unlink(path);
-		errno = e;
-		return -1;
-	}
-	return close(fd);
-}
 
 void
 execd_decide(bool report)
@@ -193,7 +153,7 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	if ((conf = conf_load(path)) == NULL)
+	if ((conf = conf_load(path)) == NULL || active_shepherd_find() < 0)
 		exit(1);
 	/* Ignored signals survive exec: whatever started us may have ignored
 	 * some, and jobs must not inherit that.  Done once here, so a job's

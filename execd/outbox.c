@@ -35,85 +35,6 @@ static TAILQ_HEAD(, outbox_sent) sent = TAILQ_HEAD_INITIALIZER(sent);
 static int notify_fd = -1;
 static struct event *notify_ev;
 
-static char *
-outbox_file(const char *key, const char *kind)
-{
-	return execd_path("outbox/%s.%s.json", key, kind);
-}
-
-int
-outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
-{
-	char *path = outbox_file(key, kind);
-	char *s = json_dumps(msg, JSON_COMPACT);
-	int rc;
-
-	if (!s)
-		fatalx("cannot encode an outbox event");
-	rc = spool_write_file(path, s, strlen(s), 0600, durable);
-	if (rc < 0)
-		log_warn("cannot write %s", path);
-	free(s);
-	free(path);
-	return rc;
-}
-
-bool
-outbox_has(const char *key, const char *kind)
-{
-	char *path = outbox_file(key, kind);
-	bool has = access(path, F_OK) == 0;
-	free(path);
-	return has;
-}
-
-json_t *
-outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
-{
-	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
-	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit" };
-	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
-	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
-
-	for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
-		json_t *v = json_object_get(exit, copy[i]);
-		if (v)
-			json_object_set(m, copy[i], v);
-	}
-	return m;
-}
-
-/* The wake-up socket lives in the abstract namespace, named after the
- * spool, so a spool path of any length works and nothing is left behind. */
-static socklen_t
-notify_addr(struct sockaddr_un *sun)
-{
-	int n;
-	memset(sun, 0, sizeof *sun);
-	sun->sun_family = AF_UNIX;
-	n = snprintf(sun->sun_path + 1, sizeof sun->sun_path - 1, "nowq-execd-%016llx",
-	    (unsigned long long)hash_fnv1a64(conf->spool_dir, strlen(conf->spool_dir)));
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
-}
-
-/* The shepherd's wake-up call.  Losing it costs only latency: the periodic
- * scan sends what the outbox holds anyway, and a stopped execd reads the
- * outbox when it starts again. */
-void
-outbox_notify(const char *key, const char *what)
-{
-	struct sockaddr_un sun;
-	socklen_t len = notify_addr(&sun);
-	char buf[ATTEMPT_KEY_MAX + 16];
-	int fd, n;
-
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0) {
-		n = snprintf(buf, sizeof buf, "%s %s", key, what);
-		(void)sendto(fd, buf, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&sun, len);
-		close(fd);
-	}
-}
-
 static void
 outbox_notify_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -181,7 +102,7 @@ int
 outbox_init(void)
 {
 	struct sockaddr_un sun;
-	socklen_t len = notify_addr(&sun);
+	socklen_t len = outbox_notify_addr(&sun);
 
 	notify_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (notify_fd < 0 || bind(notify_fd, (struct sockaddr *)&sun, len) < 0 ||

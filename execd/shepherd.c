@@ -3,16 +3,17 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -57,35 +58,6 @@ struct shep_start {
 	struct rlimit as, cpu;   /* h_vmem without a cgroup; h_cpu */
 	char         why[SHEP_WHY_MAX];  /* set by a child that could not start */
 };
-
-bool
-shepherd_proc_start(pid_t pid, unsigned long long *start)
-{
-	char path[64], *s, *p;
-	const char *why;
-	int field;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((s = read_file(path, 4096, NULL, &why)) == NULL)
-		return false;
-	/* The command name may hold spaces and parentheses: skip past the
-	 * last ')', then field 3 is the state and field 22 the start time. */
-	if ((p = strrchr(s, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X') {
-		free(s);
-		return false;
-	}
-	p += 2;
-	for (field = 3; field < 22 && p; field++)
-		if ((p = strchr(p, ' ')) != NULL)
-			p++;
-	if (!p) {
-		free(s);
-		return false;
-	}
-	*start = strtoull(p, NULL, 10);
-	free(s);
-	return true;
-}
 
 /* ---- the job's process: from fork to exec ---- */
 
@@ -758,7 +730,7 @@ shep_close_fds(int keep)
 			close(fd);
 }
 
-void
+static void NOWQ_NORETURN
 shepherd_main(const char *key, struct job *j, int lockfd)
 {
 	struct shep s = { .key = key, .j = j, .root = geteuid() == 0, .lockfd = lockfd };
@@ -775,23 +747,22 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	int64_t start_ms, next;
 	json_t *msg;
 
-	prctl(PR_SET_NAME, "nowq-shepherd", 0, 0, 0);
 	setsid();
 	assert(lockfd >= 3);
 	shep_close_fds(lockfd);
-	/* Each page of code a shepherd runs is a page fault of its own (a
-	 * forked child shares no page tables for execd's code), so the
-	 * usual run writes no log: execd logs the start and the end as it
-	 * sends them, and the file is opened only for a problem. */
+	/* Each page of code a shepherd runs is a page fault of its own, so
+	 * the usual run writes no log: execd logs the start and the end as
+	 * it sends them, and the file is opened only for a problem. */
 	log_init_lazy("shepherd", execd_log_level, execd_log_path);
 	if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
 		dup2(fd, 0);
 		close(fd);
 	}
-	/* execd's handlers do not belong here: a SIGTERM for the shepherd is
-	 * passed on to the job, terminal signals are not ours.  SIGTERM and
-	 * SIGCHLD stay blocked and are taken by sigtimedwait, which also
-	 * times the wall-clock limits: no handler, no race with the wait. */
+	/* A SIGTERM for the shepherd is passed on to the job, terminal
+	 * signals are not ours.  SIGTERM and SIGCHLD stay blocked and are
+	 * taken by sigtimedwait, which also times the wall-clock limits: no
+	 * handler, no race with the wait.  (execd starts us with every
+	 * signal blocked; this is our mask from here on.) */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
@@ -803,7 +774,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	sigprocmask(SIG_SETMASK, &waitset, NULL);
 
 	/* No pid file: execd knows we live by the lock on our folder, which
-	 * it took before forking us and which dies with us. */
+	 * it took before starting us and which dies with us. */
 	s.dir = execd_path("active/%s", key);
 
 	if ((why = shep_make_tmpdir(&s)) != NULL)
@@ -875,9 +846,94 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
 	/* msg and limit are not freed: we exit, and freeing would only
-	 * touch (and so fault in) pages of the heap we share with execd. */
+	 * touch (and so fault in) pages of the heap for nothing. */
 	shep_remove_tmpdir(&s);
 	if (s.cgroup)
 		limits_cgroup_remove(s.cgroup);
 	_exit(0);
+}
+
+static void NOWQ_NORETURN
+shepherd_usage(void)
+{
+	fprintf(stderr, "usage: " SHEPHERD_PROGRAM " -s SPOOL -n HOST -t TMPDIR -k KILL_GRACE "
+	    "-v LOG_LEVEL -L LOCKFD [-c CGROUP_PARENT] [-l LOG_FILE] -- ID.TASK.ATTEMPT\n"
+	    "(started by execd for each job; not for running by hand)\n");
+	exit(2);
+}
+
+static int
+shepherd_int_arg(const char *s, int lo, int hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		shepherd_usage();
+	return (int)v;
+}
+
+/*
+ * The shepherd program.  execd starts it for each job with what it needs of
+ * execd.ini as arguments (the spool, the host name, the parent of TMPDIRs,
+ * kill_grace, the log, and the cgroup parent when h_vmem uses cgroups), the
+ * descriptor of the attempt's folder that execd has flocked, and the
+ * attempt's key; the job is the folder's job.json, which execd wrote and
+ * checked.  A job.json it cannot read is execd's fault, not the job's: we
+ * exit without an end, and execd's safety net reports "shepherd died".
+ */
+int
+main(int argc, char **argv)
+{
+	static struct execd_conf shep_conf;
+	struct stat st;
+	const char *why = NULL;
+	char *path, *text;
+	json_t *jobj;
+	json_error_t jerr;
+	struct job *j;
+	int ch, lockfd = -1;
+
+	conf = &shep_conf;
+	shep_conf.kill_grace = LIMITS_KILL_GRACE;
+	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:c:l:")) != -1) {
+		switch (ch) {
+		case 's': shep_conf.spool_dir = optarg; break;
+		case 'n': shep_conf.name = optarg; break;
+		case 't': shep_conf.tmpdir = optarg; break;
+		case 'k': shep_conf.kill_grace = shepherd_int_arg(optarg, 0, INT_MAX / 1000); break;
+		case 'v': execd_log_level = shepherd_int_arg(optarg, 0, 100); break;
+		case 'L': lockfd = shepherd_int_arg(optarg, 3, INT_MAX); break;
+		case 'c': limits_cgroup_parent = optarg; break;
+		case 'l': execd_log_path = optarg; break;
+		default: shepherd_usage();
+		}
+	}
+	/* The lock must be an open folder: without it execd could not tell
+	 * that we live. */
+	if (optind != argc - 1 || !shep_conf.spool_dir || !shep_conf.name ||
+	    !shep_conf.tmpdir || lockfd < 0 || strchr(argv[optind], '/') ||
+	    strlen(argv[optind]) >= ATTEMPT_KEY_MAX || fstat(lockfd, &st) < 0 ||
+	    !S_ISDIR(st.st_mode))
+		shepherd_usage();
+
+	/* jansson would read /dev/urandom for its hash seed; what we parse
+	 * comes from execd, so any seed will do. */
+	json_object_seed((size_t)getpid());
+	path = execd_path("active/%s/job.json", argv[optind]);
+	text = read_file(path, PROTO_MAX_FRAME, NULL, &why);
+	jobj = text ? json_loads(text, 0, &jerr) : NULL;
+	if (text && !jobj)
+		why = jerr.text;
+	j = jobj ? job_from_json(jobj, &why) : NULL;
+	if (!j) {
+		log_init("shepherd", execd_log_level, execd_log_path);
+		fatalx("job %s: cannot use %s: %s", argv[optind], path, why ? why : "unreadable");
+	}
+	free(text);
+	json_decref(jobj);
+	free(path);
+	shepherd_main(argv[optind], j, lockfd);
 }

@@ -1,0 +1,167 @@
+/* records.c: what execd and its shepherd program both write in the spool: paths in it, whole files, the outbox's event files and the wake-up datagram. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "execd/execd.h"
+#include "spool/spool.h"
+
+/* Set by execd from execd.ini, and by the shepherd from its arguments. */
+struct execd_conf *conf;
+char  *execd_log_path;
+int    execd_log_level = LOG_LVL_INFO;
+
+char *
+execd_path(const char *fmt, ...)
+{
+	char *rel, *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&rel, fmt, ap) < 0)
+		fatalx("out of memory");
+	va_end(ap);
+	p = xasprintf("%s/%s", conf->spool_dir, rel);
+	free(rel);
+	return p;
+}
+
+int
+execd_write_file(const char *path, const char *text, int mode, bool durable)
+{
+	size_t n = strlen(text);
+	ssize_t w;
+	int fd, e;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 07777)) < 0)
+		return -1;
+	/* The umask must not weaken or widen what the caller asked for. */
+	errno = EIO;    /* for a short write */
+	if (fchmod(fd, (mode_t)(mode & 07777)) < 0 || (w = write(fd, text, n)) < 0 ||
+	    (size_t)w != n || (durable && fsync(fd) < 0)) {
+		e = errno;
+		close(fd);
+		unlink(path);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
+}
+
+static char *
+outbox_file(const char *key, const char *kind)
+{
+	return execd_path("outbox/%s.%s.json", key, kind);
+}
+
+int
+outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
+{
+	char *path = outbox_file(key, kind);
+	char *s = json_dumps(msg, JSON_COMPACT);
+	int rc;
+
+	if (!s)
+		fatalx("cannot encode an outbox event");
+	rc = spool_write_file(path, s, strlen(s), 0600, durable);
+	if (rc < 0)
+		log_warn("cannot write %s", path);
+	free(s);
+	free(path);
+	return rc;
+}
+
+bool
+outbox_has(const char *key, const char *kind)
+{
+	char *path = outbox_file(key, kind);
+	bool has = access(path, F_OK) == 0;
+	free(path);
+	return has;
+}
+
+json_t *
+outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
+{
+	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
+	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit" };
+	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
+	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
+
+	for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
+		json_t *v = json_object_get(exit, copy[i]);
+		if (v)
+			json_object_set(m, copy[i], v);
+	}
+	return m;
+}
+
+/* The wake-up socket lives in the abstract namespace, named after the
+ * spool, so a spool path of any length works and nothing is left behind. */
+socklen_t
+outbox_notify_addr(struct sockaddr_un *sun)
+{
+	int n;
+	memset(sun, 0, sizeof *sun);
+	sun->sun_family = AF_UNIX;
+	n = snprintf(sun->sun_path + 1, sizeof sun->sun_path - 1, "nowq-execd-%016llx",
+	    (unsigned long long)hash_fnv1a64(conf->spool_dir, strlen(conf->spool_dir)));
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* The shepherd's wake-up call.  Losing it costs only latency: the periodic
+ * scan sends what the outbox holds anyway, and a stopped execd reads the
+ * outbox when it starts again. */
+void
+outbox_notify(const char *key, const char *what)
+{
+	struct sockaddr_un sun;
+	socklen_t len = outbox_notify_addr(&sun);
+	char buf[ATTEMPT_KEY_MAX + 16];
+	int fd, n;
+
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0) {
+		n = snprintf(buf, sizeof buf, "%s %s", key, what);
+		(void)sendto(fd, buf, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&sun, len);
+		close(fd);
+	}
+}
+
+bool
+shepherd_proc_start(pid_t pid, unsigned long long *start)
+{
+	char path[64], *s, *p;
+	const char *why;
+	int field;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((s = read_file(path, 4096, NULL, &why)) == NULL)
+		return false;
+	/* The command name may hold spaces and parentheses: skip past the
+	 * last ')', then field 3 is the state and field 22 the start time. */
+	if ((p = strrchr(s, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X') {
+		free(s);
+		return false;
+	}
+	p += 2;
+	for (field = 3; field < 22 && p; field++)
+		if ((p = strchr(p, ' ')) != NULL)
+			p++;
+	if (!p) {
+		free(s);
+		return false;
+	}
+	*start = strtoull(p, NULL, 10);
+	free(s);
+	return true;
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs.
+
+load helpers
+
+setup_file() {
+	cluster_start
+}
+
+teardown_file() {
+	cluster_stop
+}
+
+setup() {
+	work_start
+}
+
+teardown() {
+	work_stop
+}
+
+@test "a job's parent is the nowq-shepherd program, a child of execd, in the job's own session" {
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sleep 60)
+	wait_until 20 state_is "$id" r
+	read -r jobpid _ < "$CLUSTER/execd-1/active/$id.0.1/job.pid"
+	shep=$(ps -o ppid= -p "$jobpid" | tr -d ' ')
+	# A program of its own, not a fork of execd: its image is nowq-shepherd.
+	[ "$(basename "$(readlink "/proc/$shep/exe")")" = nowq-shepherd ]
+	[ "$(ps -o comm= -p "$shep")" = nowq-shepherd ]
+	[ "$(ps -o ppid= -p "$shep" | tr -d ' ')" = "$(cat "$CLUSTER/execd-1/execd.pid")" ]
+	# The job leads its own session and group; the shepherd holds only
+	# its folder's lock and the standard descriptors.
+	[ "$(ps -o sid= -p "$jobpid" | tr -d ' ')" = "$jobpid" ]
+	[ "$(ls "/proc/$shep/fd" | wc -l)" -eq 4 ]
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+}
+
+@test "execd refuses to start without its shepherd program, with a clear error" {
+	mkdir "$WORK/sbin"
+	cp "$(readlink -f "$(command -v execd)")" "$WORK/sbin/execd"
+	sed "s|^spool_dir *=.*|spool_dir = $WORK/spool|" "$CLUSTER/execd-1.ini" > "$WORK/execd.ini"
+	run timeout 10 "$WORK/sbin/execd" -f -c "$WORK/execd.ini"
+	echo "$output" >&3
+	if [ "$status" -ne 1 ]; then
+		# An installed copy was found in the configured sbin directory.
+		[[ "$output" != *"cannot find the program nowq-shepherd"* ]]
+		skip "a nowq-shepherd is installed where execd looks second"
+	fi
+	[[ "$output" == "execd: cannot find the program nowq-shepherd beside execd or in "* ]]
+	[ ! -e "$WORK/spool" ]
+}
+
+@test "nowq-shepherd run by hand with bad arguments says how it is used and changes nothing" {
+	shep=$(dirname "$(readlink -f "$(command -v execd)")")/nowq-shepherd
+	run "$shep"
+	[ "$status" -eq 2 ]
+	[[ "$output" == "usage: nowq-shepherd -s SPOOL"* ]]
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 3 -k nope -- 1.0.1
+	[ "$status" -eq 2 ]
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 3 -- ../1.0.1
+	[ "$status" -eq 2 ]
+	# No lock on an open folder: no job starts.
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 9 -- 1.0.1
+	[ "$status" -eq 2 ]
+	run "$shep" -s "$CLUSTER/execd-1" -n x -t /tmp -L 3 -- 1.0.1 3</dev/null
+	[ "$status" -eq 2 ]
+	[ -z "$(ls "$CLUSTER/execd-1/outbox")" ]
+}
