@@ -24,8 +24,10 @@
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
 #define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
+#define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
 
 const char *client_prog = "nowq";
+bool client_any_master;
 
 static void
 client_vmsg(const char *kind, const char *fmt, va_list ap)
@@ -318,62 +320,59 @@ connection_lost(const char **why)
 	return NULL;
 }
 
-/* Connects to the first master that answers and sends HELLO and the first
- * request in one write, so a submission costs one round trip. */
-static json_t *
-connect_and_call(json_t *req, int timeout_ms, const char **why)
+static bool
+is_redirect(const json_t *rep)
 {
-	static char errbuf[2048];
-	char **masters = client_masters();
-	size_t off = 0;
+	const char *e = jstr(rep, "error");
+	return !jbool(rep, "ok", false) && e && strcmp(e, ERR_REDIRECT) == 0;
+}
+
+/* Tries one master: connect, then HELLO and the request in one write, so a
+ * submission costs one round trip.  NULL with *why, and *next set when the
+ * next master should be asked instead (unreachable, or it redirects). */
+static json_t *
+call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *next)
+{
+	static char msg[1024];
 	json_t *hello, *rep;
 	char *buf = NULL;
 	size_t len = 0;
 	int64_t hseq;
+	int fd = connect_one(addr, why);
 
-	errbuf[0] = '\0';
-	for (char **m = masters; m && *m; m++) {
-		const char *w = NULL;
-		int fd = connect_one(*m, &w);
-		if (fd >= 0) {
-			conn.fd = fd;
-			conn.addr = xstrdup(*m);
-			break;
-		}
-		off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
-		    "%s%s (%s)", off ? ", " : "", *m, w);
-		if (off >= sizeof errbuf)
-			off = sizeof errbuf - 1;
-	}
-	strv_free(masters);
-	if (conn.fd < 0) {
-		static char msg[sizeof errbuf + 64];
-		snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
-		*why = msg;
+	*next = true;
+	if (fd < 0)
 		return NULL;
-	}
+	conn.fd = fd;
+	conn.addr = xstrdup(addr);
 	hseq = ++conn.seq;
 	hello = json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I, s:s}", "type", "HELLO",
 	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
 	    "auth", "method", "none", "uid", (json_int_t)getuid(), "user", client_user());
+	if (client_any_master)
+		json_object_set_new(hello, "any", json_true());
 	json_object_set_new(req, "seq", json_integer(++conn.seq));
 	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
 		json_decref(hello);
 		free(buf);
 		client_disconnect();
 		*why = "cannot encode the request";
+		*next = false;
 		return NULL;
 	}
 	json_decref(hello);
 	if (send_all(conn.fd, buf, len, why) < 0) {
 		free(buf);
-		goto broken;
+		client_disconnect();
+		return NULL;
 	}
 	free(buf);
-	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL)
-		goto broken;
+	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL) {
+		client_disconnect();
+		return NULL;
+	}
 	if (!jbool(rep, "ok", false)) {
-		static char msg[1024];
+		*next = is_redirect(rep);
 		snprintf(msg, sizeof msg, "the master at %s refused us: %s", conn.addr,
 		    client_reply_message(rep));
 		json_decref(rep);
@@ -382,11 +381,58 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		return NULL;
 	}
 	json_decref(rep);
+	*next = false;
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
-		goto broken;
+		return connection_lost(why);
+	if (is_redirect(rep)) {
+		*next = true;
+		snprintf(msg, sizeof msg, "%s", client_reply_message(rep));
+		*why = msg;
+		json_decref(rep);
+		client_disconnect();
+		return NULL;
+	}
 	return rep;
-broken:
-	return connection_lost(why);
+}
+
+/* The masters in order, following redirects.  During a failover none may
+ * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS. */
+static json_t *
+connect_and_call(json_t *req, int timeout_ms, const char **why)
+{
+	static char errbuf[2048], msg[sizeof errbuf + 64];
+	int64_t deadline = mono_ms() + CLIENT_FAILOVER_MS;
+	bool redirected = false;
+
+	for (;;) {
+		char **masters = client_masters();
+		size_t off = 0;
+		errbuf[0] = '\0';
+		for (char **m = masters; m && *m; m++) {
+			const char *w = NULL;
+			bool next;
+			json_t *rep = call_one(*m, req, timeout_ms, &w, &next);
+			if (rep || !next) {
+				strv_free(masters);
+				*why = w;
+				return rep;
+			}
+			redirected |= w && strstr(w, "ask another") != NULL;
+			off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
+			    "%s%s (%s)", off ? ", " : "", *m, w);
+			if (off >= sizeof errbuf)
+				off = sizeof errbuf - 1;
+		}
+		strv_free(masters);
+		/* Only a cluster with a standby fails over; one master that is
+		 * down is reported at once. */
+		if (!redirected || mono_ms() >= deadline)
+			break;
+		usleep(200000);
+	}
+	snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
+	*why = msg;
+	return NULL;
 }
 
 json_t *
@@ -410,8 +456,21 @@ client_call(json_t *req, int timeout_ms, const char **why)
 	free(buf);
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
 		goto broken;
+	if (is_redirect(rep)) {
+		/* This master stepped down or lost its majority: the request
+		 * did nothing here; ask the masters again. */
+		json_decref(rep);
+		client_disconnect();
+		return connect_and_call(req, timeout_ms, why);
+	}
 	return rep;
 broken:
+	/* A request that carries an idempotency key may be sent again: the
+	 * master that has it already answers with what the first one did. */
+	if (json_object_get(req, "key")) {
+		client_disconnect();
+		return connect_and_call(req, timeout_ms, why);
+	}
 	return connection_lost(why);
 }
 

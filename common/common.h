@@ -36,6 +36,9 @@ int64_t mono_ms(void);           /* monotonic clock, milliseconds */
 int     set_nonblock(int fd);
 int     set_cloexec(int fd);
 uint64_t hash_fnv1a64(const void *p, size_t n);
+/* Base64 of n bytes (malloc'd text); decoding gives NULL on bad input. */
+char    *b64_encode(const void *data, size_t n);
+void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
 char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */
 const char *my_hostname(void);   /* short host name, cached */
@@ -122,6 +125,9 @@ enum msg_type {
 	MSG_CRON,
 	/* qmod */
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
+	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
+	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
+	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);
@@ -136,6 +142,8 @@ enum msg_type   msg_type_of(const json_t *msg);
 #define ERR_INVAL     "invalid"
 #define ERR_LIMIT     "limit"
 #define ERR_INTERNAL  "internal"
+/* Not the writable master: ask the next one (reply field "master" may name it). */
+#define ERR_REDIRECT  "redirect"
 
 struct evbuffer;
 /* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */

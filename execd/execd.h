@@ -90,6 +90,9 @@ void  execd_decide(bool report);
 void    link_start(void);
 void    link_stop(void);
 bool    link_ready(void);             /* connected and registered */
+int64_t link_last_heard(void);        /* mono ms of the master's last frame */
+/* We voted for epoch: drop a link to a master of an older one. */
+void    link_fence(int64_t epoch);
 /* Sends msg (stolen) with a fresh seq; returns the seq, or -1 when down. */
 int64_t link_send(json_t *msg);
 /* Sends PULL if idle with free slots and no PULL (with this many free) is
@@ -193,7 +196,12 @@ json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
 void    outbox_notify(const char *key, const char *what);
 void    outbox_flush(void);           /* sends what the master has not got yet */
 void    outbox_ack(int64_t seq);
-void    outbox_link_down(void);       /* what was in flight must be sent again */
+void    outbox_link_down(void);
+
+/* witness.c: the failover witness: votes for a standby that lost the primary. */
+void    witness_start(void);
+void    witness_stop(void);
+int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */       /* what was in flight must be sent again */
 
 /* pe.c: a parallel job's part on this host. */
 struct pe_part {

@@ -54,6 +54,7 @@ static struct {
 	int64_t             pull_seq;
 	int                 pull_free;
 	bool                pull_hold;    /* the master answered a PULL with nothing */
+	int64_t             last_heard;   /* mono ms of the master's last frame */
 } lk;
 
 static void link_try_next(void);
@@ -274,6 +275,13 @@ link_reply(json_t *msg)
 	char why[512];
 
 	if (seq == lk.hello_seq || seq == lk.register_seq) {
+		if (!ok && jstr(msg, "error") && strcmp(jstr(msg, "error"), ERR_REDIRECT) == 0) {
+			/* A standby, or a master that steps down: the next one. */
+			log_debug("master %s redirects: %s", link_peer(), text ? text : "");
+			link_close();
+			link_try_next();
+			return;
+		}
 		if (!ok) {
 			snprintf(why, sizeof why, "refused %s: %s (%s)",
 			    seq == lk.hello_seq ? "HELLO" : "REGISTER",
@@ -283,6 +291,13 @@ link_reply(json_t *msg)
 		}
 		if (seq == lk.hello_seq) {
 			lk.epoch = jint(msg, "epoch", 0);
+			/* Fencing: we voted for a newer master; this one was replaced. */
+			if (lk.epoch < witness_epoch()) {
+				log_warnx("master %s is of epoch %lld, older than %lld we voted for: trying the next",
+				    link_peer(), (long long)lk.epoch, (long long)witness_epoch());
+				link_close();
+				link_try_next();
+			}
 			return;
 		}
 		lk.state = LINK_READY;
@@ -358,6 +373,12 @@ link_handle(json_t *msg)
 	case MSG_ACK:
 		outbox_ack(jint(msg, "seq", -1));
 		break;
+	case MSG_HEARTBEAT:
+		/* The echo is the master's lease: we vote for no other master
+		 * until the failover timeout has passed since it sent this. */
+		if (jint(msg, "epoch", 0) >= witness_epoch())
+			link_send(json_pack("{s:s, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0)));
+		break;
 	default:
 		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());
 	}
@@ -372,6 +393,10 @@ link_read_cb(struct bufferevent *bev, void *arg)
 	int r;
 
 	while (lk.bev == bev && (r = proto_frame_take(in, &msg, PROTO_MAX_FRAME, &why)) != 0) {
+		/* Only a registered link is a primary: a standby's redirect
+		 * is not a sign that the primary lives. */
+		if (r > 0 && lk.state == LINK_READY)
+			lk.last_heard = mono_ms();
 		if (r < 0) {
 			char text[256];
 			snprintf(text, sizeof text, "bad frame (%s)", why);
@@ -466,9 +491,23 @@ link_retry_cb(evutil_socket_t fd, short what, void *arg)
 	link_try_next();
 }
 
+int64_t
+link_last_heard(void)
+{
+	return lk.last_heard;
+}
+
+void
+link_fence(int64_t epoch)
+{
+	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING)
+		link_down("its epoch was superseded by our vote");
+}
+
 void
 link_start(void)
 {
+	lk.last_heard = mono_ms();
 	lk.backoff_ms = LINK_BACKOFF_MIN_MS;
 	lk.cur = -1;
 	lk.retry_ev = evtimer_new(base, link_retry_cb, NULL);

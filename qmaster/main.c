@@ -31,7 +31,8 @@ static struct event *commit_ev, *tick_ev;
 static void
 commit_cb(evutil_socket_t fd, short what, void *arg)
 {
-	if (sched_wanted())
+	/* Only a writable primary starts jobs: a fenced one must not. */
+	if (sched_wanted() && repl_writable())
 		sched_run();
 	if (!store_in_txn(store))
 		return;
@@ -39,7 +40,7 @@ commit_cb(evutil_socket_t fd, short what, void *arg)
 		/* Replies promise durability; without the commit there is no
 		 * honest reply to give.  Restarting recovers the last commit. */
 		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
-	net_flush_held();
+	repl_committed();
 }
 
 void
@@ -77,6 +78,9 @@ static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int n;
+	/* A fenced primary changes nothing on its own: the new one does. */
+	if (!repl_writable())
+		return;
 	qm_txn();
 	n = store_jobs_purge_finished(store, now_ms() - conf->finished_keep_ms);
 	if (n < 0)
@@ -86,6 +90,24 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	deps_tick(now_ms());
 	cron_tick(now_ms());
 	exechost_check_lost();
+	if (store_key_purge(store, now_ms() - 86400000) < 0)
+		fatalx("cannot purge submission keys");
+}
+
+void
+qm_serve(void)
+{
+	struct timeval one = { 1, 0 };
+	char *act;
+
+	exechost_init();
+	qmod_apply_queues();
+	mailer_init();
+	event_add(tick_ev, &one);
+	act = xasprintf("%s/act_qmaster", conf->spool_dir);
+	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
+		log_warn("cannot write %s", act);
+	free(act);
 }
 
 static void
@@ -109,7 +131,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check] [--rejoin]\n");
 	exit(2);
 }
 
@@ -133,17 +155,16 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
+		{ "rejoin", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = SYSCONFDIR "/nowq/qmaster.conf";
-	bool foreground = false, debug = false, check = false;
+	bool foreground = false, debug = false, check = false, rejoin = false;
 	const char *why;
-	char *act;
 	int ch, token;
 	struct event *sigs[4];
 	const int signums[4] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	struct timeval one = { 1, 0 };
 
 	while ((ch = getopt_long(argc, argv, "fdc:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -151,6 +172,7 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
+		case 'R': rejoin = true; break;
 		default: usage();
 		}
 	}
@@ -176,33 +198,29 @@ main(int argc, char **argv)
 	}
 	log_init("qmaster", debug ? LOG_LVL_DEBUG : conf->log_level, foreground ? NULL : conf->log_file);
 	lock_spool(conf->spool_dir);
-	token = daemon_begin(foreground);
+	/* A master that steps down re-executes itself (--rejoin): it is a
+	 * daemon already and keeps its pid. */
+	token = daemon_begin(foreground || rejoin);
 	signal(SIGPIPE, SIG_IGN);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
-	exechost_init();
-	qmod_apply_queues();
 	base = event_base_new();
 	if (!base)
 		fatalx("event_base_new failed");
 	commit_ev = event_new(base, -1, 0, commit_cb, NULL);
 	tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, NULL);
-	event_add(tick_ev, &one);
 	for (int i = 0; i < 4; i++) {
 		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
 		event_add(sigs[i], NULL);
 	}
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
-	mailer_init();
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");
-	act = xasprintf("%s/act_qmaster", conf->spool_dir);
-	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
-		log_warn("cannot write %s", act);
-	free(act);
-	log_info("qmaster started: spool %s, listening on %s%s%s, %lld pending and %lld running jobs",
+	repl_start(argv, rejoin);
+	log_info("qmaster started as %s: spool %s, listening on %s%s%s, %lld pending and %lld running jobs",
+	    repl_role_name(),
 	    conf->spool_dir, conf->unix_socket ? conf->unix_socket : "",
 	    conf->unix_socket && conf->listen ? " and " : "", conf->listen ? conf->listen : "",
 	    (long long)store_jobs_count(store, 1u << JS_PENDING),
@@ -218,6 +236,8 @@ main(int argc, char **argv)
 		net_flush_held();
 	}
 	net_shutdown();
+	repl_stop();
+	failover_free();
 	mailer_shutdown();
 	exechost_free_all();
 	for (int i = 0; i < 4; i++)

@@ -76,6 +76,7 @@ loopback_peer_uid(int fd)
 struct held {
 	TAILQ_ENTRY(held) entry;
 	struct conn      *c;
+	int64_t           upto;     /* replication seq the standby must ack first; 0: not yet known */
 	json_t           *msg;      /* or, when NULL, */
 	char             *text;     /* the message as JSON text */
 	size_t            len;
@@ -123,6 +124,8 @@ net_hold(struct conn *c, json_t *msg, char *text, size_t len)
 	h->msg = msg;
 	h->text = text;
 	h->len = len;
+	/* Outside a transaction, only the changesets already sent hold it back. */
+	h->upto = store_in_txn(store) ? 0 : repl_unacked();
 	c->refs++;
 	TAILQ_INSERT_TAIL(&held, h, entry);
 }
@@ -130,7 +133,7 @@ net_hold(struct conn *c, json_t *msg, char *text, size_t len)
 void
 net_send(struct conn *c, json_t *msg)
 {
-	if (store_in_txn(store)) {
+	if (store_in_txn(store) || repl_unacked()) {
 		net_hold(c, msg, NULL, 0);
 		return;
 	}
@@ -141,7 +144,7 @@ net_send(struct conn *c, json_t *msg)
 void
 net_send_text(struct conn *c, char *text, size_t len)
 {
-	if (store_in_txn(store)) {
+	if (store_in_txn(store) || repl_unacked()) {
 		net_hold(c, NULL, text, len);
 		return;
 	}
@@ -150,10 +153,23 @@ net_send_text(struct conn *c, char *text, size_t len)
 }
 
 void
-net_flush_held(void)
+net_hold_tag(int64_t seq)
 {
 	struct held *h;
-	while ((h = TAILQ_FIRST(&held)) != NULL) {
+	TAILQ_FOREACH_REVERSE(h, &held, held_list, entry) {
+		if (h->upto)
+			break;
+		h->upto = seq;
+	}
+}
+
+/* Messages go in the order they were queued: the first one still waiting
+ * for a later acknowledgement stops the walk. */
+void
+net_release(int64_t acked)
+{
+	struct held *h;
+	while ((h = TAILQ_FIRST(&held)) != NULL && (acked < 0 || (h->upto && h->upto <= acked))) {
 		TAILQ_REMOVE(&held, h, entry);
 		conn_write_now(h->c, h->msg, h->text, h->len);
 		json_decref(h->msg);
@@ -166,6 +182,22 @@ net_flush_held(void)
 }
 
 void
+net_flush_held(void)
+{
+	net_release(-1);
+}
+
+/* The one place that decides whether a peer speaks for a daemon of this
+ * cluster (a standby, or an execd casting a vote): root or the master's own
+ * uid.  Munge authentication fills c->uid from the credential; this check
+ * stays as it is. */
+bool
+net_is_daemon(const struct conn *c)
+{
+	return c->uid == 0 || c->uid == geteuid();
+}
+
+void
 net_close(struct conn *c, const char *why)
 {
 	if (c->dead)
@@ -175,6 +207,8 @@ net_close(struct conn *c, const char *why)
 	TAILQ_REMOVE(&conns, c, entry);
 	if (c->role == ROLE_EXECD)
 		exechost_conn_gone(c);
+	if (c->role == ROLE_PEER || c->role == ROLE_WITNESS)
+		repl_conn_gone(c);
 	request_conn_gone(c);
 	bufferevent_free(c->bev);
 	c->bev = NULL;
@@ -268,8 +302,10 @@ conn_hello(struct conn *c, json_t *msg)
 		    (long long)jint(msg, "version", -1), PROTO_VERSION));
 		return false;
 	}
-	if (!role || (strcmp(role, "client") != 0 && strcmp(role, "execd") != 0)) {
-		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\" or \"execd\""));
+	if (!role || (strcmp(role, "client") != 0 && strcmp(role, "execd") != 0 &&
+	    strcmp(role, "peer") != 0 && strcmp(role, "witness") != 0)) {
+		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\", \"execd\", "
+		    "\"peer\" or \"witness\""));
 		return false;
 	}
 	if (!method || strcmp(method, conf->auth) != 0) {
@@ -297,12 +333,30 @@ conn_hello(struct conn *c, json_t *msg)
 		u = user_lookup(c->uid);
 	c->user = u ? xstrdup(u->name) : xasprintf("%u", (unsigned)c->uid);
 	c->manager = qm_is_manager(c->user, c->uid);
-	c->role = strcmp(role, "execd") == 0 ? ROLE_EXECD : ROLE_CLIENT;
+	c->role = strcmp(role, "execd") == 0 ? ROLE_EXECD : strcmp(role, "peer") == 0 ? ROLE_PEER :
+	    strcmp(role, "witness") == 0 ? ROLE_WITNESS : ROLE_CLIENT;
+	if ((c->role == ROLE_PEER || c->role == ROLE_WITNESS) && !net_is_daemon(c)) {
+		log_warnx("%s: refused: uid %u is not a daemon identity of this cluster", c->peer,
+		    (unsigned)c->uid);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "only the daemon identity may connect as %s", role));
+		return false;
+	}
+	/* A standby serves only the replication link, the execds' votes and
+	 * the requests that say they want whichever master (qconf -sm, -takeover). */
+	if ((c->role == ROLE_CLIENT || c->role == ROLE_EXECD) && !repl_writable() &&
+	    !(c->role == ROLE_CLIENT && jbool(msg, "any", false))) {
+		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another", repl_role_name());
+		if (repl_primary_addr())
+			json_object_set_new(rep, "master", json_string(repl_primary_addr()));
+		net_send(c, rep);
+		return false;
+	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
-	json_object_set_new(rep, "epoch", json_integer(1));
+	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
+	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
 	json_object_set_new(rep, "uid", json_integer(c->uid));
 	json_object_set_new(rep, "user", json_string(c->user));
 	json_object_set_new(rep, "manager", json_boolean(c->manager));
@@ -439,4 +493,10 @@ net_shutdown(void)
 		unlink(conf->unix_socket);
 	while ((c = TAILQ_FIRST(&conns)) != NULL)
 		net_close(c, "shutting down");
+}
+
+struct conn *
+net_next(struct conn *c)
+{
+	return c ? TAILQ_NEXT(c, entry) : TAILQ_FIRST(&conns);
 }
