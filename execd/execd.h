@@ -201,7 +201,10 @@ void    outbox_link_down(void);
 /* witness.c: the failover witness: votes for a standby that lost the primary. */
 void    witness_start(void);
 void    witness_stop(void);
-int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */       /* what was in flight must be sent again */
+int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */
+/* The primary's heartbeat named its last sequence: a candidate for a later
+ * epoch must have it (the primary may have acknowledged it without a standby). */
+void    witness_saw_seq(int64_t seq);       /* what was in flight must be sent again */
 
 /* pe.c: a parallel job's part on this host. */
 struct pe_part {

@@ -376,8 +376,11 @@ link_handle(json_t *msg)
 	case MSG_HEARTBEAT:
 		/* The echo is the master's lease: we vote for no other master
 		 * until the failover timeout has passed since it sent this. */
-		if (jint(msg, "epoch", 0) >= witness_epoch())
-			link_send(json_pack("{s:s, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0)));
+		if (jint(msg, "epoch", 0) >= witness_epoch()) {
+			witness_saw_seq(jint(msg, "last", 0));
+			link_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0),
+			    "last", (json_int_t)jint(msg, "last", 0)));
+		}
 		break;
 	default:
 		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());

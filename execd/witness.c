@@ -31,6 +31,7 @@ static struct {
 	int           n;
 	struct event *tick_ev;
 	int64_t       voted;        /* the highest epoch we voted for */
+	int64_t       seq;          /* the highest sequence a primary told us of */
 	char         *path;         /* SPOOL/voted_epoch */
 } wt;
 
@@ -38,6 +39,13 @@ int64_t
 witness_epoch(void)
 {
 	return wt.voted;
+}
+
+void
+witness_saw_seq(int64_t seq)
+{
+	if (seq > wt.seq)
+		wt.seq = seq;
 }
 
 static void
@@ -72,6 +80,8 @@ witness_vote_request(struct wlink *w, json_t *msg)
 		why = "already voted for this or a newer epoch";
 	else if (timeout <= 0 || quiet < timeout)
 		why = "we still hear the primary";
+	else if (jint(msg, "last", -1) < wt.seq)
+		why = "the candidate lacks transactions the primary acknowledged";
 	if (why) {
 		witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s, s:s}", "type", "VOTE", "seq", (json_int_t)0,
 		    "epoch", (json_int_t)e, "granted", 0, "host", conf->name, "why", why));

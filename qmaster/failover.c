@@ -82,6 +82,34 @@ failover_have_majority(void)
 	return n * 2 > fo.registered;
 }
 
+static int
+cmp_desc(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int64_t
+failover_witness_seq(void)
+{
+	int64_t now = mono_ms(), *seqs, r = 0;
+	struct conn *c = NULL;
+	int n = 0, need = fo.registered / 2 + 1;
+
+	if (fo.registered == 0)
+		return store_repl_seq(store);
+	seqs = xcalloc((size_t)fo.registered + 64, sizeof *seqs);
+	while ((c = net_next(c)) != NULL && n < fo.registered + 64)
+		if (c->role == ROLE_EXECD && c->host && !c->dead && c->lease_until > now)
+			seqs[n++] = c->hb_seq;
+	if (n >= need) {
+		qsort(seqs, (size_t)n, sizeof *seqs, cmp_desc);
+		r = seqs[need - 1];
+	}
+	free(seqs);
+	return r;
+}
+
 /* From repl.c's tick: a standby that has not heard the primary for the
  * failover timeout campaigns for the next epoch. */
 void
@@ -117,10 +145,10 @@ failover_tick(int64_t now)
 		fo.next_ask = now + FAILOVER_ASK_MS;
 		while ((c = net_next(c)) != NULL)
 			if (c->role == ROLE_WITNESS && !c->dead && !c->closing)
-				net_send(c, json_pack("{s:s, s:I, s:I, s:s}", "type", "VOTE_REQUEST",
+				net_send(c, json_pack("{s:s, s:I, s:I, s:s, s:I}", "type", "VOTE_REQUEST",
 				    "epoch", (json_int_t)fo.campaign, "timeout",
 				    (json_int_t)conf->failover_timeout_ms, "candidate",
-				    conf->masters[conf->self]));
+				    conf->masters[conf->self], "last", (json_int_t)store_repl_seq(store)));
 	}
 	for (int i = 0; i < fo.nvotes; i++)
 		granted += fo.votes[i].epoch == fo.campaign;

@@ -134,7 +134,7 @@ struct conn {
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
 	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */
-	int64_t              hb_sent;       /* mono ms of the last HEARTBEAT sent to it */
+	int64_t              hb_seq;        /* the highest sequence its execd echoed */
 };
 
 int  net_listen(void);
@@ -420,6 +420,8 @@ void           repl_masters(struct conn *c, int64_t seq, json_t *msg);
 
 /* failover.c: votes, leases, promotion. */
 bool failover_have_majority(void);
+/* The highest sequence a majority of the registered execds has echoed. */
+int64_t failover_witness_seq(void);
 void failover_tick(int64_t now);
 void failover_vote(struct conn *c, int64_t seq, json_t *msg);
 void failover_takeover(struct conn *c, int64_t seq, json_t *msg);

@@ -41,6 +41,8 @@ static struct {
 	bool                streaming;     /* the standby has its snapshot or catch-up queued */
 	bool                in_sync;       /* replies wait for its acknowledgement */
 	int64_t             sent, acked;
+	int64_t             waiting;       /* the highest seq whose replies are held */
+	int64_t             released;      /* replies up to this seq may go */
 	int64_t             ack_deadline;  /* mono ms; 0: nothing outstanding */
 	int64_t             standby_lease; /* mono ms: it promotes itself not before */
 	int64_t             standby_seen;  /* wall ms */
@@ -62,6 +64,7 @@ static struct {
 static char **saved_argv;
 
 static void repl_become_standby(int idx);
+static void repl_heartbeats(int64_t now);
 
 const char *
 repl_role_name(void)
@@ -96,7 +99,29 @@ repl_primary_addr(void)
 int64_t
 repl_unacked(void)
 {
-	return rp.in_sync && rp.sent > rp.acked ? rp.sent : 0;
+	return rp.waiting > rp.released ? rp.waiting : 0;
+}
+
+/* What makes a reply safe to send: with the standby in sync, its
+ * acknowledgement; without it, that a majority of the execds has heard of
+ * the sequence (they vote only for a candidate that has it, so no standby
+ * missing it can be elected); with no execd registered, the commit. */
+static void
+repl_release(void)
+{
+	int64_t r;
+
+	if (rp.role != REPL_PRIMARY)
+		return;
+	if (rp.in_sync)
+		r = rp.acked;
+	else if (conf->nmasters)
+		r = failover_witness_seq();
+	else
+		r = store_repl_seq(store);
+	if (r > rp.released)
+		rp.released = r;
+	net_release(rp.released);
 }
 
 bool
@@ -251,7 +276,8 @@ repl_standby_gone(const char *why)
 	rp.standby = NULL;
 	rp.streaming = rp.in_sync = false;
 	rp.ack_deadline = 0;
-	net_flush_held();
+	repl_heartbeats(mono_ms());
+	repl_release();
 }
 
 /* Snapshot: a consistent copy at a committed sequence, streamed in frames;
@@ -372,7 +398,7 @@ repl_applied(struct conn *c, int64_t seq, json_t *msg)
 		rp.in_sync = true;
 		log_info("standby %s is in sync at sequence %lld", c->peer, (long long)rp.acked);
 	}
-	net_release(rp.acked);
+	repl_release();
 }
 
 /* From the commit step, after a successful commit: the changeset goes to
@@ -395,12 +421,23 @@ repl_committed(void)
 			rp.sent = seq;
 		}
 	}
-	if (rp.in_sync && rp.sent > rp.acked) {
-		net_hold_tag(rp.sent);
+	if (!conf->nmasters) {
+		net_flush_held();
+		return;
+	}
+	if (store_repl_seq(store) > rp.waiting)
+		rp.waiting = store_repl_seq(store);
+	if (rp.waiting <= rp.released) {
+		net_flush_held();
+		return;
+	}
+	net_hold_tag(rp.waiting);
+	if (rp.in_sync) {
 		if (!rp.ack_deadline)
 			rp.ack_deadline = mono_ms() + conf->failover_timeout_ms / 2;
 	} else
-		net_flush_held();
+		repl_heartbeats(mono_ms());   /* the execds learn the sequence now */
+	repl_release();
 }
 
 /* The standby side. */
@@ -643,8 +680,14 @@ repl_heartbeat(struct conn *c, int64_t seq, json_t *msg)
 		if (until > rp.standby_lease)
 			rp.standby_lease = until;
 		rp.standby_seen = now_ms();
-	} else if (c->role == ROLE_EXECD && until > c->lease_until)
-		c->lease_until = until;
+	} else if (c->role == ROLE_EXECD) {
+		if (until > c->lease_until)
+			c->lease_until = until;
+		if (jint(msg, "last", 0) > c->hb_seq)
+			c->hb_seq = jint(msg, "last", 0);
+		if (!rp.in_sync)
+			repl_release();
+	}
 }
 
 /* Every REPL_TICK_MS:
@@ -666,9 +709,10 @@ repl_tick_cb(evutil_socket_t fd, short what, void *arg)
 			rp.in_sync = false;
 			rp.ack_deadline = 0;
 			log_warnx("standby did not acknowledge sequence %lld within %lld ms; replies go "
-			    "without it until it catches up", (long long)rp.sent,
-			    (long long)conf->failover_timeout_ms / 2);
-			net_flush_held();
+			    "without it (once a majority of the execds has heard of them) until it "
+			    "catches up", (long long)rp.sent, (long long)conf->failover_timeout_ms / 2);
+			repl_heartbeats(now);
+			repl_release();
 		}
 		if (!rp.standby && now >= rp.next_probe) {
 			char role[16];

@@ -265,8 +265,8 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX tasks_unfinished ON tasks (job_id, state) WHERE state < 3;",
 
 	/* 8 -> 9: submissions' idempotency keys (issue 8).  A qsub retried
-	 * after a failover finds the job its first try made; the rows go
-	 * with the job's purge. */
+	 * after a failover finds the job its first try made; the tick
+	 * purges keys older than a day. */
 	"CREATE TABLE submit_keys ("
 	" key TEXT PRIMARY KEY,"
 	" job_id INTEGER NOT NULL,"
