@@ -23,7 +23,8 @@ const struct cmd cmd_qsub = {
 	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
 	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
-	"         -hold_jid job,...  -W depend=kind:id[:id...][,...]  -pe name slots  -n slots\n"
+	"         -hold_jid job,...  -hold_jid_ad job,...  -W depend=kind:id[:id...][,...]\n"
+	"         -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
 	"         -t task_id_range  -tc max_running_tasks  -r y|n  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",

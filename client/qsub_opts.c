@@ -16,7 +16,7 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -34,6 +34,7 @@ static const struct qo_opt {
 	{ "--help", QO_HELP, false }, { "-l", QO_L, true },    { "-r", QO_R, true },
 	{ "-pe", QO_PE, true },     { "-n", QO_NSLOTS, true }, { "-t", QO_T, true },
 	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
+	{ "-hold_jid_ad", QO_HOLD_JID_AD, true },
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
 	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },
 };
@@ -43,7 +44,7 @@ static const struct qo_opt {
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
 	"-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
-	"-dl", "-hard", "-hold_jid_ad", "-i", "-js",
+	"-dl", "-hard", "-i", "-js",
 	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
@@ -188,9 +189,10 @@ parse_tasks(struct qsub_opts *o, const char *v)
 }
 
 /* -hold_jid ID|NAME|PATTERN[,...]: Grid Engine's, which waits for the
- * jobs' end whatever their exit status (afterany). */
+ * jobs' end whatever their exit status (afterany).  -hold_jid_ad: each
+ * task waits for the same task of those arrays (kind "array"). */
 static int
-parse_hold_jid(struct qsub_opts *o, const char *list)
+parse_hold_jid(struct qsub_opts *o, const char *opt, const char *kind, const char *list)
 {
 	char *copy = xstrdup(list), *tok, *save = NULL;
 	int n = 0;
@@ -201,14 +203,14 @@ parse_hold_jid(struct qsub_opts *o, const char *list)
 		json_decref(utf8);
 		if (strlen(tok) > 255 || !utf8) {
 			free(copy);
-			return qo_fail(o, "-hold_jid: \"%.40s\" is not a job id or name", tok);
+			return qo_fail(o, "%s: \"%.40s\" is not a job id or name", opt, tok);
 		}
-		strv_push(&o->deps, xasprintf("afterany:%s", tok));
+		strv_push(&o->deps, xasprintf("%s:%s", kind, tok));
 		n++;
 	}
 	free(copy);
 	if (!n)
-		return qo_fail(o, "-hold_jid needs a list of job ids or names");
+		return qo_fail(o, "%s needs a list of job ids or names", opt);
 	return 0;
 }
 
@@ -432,7 +434,9 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		o->verify = v[0];
 		break;
 	case QO_HOLD_JID:
-		return parse_hold_jid(o, v);
+		return parse_hold_jid(o, "-hold_jid", "afterany", v);
+	case QO_HOLD_JID_AD:
+		return parse_hold_jid(o, "-hold_jid_ad", "array", v);
 	case QO_DEPEND:
 		return parse_depend(o, v);
 	case QO_MAIL:

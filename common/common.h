@@ -16,6 +16,9 @@
 /* log.c */
 enum log_level { LOG_LVL_ERR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 void log_init(const char *tag, int level, const char *path);
+/* The same, but the file is opened by the first line written: a process
+ * that usually says nothing (a shepherd) never opens it. */
+void log_init_lazy(const char *tag, int level, const char *path);
 int  log_level_parse(const char *name); /* -1 when unknown */
 void log_warn(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);   /* adds strerror(errno) */
 void log_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);

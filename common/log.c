@@ -26,6 +26,16 @@ log_init(const char *tag, int level, const char *path)
 	log_reopen();
 }
 
+void
+log_init_lazy(const char *tag, int level, const char *path)
+{
+	log_tag = tag;
+	log_lvl = level;
+	free(log_path);
+	log_path = path ? xstrdup(path) : NULL;
+	log_fp = NULL;   /* a FILE of the parent's, if any, is not ours */
+}
+
 /* Reopened on SIGHUP so logrotate can move the file away. */
 void
 log_reopen(void)
@@ -66,7 +76,7 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	if (!log_fp)
-		log_fp = stderr;
+		log_reopen();
 	if (err)
 		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s: %s\n", ts, now.tv_nsec / 1000000,
 		    log_tag, (int)getpid(), prefix, msg, strerror(err));

@@ -259,6 +259,27 @@ outbox_set_aside(const char *name, const char *why)
 	free(to);
 }
 
+/* The log's line for a job's start or end, written by execd as it sends
+ * the event rather than by the shepherd (see shepherd_main).  An event
+ * sent again after a reconnection is logged again. */
+static void
+outbox_log(const json_t *msg)
+{
+	const char *type = jstr(msg, "type"), *limit = jstr(msg, "limit"),
+	    *vacated = jstr(msg, "vacated"), *failed = jstr(msg, "failed");
+	char key[ATTEMPT_KEY_MAX];
+
+	active_key(key, sizeof key, jint(msg, "id", 0), (int)jint(msg, "task", 0),
+	    (int)jint(msg, "attempt", 0));
+	if (strcmp(type, "CHILD_REGISTER") == 0)
+		log_info("job %s started as pid %lld", key, (long long)jint(msg, "pid", 0));
+	else if (strcmp(type, "CHILD_TERM") == 0)
+		log_info("job %s ended: exit status %lld%s%s%s%s%s%s", key,
+		    (long long)jint(msg, "exit_status", -1), limit ? ", " : "", limit ? limit : "",
+		    vacated ? ", vacated: " : "", vacated ? vacated : "",
+		    failed ? ", failed: " : "", failed ? failed : "");
+}
+
 /* In name order (versionsort: by job id, then task and attempt, and each
  * attempt's reg before its term), everything not already sent on this
  * connection.  The master may see an event twice; it is idempotent there. */
@@ -304,6 +325,7 @@ outbox_flush(void)
 			json_decref(msg);
 			continue;
 		}
+		outbox_log(msg);   /* before link_send, which takes msg */
 		if ((seq = link_send(msg)) >= 0) {
 			struct outbox_sent *s = xmalloc(sizeof *s);
 			s->name = xstrdup(name);

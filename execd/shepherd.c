@@ -741,7 +741,11 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	setsid();
 	assert(lockfd >= 3);
 	shep_close_fds(lockfd);
-	log_init("shepherd", execd_log_level, execd_log_path);
+	/* Each page of code a shepherd runs is a page fault of its own (a
+	 * forked child shares no page tables for execd's code), so the
+	 * usual run writes no log: execd logs the start and the end as it
+	 * sends them, and the file is opened only for a problem. */
+	log_init_lazy("shepherd", execd_log_level, execd_log_path);
 	if ((fd = open("/dev/null", O_RDONLY)) >= 0 && fd != 0) {
 		dup2(fd, 0);
 		close(fd);
@@ -800,7 +804,6 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	outbox_write(key, OUTBOX_REG, msg, false);
 	json_decref(msg);
 	outbox_notify(key, OUTBOX_REG);
-	log_info("job %s started as pid %d (uid %u)", key, (int)pid, (unsigned)j->uid);
 
 	memset(&ru, 0, sizeof ru);
 	for (;;) {
@@ -833,11 +836,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		json_object_set_new(msg, "limit", json_string(limit));
 	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
-	log_info("job %s ended: exit status %d%s%s%s%s", key, (int)jint(msg, "exit_status", -1),
-	    limit ? ", " : "", limit ? limit : "",
-	    jstr(msg, "vacated") ? ", vacated: " : "", jstr(msg, "vacated") ? jstr(msg, "vacated") : "");
-	json_decref(msg);
-	free(limit);
+	/* msg and limit are not freed: we exit, and freeing would only
+	 * touch (and so fault in) pages of the heap we share with execd. */
 	shep_remove_tmpdir(&s);
 	if (s.cgroup)
 		limits_cgroup_remove(s.cgroup);

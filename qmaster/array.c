@@ -55,8 +55,50 @@ struct array_sched {
 	int        *taken;
 	size_t      ntaken;
 	int         next;     /* the next pending task, 0: none */
+	int         cand;     /* the next one that may start, 0: none */
 	int64_t     active;   /* dispatched or running now */
+	struct deps_gates *gates;   /* -hold_jid_ad, NULL: none */
 };
+
+/* Tasks one pass looks at past a gated one: the arrays they wait for end
+ * their tasks in about the same order, so the ready ones are near the
+ * front, and a pass stays cheap behind a long-running gate. */
+#define ARRAY_GATE_SCAN 256
+
+/* The first task from t on (in task order, pending) that its gates let
+ * start; 0 when none in reach. */
+static int
+array_ready_from(const struct array_sched *a, int t)
+{
+	struct task_range r = array_range(a->j);
+
+	if (!a->gates)
+		return t;
+	for (int k = 0; t && k < ARRAY_GATE_SCAN; k++) {
+		int v = deps_task_ready(a->gates, t);
+		if (v > 0)
+			return t;
+		if (v < 0)
+			return 0;
+		t = task_next(&r, a->taken, a->ntaken, t);
+	}
+	return 0;
+}
+
+/* A task started out of order joins the taken ones, which stay sorted. */
+static void
+array_take(struct array_sched *a, int t)
+{
+	size_t i = a->ntaken;
+
+	a->taken = xrealloc(a->taken, (a->ntaken + 1) * sizeof *a->taken);
+	while (i > 0 && a->taken[i - 1] > t) {
+		a->taken[i] = a->taken[i - 1];
+		i--;
+	}
+	a->taken[i] = t;
+	a->ntaken++;
+}
 
 struct array_sched *
 array_sched_open(struct job *j)
@@ -71,6 +113,8 @@ array_sched_open(struct job *j)
 	if (store_task_counts(store, j->id, &c) < 0)
 		fatalx("cannot count the tasks of job %lld", (long long)j->id);
 	a->active = c.active;
+	a->gates = deps_gates_open(j);
+	a->cand = array_ready_from(a, a->next);
 	return a;
 }
 
@@ -79,6 +123,7 @@ array_sched_close(struct array_sched *a)
 {
 	if (!a)
 		return;
+	deps_gates_close(a->gates);
 	free(a->taken);
 	free(a);
 }
@@ -86,7 +131,7 @@ array_sched_close(struct array_sched *a)
 bool
 array_sched_done(const struct array_sched *a)
 {
-	return a->next == 0 || (a->j->tc > 0 && a->active >= a->j->tc);
+	return a->cand == 0 || (a->j->tc > 0 && a->active >= a->j->tc);
 }
 
 /* All tasks have left the pending state: the parent leaves the runnable
@@ -136,14 +181,19 @@ array_sched_next(struct array_sched *a)
 
 	if (array_sched_done(a))
 		return NULL;
-	t = array_task_new(a->j, a->next);
+	t = array_task_new(a->j, a->cand);
 	qm_txn();
-	if (store_array_set_next(store, a->j->id, a->next + 1) < 0)
-		fatalx("cannot store the cursor of job %lld", (long long)a->j->id);
-	a->next = task_next(&r, a->taken, a->ntaken, a->next);
+	if (a->cand == a->next) {
+		/* The cursor: every task before it has left the pending state. */
+		if (store_array_set_next(store, a->j->id, a->next + 1) < 0)
+			fatalx("cannot store the cursor of job %lld", (long long)a->j->id);
+		a->next = task_next(&r, a->taken, a->ntaken, a->next);
+	} else
+		array_take(a, a->cand);
 	a->active++;
 	if (a->next == 0)
 		array_all_dispatched(a->j);
+	a->cand = a->next ? array_ready_from(a, task_next(&r, a->taken, a->ntaken, t->task)) : 0;
 	return t;
 }
 
@@ -533,9 +583,22 @@ bool
 array_why(const struct job *j, char *buf, size_t n)
 {
 	struct store_task_counts c;
+	struct array_sched *a;
+	int64_t gate = 0;
+	int theirs = 0;
 
-	if (!j->t_first || j->tc <= 0 || store_task_counts(store, j->id, &c) < 0 || c.active < j->tc)
+	if (!j->t_first || j->state != JS_PENDING)
 		return false;
-	snprintf(buf, n, "%lld of its tasks run, as many as -tc %d allows", (long long)c.active, j->tc);
-	return true;
+	if (j->tc > 0 && store_task_counts(store, j->id, &c) == 0 && c.active >= j->tc) {
+		snprintf(buf, n, "%lld of its tasks run, as many as -tc %d allows", (long long)c.active, j->tc);
+		return true;
+	}
+	a = array_sched_open((struct job *)j);   /* only read: nothing is dispatched */
+	if (a->gates && a->next && a->cand == 0)
+		gate = deps_task_gate(a->gates, a->next, &theirs);
+	if (gate)
+		snprintf(buf, n, "task %d waits for task %d of job %lld (-hold_jid_ad)", a->next, theirs,
+		    (long long)gate);
+	array_sched_close(a);
+	return gate != 0;
 }

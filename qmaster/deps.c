@@ -1,4 +1,4 @@
-/* deps.c: job dependencies (qsub -hold_jid, -W depend) and start times (qsub -a): which jobs wait, and releasing or failing them when what they wait for happens. */
+/* deps.c: job dependencies (qsub -hold_jid, -hold_jid_ad, -W depend) and start times (qsub -a): which jobs wait, and releasing or failing them when what they wait for happens. */
 #include "config.h"
 
 #include <fnmatch.h>
@@ -9,13 +9,16 @@
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
-/* Kinds as stored in the deps table; never renumber. */
-enum dep_kind { DEP_AFTER = 1, DEP_AFTEROK = 2, DEP_AFTERNOTOK = 3, DEP_AFTERANY = 4 };
+/* Kinds as stored in the deps table; never renumber.  DEP_ARRAY
+ * (-hold_jid_ad) ties each task to the same task of another array: it does
+ * not hold the job, it gates its tasks (array.c asks deps_task_ready). */
+enum dep_kind { DEP_AFTER = 1, DEP_AFTEROK = 2, DEP_AFTERNOTOK = 3, DEP_AFTERANY = 4,
+	DEP_ARRAY = STORE_DEP_ARRAY };
 static const char *const kind_names[] = {
 	[DEP_AFTER] = "after", [DEP_AFTEROK] = "afterok",
-	[DEP_AFTERNOTOK] = "afternotok", [DEP_AFTERANY] = "afterany",
+	[DEP_AFTERNOTOK] = "afternotok", [DEP_AFTERANY] = "afterany", [DEP_ARRAY] = "array",
 };
-#define DEP_KIND_MAX DEP_AFTERANY
+#define DEP_KIND_MAX DEP_ARRAY
 
 static int
 kind_parse(const char *s)
@@ -45,6 +48,8 @@ verdict(enum job_state st, int kind)
 		return kind == DEP_AFTERNOTOK ? -1 : 1;
 	case JS_FAILED:
 	case JS_DELETED:
+		/* An array's tasks ended, whatever each one's status (as
+		 * -hold_jid waits for any end). */
 		return kind == DEP_AFTEROK ? -1 : 1;
 	}
 	return 0;
@@ -136,10 +141,42 @@ resolve_one(struct deps *d, const char *what, int kind, const char *owner, char 
 	return 0;
 }
 
+/* -hold_jid_ad pairs tasks by position: both jobs are arrays with as many
+ * tasks.  A job already purged ended long ago and gates nothing. */
+static int
+check_array(const struct job *j, const struct dep_ref *r, char *err, size_t errlen)
+{
+	struct task_range mine = { j->t_first, j->t_last, j->t_step };
+	struct job *p;
+	int rc = 0;
+
+	if (!j->t_first) {
+		snprintf(err, errlen, "-hold_jid_ad needs an array job (-t)");
+		return -1;
+	}
+	if ((p = store_job_get(store, r->id, false)) == NULL)
+		return 0;
+	if (!p->t_first) {
+		snprintf(err, errlen, "-hold_jid_ad: job %lld is not an array job", (long long)r->id);
+		rc = -1;
+	} else {
+		struct task_range theirs = { p->t_first, p->t_last, p->t_step };
+		if (task_range_count(&theirs) != task_range_count(&mine)) {
+			snprintf(err, errlen, "-hold_jid_ad: job %lld has %lld tasks and this job %lld; "
+			    "task i waits for task i, so they must have as many", (long long)r->id,
+			    (long long)task_range_count(&theirs), (long long)task_range_count(&mine));
+			rc = -1;
+		}
+	}
+	job_free(p);
+	return rc;
+}
+
 struct deps *
-deps_resolve(const json_t *list, const char *owner, char *err, size_t errlen)
+deps_resolve(const json_t *list, const struct job *j, char *err, size_t errlen)
 {
 	struct deps *d = xcalloc(1, sizeof *d);
+	const char *owner = j->owner;
 	json_t *e;
 	size_t i;
 
@@ -155,12 +192,15 @@ deps_resolve(const json_t *list, const char *owner, char *err, size_t errlen)
 
 		if (!kind || !what || !*what || strlen(what) > 255) {
 			snprintf(err, errlen, "a dependency needs a kind (after, afterok, afternotok, "
-			    "afterany) and a job id or name");
+			    "afterany, array) and a job id or name");
 			goto bad;
 		}
 		if (resolve_one(d, what, kind, owner, err, errlen) < 0)
 			goto bad;
 	}
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].kind == DEP_ARRAY && check_array(j, &d->v[i], err, errlen) < 0)
+			goto bad;
 	return d;
 bad:
 	deps_free(d);
@@ -196,6 +236,8 @@ deps_submit(struct job *j, const struct deps *d)
 		j->hold |= HOLD_TIME;
 	for (size_t i = 0; i < d->n; i++) {
 		int v = verdict(d->v[i].state, d->v[i].kind);
+		if (d->v[i].kind == DEP_ARRAY)
+			continue;   /* gates tasks, not the job */
 		if (v < 0) {
 			fail_never(j, d->v[i].id, d->v[i].state);
 			return 0;
@@ -210,10 +252,11 @@ deps_submit(struct job *j, const struct deps *d)
 void
 deps_store(const struct job *j, const struct deps *d)
 {
-	if (!(j->hold & HOLD_DEP))
+	if (JS_FINISHED(j->state))
 		return;
 	for (size_t i = 0; i < d->n; i++)
-		if (verdict(d->v[i].state, d->v[i].kind) == 0 &&
+		if ((j->hold & HOLD_DEP || d->v[i].kind == DEP_ARRAY) &&
+		    verdict(d->v[i].state, d->v[i].kind) == 0 &&
 		    store_dep_add(store, j->id, d->v[i].id, d->v[i].kind) < 0)
 			fatalx("cannot store a dependency of job %lld", (long long)j->id);
 }
@@ -262,6 +305,11 @@ dependent_cb(void *arg, int64_t id, int kind)
 		return 0;
 	if (store_dep_remove(store, id, e->id, kind) < 0)
 		fatalx("cannot remove a dependency");
+	if (kind == DEP_ARRAY) {
+		/* Every task it gated may start now. */
+		sched_kick();
+		return 0;
+	}
 	if ((j = store_job_get(store, id, false)) == NULL)
 		return 0;
 	if (j->state != JS_PENDING) {
@@ -317,7 +365,7 @@ deps_job_ended(const struct job *j)
 
 	qm_txn();
 	/* What the job itself still waited for no longer matters. */
-	if (j->hold & HOLD_DEP && store_deps_of(store, id, forget_dep, &id) < 0)
+	if ((j->hold & HOLD_DEP || j->t_first) && store_deps_of(store, id, forget_dep, &id) < 0)
 		fatalx("cannot read dependencies");
 	work_push(j->id, j->state, false);
 	work_run();
@@ -363,4 +411,109 @@ deps_waiting_json(int64_t id)
 	if (store_deps_of(store, id, waiting_cb, a) < 0)
 		fatalx("cannot read dependencies");
 	return a;
+}
+
+/* -hold_jid_ad: the arrays a job's tasks wait for, task by task. */
+struct array_gate {
+	int64_t           id;
+	struct task_range range;
+	int64_t           cursor;    /* its tasks from here on have not started */
+};
+
+struct deps_gates {
+	struct task_range mine;
+	struct array_gate *v;
+	size_t            n;
+};
+
+static int
+gate_add(void *arg, int64_t dep, int kind)
+{
+	struct deps_gates *g = arg;
+	struct job *p;
+
+	if (kind != DEP_ARRAY || (p = store_job_get(store, dep, false)) == NULL)
+		return 0;
+	if (!JS_FINISHED(p->state)) {
+		int64_t cur = store_array_next(store, p->id);
+		if (cur < 0)
+			fatalx("cannot read the cursor of job %lld", (long long)p->id);
+		g->v = xrealloc(g->v, (g->n + 1) * sizeof *g->v);
+		g->v[g->n++] = (struct array_gate){ p->id, { p->t_first, p->t_last, p->t_step }, cur };
+	}
+	job_free(p);
+	return 0;
+}
+
+struct deps_gates *
+deps_gates_open(const struct job *j)
+{
+	struct deps_gates *g;
+
+	if (!j->t_first)
+		return NULL;
+	g = xcalloc(1, sizeof *g);
+	g->mine = (struct task_range){ j->t_first, j->t_last, j->t_step };
+	if (store_deps_of(store, j->id, gate_add, g) < 0)
+		fatalx("cannot read dependencies");
+	if (g->n == 0) {
+		deps_gates_close(g);
+		return NULL;
+	}
+	return g;
+}
+
+void
+deps_gates_close(struct deps_gates *g)
+{
+	if (!g)
+		return;
+	free(g->v);
+	free(g);
+}
+
+/* The first array whose task at task's position has not ended (that task
+ * in *theirs, and *unstarted if the array has not started it yet); 0 when
+ * every one has. */
+static int64_t
+gate_open(const struct deps_gates *g, int task, int *theirs, bool *unstarted)
+{
+	int64_t pos = ((int64_t)task - g->mine.first) / g->mine.step;
+
+	for (size_t i = 0; i < g->n; i++) {
+		const struct array_gate *a = &g->v[i];
+		int64_t t = a->range.first + pos * a->range.step;
+		struct job *row = t < a->cursor ? store_task_get(store, a->id, (int)t, false) : NULL;
+		bool ended = row && JS_FINISHED(row->state);
+
+		job_free(row);
+		if (!ended) {
+			*theirs = (int)t;
+			*unstarted = t >= a->cursor;
+			return a->id;
+		}
+	}
+	return 0;
+}
+
+/* 1: the task may start; 0: not yet; -1: not yet, and no later task can
+ * be ready either (an array it waits for has not started the task at this
+ * position, and arrays start their tasks in order). */
+int
+deps_task_ready(const struct deps_gates *g, int task)
+{
+	bool unstarted = false;
+	int theirs;
+
+	if (gate_open(g, task, &theirs, &unstarted) == 0)
+		return 1;
+	return unstarted ? -1 : 0;
+}
+
+int64_t
+deps_task_gate(const struct deps_gates *g, int task, int *their_task)
+{
+	bool unstarted;
+
+	return gate_open(g, task, their_task, &unstarted);
 }

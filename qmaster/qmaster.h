@@ -324,7 +324,7 @@ struct deps;
 /* The SUBMIT's "deps" ([{kind, job}]) resolved against the jobs there are
  * (ids, or names and patterns of owner's jobs); NULL with err if one names
  * nothing or is malformed.  Nothing is changed. */
-struct deps *deps_resolve(const json_t *list, const char *owner, char *err, size_t errlen);
+struct deps *deps_resolve(const json_t *list, const struct job *j, char *err, size_t errlen);
 void         deps_free(struct deps *d);
 /* Before the job is stored: sets HOLD_TIME and HOLD_DEP as needed, or ends
  * the job as failed when a dependency can never be met.  Returns how many
@@ -340,6 +340,13 @@ void         deps_job_ended(const struct job *j);
 void         deps_tick(int64_t now);
 /* [{id, kind}] the job still waits for. */
 json_t      *deps_waiting_json(int64_t id);
+/* -hold_jid_ad: the arrays an array job's tasks wait for, task i for their
+ * task i (by position); NULL when none is left unfinished. */
+struct deps_gates;
+struct deps_gates *deps_gates_open(const struct job *j);
+void               deps_gates_close(struct deps_gates *g);
+int                deps_task_ready(const struct deps_gates *g, int task);
+int64_t            deps_task_gate(const struct deps_gates *g, int task, int *their_task);
 
 /* cron.c: cron entries. */
 /* SUBMIT with "cron": stores the entry for the checked job j (borrowed)

@@ -259,7 +259,7 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		job_free(j);
 		return;
 	}
-	if ((d = deps_resolve(json_object_get(msg, "deps"), j->owner, err, sizeof err)) == NULL) {
+	if ((d = deps_resolve(json_object_get(msg, "deps"), j, err, sizeof err)) == NULL) {
 		why = err;
 		goto bad;
 	}
@@ -448,7 +448,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 					sched_why(j, info, sizeof info);
 					if (*info)
 						json_object_set_new(o, "scheduling_info", json_string(info));
-					if (j->hold & HOLD_DEP)
+					if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
 						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
 					if ((mp = mail_pending_json(j->id)) != NULL)
 						json_object_set_new(o, "mail_pending", mp);

@@ -186,6 +186,9 @@ int     store_dep_add(struct store *st, int64_t job, int64_t dep, int kind);
 int     store_dep_remove(struct store *st, int64_t job, int64_t dep, int kind);
 int     store_deps_of(struct store *st, int64_t job, store_dep_cb cb, void *arg);   /* (dep, kind) */
 int     store_dependents(struct store *st, int64_t dep, store_dep_cb cb, void *arg); /* (job, kind) */
+/* The rows that hold the job: all but STORE_DEP_ARRAY's (-hold_jid_ad),
+ * which gate its tasks instead. */
+#define STORE_DEP_ARRAY 5
 int64_t store_deps_count(struct store *st, int64_t job);
 /* Jobs held for a start time (HOLD_TIME) whose time has come: (id, 0). */
 int     store_jobs_begin_due(struct store *st, int64_t now, store_dep_cb cb, void *arg);

@@ -386,7 +386,8 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_DEP_DEL] = "DELETE FROM deps WHERE job_id = ?1 AND dep_id = ?2 AND kind = ?3",
 	[S_DEPS_OF] = "SELECT dep_id, kind FROM deps WHERE job_id = ?1 ORDER BY dep_id, kind",
 	[S_DEPENDENTS] = "SELECT job_id, kind FROM deps WHERE dep_id = ?1 ORDER BY job_id",
-	[S_DEPS_COUNT] = "SELECT count(*) FROM deps WHERE job_id = ?1",
+	/* STORE_DEP_ARRAY (5) gates tasks, it does not hold the job. */
+	[S_DEPS_COUNT] = "SELECT count(*) FROM deps WHERE job_id = ?1 AND kind <> 5",
 	[S_BEGIN_DUE] = "SELECT id FROM jobs WHERE hold & 4 AND begin_time <= ?1 ORDER BY begin_time",
 	[S_TASK_PUT] = "INSERT INTO tasks (job_id, task, attempt, state, error, delete_req, host,"
 	    " pid, start_time, end_time, exit_status, signal, reason, utime, stime, maxrss_kb,"
@@ -2252,6 +2253,8 @@ store_dependents(struct store *st, int64_t dep, store_dep_cb cb, void *arg)
 {
 	return deps_walk(st, S_DEPENDENTS, dep, cb, arg);
 }
+
+_Static_assert(STORE_DEP_ARRAY == 5, "S_DEPS_COUNT spells the array kind out");
 
 int64_t
 store_deps_count(struct store *st, int64_t job)

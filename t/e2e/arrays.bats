@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# arrays.bats: array jobs on a real cluster: every task runs once with Grid Engine's SGE_TASK_* and output names, -tc caps the running tasks, qstat shows pending ranges and task lines, qdel takes ID.TASK and -t, -hold_jid waits for all tasks, and a 100000-task array costs one row.
+# arrays.bats: array jobs on a real cluster: every task runs once with Grid Engine's SGE_TASK_* and output names, -tc caps the running tasks, qstat shows pending ranges and task lines, qdel takes ID.TASK and -t, -hold_jid waits for all tasks, -hold_jid_ad pairs tasks, and a 100000-task array costs one row.
 
 load helpers
 
@@ -234,4 +234,46 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[ "$status" -ne 0 ]
 	state_is "$id" hqw
 	qdel "$id"
+}
+
+@test "-hold_jid_ad starts task i after task i of the other array, out of order when that one ends first" {
+	# The parent's task 2 ends at once, task 1 only when released by a
+	# file: the child's task 2 must start while its task 1 still waits.
+	p=$(jid "$(q -o /dev/null -e /dev/null -t 1-3 -N adpar -b y sh -c \
+	    'if [ "$SGE_TASK_ID" = 1 ]; then while [ ! -e '"$WORK"'/ad.go ]; do sleep 0.05; done; fi
+	     echo "p$SGE_TASK_ID $(date +%s%N)" >> '"$WORK"'/ad')")
+	c=$(jid "$(q -o /dev/null -e /dev/null -t 11-13 -hold_jid_ad adpar -b y sh -c \
+	    'echo "c$SGE_TASK_ID $(date +%s%N)" >> '"$WORK"'/ad')")
+	wait_until 30 grep -q "^c12 " "$WORK/ad"
+	wait_until 30 grep -q "^c13 " "$WORK/ad"
+	! grep -q "^c11 " "$WORK/ad"
+	run qstat -j "$c"
+	[[ "$output" == *"task 11 waits for task 1 of job $p (-hold_jid_ad)"* ]]
+	touch "$WORK/ad.go"
+	wait_until 30 job_finished "$c"
+	# Each child task after its partner: c11 after p1, c12 after p2, c13 after p3.
+	for i in 1 2 3; do
+		pt=$(awk -v k="p$i" '$1 == k { print $2 }' "$WORK/ad")
+		ct=$(awk -v k="c$((10 + i))" '$1 == k { print $2 }' "$WORK/ad")
+		[ -n "$pt" ] && [ -n "$ct" ] && [ "$ct" -gt "$pt" ]
+	done
+	[ "$(job_field "$c" exit_status)" = 0 ]
+	[ "$(sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM deps WHERE job_id = $c")" = 0 ]
+}
+
+@test "-hold_jid_ad is refused for a non-array job, a non-array parent and arrays of different sizes" {
+	p=$(jid "$(q -h -o /dev/null -e /dev/null -t 1-4 -b y true)")
+	plain=$(q -h -o /dev/null -e /dev/null -b y true)
+	before=$(sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM jobs")
+	run qsub -hold_jid_ad "$p" -b y true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"-hold_jid_ad needs an array job (-t)"* ]]
+	run qsub -t 1-4 -hold_jid_ad "$plain" -b y true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"job $plain is not an array job"* ]]
+	run qsub -t 1-5 -hold_jid_ad "$p" -b y true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"job $p has 4 tasks and this job 5"* ]]
+	[ "$(sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM jobs")" = "$before" ]
+	qdel "$p" "$plain" >/dev/null
 }

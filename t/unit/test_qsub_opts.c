@@ -406,8 +406,8 @@ test_error_unknown_option(void **state)
 
 	/* Grid Engine options nowq lacks are named as such. */
 	qsub_opts_init(&o);
-	assert_int_equal(parse(&o, "-hold_jid_ad", "1", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "option \"-hold_jid_ad\" is not supported by nowq yet");
+	assert_int_equal(parse(&o, "-ckpt", "c", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "option \"-ckpt\" is not supported by nowq yet");
 	qsub_opts_free(&o);
 }
 
@@ -542,6 +542,15 @@ test_dependencies_and_dates(void **state)
 	d = qsub_deps_json(&o);
 	assert_int_equal(json_array_size(d), 5);
 	assert_string_equal(jstr(json_array_get(d, 0), "kind"), "afterany");
+	json_decref(d);
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-hold_jid", "12,prep*", "-W", "depend=afterok:3:4,after:5",
+	    "-hold_jid_ad", "7", "s.sh", NULL), 0);
+	d = qsub_deps_json(&o);
+	assert_int_equal(json_array_size(d), 6);
+	assert_string_equal(jstr(json_array_get(d, 5), "kind"), "array");
+	assert_string_equal(jstr(json_array_get(d, 5), "job"), "7");
 	assert_string_equal(jstr(json_array_get(d, 1), "job"), "prep*");
 	assert_string_equal(jstr(json_array_get(d, 2), "kind"), "afterok");
 	assert_string_equal(jstr(json_array_get(d, 3), "job"), "4");
