@@ -428,7 +428,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		 * down is reported at once. */
 		if (!redirected || mono_ms() >= deadline)
 			break;
-		usleep(200000);
+		usleep(100000);
 	}
 	snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
 	*why = msg;

@@ -500,11 +500,23 @@ link_last_heard(void)
 	return lk.last_heard;
 }
 
+/* We voted for epoch: a link to an older master goes, and a link that is
+ * down (the primary died) tries again now rather than after its backoff,
+ * so the new primary has its execds, and their leases, at once. */
 void
 link_fence(int64_t epoch)
 {
-	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING)
-		link_down("its epoch was superseded by our vote");
+	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING) {
+		log_warnx("master %s: its epoch was superseded by our vote; reconnecting", link_peer());
+		link_close();
+		lk.state = LINK_DOWN;
+	}
+	if (lk.state == LINK_DOWN) {
+		evtimer_del(lk.retry_ev);
+		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+		lk.cur = -1;
+		link_try_next();
+	}
 }
 
 void

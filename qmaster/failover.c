@@ -8,7 +8,10 @@
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
-#define FAILOVER_ASK_MS 300   /* VOTE_REQUEST again while campaigning */
+/* VOTE_REQUEST again while campaigning: an execd that heard the primary
+ * a little later than we did refuses at first, and every tick it waits
+ * delays the takeover. */
+#define FAILOVER_ASK_MS 100
 
 struct vote {
 	char    *host;
@@ -110,13 +113,29 @@ failover_witness_seq(void)
 	return r;
 }
 
+/* A majority of the registered execds voted for our campaign: promote. */
+static void
+failover_count_votes(void)
+{
+	int granted = 0;
+
+	for (int i = 0; i < fo.nvotes; i++)
+		granted += fo.votes[i].epoch == fo.campaign;
+	if (fo.campaign && granted * 2 > fo.registered) {
+		char why[160];
+		snprintf(why, sizeof why, "the primary was silent for %lld ms and %d of %d execds voted",
+		    (long long)repl_quiet_ms(), granted, fo.registered);
+		fo.campaign = 0;
+		repl_become_primary(repl_epoch() + 1, why);
+	}
+}
+
 /* From repl.c's tick: a standby that has not heard the primary for the
  * failover timeout campaigns for the next epoch. */
 void
 failover_tick(int64_t now)
 {
 	struct conn *c = NULL;
-	int granted = 0;
 
 	failover_count();
 	if (repl_role() != REPL_STANDBY)
@@ -150,15 +169,7 @@ failover_tick(int64_t now)
 				    (json_int_t)conf->failover_timeout_ms, "candidate",
 				    conf->masters[conf->self], "last", (json_int_t)store_repl_seq(store)));
 	}
-	for (int i = 0; i < fo.nvotes; i++)
-		granted += fo.votes[i].epoch == fo.campaign;
-	if (granted * 2 > fo.registered) {
-		char why[160];
-		snprintf(why, sizeof why, "the primary was silent for %lld ms and %d of %d execds voted",
-		    (long long)repl_quiet_ms(), granted, fo.registered);
-		fo.campaign = 0;
-		repl_become_primary(repl_epoch() + 1, why);
-	}
+	failover_count_votes();
 }
 
 /* VOTE {epoch, granted, host} from an execd's witness link. */
@@ -180,6 +191,10 @@ failover_vote(struct conn *c, int64_t seq, json_t *msg)
 		v->epoch = e;
 		v->at = mono_ms();
 		log_info("execd %s votes for us in epoch %lld", host, (long long)e);
+		/* Promote on the deciding vote, not at the next tick: the
+		 * voter is reconnecting to us right now. */
+		if (repl_role() == REPL_STANDBY)
+			failover_count_votes();
 	}
 }
 

@@ -130,9 +130,23 @@ net_hold(struct conn *c, json_t *msg, char *text, size_t len)
 	TAILQ_INSERT_TAIL(&held, h, entry);
 }
 
+/* Replication and election traffic (to the standby, to witnesses, the
+ * execds' HEARTBEATs) is what releases held replies: it never waits
+ * behind them. */
+void
+net_send_now(struct conn *c, json_t *msg)
+{
+	conn_write_now(c, msg, NULL, 0);
+	json_decref(msg);
+}
+
 void
 net_send(struct conn *c, json_t *msg)
 {
+	if (c->role & (ROLE_PEER | ROLE_WITNESS)) {
+		net_send_now(c, msg);
+		return;
+	}
 	if (store_in_txn(store) || repl_unacked()) {
 		net_hold(c, msg, NULL, 0);
 		return;

@@ -144,6 +144,8 @@ void net_shutdown(void);
 void net_send(struct conn *c, json_t *msg);
 /* The same for a message written as JSON text (stolen), for large replies. */
 void net_send_text(struct conn *c, char *text, size_t len);
+/* Sends at once, never held (replication, heartbeats, votes). */
+void net_send_now(struct conn *c, json_t *msg);
 /* Sends the messages held for the commit (after a successful commit). */
 void net_flush_held(void);
 /* Semi-synchronous replication: the messages of the transaction just

@@ -48,6 +48,7 @@ static struct {
 	int64_t             standby_seen;  /* wall ms */
 	struct { int64_t seq; char *b64; } ring[REPL_RING];
 	int64_t             next_probe;    /* mono ms: is another master primary? */
+	struct bufferevent *probe;         /* the running PROBE of the other master */
 	/* standby */
 	struct bufferevent *up;
 	bool                up_ready;
@@ -65,6 +66,7 @@ static char **saved_argv;
 
 static void repl_become_standby(int idx);
 static void repl_heartbeats(int64_t now);
+static void repl_probe_start(void);
 
 const char *
 repl_role_name(void)
@@ -364,8 +366,10 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 	net_send(c, rep);
 	/* Same history and the missing changesets still in the ring: send
 	 * them; otherwise (new, far behind, or from an older epoch, which may
-	 * hold transactions we never had) a snapshot. */
-	if (e == rp.epoch && last >= 0 && last <= cur &&
+	 * hold transactions we never had) a snapshot.  A standby at sequence
+	 * 0 never had one: our rows from before replication began (a cluster
+	 * that ran without masters) are in no changeset. */
+	if (e == rp.epoch && last > 0 && last <= cur &&
 	    (last == cur || rp.ring[(last + 1) % REPL_RING].seq == last + 1)) {
 		for (int64_t s = last + 1; s <= cur; s++)
 			repl_send_changeset(s, rp.ring[s % REPL_RING].b64);
@@ -491,11 +495,19 @@ repl_install_snapshot(int64_t seq, int64_t epoch)
 		fatal("cannot install the snapshot as %s", db);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the snapshot: %s", why);
-	if (store_set_seq(store, seq) < 0 || store_set_epoch(store, epoch) < 0)
-		fatalx("cannot record the snapshot's sequence");
-	rp.epoch = epoch;
-	log_info("installed a snapshot of the primary at sequence %lld (epoch %lld)", (long long)seq,
-	    (long long)epoch);
+	/* The copy carries the primary's meta rows (repl.seq, epoch) as they
+	 * were at seq: writing them here would make the next changeset,
+	 * which changes them, conflict. */
+	if (store_repl_seq(store) != seq || store_epoch(store) != epoch) {
+		log_warnx("the snapshot holds sequence %lld of epoch %lld, its frames say %lld of %lld; "
+		    "asking for another", (long long)store_repl_seq(store), (long long)store_epoch(store),
+		    (long long)seq, (long long)epoch);
+		rc = -1;
+	}
+	rp.epoch = store_epoch(store);
+	if (rc == 0)
+		log_info("installed a snapshot of the primary at sequence %lld (epoch %lld)", (long long)seq,
+		    (long long)epoch);
 	free(db);
 	free(wal);
 	free(shm);
@@ -551,7 +563,11 @@ repl_up_frame(json_t *msg)
 			fatal("cannot write the snapshot");
 		free(data);
 		if (jbool(msg, "last", false)) {
-			repl_install_snapshot(jint(msg, "seq", 0), jint(msg, "epoch", 1));
+			if (repl_install_snapshot(jint(msg, "seq", 0), jint(msg, "epoch", 1)) < 0) {
+				rp.want_snapshot = true;
+				repl_up_close();
+				return;
+			}
 			rp.want_snapshot = false;
 			repl_up_applied(store_repl_seq(store));
 		}
@@ -613,30 +629,115 @@ repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	repl_up_close();
 }
 
-static void
-repl_up_connect(void)
+/* A non-blocking connection to master idx; NULL when its address does
+ * not resolve.  The event loop never waits for a peer. */
+static struct bufferevent *
+repl_bev_connect(int idx, bufferevent_data_cb readcb, bufferevent_event_cb eventcb)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICSERV }, *res;
+	struct bufferevent *bev;
 	char *host, port[16];
 	int p;
 
-	rp.up_retry = mono_ms() + REPL_RETRY_MS;
-	if (parse_hostport(conf->masters[rp.primary_idx], &host, &p) < 0)
-		return;
+	if (parse_hostport(conf->masters[idx], &host, &p) < 0)
+		return NULL;
 	snprintf(port, sizeof port, "%d", p);
 	if (getaddrinfo(host, port, &hints, &res) != 0) {
 		free(host);
-		return;
+		return NULL;
 	}
 	free(host);
-	rp.up = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-	if (!rp.up)
+	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
 		fatalx("bufferevent_socket_new failed");
-	bufferevent_setcb(rp.up, repl_up_read_cb, NULL, repl_up_event_cb, NULL);
-	bufferevent_enable(rp.up, EV_READ | EV_WRITE);
-	if (bufferevent_socket_connect(rp.up, res->ai_addr, (int)res->ai_addrlen) < 0)
-		repl_up_close();
+	bufferevent_setcb(bev, readcb, NULL, eventcb, NULL);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(bev, res->ai_addr, (int)res->ai_addrlen) < 0) {
+		bufferevent_free(bev);
+		bev = NULL;
+	}
 	freeaddrinfo(res);
+	return bev;
+}
+
+static void
+repl_up_connect(void)
+{
+	rp.up_retry = mono_ms() + REPL_RETRY_MS;
+	rp.up = repl_bev_connect(rp.primary_idx, repl_up_read_cb, repl_up_event_cb);
+}
+
+/* The periodic PROBE of a primary without a standby: is the other master
+ * primary in a newer epoch (we were replaced while cut off)?  Then we
+ * rejoin as its standby.  Asynchronous, with a deadline. */
+static void
+repl_probe_close(void)
+{
+	if (rp.probe)
+		bufferevent_free(rp.probe);
+	rp.probe = NULL;
+}
+
+static void
+repl_probe_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+	const char *why;
+	json_t *msg;
+	int r;
+
+	while (rp.probe == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+		bool newer;
+		if (r < 0 || !jbool(msg, "ok", false)) {
+			json_decref(msg);
+			repl_probe_close();
+			return;
+		}
+		if (jint(msg, "seq", 0) != 2) {
+			json_decref(msg);
+			continue;
+		}
+		newer = jstr(msg, "role") && strcmp(jstr(msg, "role"), "primary") == 0 &&
+		    jint(msg, "epoch", 0) > rp.epoch;
+		json_decref(msg);
+		repl_probe_close();
+		if (newer && rp.role == REPL_PRIMARY && !rp.standby)
+			repl_rejoin("another master is primary with a higher epoch");
+		return;
+	}
+}
+
+static void
+repl_probe_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	const char *why;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		json_t *hello = repl_hello(), *probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE",
+		    "seq", (json_int_t)2, "epoch", (json_int_t)rp.epoch,
+		    "last", (json_int_t)store_repl_seq(store));
+		if (proto_frame_append(bufferevent_get_output(bev), hello, conf->max_frame, &why) < 0 ||
+		    proto_frame_append(bufferevent_get_output(bev), probe, conf->max_frame, &why) < 0)
+			repl_probe_close();
+		json_decref(hello);
+		json_decref(probe);
+		return;
+	}
+	repl_probe_close();   /* refused, reset or timed out: nobody newer there now */
+}
+
+static void
+repl_probe_start(void)
+{
+	struct timeval tv = { 1, 0 };
+
+	for (int i = 0; i < conf->nmasters && !rp.probe; i++) {
+		if (i == conf->self)
+			continue;
+		if ((rp.probe = repl_bev_connect(i, repl_probe_read_cb, repl_probe_event_cb)) != NULL)
+			bufferevent_set_timeouts(rp.probe, &tv, &tv);
+	}
 }
 
 int64_t
@@ -661,7 +762,7 @@ repl_heartbeats(int64_t now)
 		if (c->dead || c->closing)
 			continue;
 		if (c == rp.standby || c->role == ROLE_EXECD)
-			net_send(c, json_pack("{s:s, s:I, s:I, s:I}", "type", "HEARTBEAT",
+			net_send_now(c, json_pack("{s:s, s:I, s:I, s:I}", "type", "HEARTBEAT",
 			    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store),
 			    "t", (json_int_t)now));
 	}
@@ -714,14 +815,9 @@ repl_tick_cb(evutil_socket_t fd, short what, void *arg)
 			repl_heartbeats(now);
 			repl_release();
 		}
-		if (!rp.standby && now >= rp.next_probe) {
-			char role[16];
-			int64_t e, s;
+		if (!rp.standby && !rp.probe && now >= rp.next_probe) {
 			rp.next_probe = now + REPL_PROBE_MS;
-			for (int i = 0; i < conf->nmasters; i++)
-				if (i != conf->self && repl_probe_peer(i, role, sizeof role, &e, &s) == 0 &&
-				    strcmp(role, "primary") == 0 && e > rp.epoch)
-					repl_rejoin("another master is primary with a higher epoch");
+			repl_probe_start();
 		}
 	} else if (rp.role == REPL_STANDBY) {
 		if (!rp.up && now >= rp.up_retry)
@@ -837,6 +933,7 @@ void
 repl_stop(void)
 {
 	repl_up_close();
+	repl_probe_close();
 	if (rp.tick_ev)
 		event_free(rp.tick_ev);
 	if (rp.snap_ev)

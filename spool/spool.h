@@ -36,7 +36,6 @@ void        store_capture(struct store *st, bool on);
 const void *store_changeset(struct store *st, int *n, int64_t *seq); /* NULL: none */
 void        store_changeset_done(struct store *st);
 int64_t     store_repl_seq(const struct store *st);
-int         store_set_seq(struct store *st, int64_t seq);
 int64_t     store_epoch(struct store *st);              /* 1 when never set */
 int         store_set_epoch(struct store *st, int64_t epoch);
 /* The standby: applies changeset seq (which must follow the last one) and

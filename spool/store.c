@@ -2483,17 +2483,6 @@ store_apply(struct store *st, const void *cs, int n, int64_t seq, char *err, siz
 }
 
 int
-store_set_seq(struct store *st, int64_t seq)
-{
-	char v[32];
-	snprintf(v, sizeof v, "%lld", (long long)seq);
-	if (store_meta_set(st, "repl.seq", v) < 0)
-		return -1;
-	st->seq = seq;
-	return 0;
-}
-
-int
 store_backup(struct store *st, const char *path)
 {
 	sqlite3 *dst = NULL;

@@ -35,3 +35,64 @@ port_of() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)"/\1/p' "$1"; }
 	NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock,$NOWQ_MASTER" run qstat -j "$id"
 	[ "$status" -eq 0 ]
 }
+
+pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
+
+@test "kill -9 of the primary during a storm of 4 x 150 submissions: the standby serves within 3 s and every acknowledged job exists exactly once" {
+	ran="$CLUSTER/ran"
+	: > "$ran"
+	chmod 666 "$ran"
+	# Each client records an id only after qsub printed it: the acknowledgement.
+	pids=()
+	for c in 1 2 3 4; do
+		(
+			for i in $(seq 1 150); do
+				id=$(timeout 30 qsub -terse -r n -o /dev/null -e /dev/null -b y sh -c "echo \$JOB_ID >> $ran") || continue
+				echo "$id" >> "$CLUSTER/acked.$c"
+			done
+		) 3>&- &
+		pids+=($!)
+	done
+	acked_at_least() { [ "$(cat "$CLUSTER"/acked.* 2>/dev/null | wc -l)" -ge "$1" ]; }
+	wait_until 60 acked_at_least 150
+	kill -9 "$(pid_of qmaster)"
+	t0=$(date +%s%N)
+	# The standby is primary and takes a submission.
+	NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock" wait_until 10 qsub -o /dev/null -e /dev/null -b y true
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	echo "# takeover in $ms ms" >&3
+	[ "$ms" -lt 3000 ]
+	for p in "${pids[@]}"; do wait "$p" || true; done
+	cat "$CLUSTER"/acked.* | sort -n > "$CLUSTER/acked"
+	n=$(wc -l < "$CLUSTER/acked")
+	echo "# acknowledged: $n of 600" >&3
+	[ "$n" -ge 150 ]
+	# Every acknowledged id is a job on the new primary, once; no id twice.
+	[ -z "$(uniq -d "$CLUSTER/acked")" ]
+	sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT id FROM jobs" | sort -n > "$CLUSTER/have"
+	[ -z "$(comm -23 "$CLUSTER/acked" "$CLUSTER/have")" ]
+	# No job ran twice (they are not rerunnable).
+	all_done() { [ -z "$(qstat -s pr | awk 'NR > 2')" ]; }
+	wait_until 120 all_done
+	[ -z "$(sort -n "$ran" | uniq -d)" ]
+	[ -z "$(comm -23 "$CLUSTER/acked" <(sort -n "$ran"))" ]
+}
+
+@test "kill -9 of the standby, its database deleted, restarted: it resynchronises by snapshot while the primary goes on serving" {
+	for i in $(seq 1 20); do echo true | qsub -h >/dev/null; done
+	kill -9 "$(pid_of qmaster-2)"
+	rm -f "$CLUSTER"/qmaster-2/nowq.db*
+	# The primary goes on alone, on the execds' leases.
+	for i in $(seq 1 20); do echo true | timeout 10 qsub -h >/dev/null; done
+	run timeout 10 qconf -sm
+	[[ "$output" == *alone* ]]
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 in_sync
+	grep -q "installed a snapshot" "$CLUSTER/qmaster-2/qmaster.log"
+	id=$(echo true | qsub -terse -h)
+	want=$(sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM jobs")
+	[ "$want" -ge 41 ]
+	[ "$(sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT count(*) FROM jobs")" = "$want" ]
+	[ "$(sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT count(*) FROM jobs WHERE id = $id")" = 1 ]
+}
