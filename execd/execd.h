@@ -204,7 +204,8 @@ void    witness_stop(void);
 int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */
 /* The primary's heartbeat named its last sequence: a candidate for a later
  * epoch must have it (the primary may have acknowledged it without a standby). */
-void    witness_saw_seq(int64_t seq);       /* what was in flight must be sent again */
+void    witness_saw_seq(int64_t seq);
+int64_t witness_heard(void);          /* the highest sequence a primary announced */       /* what was in flight must be sent again */
 
 /* pe.c: a parallel job's part on this host. */
 struct pe_part {

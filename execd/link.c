@@ -376,7 +376,10 @@ link_handle(json_t *msg)
 	case MSG_HEARTBEAT:
 		/* The echo is the master's lease: we vote for no other master
 		 * until the failover timeout has passed since it sent this. */
-		if (jint(msg, "epoch", 0) >= witness_epoch()) {
+		/* Not to a master that lacks a sequence we heard announced:
+		 * one restarted on an old copy while the other is down would
+		 * lose writes acknowledged on our word (t/model/failover.pml). */
+		if (jint(msg, "epoch", 0) >= witness_epoch() && jint(msg, "last", 0) >= witness_heard()) {
 			witness_saw_seq(jint(msg, "last", 0));
 			link_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0),
 			    "last", (json_int_t)jint(msg, "last", 0)));

@@ -32,6 +32,7 @@ static struct {
 	struct event *tick_ev;
 	int64_t       voted;        /* the highest epoch we voted for */
 	int64_t       seq;          /* the highest sequence a primary told us of */
+	int64_t       voted_at;     /* mono ms of our last vote */
 	char         *path;         /* SPOOL/voted_epoch */
 } wt;
 
@@ -39,6 +40,12 @@ int64_t
 witness_epoch(void)
 {
 	return wt.voted;
+}
+
+int64_t
+witness_heard(void)
+{
+	return wt.seq;
 }
 
 void
@@ -78,6 +85,9 @@ witness_vote_request(struct wlink *w, json_t *msg)
 
 	if (e <= wt.voted)
 		why = "already voted for this or a newer epoch";
+	else if (wt.voted_at && mono_ms() - wt.voted_at < timeout)
+		/* A vote is a lease too: the candidate counts it as one. */
+		why = "we voted less than the failover timeout ago";
 	else if (timeout <= 0 || quiet < timeout)
 		why = "we still hear the primary";
 	else if (jint(msg, "last", -1) < wt.seq)
@@ -94,6 +104,7 @@ witness_vote_request(struct wlink *w, json_t *msg)
 		return;
 	}
 	wt.voted = e;
+	wt.voted_at = mono_ms();
 	log_warnx("voted for master %s in epoch %lld (the primary silent for %lld ms)",
 	    jstr(msg, "candidate") ? jstr(msg, "candidate") : w->addr, (long long)e, (long long)quiet);
 	witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s}", "type", "VOTE", "seq", (json_int_t)0,

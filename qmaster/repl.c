@@ -344,9 +344,12 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "this master is %s", repl_role_name()));
 		return;
 	}
-	if (e > rp.epoch) {
+	/* A standby of a newer epoch, or of ours with more, has what we
+	 * lack (we restarted on an old copy while it was down): we follow it
+	 * rather than overwrite it with a snapshot (t/model/failover.pml). */
+	if (e > rp.epoch || (e == rp.epoch && last > cur)) {
 		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "you are ahead of me"));
-		repl_rejoin("a standby of a higher epoch called");
+		repl_rejoin("a standby with newer data called");
 		return;
 	}
 	if (jint(msg, "schema", -1) != STORE_SCHEMA_VERSION) {
