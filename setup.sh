@@ -8,6 +8,9 @@ PKGS="build-essential autoconf automake libtool pkg-config libsqlite3-dev libcon
 libinih-dev libevent-dev libjansson-dev libmunge-dev munge libcmocka-dev bats mandoc
 iproute2 procps python3 spin sqlite3"
 
+# The fuzz targets need clang (libFuzzer); only a fuzzing build asks for it.
+case " $* " in *" --enable-fuzzing "*) PKGS="$PKGS clang" ;; esac
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

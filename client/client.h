@@ -19,7 +19,7 @@ struct cmd {
 	int       (*run)(int argc, char **argv);  /* argv[0] is the command name */
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
-extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod;
+extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
 const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
@@ -31,6 +31,15 @@ void client_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 void client_errx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 void client_die(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
 void client_usage(const struct cmd *c, FILE *fp);
+/* Progress for long waits, one line on stderr rewritten in place, and only
+ * when stderr is a terminal: a pipe or a file gets nothing extra.  Clear the
+ * line before printing anything else. */
+void client_progress(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+void client_progress_clear(void);
+/* --json output: one document {"schema": CLIENT_JSON_SCHEMA, key: value}
+ * (doc/json.md); the version grows when a field changes meaning or goes. */
+#define CLIENT_JSON_SCHEMA 1
+void client_print_json(const char *key, json_t *value);
 /* Splits a master list ("unix:PATH" or "HOST:PORT", separated by commas or
  * blanks) into a NULL-terminated vector; NULL when it holds no address. */
 char **client_masters_parse(const char *s);
@@ -49,11 +58,21 @@ json_t *client_request(json_t *req);
  * job: ") and gives NULL. */
 json_t *client_request_ok(json_t *req, const char *what);
 void    client_disconnect(void);
+/* Pipelining (qwait's many WAITs on one connection): client_send sends req
+ * without reading its reply (its "seq" is set here, connecting first if need
+ * be); client_recv returns the next reply, whichever request it answers.
+ * -1 or NULL with *why; a broken connection is dropped, as client_call does.
+ * client_recv gives NULL with *why NULL when timeout_ms (< 0: forever)
+ * passes without a reply; the connection stays. */
+int     client_send(json_t *req, const char **why);
+json_t *client_recv(int timeout_ms, const char **why);
 /* The caller's user name: $LOGNAME or $USER when set (no lookup on the
  * submission path), else the password database's. */
 const char *client_user(void);
 /* The reply's "message", or a generic sentence when it has none. */
 const char *client_reply_message(const json_t *rep);
+/* Prints the message of each of a reply's "results"; 1 if any failed. */
+int client_print_results(const json_t *rep);
 /* qdel, qhold and qrls: parse "ID[,ID]... | -u USER[,USER]...", send the
  * request of the given type, print each result's message, 1 if any failed. */
 int client_job_op(const struct cmd *c, const char *type, int argc, char **argv);
@@ -159,6 +178,12 @@ void qstat_row_from_object(const json_t *job, struct qstat_row *r);
 struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
 void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
 void qstat_print_row(FILE *fp, const struct qstat_row *r);
+/* qstat -f: Grid Engine's full format.  A block per queue instance
+ * (QUEUE@HOST, from each host's "queues" in the HOSTS reply, by queue then
+ * host) with its running rows below it, then the pending rows under the
+ * PENDING JOBS banner; rows is a sorted listing whose running rows go to
+ * their queue instance (a parallel job's to its master host). */
+void qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */

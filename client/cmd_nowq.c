@@ -455,12 +455,14 @@ write_master_conf(const char *dir, int i, int n, const int *ports)
 	    "auth        = \"none\"\n"
 	    "managers    = {%s}\n"
 	    "log_file    = %s\n"
+	    "# Jobs of root run only where this says so; a cluster root started is root's own.\n"
+	    "allow_root_jobs = %s\n"
 	    "%s"
 	    "\n"
 	    "queue \"all.q\" {\n"
 	    "\tpriority = 0\n"
 	    "\thosts    = \"@all\"\n"
-	    "}\n", dir, qspool, port, qsock, quser, qlog, masters);
+	    "}\n", dir, qspool, port, qsock, quser, qlog, getuid() == 0 ? "true" : "false", masters);
 	write_file(path, text);
 	say("wrote %s", path);
 	free(text);
@@ -700,7 +702,8 @@ start_master(const struct nowq_master *m, const char *what, char **prog)
 		client_die("%s did not start (exit status %d); see %s", what, st,
 		    m->log_file && *m->log_file ? m->log_file : "the messages above");
 	pid = wait_pid_file(m->pid_file, "qmaster");
-	say("started %s (pid %d): %s", what, (int)pid, m->conf_path);
+	say("started %s (pid %d): configuration %s, log %s", what, (int)pid, m->conf_path,
+	    m->log_file && *m->log_file ? m->log_file : "none (log_file is unset)");
 }
 
 /* How many masters DIR has: 2 when qmaster-2.conf exists. */
@@ -822,7 +825,9 @@ nowq_start(const struct nowq_args *a)
 				rc = 1;
 			} else {
 				pid = wait_pid_file(x.pid_file, "execd");
-				say("started execd %s (pid %d): %s", x.name ? x.name : "", (int)pid, x.ini);
+				say("started execd %s (pid %d): configuration %s, log %s", x.name ? x.name : "",
+				    (int)pid, x.ini, x.log_file && *x.log_file ? x.log_file :
+				    "none (log_file is unset)");
 			}
 		}
 		execd_info_free(&x);

@@ -152,13 +152,6 @@ print_summary(const json_t *rows, bool by_owner)
 	}
 }
 
-static void
-print_json(const json_t *a)
-{
-	json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-	fputc('\n', stdout);
-}
-
 /* A value for an option whose value is optional: the next word unless it is an option. */
 static const char *
 optional_value(int argc, char **argv, int *k)
@@ -226,7 +219,7 @@ qacct_run(int argc, char **argv)
 		if ((rep = client_request_ok(req, "")) == NULL)
 			return 1;
 		if (as_json)
-			print_json(json_object_get(rep, "summary"));
+			client_print_json("summary", json_object_get(rep, "summary"));
 		else
 			print_summary(json_object_get(rep, "summary"), owners);
 		json_decref(rep);
@@ -262,7 +255,7 @@ qacct_run(int argc, char **argv)
 	}
 	json_decref(req);
 	if (as_json)
-		print_json(all);
+		client_print_json("rows", all);
 	json_decref(all);
 	/* Nothing found for a job that was asked for: Grid Engine's error. */
 	if (job && found == 0) {

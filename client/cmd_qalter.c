@@ -106,13 +106,7 @@ qalter_run(int argc, char **argv)
 	if (!rep)
 		goto out;
 	rc = json_array_size(missing) ? 1 : 0;
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		const char *m = jstr(r, "message");
-		if (m)
-			printf("%s\n", m);
-		if (!jbool(r, "ok", false))
-			rc = 1;
-	}
+	rc |= client_print_results(rep);
 	json_decref(rep);
 out:
 	json_decref(req);

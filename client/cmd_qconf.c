@@ -1,4 +1,4 @@
-/* cmd_qconf.c: qconf: show the queues, parallel environments and masters, make the master re-read qmaster.conf, and force a standby's takeover. */
+/* cmd_qconf.c: qconf: show the queues and parallel environments as configured, make the master re-read qmaster.conf, manage host aliases, users and owners, show the masters and force a standby's takeover. */
 #include "config.h"
 
 #include <stdio.h>
@@ -13,7 +13,9 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload | -sm [--json] | -takeover\n",
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload | -sm [--json] | -takeover\n"
+	"      -aalias NAME HOSTEXPR | -dalias NAME | -salias [NAME] | -sexpr HOSTEXPR\n"
+	"      -mhost HOST [users=U1,U2...] [owners=U1,U2...] | -se HOST\n",
 	qconf_run,
 };
 
@@ -92,7 +94,10 @@ qconf_masters(bool as_json)
 	if (!(rep = client_request_ok(json_pack("{s:s}", "type", "MASTERS"), "")))
 		return 1;
 	if (as_json) {
-		char *t = json_dumps(json_object_get(rep, "masters"), JSON_INDENT(2));
+		/* One versioned document, as every --json (doc/json.md). */
+		json_t *doc = json_pack("{s:i, s:O}", "schema", 1, "masters", json_object_get(rep, "masters"));
+		char *t = json_dumps(doc, JSON_INDENT(2));
+		json_decref(doc);
 		printf("%s\n", t);
 		free(t);
 		json_decref(rep);
@@ -116,6 +121,92 @@ qconf_masters(bool as_json)
 		    jstr(m, "role") ? jstr(m, "role") : "?", epoch, seq, lag, since,
 		    jstr(m, "state") ? jstr(m, "state") : json_is_true(json_object_get(m, "in_sync")) ?
 		    "in sync" : "", json_is_true(json_object_get(m, "self")) ? " (answered)" : "");
+	}
+	json_decref(rep);
+	return 0;
+}
+
+static void
+print_list(const char *label, const json_t *a)
+{
+	size_t i;
+	json_t *v;
+	printf("%-10s", label);
+	if (json_array_size(a) == 0)
+		printf(" NONE");
+	json_array_foreach(a, i, v)
+		printf("%s%s", i ? "," : " ", json_string_value(v));
+	printf("\n");
+}
+
+/* ALIAS requests; a refusal is printed and gives NULL. */
+static json_t *
+alias_call(json_t *req)
+{
+	return client_request_ok(req, "");
+}
+
+static int
+qconf_alias(int argc, char **argv)
+{
+	const char *opt = argv[1];
+	json_t *rep, *v;
+	size_t i;
+
+	if (strcmp(opt, "-aalias") == 0 && argc == 4)
+		rep = alias_call(json_pack("{s:s, s:s, s:s, s:s}", "type", "ALIAS", "op", "add",
+		    "name", argv[2], "expr", argv[3]));
+	else if (strcmp(opt, "-dalias") == 0 && argc == 3)
+		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "delete", "name", argv[2]));
+	else if (strcmp(opt, "-salias") == 0 && argc <= 3)
+		rep = alias_call(argc == 3 ? json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "show",
+		    "name", argv[2]) : json_pack("{s:s, s:s}", "type", "ALIAS", "op", "show"));
+	else if (strcmp(opt, "-sexpr") == 0 && argc == 3)
+		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "expr", "expr", argv[2]));
+	else if (strcmp(opt, "-se") == 0 && argc == 3)
+		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "shost", "host", argv[2]));
+	else if (strcmp(opt, "-mhost") == 0 && argc >= 4) {
+		json_t *req = json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "mhost", "host", argv[2]);
+		for (int k = 3; k < argc; k++) {
+			const char *eq = strchr(argv[k], '=');
+			json_t *users;
+			if (!eq || (strncmp(argv[k], "users=", 6) != 0 && strncmp(argv[k], "owners=", 7) != 0)) {
+				client_errx("-mhost takes users=LIST and owners=LIST, not \"%s\"", argv[k]);
+				json_decref(req);
+				return 1;
+			}
+			users = json_array();
+			if (strcmp(eq + 1, "NONE") != 0)
+				client_add_users(users, eq + 1);
+			json_object_set_new(req, argv[k][0] == 'u' ? "users" : "owners", users);
+		}
+		rep = alias_call(req);
+	} else {
+		client_errx("wrong arguments for \"%s\"", opt);
+		client_usage(&cmd_qconf, stderr);
+		return 1;
+	}
+	if (!rep)
+		return 1;
+	if (strcmp(opt, "-aalias") == 0 || strcmp(opt, "-sexpr") == 0)
+		json_array_foreach(json_object_get(rep, "hosts"), i, v)
+			printf("%s\n", json_string_value(v));
+	else if (strcmp(opt, "-salias") == 0)
+		json_array_foreach(json_object_get(rep, "aliases"), i, v) {
+			printf("%s", jstr(v, "name"));
+			print_list("", json_object_get(v, "hosts"));
+		}
+	else if (strcmp(opt, "-se") == 0) {
+		json_t *h = json_object_get(rep, "host"), *r = json_object_get(h, "reserved");
+		printf("hostname   %s\n", jstr(h, "name"));
+		print_list("aliases", json_object_get(h, "aliases"));
+		print_list("users", json_object_get(h, "users"));
+		print_list("owners", json_object_get(h, "owners"));
+		if (r) {
+			char when[32];
+			qstat_format_time(when, sizeof when, jint(r, "end", 0));
+			printf("reserved   %s by %s until %s\n", jstr(r, "name"), jstr(r, "owner"), when);
+		}
 	}
 	json_decref(rep);
 	return 0;
@@ -162,6 +253,10 @@ qconf_run(int argc, char **argv)
 		return qconf_masters(argc == 3);
 	if (strcmp(argv[1], "-takeover") == 0 && argc == 2)
 		return qconf_takeover();
+	if (strcmp(argv[1], "-aalias") == 0 || strcmp(argv[1], "-dalias") == 0 ||
+	    strcmp(argv[1], "-salias") == 0 || strcmp(argv[1], "-sexpr") == 0 ||
+	    strcmp(argv[1], "-mhost") == 0 || strcmp(argv[1], "-se") == 0)
+		return qconf_alias(argc, argv);
 	if (strcmp(argv[1], "-sql") == 0 || strcmp(argv[1], "-sq") == 0 || strcmp(argv[1], "-reload") == 0 ||
 	    strcmp(argv[1], "-spl") == 0 || strcmp(argv[1], "-sp") == 0) {
 		client_errx("wrong arguments for \"%s\"", argv[1]);

@@ -78,8 +78,7 @@ qhost_run(int argc, char **argv)
 			if (keep)
 				json_array_append(sel, h);
 		}
-		json_dumpf(sel, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-		fputc('\n', stdout);
+		client_print_json("hosts", sel);
 		json_decref(sel);
 	} else
 		qhost_print(stdout, json_object_get(rep, "hosts"), &view);

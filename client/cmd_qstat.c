@@ -1,4 +1,4 @@
-/* cmd_qstat.c: qstat: the job table, one job's details (-j), or the jobs as JSON (--json). */
+/* cmd_qstat.c: qstat: the job table, the queue instances with their jobs (-f), one job's details (-j), or the jobs as JSON (--json). */
 #include "config.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@ static int qstat_run(int argc, char **argv);
 
 const struct cmd cmd_qstat = {
 	"qstat",
-	"qstat [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
+	"qstat [-f] [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
 	"       qstat -j job[,job]... [--json]\n"
 	"       qstat --cron [--json]\n",
 	qstat_run,
@@ -20,7 +20,7 @@ const struct cmd cmd_qstat = {
 
 /* Grid Engine options nowq does not show yet. */
 static const char *qstat_unsupported[] = {
-	"-f", "-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
+	"-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
 	"-qs", "-U", "-explain", "-ne", "-cb", "-sdv",
 };
 
@@ -109,13 +109,6 @@ sort_filter(struct qstat_row *rows, size_t n, unsigned want)
 	return k;
 }
 
-static void
-print_json(const json_t *a)
-{
-	json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
-	fputc('\n', stdout);
-}
-
 /* qstat --cron: the entries, their schedule, next run and latest job. */
 static int
 show_cron(bool as_json)
@@ -128,7 +121,7 @@ show_cron(bool as_json)
 		return 1;
 	entries = json_object_get(rep, "entries");
 	if (as_json)
-		print_json(entries);
+		client_print_json("cron", entries);
 	else if (json_array_size(entries) > 0) {
 		printf("%-8s %-12s %-10s %-20s %-19s %-9s %s\n", "cron-ID", "user", "name", "schedule",
 		    "next run", "last job", "state");
@@ -154,6 +147,24 @@ show_cron(bool as_json)
 	}
 	json_decref(rep);
 	return 0;
+}
+
+/* A job past finished_jobs_keep is gone from qstat but not from the
+ * accounting: say where to look. */
+static void
+point_to_qacct(const char *word)
+{
+	int64_t id;
+	json_t *rep;
+
+	if (!client_parse_id(word, &id))
+		return;
+	rep = client_request(json_pack("{s:s, s:I, s:i}", "type", "ACCT", "id", (json_int_t)id,
+	    "limit", 1));
+	if (json_array_size(json_object_get(rep, "rows")) > 0)
+		fprintf(stderr, "job %lld has finished and is no longer kept; "
+		    "\"qacct -j %lld\" shows how it ended\n", (long long)id, (long long)id);
+	json_decref(rep);
 }
 
 /* qstat -j: one STATUS per job, since only a single-job reply carries the
@@ -182,7 +193,7 @@ show_jobs(char **lists, int nlists, bool as_json)
 		json_decref(rep);
 	}
 	if (as_json)
-		print_json(all);
+		client_print_json("jobs", all);
 	else
 		json_array_foreach(all, i, v)
 			qstat_print_job(stdout, v);
@@ -192,12 +203,79 @@ show_jobs(char **lists, int nlists, bool as_json)
 		json_array_foreach(missing, i, v)
 			fprintf(stderr, "%s%s", i ? ", " : "", json_string_value(v));
 		fputc('\n', stderr);
+		json_array_foreach(missing, i, v)
+			point_to_qacct(json_string_value(v));
 		rc = 1;
 	}
 	json_decref(ids);
 	json_decref(all);
 	json_decref(missing);
 	return rc;
+}
+
+/* The brief listing a page at a time: a reply holds at most one frame
+ * (16 MiB), which a quarter of a million jobs outgrow.  The rows borrow
+ * their texts from the pages, which the caller frees after them; NULL
+ * pages when the master refused. */
+#define QSTAT_PAGE 20000
+
+static struct qstat_row *
+brief_pages(json_t *req, size_t *n, json_t **pages)
+{
+	struct qstat_row *rows = NULL;
+	int64_t after = 0, page = QSTAT_PAGE;
+	const char *env = getenv("NOWQ_QSTAT_PAGE");
+	char *end;
+
+	if (env && *env && ((page = strtoll(env, &end, 10)) < 1 || page > 100000 || *end)) {
+		client_warnx("NOWQ_QSTAT_PAGE=%s is not a number from 1 to 100000; using %d", env, QSTAT_PAGE);
+		page = QSTAT_PAGE;
+	}
+
+	*n = 0;
+	*pages = json_array();
+	json_object_set_new(req, "brief", json_true());
+	json_object_set_new(req, "limit", json_integer(page));
+	for (;;) {
+		json_t *rep, *next;
+		struct qstat_row *r;
+		size_t k;
+
+		json_object_set_new(req, "after", json_integer(after));
+		if ((rep = client_request_ok(json_incref(req), "")) == NULL) {
+			json_decref(*pages);
+			*pages = NULL;
+			break;
+		}
+		json_array_append_new(*pages, rep);
+		r = qstat_rows_from_reply(rep, &k);
+		if (k) {
+			rows = xrealloc(rows, (*n + k) * sizeof *rows);
+			memcpy(rows + *n, r, k * sizeof *r);
+			*n += k;
+		}
+		free(r);
+		next = json_object_get(rep, "next");
+		if (!json_is_integer(next) || json_integer_value(next) <= after)
+			break;
+		after = json_integer_value(next);
+	}
+	json_decref(req);
+	return rows;
+}
+
+/* qstat -f: the hosts and their queues from HOSTS; the jobs are the
+ * listing's rows, so -u, -s and who sees whose jobs are the table's. */
+static int
+show_full(const struct qstat_row *rows, size_t n)
+{
+	json_t *rep = client_request_ok(json_pack("{s:s}", "type", "HOSTS"), "");
+
+	if (!rep)
+		return 1;
+	qstat_print_full(stdout, json_object_get(rep, "hosts"), rows, n);
+	json_decref(rep);
+	return 0;
 }
 
 static bool
@@ -212,12 +290,12 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req, *rep;
+	json_t *users = json_array(), *req, *rep, *pages = NULL;
 	struct qstat_row *rows;
 	size_t i;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
-	bool as_json = false, job_mode = false, cron_mode = false;
+	bool as_json = false, job_mode = false, cron_mode = false, full = false;
 	unsigned want = 0;
 	char states[4];
 	size_t n = 0;
@@ -232,6 +310,8 @@ qstat_run(int argc, char **argv)
 			as_json = true;
 		} else if (strcmp(a, "--cron") == 0) {
 			cron_mode = true;
+		} else if (strcmp(a, "-f") == 0) {
+			full = true;
 		} else if (strcmp(a, "-u") == 0) {
 			if (++k >= argc) {
 				client_errx("option \"-u\" needs a list of users");
@@ -268,6 +348,10 @@ qstat_run(int argc, char **argv)
 		rc = show_cron(as_json);
 		goto out;
 	}
+	if (full && as_json) {
+		client_errx("-f and --json do not go together (qhost --json gives the hosts)");
+		goto usage;
+	}
 	if (!want)
 		want = WANT_P | WANT_R;
 	if (want & (WANT_P | WANT_H))
@@ -278,14 +362,26 @@ qstat_run(int argc, char **argv)
 		states[n++] = 'z';
 	states[n] = '\0';
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
-	if (!as_json)
-		json_object_set_new(req, "brief", json_true());
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
+	if (!as_json) {
+		rows = brief_pages(req, &n, &pages);
+		rc = pages ? 0 : 1;
+		if (pages) {
+			n = sort_filter(rows, n, want);
+			if (full)
+				rc = show_full(rows, n);
+			else
+				qstat_print_table(stdout, rows, n);
+		}
+		free(rows);
+		json_decref(pages);
+		goto out;
+	}
 	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
 	/* --json asks for whole job objects; the table, for brief rows. */
-	if (as_json) {
+	{
 		json_t *jobs = json_object_get(rep, "jobs");
 		json_t *shown = json_array(), *j;
 
@@ -296,12 +392,8 @@ qstat_run(int argc, char **argv)
 		n = sort_filter(rows, n, want);
 		for (i = 0; i < n; i++)
 			json_array_append(shown, (json_t *)rows[i].obj);
-		print_json(shown);
+		client_print_json("jobs", shown);
 		json_decref(shown);
-	} else {
-		rows = qstat_rows_from_reply(rep, &n);
-		n = sort_filter(rows, n, want);
-		qstat_print_table(stdout, rows, n);
 	}
 	free(rows);
 	json_decref(rep);

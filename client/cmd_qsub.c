@@ -26,7 +26,7 @@ const struct cmd cmd_qsub = {
 	"         -hold_jid job,...  -hold_jid_ad job,...  -W depend=kind:id[:id...][,...]\n"
 	"         -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
-	"         -t task_id_range  -tc max_running_tasks  -r y|n  -help\n"
+	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -notify  -help\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
@@ -119,27 +119,78 @@ report_end(int64_t id, const json_t *job)
 	return (int)(jint(job, "exit_status", 0) & 0xff);
 }
 
-/* WAIT is idempotent, so a lost master is simply asked again. */
+/* The progress line of qsub -sync y on a terminal: the job's state from
+ * its latest STATUS and how long qsub has waited. */
+static void
+show_progress(int64_t id, const char *state, const char *host, int64_t t0)
+{
+	int64_t s = (mono_ms() - t0) / 1000;
+
+	client_progress("job %lld is %s%s%s, waited %lld:%02lld", (long long)id, state,
+	    *host ? " on " : "", host, (long long)(s / 60), (long long)(s % 60));
+}
+
+/* Sends req and returns its seq; 0 with *why when the connection broke. */
+static int64_t
+send_req(json_t *req, const char **why)
+{
+	int64_t seq = client_send(req, why) < 0 ? 0 : jint(req, "seq", 0);
+	json_decref(req);
+	return seq;
+}
+
+/* WAIT is idempotent, so a lost master is simply asked again.  On a
+ * terminal, a STATUS every two seconds on the same connection keeps the
+ * progress line current. */
 static int
 wait_for(int64_t id)
 {
-	bool warned = false;
+	bool warned = false, tty = isatty(STDERR_FILENO);
+	int64_t t0 = mono_ms(), wseq = 0, sseq = 0, next_status = 0;
+	char state[16] = "qw", host[64] = "";
 
 	fflush(stdout);
 	for (;;) {
-		json_t *req = json_pack("{s:s, s:I}", "type", "WAIT", "id", (json_int_t)id);
 		const char *why = NULL;
-		json_t *rep = client_call(req, -1, &why);
+		json_t *rep;
+		int64_t seq;
 		int rc;
 
-		json_decref(req);
-		if (!rep) {
-			if (!warned)
-				client_warnx("%s; still waiting for job %lld", why, (long long)id);
-			warned = true;
-			sleep(1);
+		if (!wseq && (wseq = send_req(json_pack("{s:s, s:I}", "type", "WAIT", "id",
+		    (json_int_t)id), &why)) == 0)
+			goto lost;
+		if (tty && !sseq && mono_ms() >= next_status) {
+			if ((sseq = send_req(json_pack("{s:s, s:[I]}", "type", "STATUS",
+			    "jobs", (json_int_t)id), &why)) == 0)
+				goto lost;
+			next_status = mono_ms() + 2000;
+		}
+		if (tty)
+			show_progress(id, state, host, t0);
+		if ((rep = client_recv(tty ? 1000 : -1, &why)) == NULL) {
+			if (!why)
+				continue;
+			goto lost;
+		}
+		seq = jint(rep, "seq", -1);
+		if (seq == sseq) {
+			/* A single-job STATUS answers with the whole job. */
+			const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
+			if (job) {
+				struct qstat_row r;
+				qstat_row_from_object(job, &r);
+				snprintf(state, sizeof state, "%s", r.state_letters ? r.state_letters : "");
+				snprintf(host, sizeof host, "%s", r.host ? r.host : "");
+			}
+			json_decref(rep);
+			sseq = 0;
 			continue;
 		}
+		if (seq != wseq) {
+			json_decref(rep);
+			continue;
+		}
+		client_progress_clear();
 		if (!jbool(rep, "ok", false)) {
 			const char *err = jstr(rep, "error");
 			if (err && strcmp(err, ERR_NOENT) == 0)
@@ -153,6 +204,13 @@ wait_for(int64_t id)
 		rc = report_end(id, json_object_get(rep, "job"));
 		json_decref(rep);
 		return rc;
+lost:
+		client_progress_clear();
+		if (!warned)
+			client_warnx("%s; still waiting for job %lld", why, (long long)id);
+		warned = true;
+		wseq = sseq = 0;
+		sleep(1);
 	}
 }
 

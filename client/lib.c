@@ -32,9 +32,12 @@ bool client_any_master;
 static void
 client_vmsg(const char *kind, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s: %s", client_prog, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char raw[4096], msg[8192];
+
+	/* One error, one line, whatever the master or an argument put in it. */
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	text_oneline_to(msg, sizeof msg, raw);
+	fprintf(stderr, "%s: %s%s\n", client_prog, kind, msg);
 }
 
 void
@@ -69,6 +72,47 @@ void
 client_usage(const struct cmd *c, FILE *fp)
 {
 	fprintf(fp, "usage: %s", c->usage);
+}
+
+static bool progress_shown;
+
+void
+client_progress(const char *fmt, ...)
+{
+	static int tty = -1;
+	va_list ap;
+
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty)
+		return;
+	fprintf(stderr, "\r%s: ", client_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\033[K", stderr);
+	fflush(stderr);
+	progress_shown = true;
+}
+
+void
+client_progress_clear(void)
+{
+	if (!progress_shown)
+		return;
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	progress_shown = false;
+}
+
+void
+client_print_json(const char *key, json_t *value)
+{
+	json_t *doc = json_pack("{s:i, s:O}", "schema", CLIENT_JSON_SCHEMA, key, value);
+
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	fputc('\n', stdout);
+	json_decref(doc);
 }
 
 char **
@@ -327,13 +371,36 @@ is_redirect(const json_t *rep)
 	return !jbool(rep, "ok", false) && e && strcmp(e, ERR_REDIRECT) == 0;
 }
 
-/* Tries one master: connect, then HELLO and the request in one write, so a
- * submission costs one round trip.  NULL with *why, and *next set when the
- * next master should be asked instead (unreachable, or it redirects). */
+/* Who we are, for the HELLO: on a unix socket the kernel says it; over TCP
+ * a munge credential (MUNGE_SOCKET, else libmunge's default socket) if
+ * munged gives us one, which a master with auth = munge requires; without
+ * one, only the uid, which a master with auth = none checks against the
+ * owner of our loopback socket.  Why munge failed goes to err. */
+static json_t *
+client_auth(const char *addr, char *err, size_t errlen)
+{
+	json_t *auth;
+	char *cred;
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		return json_pack("{s:s}", "method", "none");
+	if ((cred = auth_munge_encode(auth_munge_socket(NULL), AUTH_PAYLOAD_CLIENT, err, errlen)) == NULL)
+		return json_pack("{s:s}", "method", "none");
+	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
+	free(cred);
+	return auth;
+}
+
+/* Tries one master: connect, then HELLO and the request (if any) in one
+ * write, so a submission costs one round trip.  Without a request, the
+ * HELLO's reply is returned.  NULL with *why, and *next set when the next
+ * master should be asked instead (unreachable, or it redirects). */
 static json_t *
 call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *next)
 {
 	static char msg[1024];
+	/* Why munge gave no credential ("" if it did), for a refusal's message. */
+	char mungeerr[400] = "";
 	json_t *hello, *rep;
 	char *buf = NULL;
 	size_t len = 0;
@@ -346,13 +413,15 @@ call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *
 	conn.fd = fd;
 	conn.addr = xstrdup(addr);
 	hseq = ++conn.seq;
-	hello = json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I, s:s}", "type", "HELLO",
+	hello = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", "method", "none", "uid", (json_int_t)getuid(), "user", client_user());
+	    "auth", client_auth(conn.addr, mungeerr, sizeof mungeerr), "uid", (json_int_t)getuid(),
+	    "user", client_user());
 	if (client_any_master)
 		json_object_set_new(hello, "any", json_true());
-	json_object_set_new(req, "seq", json_integer(++conn.seq));
-	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
+	if (req)
+		json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, hello) < 0 || (req && frame_add(&buf, &len, req) < 0)) {
 		json_decref(hello);
 		free(buf);
 		client_disconnect();
@@ -373,15 +442,17 @@ call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *
 	}
 	if (!jbool(rep, "ok", false)) {
 		*next = is_redirect(rep);
-		snprintf(msg, sizeof msg, "the master at %s refused us: %s", conn.addr,
-		    client_reply_message(rep));
+		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
+		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
 		json_decref(rep);
 		client_disconnect();
 		*why = msg;
 		return NULL;
 	}
-	json_decref(rep);
 	*next = false;
+	if (!req)
+		return rep;
+	json_decref(rep);
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
 		return connection_lost(why);
 	if (is_redirect(rep)) {
@@ -396,7 +467,8 @@ call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *
 }
 
 /* The masters in order, following redirects.  During a failover none may
- * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS. */
+ * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS.
+ * Without a request, only the HELLO is made and its reply returned. */
 static json_t *
 connect_and_call(json_t *req, int timeout_ms, const char **why)
 {
@@ -433,6 +505,64 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 	snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
 	*why = msg;
 	return NULL;
+}
+
+int
+client_send(json_t *req, const char **why)
+{
+	char *buf = NULL;
+	size_t len = 0;
+
+	/* The HELLO is answered first, so that a standby's redirect is
+	 * followed before anything is pipelined. */
+	if (conn.fd < 0) {
+		json_t *hello = connect_and_call(NULL, CLIENT_REPLY_MS, why);
+		if (!hello)
+			return -1;
+		json_decref(hello);
+	}
+	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, req) < 0) {
+		*why = "cannot encode the request";
+		return -1;
+	}
+	if (send_all(conn.fd, buf, len, why) < 0) {
+		free(buf);
+		connection_lost(why);
+		return -1;
+	}
+	free(buf);
+	return 0;
+}
+
+json_t *
+client_recv(int timeout_ms, const char **why)
+{
+	for (;;) {
+		struct pollfd pfd;
+		json_t *msg;
+		int r;
+
+		if (conn.fd < 0) {
+			*why = "not connected";
+			return NULL;
+		}
+		/* Only the wait for a frame's start times out: a frame
+		 * half read would leave the connection unusable. */
+		pfd.fd = conn.fd;
+		pfd.events = POLLIN;
+		if ((r = poll(&pfd, 1, timeout_ms)) == 0 || (r < 0 && errno == EINTR)) {
+			*why = NULL;
+			return NULL;
+		}
+		if (proto_recv_fd(conn.fd, &msg, CLIENT_REPLY_MS, why) < 0)
+			return connection_lost(why);
+		if (msg_type_of(msg) != MSG_REPLY) {
+			json_decref(msg);
+			continue;
+		}
+		return msg;
+	}
 }
 
 json_t *
@@ -647,21 +777,74 @@ cron_op(const char *type, json_t *crons, bool force)
 {
 	const char *action = strcmp(type, "DELETE") == 0 ? "delete" :
 	    strcmp(type, "HOLD") == 0 ? "hold" : "release";
-	json_t *rep, *r;
-	size_t i;
-	int rc = 0;
+	json_t *rep;
+	int rc;
 
 	rep = client_request_ok(json_pack("{s:s, s:s, s:O, s:b}", "type", "CRON", "action", action,
 	    "ids", crons, "force", force), "");
 	if (!rep)
 		return 1;
+	rc = client_print_results(rep);
+	json_decref(rep);
+	return rc;
+}
+
+int
+client_print_results(const json_t *rep)
+{
+	json_t *r;
+	size_t i;
+	int rc = 0;
+
 	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		if (jstr(r, "message"))
-			printf("%s\n", jstr(r, "message"));
+		const char *m = jstr(r, "message");
+		if (m)
+			printf("%s\n", m);
 		if (!jbool(r, "ok", false))
 			rc = 1;
 	}
-	json_decref(rep);
+	return rc;
+}
+
+/* Ids per request of qdel, qhold or qrls: small enough that a terminal
+ * sees progress, large enough that the round trips do not matter. */
+#define JOB_OP_BATCH 500
+
+/* Sends req (taken over), in batches of ids when it names many, printing
+ * each result's message; on a terminal, a progress line counts the jobs
+ * done.  1 if any failed or the master refused, else 0. */
+static int
+job_op_send(json_t *req, const char *type)
+{
+	json_t *ids = json_incref(json_object_get(req, "jobs")), *rep;
+	size_t n = json_array_size(ids), done = 0, i;
+	const char *verb = strcmp(type, "DELETE") == 0 ? "deleting" :
+	    strcmp(type, "HOLD") == 0 ? "holding" : "releasing";
+	int rc = 0;
+
+	do {
+		json_t *part = req;
+		if (n > JOB_OP_BATCH) {
+			json_t *chunk = json_array();
+			for (i = done; i < n && i < done + JOB_OP_BATCH; i++)
+				json_array_append(chunk, json_array_get(ids, i));
+			part = json_deep_copy(req);
+			json_object_set_new(part, "jobs", chunk);
+			client_progress("%s jobs: %zu of %zu", verb, done, n);
+		}
+		done += n > JOB_OP_BATCH ? json_array_size(json_object_get(part, "jobs")) : n;
+		rep = client_request_ok(part, "");
+		client_progress_clear();
+		if (!rep) {
+			rc = 1;
+			break;
+		}
+		rc |= client_print_results(rep);
+		json_decref(rep);
+	} while (done < n);
+	if (n > JOB_OP_BATCH)
+		json_decref(req);
+	json_decref(ids);
 	return rc;
 }
 
@@ -671,7 +854,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	json_t *crons = json_array();
 	char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
 	bool force = false;
-	json_t *users = json_array(), *missing = json_array(), *ids, *req, *rep, *r;
+	json_t *users = json_array(), *missing = json_array(), *ids, *req, *r;
 	json_t *tasks = json_object(), *task_ids = json_array();
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	const char *trange = NULL;
@@ -773,18 +956,8 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	}
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
-	if ((rep = client_request_ok(req, "")) == NULL) {
+	if (job_op_send(req, type) != 0)
 		rc = 1;
-		goto out;
-	}
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		const char *m = jstr(r, "message");
-		if (m)
-			printf("%s\n", m);
-		if (!jbool(r, "ok", false))
-			rc = 1;
-	}
-	json_decref(rep);
 	if (json_array_size(missing))
 		rc = 1;
 out:

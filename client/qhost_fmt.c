@@ -125,6 +125,13 @@ qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 		    (long long)jint(h, "used", 0), lb, mb, state ? state : (known ? "idle" : "unknown"));
 		if (state && strcmp(state, "busy") == 0 && jstr(h, "busy_reason"))
 			fprintf(fp, " (%s)", jstr(h, "busy_reason"));
+		if (state && strcmp(state, "reserved") == 0 && json_is_object(json_object_get(h, "reserved"))) {
+			const json_t *r = json_object_get(h, "reserved");
+			char until[32];
+			qstat_format_time(until, sizeof until, jint(r, "end", 0));
+			fprintf(fp, " (%s by %s until %s)", jstr(r, "name") ? jstr(r, "name") : "?",
+			    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+		}
 		fputc('\n', fp);
 		if (v && v->attrs)
 			print_attrs(fp, h, v->attr_names);

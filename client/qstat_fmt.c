@@ -184,10 +184,37 @@ is_active(const json_t *job)
 	return state_active(jstr(job, "state"));
 }
 
-void
-qstat_print_row(FILE *fp, const struct qstat_row *r)
+/* One fixed-width column: at most width characters of s, padded with
+ * blanks.  Counted in UTF-8 characters, not bytes, so a name in another
+ * script neither shifts the columns after it nor is cut inside a
+ * character; a control character shows as "?". */
+static const char *
+qstat_col(char *dst, size_t dstlen, const char *s, int width)
 {
-	char when[32], queue[128] = "", ja[32] = "";
+	size_t n = 0;
+	int chars = 0;
+
+	for (s = s ? s : ""; *s && n + 5 < dstlen; s++) {
+		unsigned char c = (unsigned char)*s;
+		if ((c & 0xc0) != 0x80) {        /* the first byte of a character */
+			if (chars == width)
+				break;
+			chars++;
+		}
+		dst[n++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	while (chars++ < width && n + 1 < dstlen)
+		dst[n++] = ' ';
+	dst[n] = '\0';
+	return dst;
+}
+
+/* One job line; qstat -f's lines under a queue instance have no queue
+ * column, since the block names it. */
+static void
+print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
+{
+	char when[32], queue[128] = "", ja[32] = "", name[64], owner[64], qcol[160];
 	bool active = state_active(r->state);
 
 	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
@@ -201,9 +228,145 @@ qstat_print_row(FILE *fp, const struct qstat_row *r)
 		snprintf(ja, sizeof ja, "%s", r->tasks);
 	else if (r->task > 0)
 		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
-	fprintf(fp, "%7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-30.30s %5lld %-7s\n",
-	    (long long)r->id, normalized_prio(r), r->name ? r->name : "",
-	    r->owner ? r->owner : "", state_letters(r), when, queue, (long long)r->slots, ja);
+	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, normalized_prio(r),
+	    qstat_col(name, sizeof name, r->name, 10), qstat_col(owner, sizeof owner, r->owner, 12),
+	    state_letters(r), when);
+	if (with_queue)
+		fprintf(fp, "%s ", qstat_col(qcol, sizeof qcol, queue, 30));
+	fprintf(fp, "%5lld %-7s\n", (long long)r->slots, ja);
+}
+
+void
+qstat_print_row(FILE *fp, const struct qstat_row *r)
+{
+	print_row(fp, r, true);
+}
+
+/* qstat -f. */
+
+static const char full_header[] =
+    "queuename                      qtype resv/used/tot. load_avg arch          states\n";
+#define FULL_RULE_LEN 81
+#define FULL_BANNER_LEN 76
+
+struct qinst {
+	const char   *queue, *host;
+	const json_t *h, *q;
+};
+
+static int
+qinst_cmp(const void *a, const void *b)
+{
+	const struct qinst *x = a, *y = b;
+	int c = strcmp(x->queue, y->queue);
+	return c ? c : strcmp(x->host, y->host);
+}
+
+static void
+rule(FILE *fp, int c, int n)
+{
+	for (int i = 0; i < n; i++)
+		fputc(c, fp);
+	fputc('\n', fp);
+}
+
+/* Grid Engine's state letters of a queue instance: u(nknown) for a host
+ * that does not answer, d(isabled) for a disabled queue or host, a(larm)
+ * for a host that is not idle; and, in words, the open reservation that
+ * holds it: reserved is a state of its own, never "unknown" or down. */
+static void
+full_states(FILE *fp, const json_t *h, const json_t *q)
+{
+	const json_t *r = json_object_get(h, "reserved");
+	const char *st = jstr(h, "state");
+	bool unknown = !jbool(h, "connected", false) || jbool(h, "lost", false);
+	char letters[4], until[32];
+	int n = 0;
+
+	if (unknown)
+		letters[n++] = 'u';
+	if (jbool(h, "disabled", false) || jbool(q, "disabled", false))
+		letters[n++] = 'd';
+	if (!unknown && st && strcmp(st, "busy") == 0)
+		letters[n++] = 'a';
+	letters[n] = '\0';
+	fputs(letters, fp);
+	if (json_is_object(r)) {
+		qstat_format_time(until, sizeof until, jint(r, "end", 0));
+		fprintf(fp, "%sreserved %s by %s until %s", n ? " " : "", jstr(r, "name") ? jstr(r, "name") : "?",
+		    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+	}
+}
+
+static bool
+row_on(const struct qstat_row *r, const struct qinst *qi)
+{
+	size_t n;
+
+	if (!state_active(r->state) || !r->queue || !r->host || strcmp(r->queue, qi->queue) != 0)
+		return false;
+	n = strcspn(r->host, " ");
+	return strlen(qi->host) == n && strncmp(r->host, qi->host, n) == 0;
+}
+
+void
+qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+{
+	struct qinst *qi = NULL;
+	size_t nqi = 0, i, k, npending = 0;
+	const json_t *h, *q;
+	const json_t *a;
+
+	json_array_foreach(hosts, i, h) {
+		if (!jstr(h, "name") || !json_is_array(a = json_object_get(h, "queues")))
+			continue;
+		json_array_foreach(a, k, q) {
+			if (!jstr(q, "name"))
+				continue;
+			qi = xrealloc(qi, (nqi + 1) * sizeof *qi);
+			qi[nqi++] = (struct qinst){ jstr(q, "name"), jstr(h, "name"), h, q };
+		}
+	}
+	if (nqi > 1)
+		qsort(qi, nqi, sizeof *qi, qinst_cmp);
+	if (nqi > 0)
+		fputs(full_header, fp);
+	for (i = 0; i < nqi; i++) {
+		const json_t *la = json_object_get(qi[i].h, "load"), *attrs = json_object_get(qi[i].h, "attrs");
+		int64_t tot = jint(qi[i].h, "slots", 0), used = jint(qi[i].q, "used", 0), resv = 0;
+		char name[512], counts[64], load[16];
+
+		/* A reserved host's free slots are the reservation's. */
+		if (json_is_object(json_object_get(qi[i].h, "reserved")))
+			resv = tot - jint(qi[i].h, "used", 0) > 0 ? tot - jint(qi[i].h, "used", 0) : 0;
+		snprintf(name, sizeof name, "%s@%s", qi[i].queue, qi[i].host);
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)resv, (long long)used, (long long)tot);
+		if (jbool(qi[i].h, "connected", false) && json_is_number(json_array_get(la, 0)))
+			snprintf(load, sizeof load, "%.2f", json_number_value(json_array_get(la, 0)));
+		else
+			snprintf(load, sizeof load, "-NA-");
+		rule(fp, '-', FULL_RULE_LEN);
+		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s ", name, "BP", counts, load,
+		    jstr(attrs, "arch") ? jstr(attrs, "arch") : "-NA-");
+		full_states(fp, qi[i].h, qi[i].q);
+		fputc('\n', fp);
+		for (k = 0; k < n; k++)
+			if (row_on(&rows[k], &qi[i]))
+				print_row(fp, &rows[k], false);
+	}
+	for (k = 0; k < n; k++)
+		if (rows[k].state && strcmp(rows[k].state, "pending") == 0)
+			npending++;
+	if (npending > 0) {
+		fputc('\n', fp);
+		rule(fp, '#', FULL_BANNER_LEN);
+		fputs(" - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS\n", fp);
+		rule(fp, '#', FULL_BANNER_LEN);
+		for (k = 0; k < n; k++)
+			if (rows[k].state && strcmp(rows[k].state, "pending") == 0)
+				print_row(fp, &rows[k], false);
+	}
+	free(qi);
 }
 
 void
@@ -228,15 +391,19 @@ kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 static void
 kv(FILE *fp, const char *key, const char *fmt, ...)
 {
-	char k[64];
+	char k[64], *raw, *v;
 	va_list ap;
 
 	snprintf(k, sizeof k, "%s:", key);
-	fprintf(fp, "%-28s", k);
 	va_start(ap, fmt);
-	vfprintf(fp, fmt, ap);
+	if (vasprintf(&raw, fmt, ap) < 0)
+		fatalx("out of memory");
 	va_end(ap);
-	fputc('\n', fp);
+	/* A path, a reason or a variable may hold a newline: a field is one line. */
+	v = text_oneline(raw);
+	fprintf(fp, "%-28s%s\n", k, v);
+	free(v);
+	free(raw);
 }
 
 /* exec_host_list: "host:slots" of every host, master host first (Grid
@@ -493,8 +660,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 			kv(fp, "signal", "%s", signal_name(sig, sb, sizeof sb));
 		}
 	}
-	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0)))
-		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, reason);
+	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0))) {
+		char *r = text_oneline(reason);
+		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, r);
+		free(r);
+	}
 	if ((s = jstr(job, "host")) != NULL && !finished && jint(job, "t_first", 0) == 0)
 		qstat_print_hosts(fp, job, s);
 	if ((s = jstr(job, "scheduling_info")) != NULL)

@@ -16,7 +16,8 @@
 enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
-	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO,
+	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
+	QO_NOTIFY,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -36,16 +37,17 @@ static const struct qo_opt {
 	{ "-tc", QO_TC, true },     { "-w", QO_W, true },     { "-hold_jid", QO_HOLD_JID, true },
 	{ "-hold_jid_ad", QO_HOLD_JID_AD, true },
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
-	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },
+	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },   { "-ar", QO_AR, true },
+	{ "-notify", QO_NOTIFY, false },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
  * a job other than the one asked for (an array job once, a dependency out of
  * order), so they are refused by name rather than called unknown. */
 static const char *qo_unsupported[] = {
-	"-ac", "-ar", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
+	"-ac", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
 	"-dl", "-hard", "-i", "-js",
-	"-masterq", "-notify", "-now", "-P", "-pty", "-R", "-sc", "-shell",
+	"-masterq", "-now", "-P", "-pty", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
 
@@ -146,17 +148,6 @@ parse_vars(struct qsub_opts *o, const char *list)
 	return 0;
 }
 
-static bool
-valid_job_name(const char *s)
-{
-	if (!*s || strlen(s) > 255)
-		return false;
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || strchr("/:@\\*?", *s))
-			return false;
-	return true;
-}
-
 /* A whole decimal number from lo to hi; -1 otherwise. */
 static long
 parse_count(const char *s, long lo, long hi)
@@ -202,8 +193,10 @@ parse_hold_jid(struct qsub_opts *o, const char *opt, const char *kind, const cha
 
 		json_decref(utf8);
 		if (strlen(tok) > 255 || !utf8) {
+			/* tok points into copy: say it before freeing. */
+			qo_fail(o, "%s: \"%.40s\" is not a job id or name", opt, tok);
 			free(copy);
-			return qo_fail(o, "%s: \"%.40s\" is not a job id or name", opt, tok);
+			return -1;
 		}
 		strv_push(&o->deps, xasprintf("%s:%s", kind, tok));
 		n++;
@@ -339,15 +332,39 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 
 	switch (d->id) {
 	case QO_N:
-		if (!valid_job_name(v))
-			return qo_fail(o, "-N: the job name \"%s\" must not be empty or hold "
-			    "/ : @ \\ * ? or a control character", v);
+		if (!job_valid_name(v))
+			return qo_fail(o, "-N: the job name \"%.60s\" cannot be used: %s", v, job_name_problem(v));
 		set_str(&o->name, v);
 		break;
-	case QO_Q:
+	case QO_Q: {
+		/* QUEUE@EXPR (or *@EXPR, @EXPR): the queue, and hosts= narrowed
+		 * to the node-set expression, as Grid Engine's queue@host. */
+		const char *at = strchr(v, '@');
 		if (!*v)
 			return qo_fail(o, "-q needs a queue name");
-		set_str(&o->queue, v);
+		if (at && !at[1])
+			return qo_fail(o, "-q QUEUE@HOSTS needs a node-set expression after the @");
+		if (at) {
+			char *h = o->req.hosts ? xasprintf("(%s) & (%s)", o->req.hosts, at + 1) :
+			    xstrdup(at + 1);
+			free(o->req.hosts);
+			o->req.hosts = h;
+			if (at == v || (at == v + 1 && *v == '*')) {
+				free(o->queue);
+				o->queue = NULL;
+			} else {
+				free(o->queue);
+				o->queue = xasprintf("%.*s", (int)(at - v), v);
+			}
+		} else
+			set_str(&o->queue, v);
+		break;
+	}
+	case QO_AR:
+		if (!*v || strlen(v) > 255)
+			return qo_fail(o, "-ar needs a reservation name");
+		free(o->req.ar);
+		o->req.ar = xstrdup(v);
 		break;
 	case QO_O:
 	case QO_E:
@@ -384,6 +401,11 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		break;
 	case QO_TERSE:
 		o->terse = true;
+		break;
+	case QO_NOTIFY:
+		/* Nextflow puts -notify in every job it submits; refusing it
+		 * would refuse Nextflow.  The job just gets no warning signal
+		 * before it is stopped or killed, as qsub(1) says. */
 		break;
 	case QO_J:
 	case QO_SYNC:
@@ -723,9 +745,20 @@ char *
 qsub_default_name(const struct qsub_opts *o)
 {
 	const char *first = o->operands ? o->operands[0] : NULL;
+	char *name;
+
 	if (!first || (o->binary != 1 && strcmp(first, "-") == 0))
 		return xstrdup("STDIN");
-	return xstrdup(base_name(first));
+	/* A file may be called anything; its job gets a name that passes
+	 * job_valid_name: what a name may not hold becomes "_", and a long
+	 * one is cut. */
+	name = xstrdup(base_name(first));
+	if (strlen(name) > JOB_MAX_NAME)
+		name[JOB_MAX_NAME] = '\0';
+	for (char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || strchr("/:@\\*?", *c))
+			*c = '_';
+	return name;
 }
 
 /* json_string refuses text that is not UTF-8, which the wire cannot carry. */
@@ -739,24 +772,6 @@ add_str(json_t *o, const char *key, const char *v)
 		return -1;
 	json_object_set_new(o, key, s);
 	return 0;
-}
-
-static json_t *
-strv_json(char *const *v, bool skip_bad, const char **bad)
-{
-	json_t *a = json_array();
-	for (; v && *v; v++) {
-		json_t *s = json_string(*v);
-		if (!s) {
-			if (skip_bad)
-				continue;
-			*bad = *v;
-			json_decref(a);
-			return NULL;
-		}
-		json_array_append_new(a, s);
-	}
-	return a;
 }
 
 json_t *
@@ -841,14 +856,24 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "tc", json_integer(o->tc));
 	}
 	env = qsub_job_env(o, e);
-	if (strv_len(env) > JOB_MAX_ENV) {
-		snprintf(err, errlen, "the job's environment has %zu variables, more than %d",
-		    strv_len(env), JOB_MAX_ENV);
-		goto fail;
-	}
 	/* -V may sweep up a variable that is not UTF-8; it cannot travel, so it
 	 * stays behind rather than failing the whole submission. */
 	json_object_set_new(job, "env", strv_json(env, true, &bad));
+	/* The master's own checks, here, so a job over a limit is refused
+	 * with the same sentence before anything is sent. */
+	{
+		const char *why = NULL;
+		struct job *j = job_from_json(job, &why);
+		if (!j) {
+			snprintf(err, errlen, "%s", why);
+			goto fail;
+		}
+		job_free(j);
+	}
+	if (job_deps_problem(strv_len(o->deps))) {
+		snprintf(err, errlen, "%s", job_deps_problem(strv_len(o->deps)));
+		goto fail;
+	}
 	strv_free(env);
 	free(cwd);
 	free(name);

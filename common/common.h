@@ -36,6 +36,10 @@ char   *xstrdup(const char *s);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */
+int64_t mono_us(void);           /* monotonic clock, microseconds */
+/* 1 to max characters, each a letter, a digit, - . or _ (host names,
+ * aliases, reservations). */
+bool    name_chars_ok(const char *s, size_t max);
 int     set_nonblock(int fd);
 int     set_cloexec(int fd);
 uint64_t hash_fnv1a64(const void *p, size_t n);
@@ -47,6 +51,12 @@ char   *read_file(const char *path, size_t max, size_t *len, const char **why); 
 const char *my_hostname(void);   /* short host name, cached */
 /* Reads a pid file; 0 when absent or the process is gone. */
 pid_t   pidfile_read_live(const char *path);
+/* src with every control character written as \n, \t, \r or \xNN, so that
+ * a text someone else chose (a job name, a path, a peer's message) stays on
+ * one line of a log, an error or a listing.  The first writes at most
+ * dstlen - 1 bytes (cut, never mid-escape); the second allocates. */
+void    text_oneline_to(char *dst, size_t dstlen, const char *src);
+char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
@@ -100,6 +110,62 @@ int  daemon_begin(bool foreground);
 /* Writes the pid file (if path), detaches stdio, and releases the parent. */
 void daemon_ready(int token, const char *pidfile);
 
+/* nodeset.c: node-set expressions (host, alias and reservation names,
+ * @all, | & - ! and parentheses), parsed once, tested per host.  Pure: names
+ * mean what the caller's resolver says. */
+struct nodeset;
+/* Does the name in an expression denote host?  The seam for aliases and
+ * reservation names; NULL means names are host names. */
+typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
+typedef bool (*nodeset_known_fn)(void *arg, const char *name);
+/* NULL with a one-line err on a syntax error. */
+struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
+void            nodeset_free(struct nodeset *n);
+bool            nodeset_is_all(const struct nodeset *n);
+bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
+/* The first name known() does not know, or NULL. */
+const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
+/* Does the expression name name (to find the jobs tied to a reservation)? */
+bool            nodeset_names(const struct nodeset *n, const char *name);
+
+/* auth.c: how a peer's identity is known: munge credentials over TCP,
+ * SO_PEERCRED on unix sockets, a loopback socket's owner for auth = none. */
+#define AUTH_CRED_MAX     4096   /* longer than any munge credential of a HELLO */
+#define AUTH_NONCE_BYTES  16
+/* The payloads a credential must carry, so one made for another program
+ * (or another step of ours) is no HELLO: */
+#define AUTH_PAYLOAD_CLIENT "nowq:hello:client"
+#define AUTH_PAYLOAD_EXECD  "nowq:hello:execd"     /* also an execd's witness link */
+#define AUTH_PAYLOAD_PEER   "nowq:hello:peer"      /* a master to the other (replication, probes) */
+#define AUTH_PAYLOAD_MASTER "nowq:master:"   /* followed by the execd's nonce */
+/* The munge socket: the configured one, else $MUNGE_SOCKET, else NULL
+ * (libmunge's default). */
+const char *auth_munge_socket(const char *configured);
+/* A credential carrying payload (allocated), or NULL with a sentence in err. */
+char   *auth_munge_encode(const char *sock, const char *payload, char *err, size_t errlen);
+/* Decodes cred: 0 with *uid and *gid, or -1 with a sentence in err saying
+ * whether it was replayed, expired, invalid (forged or another key) or not
+ * made for want_payload (NULL: any payload). */
+int     auth_munge_decode(const char *sock, const char *cred, const char *want_payload,
+            uid_t *uid, gid_t *gid, char *err, size_t errlen);
+/* 2 * AUTH_NONCE_BYTES hex digits and a NUL, from getrandom. */
+void    auth_nonce(char *buf, size_t n);
+/* The uid of a unix socket's peer (SO_PEERCRED), or -1. */
+int64_t auth_peercred_uid(int fd);
+/* The uid owning the other end of a loopback TCP connection, or -1. */
+int64_t auth_loopback_peer_uid(int fd);
+/* The "auth" of a daemon's HELLO on TCP (an execd, its witness link, a
+ * master to the other): with method "munge" a credential carrying payload
+ * (without one, logged here, the master refuses and says why), else none. */
+json_t *auth_hello_daemon(const char *method, const char *sock, const char *payload);
+/* The uid running the master that answered a daemon's HELLO on fd: the
+ * kernel's word on a unix socket or (method none) a loopback connection,
+ * else the munge credential in its reply, which must carry
+ * AUTH_PAYLOAD_MASTER and our HELLO's nonce (made for this connection, not
+ * replayed from another).  -1 with a sentence in err. */
+int64_t auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, const json_t *rep,
+            const char *nonce, char *err, size_t errlen);
+
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
 #define PROTO_MAX_FRAME     (16u * 1024 * 1024)
@@ -128,6 +194,8 @@ enum msg_type {
 	MSG_CRON,
 	/* qmod */
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
+	/* host lists and reservations (issue 4) */
+	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
@@ -170,6 +238,10 @@ json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOW
 const char *jstr(const json_t *o, const char *key);          /* NULL unless a string */
 int64_t     jint(const json_t *o, const char *key, int64_t dflt);
 bool        jbool(const json_t *o, const char *key, bool dflt);
+/* A NULL-terminated string list as a JSON array (NULL: empty).  A string
+ * that is not UTF-8 is left out with skip_bad, else it is *bad and the
+ * result NULL. */
+json_t     *strv_json(char *const *v, bool skip_bad, const char **bad);
 
 /* job.c: the job record as the master stores it and as it travels. */
 enum job_state {
@@ -195,6 +267,7 @@ struct job_req {
 	int64_t   h_rt, s_rt;    /* wall clock, seconds; 0: none */
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
+	char     *ar;            /* qsub -ar: the reservation the job runs in */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);
@@ -326,14 +399,31 @@ int64_t task_pending_count(const struct task_range *r, const int *taken, size_t 
  * "" when none are left.  Costs the taken ids, not the tasks. */
 char   *task_pending_format(const struct task_range *r, const int *taken, size_t n);
 
-/* Limits on what a client may send. */
-#define JOB_MAX_SCRIPT   (1u * 1024 * 1024)
-#define JOB_MAX_ENV      4096
-#define JOB_MAX_ARGV     4096
-#define JOB_MAX_STRING   4096
-#define JOB_MAX_SLOTS    100000
+/* Limits on what a client may send, all here so that qsub(1) can list them
+ * (its LIMITS section) and qsub and the master refuse with the same
+ * sentence: job_from_json checks every one of them (qsub runs it on its own
+ * job before sending), and each has a one-line error naming the limit. */
+#define JOB_MAX_SCRIPT    (1u * 1024 * 1024) /* bytes of a script */
+#define JOB_MAX_ARGV      4096    /* arguments of a command (-b y) or a script */
+#define JOB_MAX_ENV       4096    /* environment variables */
+/* Arguments and environment together, in bytes: execve's own limit is a
+ * quarter of the stack limit (2 MiB by default), so more could never start. */
+#define JOB_MAX_ARG_BYTES (1u * 1024 * 1024)
+#define JOB_MAX_STRING    4096    /* a path, a queue, shell or host name, mail addresses */
+/* A job name: its default output file NAME.oID.TASK must fit in a file
+ * name (NAME_MAX, 255 bytes) with any id and task. */
+#define JOB_MAX_NAME      200
+#define JOB_MAX_DEPS      10000   /* jobs one job may wait for (-hold_jid, -W depend) */
+#define JOB_MAX_SLOTS     100000
 /* A parallel job (-pe, or -n above 1): runs as parts, one per host. */
 #define JOB_PARALLEL(j)  ((j)->slots > 1 || (j)->pe != NULL)
 #define JOB_MAX_TASKS    1000000  /* largest array task id */
+/* A job name: 1 to JOB_MAX_NAME bytes, no control character and none of
+ * / : @ \ * ? (Grid Engine's rule; they break paths, logs and columns). */
+bool job_valid_name(const char *s);
+/* The same as a sentence for people ("the job name ..."), NULL if valid. */
+const char *job_name_problem(const char *s);
+/* "a job may wait for at most 10000 jobs, not N" when n is over the limit. */
+const char *job_deps_problem(size_t n);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,6 +253,50 @@ job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
 	jt_lit(t, "]");
 }
 
+/* The sentence of a limit that needs numbers; one at a time is enough, since
+ * the first problem ends the decoding. */
+static char job_why[256];
+
+static const char *
+job_say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+
+static const char *
+job_say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(job_why, sizeof job_why, fmt, ap);
+	va_end(ap);
+	return job_why;
+}
+
+const char *
+job_name_problem(const char *s)
+{
+	if (!s || !*s)
+		return "the job name is empty";
+	if (strlen(s) > JOB_MAX_NAME)
+		return job_say("the job name is %zu bytes, more than the limit of %d", strlen(s), JOB_MAX_NAME);
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || strchr("/:@\\*?", *s))
+			return "the job name holds a control character or one of / : @ \\ * ?";
+	return NULL;
+}
+
+bool
+job_valid_name(const char *s)
+{
+	return job_name_problem(s) == NULL;
+}
+
+const char *
+job_deps_problem(size_t n)
+{
+	if (n <= JOB_MAX_DEPS)
+		return NULL;
+	return job_say("a job may wait for at most %d jobs (-hold_jid, -W depend), not %zu", JOB_MAX_DEPS, n);
+}
+
 /* Each getter fails on a present field of the wrong type or size; absent
  * fields keep their zero value. */
 static int
@@ -261,11 +306,16 @@ get_str(const json_t *o, const char *k, char **dst, size_t max, const char **why
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v)) {
-		*why = "a job field has the wrong type (want a string)";
+		*why = job_say("the job's %s is not a text", k);
 		return -1;
 	}
-	if (json_string_length(v) > max || strlen(json_string_value(v)) != json_string_length(v)) {
-		*why = "a job text field is too long or holds a NUL byte";
+	if (json_string_length(v) > max) {
+		*why = job_say("the job's %s is %zu bytes, more than the limit of %zu", k,
+		    json_string_length(v), max);
+		return -1;
+	}
+	if (strlen(json_string_value(v)) != json_string_length(v)) {
+		*why = job_say("the job's %s holds a NUL byte", k);
 		return -1;
 	}
 	*dst = xstrdup(json_string_value(v));
@@ -315,22 +365,34 @@ get_secs(const json_t *o, const char *k, double *dst, const char **why)
 	return 0;
 }
 
+/* A list of texts; *bytes adds up their sizes (with their NULs, as execve
+ * counts them). */
 static int
-get_strv(const json_t *o, const char *k, char ***dst, size_t maxn, const char **why)
+get_strv(const json_t *o, const char *k, char ***dst, size_t maxn, size_t *bytes, const char **why)
 {
 	json_t *a = json_object_get(o, k), *v;
 	size_t i;
 	if (!a || json_is_null(a))
 		return 0;
-	if (!json_is_array(a) || json_array_size(a) > maxn) {
-		*why = "a job list field is not a list or is too long";
+	if (!json_is_array(a)) {
+		*why = job_say("the job's %s is not a list", k);
+		return -1;
+	}
+	if (json_array_size(a) > maxn) {
+		*why = job_say("the job's %s has %zu entries, more than the limit of %zu", k,
+		    json_array_size(a), maxn);
 		return -1;
 	}
 	*dst = xcalloc(json_array_size(a) + 1, sizeof **dst);
 	json_array_foreach(a, i, v) {
-		if (!json_is_string(v) || json_string_length(v) > JOB_MAX_STRING * 16 ||
-		    strlen(json_string_value(v)) != json_string_length(v)) {
-			*why = "a job list holds something other than a text";
+		if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v)) {
+			*why = job_say("the job's %s holds something other than a text without NUL bytes", k);
+			return -1;
+		}
+		*bytes += json_string_length(v) + 1;
+		if (*bytes > JOB_MAX_ARG_BYTES) {
+			*why = job_say("the job's arguments and environment take more than the limit of %u bytes",
+			    JOB_MAX_ARG_BYTES);
 			return -1;
 		}
 		(*dst)[i] = xstrdup(json_string_value(v));
@@ -346,6 +408,7 @@ job_from_json(const json_t *o, const char **why)
 	json_t *g, *e;
 	size_t i;
 	const char *st;
+	size_t arg_bytes = 0;
 
 	if (!json_is_object(o)) {
 		*why = "job is not an object";
@@ -373,6 +436,11 @@ job_from_json(const json_t *o, const char **why)
 	INT("maxrss_kb", maxrss_kb, 0, INT64_MAX);
 	INT("rerun", rerun, -1, 1);
 	INT("slots", slots, 1, JOB_MAX_SLOTS);
+	if (jint(o, "t_last", 0) > JOB_MAX_TASKS) {
+		*why = job_say("array task %lld is above the limit of %d", (long long)jint(o, "t_last", 0),
+		    JOB_MAX_TASKS);
+		goto bad;
+	}
 	INT("t_first", t_first, 0, JOB_MAX_TASKS);
 	INT("t_last", t_last, 0, JOB_MAX_TASKS);
 	INT("t_step", t_step, 0, JOB_MAX_TASKS);
@@ -394,9 +462,9 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "pe", &j->pe, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "mail_to", &j->mail_to, JOB_MAX_STRING, why) < 0 ||
-	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, why) < 0 ||
-	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, why) < 0 ||
-	    get_strv(o, "env", &j->env, JOB_MAX_ENV, why) < 0)
+	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
+	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
+	    get_strv(o, "env", &j->env, JOB_MAX_ENV, &arg_bytes, why) < 0)
 		goto bad;
 	if (get_bool(o, "join", &j->join, why) < 0 ||
 	    get_bool(o, "error", &j->error, why) < 0 ||

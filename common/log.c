@@ -16,23 +16,26 @@ static int log_lvl = LOG_LVL_INFO;
 static char *log_path;
 static FILE *log_fp;
 
-void
-log_init(const char *tag, int level, const char *path)
+static void
+log_set(const char *tag, int level, const char *path)
 {
 	log_tag = tag;
 	log_lvl = level;
 	free(log_path);
 	log_path = path ? xstrdup(path) : NULL;
+}
+
+void
+log_init(const char *tag, int level, const char *path)
+{
+	log_set(tag, level, path);
 	log_reopen();
 }
 
 void
 log_init_lazy(const char *tag, int level, const char *path)
 {
-	log_tag = tag;
-	log_lvl = level;
-	free(log_path);
-	log_path = path ? xstrdup(path) : NULL;
+	log_set(tag, level, path);
 	log_fp = NULL;   /* a FILE of the parent's, if any, is not ours */
 }
 
@@ -65,7 +68,7 @@ log_level_parse(const char *name)
 static void
 log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 {
-	char ts[32], msg[2048];
+	char ts[32], raw[2048], msg[4096];
 	struct timespec now;
 	struct tm tm;
 
@@ -74,7 +77,10 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	clock_gettime(CLOCK_REALTIME, &now);
 	localtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	/* One event, one line: a job name or a path with a newline in it
+	 * must not forge the next entry. */
+	text_oneline_to(msg, sizeof msg, raw);
 	if (!log_fp)
 		log_reopen();
 	if (err)

@@ -39,6 +39,9 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_SUSPEND] = "SUSPEND",
 	[MSG_UNSUSPEND] = "UNSUSPEND",
 	[MSG_CLEAR] = "CLEAR",
+	[MSG_RESERVE] = "RESERVE",
+	[MSG_UNRESERVE] = "UNRESERVE",
+	[MSG_ALIAS] = "ALIAS",
 	[MSG_PROBE] = "PROBE",
 	[MSG_SYNC] = "SYNC",
 	[MSG_SNAPSHOT] = "SNAPSHOT",
@@ -246,4 +249,22 @@ jbool(const json_t *o, const char *key, bool dflt)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_boolean(v) ? json_is_true(v) : dflt;
+}
+
+json_t *
+strv_json(char *const *v, bool skip_bad, const char **bad)
+{
+	json_t *a = json_array();
+	for (; v && *v; v++) {
+		json_t *s = json_string(*v);
+		if (!s) {
+			if (skip_bad)
+				continue;
+			*bad = *v;
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, s);
+	}
+	return a;
 }

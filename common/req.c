@@ -88,13 +88,14 @@ req_clear(struct job_req *r)
 	free(r->arch);
 	strv_free(r->keys);
 	free(r->hosts);
+	free(r->ar);
 	memset(r, 0, sizeof *r);
 }
 
 bool
 req_empty(const struct job_req *r)
 {
-	return !r->mem && !r->arch && !r->keys && !r->hosts && !r->exclusive &&
+	return !r->mem && !r->arch && !r->keys && !r->hosts && !r->exclusive && !r->ar &&
 	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem;
 }
 
@@ -249,6 +250,8 @@ req_to_json(const struct job_req *r)
 		json_object_set_new(o, "hosts", json_string(r->hosts));
 	if (r->exclusive)
 		json_object_set_new(o, "exclusive", json_true());
+	if (r->ar)
+		json_object_set_new(o, "ar", json_string(r->ar));
 	if (r->h_rt)
 		json_object_set_new(o, "h_rt", json_integer(r->h_rt));
 	if (r->s_rt)
@@ -287,7 +290,9 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 	if (((v = json_object_get(o, "arch")) && (!json_is_string(v) ||
 	    json_string_length(v) > JOB_MAX_STRING)) ||
 	    ((v = json_object_get(o, "hosts")) && (!json_is_string(v) ||
-	    json_string_length(v) > JOB_MAX_STRING))) {
+	    json_string_length(v) > JOB_MAX_STRING)) ||
+	    ((v = json_object_get(o, "ar")) && (!json_is_string(v) ||
+	    json_string_length(v) == 0 || json_string_length(v) > 255))) {
 		*why = "a resource request text is not a short text";
 		return -1;
 	}
@@ -295,6 +300,8 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 		r->arch = xstrdup(json_string_value(v));
 	if ((v = json_object_get(o, "hosts")))
 		r->hosts = xstrdup(json_string_value(v));
+	if ((v = json_object_get(o, "ar")))
+		r->ar = xstrdup(json_string_value(v));
 	if ((v = json_object_get(o, "exclusive"))) {
 		if (!json_is_boolean(v)) {
 			*why = "the exclusive request is not true or false";
@@ -382,6 +389,9 @@ host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why)
 {
 	json_t *v;
 
+	/* Load is divided by the rating: a host that sends no attributes
+	 * rates 1, never 0. */
+	a->rating = 1.0;
 	if (!o || json_is_null(o))
 		return 0;
 	if (!json_is_object(o)) {
@@ -402,7 +412,6 @@ host_attrs_from_json(struct host_attrs *a, const json_t *o, const char **why)
 		}
 		a->mem = json_integer_value(v);
 	}
-	a->rating = 1.0;
 	if ((v = json_object_get(o, "rating"))) {
 		if (!json_is_number(v) || !(json_number_value(v) > 0) || json_number_value(v) > 1e6) {
 			*why = "the host's rating is not a positive number";

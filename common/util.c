@@ -1,6 +1,7 @@
 /* util.c: small helpers every program shares: checked allocation, clocks, fds, hashing, files. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -75,6 +76,14 @@ mono_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t
+mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 int
@@ -246,6 +255,62 @@ pidfile_read_live(const char *path)
 	if (pid <= 0 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
 		return 0;
 	return (pid_t)pid;
+}
+
+bool
+name_chars_ok(const char *s, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > max)
+		return false;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
+		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			return false;
+	return true;
+}
+
+void
+text_oneline_to(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = 0;
+
+	assert(dstlen > 0);
+	for (; *src; src++) {
+		unsigned char c = (unsigned char)*src;
+		char esc[5];
+		size_t k;
+
+		if (c >= 0x20 && c != 0x7f) {
+			esc[0] = (char)c;
+			esc[1] = '\0';
+		} else if (c == '\n')
+			memcpy(esc, "\\n", 3);
+		else if (c == '\t')
+			memcpy(esc, "\\t", 3);
+		else if (c == '\r')
+			memcpy(esc, "\\r", 3);
+		else
+			snprintf(esc, sizeof esc, "\\x%02x", c);
+		k = strlen(esc);
+		if (n + k >= dstlen)
+			break;
+		memcpy(dst + n, esc, k);
+		n += k;
+	}
+	dst[n] = '\0';
+}
+
+char *
+text_oneline(const char *src)
+{
+	/* At most four bytes for each. */
+	size_t cap = strlen(src) * 4 + 1;
+	char *dst = xmalloc(cap);
+
+	text_oneline_to(dst, cap, src);
+	return dst;
 }
 
 /* Base64 (RFC 4648), for binary payloads in JSON frames (changesets, snapshots). */

@@ -41,7 +41,6 @@ struct attempt {
 static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
 static int nslots_used;
-static int active_dirfd = -1;    /* SPOOL/active, kept open to sync it */
 
 void
 active_key(char *buf, size_t len, int64_t id, int task, int attempt)
@@ -123,9 +122,6 @@ active_free_all(void)
 	struct attempt *a;
 	while ((a = TAILQ_FIRST(&attempts)) != NULL)
 		active_forget(a);
-	if (active_dirfd >= 0)
-		close(active_dirfd);
-	active_dirfd = -1;
 }
 
 json_t *
@@ -159,11 +155,17 @@ active_fail(int64_t id, int task, int attempt, const char *reason)
 }
 
 /*
- * DISPATCH of one job.  The attempt's folder and job.json are on disk before
+ * DISPATCH of one job.  The attempt's folder and job.json exist before
  * anything runs, so an execd restarted at any moment knows the attempt, and
- * a job cannot start without its host being able to report it.  job.json
- * needs no temporary name: its folder is new and nobody reads the file; a
- * crash before the syncs leaves a folder whose shepherd never ran.
+ * a job cannot start without its host being able to report it.  They are
+ * not synced: they only need to outlive execd, not the host.  A host that
+ * crashes takes its jobs with it, and whether the folder made it to disk
+ * only decides how the master hears of the loss: "shepherd died" from the
+ * folder, or "execd no longer knows it" when REGISTER does not list the
+ * attempt; either way the attempt is requeued or failed.  What must
+ * survive the host is the end of a job that did run: the CHILD_TERM event,
+ * which is synced.  job.json needs no temporary name: its folder is new and
+ * nobody reads the file before the shepherd.
  *
  * The folder is flocked before the fork and the shepherd inherits the lock,
  * so "locked" means "its shepherd lives" with no pid file and no moment in
@@ -245,7 +247,7 @@ active_start(const json_t *jobj)
 	}
 	path = execd_path("active/%s/job.json", key);
 	text = json_dumps(jobj, JSON_COMPACT);
-	if (!text || execd_write_file(path, text, 0600, true) < 0) {
+	if (!text || execd_write_file(path, text, 0600, false) < 0) {
 		log_warn("cannot write %s", path);
 		active_fail(j->id, j->task, j->attempt, "cannot write the job to the spool");
 		free(text);
@@ -254,11 +256,6 @@ active_start(const json_t *jobj)
 	}
 	free(text);
 	free(path);
-	/* job.json's name in the folder, then the folder's in active/. */
-	if (fsync(dirfd) < 0 && errno != EINVAL)
-		log_warn("cannot fsync %s", dir);
-	if (fsync(active_dirfd) < 0 && errno != EINVAL)
-		log_warn("cannot fsync the active folder");
 
 	/* Buffered log lines must not be written twice. */
 	fflush(NULL);
@@ -616,13 +613,6 @@ active_init(void)
 	int64_t id;
 	int task, attempt;
 
-	if (active_dirfd < 0 && (active_dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		log_warn("cannot open %s", dir);
-		if (d)
-			closedir(d);
-		free(dir);
-		return -1;
-	}
 	if (!d) {
 		log_warn("cannot read %s", dir);
 		free(dir);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,12 @@ conf_master_ok(const char *m)
 		return false;
 	free(host);
 	return true;
+}
+
+static bool
+conf_loopback(const char *host)
+{
+	return strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strncmp(host, "127.", 4) == 0;
 }
 
 static bool
@@ -285,6 +292,18 @@ conf_handler(void *arg, const char *section, const char *key, const char *v)
 			return conf_bad(p, "auth \"%s\" is not \"munge\" or \"none\"", v);
 		free(c->auth);
 		c->auth = xstrdup(v);
+	} else if (strcmp(key, "munge_socket") == 0) {
+		free(c->munge_socket);
+		c->munge_socket = NULL;
+		if (v[0])
+			return conf_path(p, key, v, &c->munge_socket);
+	} else if (strcmp(key, "admin_user") == 0) {
+		/* Looked up once, at start: the one user besides root and our own
+		 * whose credential we take as a master's. */
+		struct passwd *pw = v[0] ? getpwnam(v) : NULL;
+		if (v[0] && !pw)
+			return conf_bad(p, "admin_user \"%s\" is not a user of this host", v);
+		c->admin_uid = pw ? (int64_t)pw->pw_uid : -1;
 	} else if (strcmp(key, "arch") == 0) {
 		if (!req_valid_key(v))
 			return conf_bad(p, "arch \"%s\" is not a word (letters, digits, _ - .)", v);
@@ -348,6 +367,7 @@ conf_load(const char *path)
 	c->load_interval = 5;
 	c->tmpdir = xstrdup("/tmp");
 	c->auth = xstrdup("munge");
+	c->admin_uid = -1;
 	c->log_level = LOG_LVL_INFO;
 	c->kill_grace = LIMITS_KILL_GRACE;
 	if (uname(&un) == 0)
@@ -387,6 +407,21 @@ conf_load(const char *path)
 		conf_free(c);
 		return NULL;
 	}
+	if (strcmp(c->auth, "none") == 0)
+		for (char **m = c->masters; *m; m++) {
+			char *host;
+			int port;
+			if (strncmp(*m, "unix:", 5) == 0 || parse_hostport(*m, &host, &port) < 0)
+				continue;
+			if (!conf_loopback(host)) {
+				fprintf(stderr, "execd: %s: auth = none works only with masters on loopback or "
+				    "unix sockets, not %s; use auth = munge\n", path, *m);
+				free(host);
+				conf_free(c);
+				return NULL;
+			}
+			free(host);
+		}
 	return c;
 }
 
@@ -401,6 +436,7 @@ conf_free(struct execd_conf *c)
 	free(c->spool_dir);
 	free(c->tmpdir);
 	free(c->auth);
+	free(c->munge_socket);
 	free(c->log_file);
 	free(c->cgroup_parent);
 	host_attrs_clear(&c->attrs);

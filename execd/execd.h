@@ -46,6 +46,8 @@ struct execd_conf {
 	int      load_interval;   /* seconds between LOAD reports */
 	char    *tmpdir;          /* parent of every job's TMPDIR */
 	char    *auth;            /* "none" | "munge" */
+	char    *munge_socket;    /* NULL: $MUNGE_SOCKET or libmunge's default */
+	int64_t  admin_uid;       /* a master's identity besides root and ours; -1: none */
 	int      log_level;
 	char    *log_file;        /* NULL: standard error */
 	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */
@@ -93,6 +95,10 @@ bool    link_ready(void);             /* connected and registered */
 int64_t link_last_heard(void);        /* mono ms of the master's last frame */
 /* We voted for epoch: drop a link to a master of an older one. */
 void    link_fence(int64_t epoch);
+/* Is the master that answered our HELLO (rep) on fd the daemon identity
+ * (root, our own user or admin_user)?  Its munge credential must carry
+ * nonce, our HELLO's.  0, or -1 with why.  Also for the witness links. */
+int     link_master_ok(int fd, bool is_unix, const json_t *rep, const char *nonce, char *why, size_t n);
 /* Sends msg (stolen) with a fresh seq; returns the seq, or -1 when down. */
 int64_t link_send(json_t *msg);
 /* Sends PULL if idle with free slots and no PULL (with this many free) is

@@ -55,6 +55,8 @@ static struct {
 	int                 pull_free;
 	bool                pull_hold;    /* the master answered a PULL with nothing */
 	int64_t             last_heard;   /* mono ms of the master's last frame */
+	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
+	bool                master_ok;    /* the master proved its identity */
 } lk;
 
 static void link_try_next(void);
@@ -188,12 +190,48 @@ link_down(const char *why)
 	link_schedule_retry();
 }
 
-/* The seam for authentication methods: "none" trusts the uid we claim (the
- * master allows it on loopback only); munge will add its credential here. */
+static bool
+link_is_unix(void)
+{
+	return lk.addrs[lk.cur].ss.ss_family == AF_UNIX;
+}
+
+/* Our identity for the master: over TCP with munge, a credential made for
+ * an execd's HELLO (the master reads the uid from it and nothing else);
+ * with none, the claimed uid, which the master checks against the owner of
+ * our loopback socket.  On a unix socket the kernel tells it. */
 static json_t *
 link_auth(void)
 {
-	return json_pack("{s:s}", "method", conf->auth);
+	if (link_is_unix())
+		return json_pack("{s:s}", "method", "none");
+	return auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD);
+}
+
+int
+link_master_ok(int fd, bool is_unix, const json_t *rep, const char *nonce, char *why, size_t n)
+{
+	char err[400];
+	int64_t uid = auth_master_uid(fd, is_unix, conf->auth, auth_munge_socket(conf->munge_socket),
+	    rep, nonce, err, sizeof err);
+
+	if (uid < 0) {
+		snprintf(why, n, "refused the master: %s", err);
+		return -1;
+	}
+	if (uid != 0 && uid != (int64_t)geteuid() && uid != conf->admin_uid) {
+		snprintf(why, n, "refused the master: it runs as uid %lld, not root, uid %u or admin_user",
+		    (long long)uid, (unsigned)geteuid());
+		return -1;
+	}
+	return 0;
+}
+
+/* Only the master may DISPATCH to us: see link_master_ok. */
+static int
+link_check_master(json_t *rep, char *why, size_t n)
+{
+	return link_master_ok(bufferevent_getfd(lk.bev), link_is_unix(), rep, lk.nonce, why, n);
 }
 
 static void
@@ -201,9 +239,11 @@ link_hello(void)
 {
 	json_t *load = json_pack("[f, f, f]", execd_load[0], execd_load[1], execd_load[2]);
 
-	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I}", "type", "HELLO",
+	auth_nonce(lk.nonce, sizeof lk.nonce);
+	lk.master_ok = false;
+	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "version", PROTO_VERSION, "role", "execd", "auth", link_auth(),
-	    "uid", (json_int_t)geteuid()));
+	    "uid", (json_int_t)geteuid(), "nonce", lk.nonce));
 	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o, s:s}",
 	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
 	    "load", load, "idle", execd_idle, "jobs", active_jobs_json(),
@@ -290,6 +330,11 @@ link_reply(json_t *msg)
 			return;
 		}
 		if (seq == lk.hello_seq) {
+			if (link_check_master(msg, why, sizeof why) < 0) {
+				link_down(why);
+				return;
+			}
+			lk.master_ok = true;
 			lk.epoch = jint(msg, "epoch", 0);
 			/* Fencing: we voted for a newer master; this one was replaced. */
 			if (lk.epoch < witness_epoch()) {
@@ -360,6 +405,11 @@ link_signal(json_t *msg)
 static void
 link_handle(json_t *msg)
 {
+	/* Until the master has proved who it is, only its HELLO reply counts. */
+	if (!lk.master_ok && msg_type_of(msg) != MSG_REPLY) {
+		log_warnx("ignoring %s from %s before it proved to be the master", jstr(msg, "type"), link_peer());
+		return;
+	}
 	switch (msg_type_of(msg)) {
 	case MSG_REPLY:
 		link_reply(msg);

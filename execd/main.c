@@ -195,12 +195,6 @@ main(int argc, char **argv)
 		usage();
 	if ((conf = conf_load(path)) == NULL)
 		exit(1);
-	if (strcmp(conf->auth, "none") != 0) {
-		/* The seam for munge is link_auth() in link.c. */
-		fprintf(stderr, "execd: %s: auth = %s is not supported by this build yet; "
-		    "use auth = none with a master on loopback\n", conf->path, conf->auth);
-		exit(1);
-	}
 	/* Ignored signals survive exec: whatever started us may have ignored
 	 * some, and jobs must not inherit that.  Done once here, so a job's
 	 * process has only the shepherd's few to reset. */
@@ -257,7 +251,8 @@ main(int argc, char **argv)
 	tv.tv_sec = EXECD_SCAN_INTERVAL;
 	event_add(scan_ev, &tv);
 	if (strcmp(conf->auth, "none") == 0)
-		log_warnx("AUTHENTICATION IS OFF (auth = none): use this only with a master on loopback");
+		log_warnx("AUTHENTICATION IS WEAK (auth = none): a master is known only as the owner of "
+		    "its loopback socket; use munge for anything but a personal cluster");
 	log_info("execd %s started: spool %s, %d slot%s, %d job%s in the spool",
 	    conf->name, conf->spool_dir, conf->slots, conf->slots == 1 ? "" : "s",
 	    active_count(), active_count() == 1 ? "" : "s");

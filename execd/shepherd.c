@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -96,12 +97,14 @@ shep_child_fail(char *why, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
 static void NOWQ_NORETURN
 shep_child_fail(char *why, const char *fmt, ...)
 {
+	char raw[SHEP_WHY_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(why, SHEP_WHY_MAX, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	why[strcspn(why, "\n")] = '\0';
+	/* One line, whatever the path held (no allocation: a vfork child). */
+	text_oneline_to(why, SHEP_WHY_MAX, raw);
 	if (!why[0])
 		snprintf(why, SHEP_WHY_MAX, "the job could not start");
 	_exit(SHEP_FAILED_STATUS);
@@ -656,8 +659,39 @@ shep_limit_reason(const struct shep *s, const struct shep_clock *c, int status,
 	return NULL;
 }
 
-/* The job's private TMPDIR, owned by its owner.  One left over by this very
- * attempt is reused only if it is a real folder that only the owner can use. */
+/* Takes the job owner's filesystem identity (fsuid, fsgid and groups) or
+ * gives it back.  Only the filesystem identity changes, which root can take
+ * back; what the job runs with is set once and for all in shep_child. */
+static int
+shep_fs_owner(const struct shep *s, bool owner)
+{
+	const struct job *j = s->j;
+
+	if (!s->root)
+		return 0;
+	if (!owner) {
+		setfsuid(0);
+		setfsgid(0);
+		/* The shepherd itself needs no supplementary group. */
+		return setgroups(0, NULL);
+	}
+	if (setgroups((size_t)j->ngroups, j->groups) < 0)
+		return -1;
+	setfsgid(j->gid);
+	setfsuid(j->uid);
+	/* setfsuid says nothing of failure: ask for the current values. */
+	if ((uid_t)setfsuid((uid_t)-1) != j->uid || (gid_t)setfsgid((gid_t)-1) != j->gid) {
+		shep_fs_owner(s, false);
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/* The job's private TMPDIR, made by its owner's filesystem identity, so it
+ * is the owner's and only the owner's rights decide whether it can be made
+ * there.  One left over by this very attempt is reused only if it is a real
+ * folder that only the owner can use. */
 static const char *
 shep_make_tmpdir(struct shep *s)
 {
@@ -668,10 +702,20 @@ shep_make_tmpdir(struct shep *s)
 	char *path = JOB_PARALLEL(j) ? xasprintf("%s/nowq.%s.%s", conf->tmpdir, s->key, conf->name) :
 	    xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
 	struct stat st;
+	int rc, err;
 
-	if (mkdir(path, 0700) < 0) {
-		if (errno != EEXIST) {
-			snprintf(why, sizeof why, "cannot create TMPDIR %s: %s", path, strerror(errno));
+	if (shep_fs_owner(s, true) < 0) {
+		snprintf(why, sizeof why, "cannot take the identity of uid %u to make TMPDIR: %s",
+		    (unsigned)j->uid, strerror(errno));
+		free(path);
+		return why;
+	}
+	rc = mkdir(path, 0700);
+	err = errno;
+	shep_fs_owner(s, false);
+	if (rc < 0) {
+		if (err != EEXIST) {
+			snprintf(why, sizeof why, "cannot create TMPDIR %s: %s", path, strerror(err));
 			free(path);
 			return why;
 		}
@@ -682,12 +726,6 @@ shep_make_tmpdir(struct shep *s)
 			free(path);
 			return why;
 		}
-	} else if (s->root && chown(path, j->uid, j->gid) < 0) {
-		snprintf(why, sizeof why, "cannot give TMPDIR %s to uid %u: %s", path,
-		    (unsigned)j->uid, strerror(errno));
-		rmdir(path);
-		free(path);
-		return why;
 	}
 	s->tmpdir = path;
 	return NULL;

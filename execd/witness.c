@@ -24,6 +24,8 @@ struct wlink {
 	const char         *addr;   /* the masters entry */
 	struct bufferevent *bev;
 	int64_t             retry;  /* mono ms */
+	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
+	bool                master_ok;   /* it proved to be a master of this cluster */
 };
 
 static struct {
@@ -126,12 +128,23 @@ witness_read_cb(struct bufferevent *bev, void *arg)
 			witness_close(w);
 			return;
 		}
-		if (msg_type_of(msg) == MSG_VOTE_REQUEST)
+		if (msg_type_of(msg) == MSG_VOTE_REQUEST && w->master_ok)
 			witness_vote_request(w, msg);
 		else if (msg_type_of(msg) == MSG_REPLY && !jbool(msg, "ok", false)) {
 			log_debug("witness: %s refused us: %s", w->addr, jstr(msg, "message") ?
 			    jstr(msg, "message") : "?");
 			witness_close(w);
+		} else if (msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", 0) == 1) {
+			/* Our vote decides who runs jobs: only a master of this
+			 * cluster may ask for it. */
+			char err[512];
+			if (link_master_ok(bufferevent_getfd(bev), false, msg, w->nonce, err, sizeof err) < 0) {
+				log_warnx("witness: %s: %s", w->addr, err);
+				json_decref(msg);
+				witness_close(w);
+				return;
+			}
+			w->master_ok = true;
 		}
 		json_decref(msg);
 	}
@@ -142,9 +155,12 @@ witness_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct wlink *w = arg;
 	if (what & BEV_EVENT_CONNECTED) {
-		witness_send(w, json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I}", "type", "HELLO",
+		auth_nonce(w->nonce, sizeof w->nonce);
+		w->master_ok = false;
+		witness_send(w, json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 		    "seq", (json_int_t)1, "version", PROTO_VERSION, "role", "witness",
-		    "auth", "method", conf->auth, "uid", (json_int_t)geteuid()));
+		    "auth", auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD),
+		    "uid", (json_int_t)geteuid(), "nonce", w->nonce));
 		return;
 	}
 	witness_close(w);

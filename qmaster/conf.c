@@ -7,6 +7,7 @@
 
 #include <confuse.h>
 #include <grp.h>
+#include <pwd.h>
 
 #include "qmaster/qmaster.h"
 
@@ -236,13 +237,19 @@ conf_load(const char *path)
 		CFG_STR("spool_dir", "/var/spool/nowq/qmaster", CFGF_NONE),
 		CFG_STR("listen", "0.0.0.0:7444", CFGF_NONE),
 		CFG_STR("unix_socket", "/run/nowq/qmaster.sock", CFGF_NONE),
+		CFG_STR("http_listen", "", CFGF_NONE),
 		CFG_STR("auth", "munge", CFGF_NONE),
+		CFG_STR("munge_socket", "", CFGF_NONE),
 		CFG_STR_LIST("managers", "{root}", CFGF_NONE),
+		CFG_STR_LIST("operators", "{}", CFGF_NONE),
+		CFG_STR("admin_user", "", CFGF_NONE),
+		CFG_BOOL("allow_root_jobs", cfg_false, CFGF_NONE),
 		CFG_STR("log_level", "info", CFGF_NONE),
 		CFG_STR("log_file", "", CFGF_NONE),
 		CFG_STR("pid_file", "", CFGF_NONE),
 		CFG_INT("finished_jobs_keep", 3600, CFGF_NONE),
 		CFG_INT("host_timeout", 30, CFGF_NONE),
+		CFG_INT("client_timeout", 10, CFGF_NONE),
 		CFG_BOOL("show_all_jobs", cfg_true, CFGF_NONE),
 		CFG_INT("max_frame", PROTO_MAX_FRAME, CFGF_NONE),
 		CFG_STR("mailer", "/usr/sbin/sendmail -t -oi", CFGF_NONE),
@@ -290,6 +297,14 @@ conf_load(const char *path)
 			goto bad;
 		}
 	}
+	s = cfg_getstr(cfg, "http_listen");
+	if (s && *s) {
+		c->http_listen = xstrdup(s);
+		if (parse_hostport(s, &c->http_host, &c->http_port) < 0) {
+			conf_say("%s: http_listen \"%s\" is not HOST:PORT", path, s);
+			goto bad;
+		}
+	}
 	s = cfg_getstr(cfg, "unix_socket");
 	if (s && *s) {
 		if (strlen(s) >= 108) {
@@ -303,17 +318,33 @@ conf_load(const char *path)
 		goto bad;
 	}
 	c->auth = xstrdup(cfg_getstr(cfg, "auth"));
-	if (strcmp(c->auth, "munge") == 0) {
-		/* Munge authentication is the next issue's work; refuse rather than pretend. */
-		fprintf(stderr, "qmaster: %s: auth \"munge\" is not supported by this build yet; "
-		    "use auth = \"none\" with a loopback listen address\n", path);
-		goto bad;
-	}
+	/* The unix socket is local by nature; only TCP needs munge. */
 	if (strcmp(c->auth, "none") == 0 && c->listen && !is_loopback(c->listen_host)) {
-		fprintf(stderr, "qmaster: %s: auth = \"none\" is allowed only with a loopback "
-		    "listen address, not %s\n", path, c->listen);
+		conf_say("%s: auth = \"none\" is allowed only when every listener is on loopback, "
+		    "not with listen = %s; use auth = \"munge\"", path, c->listen);
 		goto bad;
 	}
+	s = cfg_getstr(cfg, "munge_socket");
+	c->munge_socket = s && *s ? xstrdup(s) : NULL;
+	if (c->munge_socket && c->munge_socket[0] != '/') {
+		conf_say("%s: munge_socket must be an absolute path", path);
+		goto bad;
+	}
+	s = cfg_getstr(cfg, "admin_user");
+	if (s && *s) {
+		struct passwd *pw = getpwnam(s);
+		if (!pw) {
+			conf_say("%s: admin_user \"%s\" is not a user of this host", path, s);
+			goto bad;
+		}
+		c->admin_user = xstrdup(s);
+		c->admin_uid = pw->pw_uid;
+	}
+	c->allow_root_jobs = cfg_getbool(cfg, "allow_root_jobs");
+	n = cfg_size(cfg, "operators");
+	c->operators = xcalloc(n + 1, sizeof *c->operators);
+	for (unsigned i = 0; i < n; i++)
+		c->operators[i] = xstrdup(cfg_getnstr(cfg, "operators", i));
 	n = cfg_size(cfg, "managers");
 	c->managers = xcalloc(n + 1, sizeof *c->managers);
 	for (unsigned i = 0; i < n; i++)
@@ -333,6 +364,11 @@ conf_load(const char *path)
 		goto bad;
 	}
 	c->host_timeout_ms = (int64_t)cfg_getint(cfg, "host_timeout") * 1000;
+	if (cfg_getint(cfg, "client_timeout") < 1 || cfg_getint(cfg, "client_timeout") > 3600) {
+		conf_say("%s: client_timeout must be 1 to 3600 seconds", path);
+		goto bad;
+	}
+	c->client_timeout = (int)cfg_getint(cfg, "client_timeout");
 	c->show_all_jobs = cfg_getbool(cfg, "show_all_jobs");
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
 	s = cfg_getstr(cfg, "mailer");
@@ -425,9 +461,14 @@ conf_free(struct qm_conf *c)
 	free(c->spool_dir);
 	free(c->listen);
 	free(c->listen_host);
+	free(c->http_listen);
+	free(c->http_host);
 	free(c->unix_socket);
 	free(c->auth);
+	free(c->munge_socket);
 	strv_free(c->managers);
+	strv_free(c->operators);
+	free(c->admin_user);
 	free(c->log_file);
 	free(c->pid_file);
 	free(c->mailer);
@@ -492,6 +533,9 @@ conf_reload(char *err, size_t errlen)
 	/* Listeners and the spool stay as they were started. */
 	free(nc->spool_dir);
 	nc->spool_dir = xstrdup(conf->spool_dir);
+	/* So does the authentication of those listeners. */
+	free(nc->auth);
+	nc->auth = xstrdup(conf->auth);
 	/* qmod -d outlives a reload: the flag is state, not configuration. */
 	for (int i = 0; i < nc->nqueues; i++) {
 		const struct qm_queue *old = conf_queue(conf, nc->queues[i].name);

@@ -150,9 +150,8 @@ last_state(int64_t id)
 }
 
 struct list_ctx {
-	struct conn *c;
-	json_t      *out;
-	bool         all;
+	const char *only;    /* one owner's, or NULL: everybody's */
+	json_t     *out;
 };
 
 static int
@@ -162,7 +161,7 @@ list_one(void *arg, struct cron_rec *r)
 	json_t *o = json_loads(r->job, 0, NULL);
 	const char *st;
 
-	if (!lc->all && strcmp(r->owner, lc->c->user) != 0) {
+	if (lc->only && strcmp(r->owner, lc->only) != 0) {
 		json_decref(o);
 		return 0;
 	}
@@ -176,6 +175,18 @@ list_one(void *arg, struct cron_rec *r)
 	return 0;
 }
 
+json_t *
+cron_list_json(const char *only_owner)
+{
+	struct list_ctx lc = { only_owner, json_array() };
+
+	if (store_cron_foreach(store, list_one, &lc) < 0) {
+		json_decref(lc.out);
+		return NULL;
+	}
+	return lc.out;
+}
+
 /* qdel / qhold / qrls of one entry, by its owner or a manager. */
 static const char *
 cron_op(struct conn *c, const char *action, int64_t id, bool force, char *buf, size_t n, bool *ok)
@@ -187,7 +198,7 @@ cron_op(struct conn *c, const char *action, int64_t id, bool force, char *buf, s
 		snprintf(buf, n, "denied: cron entry \"c%lld\" does not exist", (long long)id);
 		return buf;
 	}
-	if (strcmp(r->owner, c->user) != 0 && !c->manager) {
+	if (!request_may_touch(c, r->owner)) {
 		snprintf(buf, n, "%s - you do not have the necessary privileges to modify cron entry \"c%lld\"",
 		    c->user, (long long)id);
 		cron_rec_free(r);
@@ -234,14 +245,13 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 	size_t i;
 
 	if (action && strcmp(action, "list") == 0) {
-		struct list_ctx lc = { c, json_array(), conf->show_all_jobs || c->manager };
-		if (store_cron_foreach(store, list_one, &lc) < 0) {
-			json_decref(lc.out);
+		json_t *entries = cron_list_json(conf->show_all_jobs || c->operator ? NULL : c->user);
+		if (!entries) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the cron entries"));
 			return;
 		}
 		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "entries", lc.out);
+		json_object_set_new(rep, "entries", entries);
 		net_send(c, rep);
 		return;
 	}

@@ -182,8 +182,12 @@ deps_resolve(const json_t *list, const struct job *j, char *err, size_t errlen)
 
 	if (!list || json_is_null(list))
 		return d;
-	if (!json_is_array(list) || json_array_size(list) > 100000) {
+	if (!json_is_array(list)) {
 		snprintf(err, errlen, "deps must be a list of {kind, job}");
+		goto bad;
+	}
+	if (job_deps_problem(json_array_size(list))) {
+		snprintf(err, errlen, "%s", job_deps_problem(json_array_size(list)));
 		goto bad;
 	}
 	json_array_foreach(list, i, e) {
@@ -197,6 +201,11 @@ deps_resolve(const json_t *list, const struct job *j, char *err, size_t errlen)
 		}
 		if (resolve_one(d, what, kind, owner, err, errlen) < 0)
 			goto bad;
+		/* A pattern may name many jobs. */
+		if (job_deps_problem(d->n)) {
+			snprintf(err, errlen, "%s", job_deps_problem(d->n));
+			goto bad;
+		}
 	}
 	for (i = 0; i < d->n; i++)
 		if (d->v[i].kind == DEP_ARRAY && check_array(j, &d->v[i], err, errlen) < 0)

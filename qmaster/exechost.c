@@ -10,6 +10,41 @@
 static struct exechost_list hosts = TAILQ_HEAD_INITIALIZER(hosts);
 struct exechost_list pulling_hosts = TAILQ_HEAD_INITIALIZER(pulling_hosts);
 
+/* Hosts by name: every event, usage walk and admission check looks hosts
+ * up by name, which a list makes O(hosts) each (a power-of-two table,
+ * doubled at a load of one). */
+static struct {
+	struct exechost **b;
+	size_t            cap, n;
+} htab;
+
+static size_t
+host_bucket(const char *name, size_t cap)
+{
+	return (size_t)hash_fnv1a64(name, strlen(name)) & (cap - 1);
+}
+
+static void
+htab_add(struct exechost *h)
+{
+	if (htab.n + 1 > htab.cap) {
+		size_t cap = htab.cap ? htab.cap * 2 : 256;
+		struct exechost **b = xcalloc(cap, sizeof *b);
+		for (size_t i = 0; i < htab.cap; i++)
+			for (struct exechost *x = htab.b[i], *next; x; x = next) {
+				next = x->hnext;
+				x->hnext = b[host_bucket(x->name, cap)];
+				b[host_bucket(x->name, cap)] = x;
+			}
+		free(htab.b);
+		htab.b = b;
+		htab.cap = cap;
+	}
+	h->hnext = htab.b[host_bucket(h->name, htab.cap)];
+	htab.b[host_bucket(h->name, htab.cap)] = h;
+	htab.n++;
+}
+
 /* When this master started: a host it has not heard from since is given
  * host_timeout from then, not from its last contact with a master that is gone. */
 static int64_t started_ms;
@@ -26,10 +61,19 @@ struct exechost *
 exechost_find(const char *name)
 {
 	struct exechost *h;
-	TAILQ_FOREACH(h, &hosts, entry)
+
+	if (!htab.cap)
+		return NULL;
+	for (h = htab.b[host_bucket(name, htab.cap)]; h; h = h->hnext)
 		if (strcmp(h->name, name) == 0)
 			return h;
 	return NULL;
+}
+
+size_t
+exechost_count(void)
+{
+	return htab.n;
 }
 
 struct exechost *
@@ -38,13 +82,22 @@ exechost_next(struct exechost *h)
 	return h ? TAILQ_NEXT(h, entry) : TAILQ_FIRST(&hosts);
 }
 
+/* Kept by name, as the database lists them: a host that registers while
+ * the master runs takes the place it will have after a restart. */
 static struct exechost *
 host_new(const char *name)
 {
-	struct exechost *h = xcalloc(1, sizeof *h);
+	struct exechost *h = xcalloc(1, sizeof *h), *x;
 	h->name = xstrdup(name);
 	h->disabled = qmod_host_disabled(name);
-	TAILQ_INSERT_TAIL(&hosts, h, entry);
+	TAILQ_FOREACH_REVERSE(x, &hosts, exechost_list, entry)
+		if (strcmp(x->name, name) < 0)
+			break;
+	if (x)
+		TAILQ_INSERT_AFTER(&hosts, x, h, entry);
+	else
+		TAILQ_INSERT_HEAD(&hosts, h, entry);
+	htab_add(h);
 	return h;
 }
 
@@ -57,6 +110,8 @@ init_one(void *arg, const struct host_rec *r)
 
 	h->slots = r->slots;
 	h->last_seen = r->last_seen;
+	h->users = strv_dup(r->users);
+	h->owners = strv_dup(r->owners);
 	if (o && host_attrs_from_json(&h->attrs, o, &why) < 0)
 		host_attrs_clear(&h->attrs);
 	json_decref(o);
@@ -77,11 +132,17 @@ void
 exechost_free_all(void)
 {
 	struct exechost *h;
+	free(htab.b);
+	memset(&htab, 0, sizeof htab);
 	while ((h = TAILQ_FIRST(&hosts)) != NULL) {
 		TAILQ_REMOVE(&hosts, h, entry);
 		host_attrs_clear(&h->attrs);
 		free(h->busy_reason);
 		free(h->vmem_limit);
+		strv_free(h->aliases);
+		strv_free(h->users);
+		strv_free(h->owners);
+		free(h->resv);
 		free(h->name);
 		free(h);
 	}
@@ -94,19 +155,6 @@ pull_cancel(struct exechost *h)
 		TAILQ_REMOVE(&pulling_hosts, h, pull_entry);
 		h->pulling = false;
 	}
-}
-
-static bool
-valid_host_name(const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n > 255)
-		return false;
-	for (; *s; s++)
-		if (!(*s == '-' || *s == '.' || *s == '_' || (*s >= '0' && *s <= '9') ||
-		    (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
-			return false;
-	return true;
 }
 
 static void
@@ -380,7 +428,7 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	char *attrs_text;
 	size_t i;
 
-	if (!valid_host_name(name) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
+	if (!name_chars_ok(name, 255) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
 		return;
 	}
@@ -433,8 +481,8 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	ja = host_attrs_to_json(&h->attrs);
 	attrs_text = json_dumps(ja, JSON_COMPACT);
 	json_decref(ja);
-	rec = (struct host_rec){ h->name, h->slots, { h->load[0], h->load[1], h->load[2] },
-	    h->last_seen, attrs_text };
+	rec = (struct host_rec){ .name = h->name, .slots = h->slots,
+	    .load = { h->load[0], h->load[1], h->load[2] }, .last_seen = h->last_seen, .attrs = attrs_text };
 	if (store_host_upsert(store, &rec) < 0)
 		fatalx("cannot store host %s", h->name);
 	free(attrs_text);
@@ -566,6 +614,8 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = event_job(c, msg);
 	const char *failed = jstr(msg, "failed"), *vacated = jstr(msg, "vacated");
 	const char *limit = jstr(msg, "limit"), *why = NULL;
+	char *rwhy;
+	bool requeue = false;
 	struct job_rusage ru;
 	json_t *v;
 
@@ -598,7 +648,11 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		}
 		free(j->reason);
 		j->reason = NULL;
-		if (j->delete_req) {
+		if ((rwhy = resv_job_killed(j, &requeue)) != NULL) {
+			/* Vacated for a reservation, or killed at its end. */
+			j->state = requeue ? JS_PENDING : JS_FAILED;
+			j->reason = rwhy;
+		} else if (j->delete_req) {
 			j->state = JS_DELETED;
 			j->reason = j->signal ? xasprintf("deleted (qdel): killed by signal %d", j->signal) :
 			    xstrdup("deleted (qdel)");
@@ -674,6 +728,7 @@ exechost_signal_job(const struct job *j, int sig)
 
 struct host_jobs_ctx {
 	int          used;
+	json_t      *qused;    /* queue name: slots used by its jobs here */
 	bool         suspended;
 	json_t      *jobs;     /* NULL: not wanted */
 	const char  *only;     /* NULL: everyone's, else this owner's */
@@ -686,6 +741,9 @@ host_jobs_one(void *arg, struct job *j)
 	json_t *o;
 
 	hc->used += j->slots > 0 ? j->slots : 1;
+	if (j->queue)
+		json_object_set_new(hc->qused, j->queue, json_integer(jint(hc->qused, j->queue, 0) +
+		    (j->slots > 0 ? j->slots : 1)));
 	if (j->suspended)
 		hc->suspended = true;
 	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
@@ -705,9 +763,29 @@ exechost_state(const struct exechost *h, bool suspended)
 		return "unknown";
 	if (h->disabled)
 		return "disabled";
+	/* Reserved, never "down": people must not take it for a failure. */
+	if (resv_active_on(h))
+		return "reserved";
 	if (suspended)
 		return "suspended";
 	return h->idle ? "idle" : "busy";
+}
+
+/* The queues whose host set holds h now (qstat -f's queue instances), with
+ * the slots their jobs use there. */
+static json_t *
+host_queues_json(struct exechost *h, const json_t *qused)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < conf->nqueues; i++) {
+		const struct qm_queue *q = &conf->queues[i];
+		if (q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, hostlist_name_now, h))
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", q->disabled,
+		    "used", (json_int_t)jint(qused, q->name, 0)));
+	}
+	return a;
 }
 
 static int
@@ -731,7 +809,8 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 	qsort(v, n, sizeof *v, host_cmp);
 	for (k = 0; k < n; k++) {
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
-		struct host_jobs_ctx hc = { 0, false, with_jobs ? json_array() : NULL, only_owner };
+		struct host_jobs_ctx hc = { 0, json_object(), false, with_jobs ? json_array() : NULL, only_owner };
+		const struct match_resv *r;
 		json_t *o;
 
 		h = v[k];
@@ -750,6 +829,11 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		/* How the host enforces h_vmem, as its execd said at REGISTER. */
 		if (h->vmem_limit)
 			json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
+		if ((r = resv_active_on(h)) != NULL)
+			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
+			    "owner", r->owner, "end", (json_int_t)r->end));
+		json_object_set_new(o, "queues", host_queues_json(h, hc.qused));
+		json_decref(hc.qused);
 		if (hc.jobs)
 			json_object_set_new(o, "jobs", hc.jobs);
 		json_array_append_new(list, o);

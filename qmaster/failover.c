@@ -204,17 +204,14 @@ failover_conn_gone(struct conn *c)
 	(void)c;
 }
 
-/* TAKEOVER (qconf -takeover): a manager makes the standby primary now. */
+/* TAKEOVER (qconf -takeover): a manager (the request table checks) makes
+ * the standby primary now. */
 void
 failover_takeover(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep;
 	char why[160];
 
-	if (!c->manager) {
-		net_send(c, proto_reply_err(seq, ERR_PERM, "only a manager may force a takeover"));
-		return;
-	}
 	if (repl_role() != REPL_STANDBY) {
 		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "this master is %s, not a standby",
 		    repl_role_name()));

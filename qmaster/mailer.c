@@ -60,13 +60,22 @@ queue_mail(const struct job *j, enum mail_event ev)
 void
 mail_admin(const char *subject, const char *body)
 {
-	for (size_t i = 0; conf->admin_mail && conf->admin_mail[i]; i++) {
-		char *msg = mail_compose_admin(conf->admin_mail[i], mail_from(), subject, body, now_ms());
-		qm_txn();
-		if (store_mail_add(store, 0, msg, now_ms()) < 0)
-			fatalx("cannot store a mail to the managers");
-		free(msg);
-	}
+	for (size_t i = 0; conf->admin_mail && conf->admin_mail[i]; i++)
+		mail_user(conf->admin_mail[i], subject, body);
+}
+
+void
+mail_user(const char *to, const char *subject, const char *body)
+{
+	char *msg;
+
+	if (!to || !mail_valid_address(to))
+		return;
+	msg = mail_compose_admin(to, mail_from(), subject, body, now_ms());
+	qm_txn();
+	if (store_mail_add(store, 0, msg, now_ms()) < 0)
+		fatalx("cannot store a mail to %s", to);
+	free(msg);
 	mailer_kick();
 }
 

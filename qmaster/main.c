@@ -31,15 +31,19 @@ static struct event *commit_ev, *tick_ev;
 static void
 commit_cb(evutil_socket_t fd, short what, void *arg)
 {
+	int64_t t0;
+
 	/* Only a writable primary starts jobs: a fenced one must not. */
 	if (sched_wanted() && repl_writable())
 		sched_run();
 	if (!store_in_txn(store))
 		return;
+	t0 = mono_us();
 	if (store_commit(store) < 0)
 		/* Replies promise durability; without the commit there is no
 		 * honest reply to give.  Restarting recovers the last commit. */
 		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
+	http_observe_commit(mono_us() - t0);
 	repl_committed();
 }
 
@@ -68,12 +72,29 @@ qm_is_manager(const char *user, uid_t uid)
 	return false;
 }
 
+bool
+qm_is_operator(const char *user)
+{
+	for (char **m = conf->operators; m && *m; m++)
+		if (strcmp(*m, user) == 0)
+			return true;
+	return false;
+}
+
+bool
+qm_is_daemon(uid_t uid)
+{
+	return uid == 0 || uid == geteuid() || (conf->admin_user && uid == conf->admin_uid);
+}
+
 /* Once a second:
  *  - purge finished jobs older than finished_jobs_keep (they stay in accounting);
  *  - release jobs whose start time (qsub -a) has come;
  *  - make the jobs of cron entries that are due;
  *  - declare hosts silent for host_timeout lost (exechost.c);
- *  - later issues add here: reservations. */
+ *  - open and close reservation windows (resv.c);
+ *  - forget submission keys older than SUBMIT_KEY_KEEP_MS.
+ * A fenced primary or a standby does none of it. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -90,7 +111,8 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	deps_tick(now_ms());
 	cron_tick(now_ms());
 	exechost_check_lost();
-	if (store_key_purge(store, now_ms() - 86400000) < 0)
+	resv_tick(now_ms());
+	if (store_key_purge(store, now_ms() - SUBMIT_KEY_KEEP_MS) < 0)
 		fatalx("cannot purge submission keys");
 }
 
@@ -101,6 +123,8 @@ qm_serve(void)
 	char *act;
 
 	exechost_init();
+	hostlist_init();
+	resv_init();
 	qmod_apply_queues();
 	mailer_init();
 	event_add(tick_ev, &one);
@@ -131,7 +155,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check] [--rejoin]\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check] [--rejoin]\n       qmaster --requests\n");
 	exit(2);
 }
 
@@ -155,7 +179,8 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
-		{ "rejoin", no_argument, NULL, 'R' },
+		{ "rejoin", no_argument, NULL, 'J' },
+		{ "requests", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -172,7 +197,12 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
-		case 'R': rejoin = true; break;
+		case 'J': rejoin = true; break;
+		case 'R':
+			/* The handler table, for people and for the test that
+			 * walks every request with an unprivileged identity. */
+			request_table_print(stdout);
+			exit(0);
 		default: usage();
 		}
 	}
@@ -213,8 +243,18 @@ main(int argc, char **argv)
 		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
 		event_add(sigs[i], NULL);
 	}
+	if (http_start() < 0)
+		fatalx("cannot serve the status page on http_listen %s", conf->http_listen);
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
+	if (strcmp(conf->auth, "munge") == 0) {
+		/* munged may come later; say now why every peer would be refused. */
+		char err[400], *cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), "nowq:probe",
+		    err, sizeof err);
+		if (!cred)
+			log_warnx("auth = munge, but %s: TCP peers will be refused until munged answers", err);
+		free(cred);
+	}
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");
@@ -236,9 +276,11 @@ main(int argc, char **argv)
 		net_flush_held();
 	}
 	net_shutdown();
+	http_stop();
 	repl_stop();
 	failover_free();
 	mailer_shutdown();
+	resv_free_all();
 	exechost_free_all();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);

@@ -15,11 +15,27 @@ has_key(char *const *keys, const char *k)
 	return false;
 }
 
+bool
+match_resv_admits(const struct match_resv *r, const struct job *j)
+{
+	return j->owner && (strcmp(r->owner, j->owner) == 0 || has_key(r->users, j->owner));
+}
+
+static const struct match_resv *
+resv_named(const struct match_host *h, const char *name)
+{
+	for (int i = 0; i < h->nresv; i++)
+		if (strcmp(h->resv[i]->name, name) == 0)
+			return h->resv[i];
+	return NULL;
+}
+
 enum match_why
 match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm_queue *q,
     const struct match_host *h, bool now, const char **key)
 {
 	const struct host_attrs *a = h->attrs;
+	const struct match_resv *ar = NULL;
 	int slots = j->slots > 0 ? j->slots : 1;
 
 	/* A personal execd runs only its own user's jobs. */
@@ -36,10 +52,16 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 			*key = *k;
 			return MW_KEY;
 		}
-	if (q && q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, NULL, NULL))
+	if (q && q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, h->names, h->names_arg))
 		return MW_QUEUE_HOSTS;
-	if (job_hosts && !nodeset_contains(job_hosts, h->name, NULL, NULL))
+	if (job_hosts && !nodeset_contains(job_hosts, h->name, h->names, h->names_arg))
 		return MW_HOSTS;
+	if (j->req.ar && (ar = resv_named(h, j->req.ar)) == NULL) {
+		*key = j->req.ar;
+		return MW_AR;
+	}
+	if (h->users && h->users[0] && (!j->owner || !has_key(h->users, j->owner)))
+		return MW_HOST_USERS;
 	if (!now)
 		return MW_OK;
 	if (h->lost)
@@ -48,6 +70,26 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 		return MW_DISABLED;
 	if (q && q->disabled)
 		return MW_QUEUE_DISABLED;
+	if (ar && !ar->active) {
+		*key = ar->name;
+		return MW_AR_WAIT;
+	}
+	/* A reservation's own users may use its hosts; others may not while
+	 * it is open, nor start anything whose wall-clock limit (none is
+	 * forever) would run into its window. */
+	for (int i = 0; i < h->nresv; i++) {
+		const struct match_resv *r = h->resv[i];
+		if (match_resv_admits(r, j))
+			continue;
+		if (r->active) {
+			*key = r->name;
+			return MW_RESERVED;
+		}
+		if (r->end > h->now && (!j->req.h_rt || h->now + j->req.h_rt * 1000 > r->start)) {
+			*key = r->name;
+			return MW_RESV_SOON;
+		}
+	}
 	if (h->has_exclusive || (j->req.exclusive && h->has_jobs))
 		return MW_EXCLUSIVE;
 	if (slots > h->free)
@@ -90,6 +132,23 @@ match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
 		break;
 	case MW_USER:
 		snprintf(buf, n, "no %s runs jobs of user %s", who, j->owner ? j->owner : "?");
+		break;
+	case MW_HOST_USERS:
+		snprintf(buf, n, "no %s lets user %s run jobs there (the host's users list)", who,
+		    j->owner ? j->owner : "?");
+		break;
+	case MW_AR:
+		snprintf(buf, n, "no %s is in reservation %s", who, key ? key : "?");
+		break;
+	case MW_AR_WAIT:
+		snprintf(buf, n, "reservation %s has not started yet", key ? key : "?");
+		break;
+	case MW_RESERVED:
+		snprintf(buf, n, "every matching host is reserved for others (reservation %s)", key ? key : "?");
+		break;
+	case MW_RESV_SOON:
+		snprintf(buf, n, "every matching host has a reservation (%s) that the job's wall-clock "
+		    "limit (h_rt%s) would run into", key ? key : "?", j->req.h_rt ? "" : ": none given");
 		break;
 	case MW_SLOTS:
 		snprintf(buf, n, "no %s has %d slots", who, j->slots);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -24,54 +25,23 @@
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
-/* A peer that has not said HELLO within this time is dropped. */
-#define HELLO_TIMEOUT_S 10
+/* conf->client_timeout bounds what a slow or silent peer can hold: it must
+ * say HELLO within it, finish a frame within it of the frame's first byte,
+ * and read the replies that wait for it within it. */
+/* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
+ * cannot make the master hold max_frame bytes for it. */
+#define NET_HELLO_MAX_FRAME (64u * 1024)
+/* A peer with this much unread stops being read until it drains, so
+ * pipelined requests cannot grow the master's output without bound. */
+#define NET_MAX_UNREAD (64u * 1024 * 1024)
+/* After accept fails for want of descriptors, listening pauses this long
+ * instead of spinning on a backlog it cannot take. */
+#define NET_ACCEPT_PAUSE_MS 100
+/* The descriptors the master asks for when it may (root). */
+#define NET_WANT_FDS 65536
 
 TAILQ_HEAD(conn_list, conn);
 static struct conn_list conns = TAILQ_HEAD_INITIALIZER(conns);
-
-/* With auth = none, TCP is loopback only, so the kernel can still tell who
- * owns the peer's socket: /proc/net/tcp lists it (its local end is our
- * peer's address) with its owner's uid.  -1 when it is not found. */
-static int64_t
-loopback_peer_uid(int fd)
-{
-	struct sockaddr_storage me, peer;
-	socklen_t ml = sizeof me, pl = sizeof peer;
-	char want_local[64], want_rem[64], line[512];
-	FILE *fp;
-	int64_t uid = -1;
-
-	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
-	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0)
-		return -1;
-	if (peer.ss_family == AF_INET) {
-		const struct sockaddr_in *a = (void *)&peer, *b = (void *)&me;
-		snprintf(want_local, sizeof want_local, "%08X:%04X", a->sin_addr.s_addr, ntohs(a->sin_port));
-		snprintf(want_rem, sizeof want_rem, "%08X:%04X", b->sin_addr.s_addr, ntohs(b->sin_port));
-		fp = fopen("/proc/net/tcp", "re");
-	} else if (peer.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (void *)&peer, *b = (void *)&me;
-		const uint32_t *x = (const void *)&a->sin6_addr, *y = (const void *)&b->sin6_addr;
-		snprintf(want_local, sizeof want_local, "%08X%08X%08X%08X:%04X", x[0], x[1], x[2], x[3], ntohs(a->sin6_port));
-		snprintf(want_rem, sizeof want_rem, "%08X%08X%08X%08X:%04X", y[0], y[1], y[2], y[3], ntohs(b->sin6_port));
-		fp = fopen("/proc/net/tcp6", "re");
-	} else
-		return -1;
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof line, fp)) {
-		char local[64], rem[64];
-		unsigned long u;
-		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &u) == 3 &&
-		    strcmp(local, want_local) == 0 && strcmp(rem, want_rem) == 0) {
-			uid = (int64_t)u;
-			break;
-		}
-	}
-	fclose(fp);
-	return uid;
-}
 
 struct held {
 	TAILQ_ENTRY(held) entry;
@@ -85,6 +55,9 @@ TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
 
 static struct evconnlistener *lis_unix, *lis_tcp;
+static struct event *accept_pause_ev;
+static int64_t accept_fail_logged;   /* mono ms of the last warning */
+static unsigned accept_failures;     /* since that warning */
 
 static void conn_read_cb(struct bufferevent *bev, void *arg);
 static void conn_write_cb(struct bufferevent *bev, void *arg);
@@ -201,16 +174,6 @@ net_flush_held(void)
 	net_release(-1);
 }
 
-/* The one place that decides whether a peer speaks for a daemon of this
- * cluster (a standby, or an execd casting a vote): root or the master's own
- * uid.  Munge authentication fills c->uid from the credential; this check
- * stays as it is. */
-bool
-net_is_daemon(const struct conn *c)
-{
-	return c->uid == 0 || c->uid == geteuid();
-}
-
 void
 net_close(struct conn *c, const char *why)
 {
@@ -245,7 +208,7 @@ static void
 conn_new(int fd, bool is_unix, const char *peer)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
-	struct timeval tv = { HELLO_TIMEOUT_S, 0 };
+	struct timeval tv = { conf->client_timeout, 0 };
 
 	c->fd = fd;
 	c->is_unix = is_unix;
@@ -292,23 +255,189 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int
 }
 
 static void
+accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	if (lis_unix)
+		evconnlistener_enable(lis_unix);
+	if (lis_tcp)
+		evconnlistener_enable(lis_tcp);
+}
+
+/* The oldest connection that has not said HELLO: the cheapest for a
+ * stranger to open, and the one to give up when descriptors run out. */
+static struct conn *
+net_oldest_stranger(void)
+{
+	struct conn *c;
+	TAILQ_FOREACH(c, &conns, entry)
+		if (c->role == ROLE_NONE && !c->closing)
+			return c;
+	return NULL;
+}
+
+static void
 accept_error_cb(struct evconnlistener *l, void *arg)
 {
-	/* EMFILE and friends: keep serving the connections we have. */
-	log_warn("accept");
+	int err = EVUTIL_SOCKET_ERROR();
+	struct timeval tv = { 0, NET_ACCEPT_PAUSE_MS * 1000 };
+	struct conn *c;
+
+	/* Out of descriptors (EMFILE, ENFILE) or memory: the pending peer
+	 * stays in the backlog and the listener would fire again at once.
+	 * Make room by dropping the oldest peer that never said HELLO, and
+	 * pause listening briefly, so the loop keeps serving the connections
+	 * it has instead of spinning here. */
+	if ((c = net_oldest_stranger()) != NULL)
+		net_close(c, "dropped to make room: out of descriptors");
+	accept_failures++;
+	if (mono_ms() - accept_fail_logged >= 10000) {
+		errno = err;
+		log_warn("accept failed %u time(s) in 10 s (%s)", accept_failures,
+		    c ? "dropping connections that did not say HELLO" : "pausing");
+		accept_fail_logged = mono_ms();
+		accept_failures = 0;
+	}
+	if (!accept_pause_ev)
+		accept_pause_ev = evtimer_new(base, accept_resume_cb, NULL);
+	if (lis_unix)
+		evconnlistener_disable(lis_unix);
+	if (lis_tcp)
+		evconnlistener_disable(lis_tcp);
+	evtimer_add(accept_pause_ev, &tv);
+}
+
+/* Descriptors are the connections the master can hold: take all the hard
+ * limit allows, and more when privileged. */
+static void
+net_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < NET_WANT_FDS) {
+		struct rlimit want = { NET_WANT_FDS, NET_WANT_FDS };
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			rl = want;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("cannot raise the descriptor limit");
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		log_info("up to %llu descriptors", (unsigned long long)rl.rlim_cur);
+}
+
+/* After HELLO: no idle limit (a WAIT or a long-poll PULL is silent for
+ * long), but unread replies and unfinished frames are timed. */
+static void
+conn_set_timeouts(struct conn *c)
+{
+	struct timeval wr = { conf->client_timeout, 0 };
+	bufferevent_set_timeouts(c->bev, NULL, &wr);
+}
+
+/* Times the frame being received: a deadline from its first byte (or
+ * from the end of the frame before it, for a pipelining peer). */
+static bool
+conn_frame_deadline(struct conn *c, struct evbuffer *in)
+{
+	struct timeval tv;
+	int64_t left;
+
+	if (c->role == ROLE_NONE)
+		return true;     /* the HELLO timeout covers it */
+	if (evbuffer_get_length(in) == 0) {
+		c->frame_since = 0;
+		conn_set_timeouts(c);
+		return true;
+	}
+	if (!c->frame_since)
+		c->frame_since = mono_ms();
+	left = c->frame_since + (int64_t)conf->client_timeout * 1000 - mono_ms();
+	if (left <= 0)
+		return false;
+	tv.tv_sec = left / 1000;
+	tv.tv_usec = (left % 1000) * 1000;
+	{
+		struct timeval wr = { conf->client_timeout, 0 };
+		bufferevent_set_timeouts(c->bev, &tv, &wr);
+	}
+	return true;
+}
+
+/* The identity of a TCP peer: from its munge credential (auth = munge), or
+ * (auth = none, loopback only, refused otherwise by conf.c) the claimed uid
+ * if it owns the peer's socket.  0, or -1 with the refusal in err. */
+static int
+conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
+{
+	json_t *auth = json_object_get(msg, "auth");
+	const char *method = jstr(auth, "method");
+	const struct user_cache *u;
+	int64_t uid;
+
+	if (strcmp(conf->auth, "munge") == 0) {
+		if (!method || strcmp(method, "munge") != 0) {
+			snprintf(err, errlen, "this master wants a munge credential (auth = munge)");
+			return -1;
+		}
+		/* The credential is the only source: no claimed uid is read. */
+		if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"),
+		    payload, &c->uid, &c->gid, err, errlen) < 0)
+			return -1;
+		return 0;
+	}
+	uid = jint(msg, "uid", -1);
+	if (uid < 0 || uid > UINT32_MAX - 1) {
+		snprintf(err, errlen, "HELLO without a valid uid");
+		return -1;
+	}
+	/* auth = none never means "believe anyone": the claim must be the uid
+	 * that owns the peer's loopback socket. */
+	if (auth_loopback_peer_uid(c->fd) != uid) {
+		snprintf(err, errlen, "cannot confirm uid %lld for this connection "
+		    "(auth = none accepts only the owner of a loopback socket)", (long long)uid);
+		return -1;
+	}
+	c->uid = (uid_t)uid;
+	u = user_lookup(c->uid);
+	c->gid = u ? u->gid : (gid_t)c->uid;
+	return 0;
+}
+
+/* The master's answer to an execd's nonce: a credential of the daemon
+ * identity carrying it, so the execd knows who DISPATCHes to it. */
+static int
+conn_prove_master(json_t *rep, json_t *msg, char *err, size_t errlen)
+{
+	const char *nonce = jstr(msg, "nonce");
+	char *payload, *cred;
+
+	if (!nonce || strlen(nonce) != 2 * AUTH_NONCE_BYTES || strspn(nonce, "0123456789abcdef") != strlen(nonce)) {
+		snprintf(err, errlen, "an execd's HELLO needs a nonce of %d hex digits", 2 * AUTH_NONCE_BYTES);
+		return -1;
+	}
+	payload = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, nonce);
+	cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), payload, err, errlen);
+	free(payload);
+	if (!cred)
+		return -1;
+	json_object_set_new(rep, "auth", json_pack("{s:s, s:s}", "method", "munge", "cred", cred));
+	free(cred);
+	return 0;
 }
 
 /* HELLO: the identity of a peer, then its role.  On the unix socket the
- * kernel's SO_PEERCRED is the only truth; on TCP with auth none (loopback
- * only, refused otherwise by conf.c) the claimed uid is taken. */
+ * kernel's SO_PEERCRED is the only truth; on TCP see conn_tcp_identity.
+ * Every refusal is logged with the peer's address. */
 static bool
 conn_hello(struct conn *c, json_t *msg)
 {
 	int64_t seq = jint(msg, "seq", 0);
 	const char *role = jstr(msg, "role");
-	json_t *auth = json_object_get(msg, "auth");
-	const char *method = jstr(auth, "method");
 	const struct user_cache *u;
+	char err[512];
+	bool execd, peer, witness;
 	json_t *rep;
 
 	if (jint(msg, "version", -1) != PROTO_VERSION) {
@@ -322,37 +451,26 @@ conn_hello(struct conn *c, json_t *msg)
 		    "\"peer\" or \"witness\""));
 		return false;
 	}
-	if (!method || strcmp(method, conf->auth) != 0) {
-		net_send(c, proto_reply_err(seq, ERR_AUTH, "this master wants auth method \"%s\"", conf->auth));
+	execd = strcmp(role, "execd") == 0;
+	peer = strcmp(role, "peer") == 0;
+	witness = strcmp(role, "witness") == 0;
+	if (!c->is_unix && conn_tcp_identity(c, msg, execd || witness ? AUTH_PAYLOAD_EXECD : peer ?
+	    AUTH_PAYLOAD_PEER : AUTH_PAYLOAD_CLIENT, err, sizeof err) < 0) {
+		log_warnx("%s: refused: %s", c->peer, err);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
 	}
-	if (!c->is_unix) {
-		int64_t uid = jint(msg, "uid", -1);
-		if (uid < 0 || uid > UINT32_MAX - 1) {
-			net_send(c, proto_reply_err(seq, ERR_AUTH, "HELLO without a valid uid"));
-			return false;
-		}
-		/* auth = none never means "believe anyone": the claim must be
-		 * the uid that owns the peer's loopback socket. */
-		if (loopback_peer_uid(c->fd) != uid) {
-			log_warnx("%s: refused: claims uid %lld, which does not own its socket", c->peer, (long long)uid);
-			net_send(c, proto_reply_err(seq, ERR_AUTH, "cannot confirm uid %lld for this connection "
-			    "(auth = none accepts only the owner of a loopback socket)", (long long)uid));
-			return false;
-		}
-		c->uid = (uid_t)uid;
-		u = user_lookup(c->uid);
-		c->gid = u ? u->gid : (gid_t)c->uid;
-	} else
-		u = user_lookup(c->uid);
+	u = user_lookup(c->uid);
 	c->user = u ? xstrdup(u->name) : xasprintf("%u", (unsigned)c->uid);
 	c->manager = qm_is_manager(c->user, c->uid);
-	c->role = strcmp(role, "execd") == 0 ? ROLE_EXECD : strcmp(role, "peer") == 0 ? ROLE_PEER :
-	    strcmp(role, "witness") == 0 ? ROLE_WITNESS : ROLE_CLIENT;
-	if ((c->role == ROLE_PEER || c->role == ROLE_WITNESS) && !net_is_daemon(c)) {
-		log_warnx("%s: refused: uid %u is not a daemon identity of this cluster", c->peer,
+	c->operator = c->manager || qm_is_operator(c->user);
+	c->daemon = qm_is_daemon(c->uid);
+	c->role = execd ? ROLE_EXECD : peer ? ROLE_PEER : witness ? ROLE_WITNESS : ROLE_CLIENT;
+	if ((peer || witness) && !c->daemon) {
+		log_warnx("%s: refused: uid %u is not the daemon identity of this cluster", c->peer,
 		    (unsigned)c->uid);
-		net_send(c, proto_reply_err(seq, ERR_AUTH, "only the daemon identity may connect as %s", role));
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "only the daemon identity (root, the master's "
+		    "own user or admin_user) may connect as %s", role));
 		return false;
 	}
 	/* A standby serves only the replication link, the execds' votes and
@@ -365,16 +483,31 @@ conn_hello(struct conn *c, json_t *msg)
 		net_send(c, rep);
 		return false;
 	}
+	rep = proto_reply_ok(seq);
+	/* Daemons (an execd, its witness link, the other master) act on what
+	 * a master tells them: it proves who it is. */
+	if ((execd || peer || witness) && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
+	    conn_prove_master(rep, msg, err, sizeof err) < 0) {
+		json_decref(rep);
+		log_warnx("%s: refused a %s: %s", c->peer, role, err);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
+		return false;
+	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
-	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
 	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
 	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
 	json_object_set_new(rep, "uid", json_integer(c->uid));
 	json_object_set_new(rep, "user", json_string(c->user));
 	json_object_set_new(rep, "manager", json_boolean(c->manager));
-	net_send(c, rep);
+	json_object_set_new(rep, "operator", json_boolean(c->operator));
+	/* Not held behind the standby's acknowledgement: it says nothing about
+	 * the database, and an execd echoes the HEARTBEATs that release held
+	 * replies only once it has it. */
+	net_send_now(c, rep);
+	log_debug("%s: %s %s (uid %u)%s", c->peer, role, c->user, (unsigned)c->uid,
+	    c->is_unix ? "" : strcmp(conf->auth, "munge") == 0 ? " by munge" : " by loopback owner");
 	return true;
 }
 
@@ -387,8 +520,24 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	const char *why;
 	int r;
 
-	while (!c->dead && !c->closing &&
-	    (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+	while (!c->dead && !c->closing) {
+		/* Replies the peer does not read: stop reading it until they
+		 * drain (conn_write_cb resumes). */
+		if (evbuffer_get_length(bufferevent_get_output(bev)) > NET_MAX_UNREAD) {
+			bufferevent_disable(bev, EV_READ);
+			bufferevent_setwatermark(bev, EV_WRITE, NET_MAX_UNREAD / 2, 0);
+			/* While the master does not read, the frame is not timed:
+			 * the write timeout now says whether the peer reads. */
+			c->frame_since = 0;
+			conn_set_timeouts(c);
+			return;
+		}
+		r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME : conf->max_frame,
+		    &why);
+		if (r == 0)
+			break;
+		/* A whole frame arrived: the next one is timed from its own start. */
+		c->frame_since = 0;
 		if (r < 0) {
 			net_send(c, proto_reply_err(0, ERR_PROTO, "%s", why));
 			conn_close_after_flush(c, why);
@@ -404,10 +553,16 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 				conn_close_after_flush(c, "refused before authentication");
 				return;
 			}
+			conn_set_timeouts(c);
 			continue;
 		}
 		request_dispatch(c, msg);
 		json_decref(msg);
+	}
+	if (!c->dead && !c->closing && !conn_frame_deadline(c, in)) {
+		net_send(c, proto_reply_err(0, ERR_PROTO, "a frame was not complete within %d s",
+		    conf->client_timeout));
+		conn_close_after_flush(c, "a frame was not complete in time");
 	}
 }
 
@@ -415,17 +570,35 @@ static void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *c = arg;
-	if (c->closing && c->refs == 0)
+	if (c->closing && c->refs == 0) {
 		net_close(c, "closed after error");
+		return;
+	}
+	/* Its replies drained below the mark: read its requests again. */
+	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
+		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+		bufferevent_enable(bev, EV_READ);
+		conn_read_cb(bev, c);
+	}
 }
 
 static void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *c = arg;
-	if (what & BEV_EVENT_TIMEOUT)
-		net_close(c, "said nothing in time");
-	else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+	const char *why = NULL;
+
+	if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING))
+		why = "left its replies unread";
+	else if ((what & BEV_EVENT_TIMEOUT) && c->frame_since)
+		why = "a frame was not complete in time";
+	else if (what & BEV_EVENT_TIMEOUT)
+		why = "said nothing in time";
+	if (why) {
+		/* A peer that holds resources without progress is worth a line. */
+		log_info("%s: closing after %d s: %s", c->peer, conf->client_timeout, why);
+		net_close(c, why);
+	} else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		net_close(c, "peer closed");
 }
 
@@ -487,6 +660,7 @@ listen_tcp(const char *host, int port)
 int
 net_listen(void)
 {
+	net_raise_fd_limit();
 	if (conf->unix_socket && listen_unix(conf->unix_socket) < 0)
 		return -1;
 	if (conf->listen && listen_tcp(conf->listen_host, conf->listen_port) < 0)
@@ -503,6 +677,9 @@ net_shutdown(void)
 	if (lis_tcp)
 		evconnlistener_free(lis_tcp);
 	lis_unix = lis_tcp = NULL;
+	if (accept_pause_ev)
+		event_free(accept_pause_ev);
+	accept_pause_ev = NULL;
 	if (conf->unix_socket)
 		unlink(conf->unix_socket);
 	while ((c = TAILQ_FIRST(&conns)) != NULL)

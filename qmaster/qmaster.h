@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/queue.h>
 #include <sys/types.h>
 
@@ -22,20 +23,6 @@
 struct event_base;
 struct bufferevent;
 struct store;
-
-/* nodeset.c: node-set expressions, parsed once, tested per host. */
-struct nodeset;
-/* Does the name in an expression denote host?  The seam for aliases and
- * reservation names; NULL means names are host names. */
-typedef bool (*nodeset_name_fn)(void *arg, const char *name, const char *host);
-typedef bool (*nodeset_known_fn)(void *arg, const char *name);
-/* NULL with a one-line err on a syntax error. */
-struct nodeset *nodeset_parse(const char *expr, char *err, size_t errlen);
-void            nodeset_free(struct nodeset *n);
-bool            nodeset_is_all(const struct nodeset *n);
-bool            nodeset_contains(const struct nodeset *n, const char *host, nodeset_name_fn fn, void *arg);
-/* The first name known() does not know, or NULL. */
-const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known, void *arg);
 
 /* conf.c: qmaster.conf, read with libconfuse. */
 struct qm_queue {
@@ -74,14 +61,24 @@ struct qm_conf {
 	char            *listen;        /* HOST:PORT, or NULL */
 	char            *listen_host;
 	int              listen_port;
+	char            *http_listen;   /* HOST:PORT of the status page, or NULL */
+	char            *http_host;
+	int              http_port;
 	char            *unix_socket;   /* or NULL */
 	char            *auth;          /* "none" | "munge" */
+	char            *munge_socket;  /* NULL: $MUNGE_SOCKET or libmunge's default */
 	char           **managers;      /* NULL-terminated */
+	char           **operators;     /* NULL-terminated: may hold, release, suspend,
+	                                   delete any job and disable queues and hosts */
+	char            *admin_user;    /* a daemon identity besides root; NULL: none */
+	uid_t            admin_uid;
+	bool             allow_root_jobs;
 	int              log_level;
 	char            *log_file;
 	char            *pid_file;
 	int64_t          finished_keep_ms;
 	int64_t          host_timeout_ms; /* silence after which a host is lost */
+	int              client_timeout;  /* s: to say HELLO, finish a frame, read replies */
 	bool             show_all_jobs;
 	size_t           max_frame;
 	char            *mailer;          /* program and options; reads the message */
@@ -129,12 +126,15 @@ struct conn {
 	gid_t                gid;
 	char                *user;
 	bool                 manager;
+	bool                 operator;      /* an operator or a manager */
+	bool                 daemon;        /* the daemon identity (qm_is_daemon) */
 	struct exechost     *host;          /* execd connections, after REGISTER */
 	bool                 closing;       /* close once the output drains */
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
 	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */
 	int64_t              hb_seq;        /* the highest sequence its execd echoed */
+	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
 };
 
 int  net_listen(void);
@@ -153,14 +153,17 @@ void net_flush_held(void);
  * sends those whose seq is acknowledged. */
 void net_hold_tag(int64_t seq);
 void net_release(int64_t acked);
-/* Root or the master's own uid: may act as standby or cast a vote. */
-bool net_is_daemon(const struct conn *c);
 /* Every connection (for heartbeats to execds and votes from witnesses). */
 struct conn *net_next(struct conn *c);
 void net_close(struct conn *c, const char *why);
 
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
+/* May c change something owned by owner under the request being handled
+ * (its owner, a manager, or an operator where the table says so)? */
+bool request_may_touch(const struct conn *c, const char *owner);
+/* The table as lines "TYPE ROLE WHO MUTATES", for qmaster --requests. */
+void request_table_print(FILE *fp);
 /* Deletes one job as qdel does (by c's user); a sentence for people in buf. */
 const char *request_job_delete(struct conn *c, struct job *j, char *buf, size_t n);
 /* A job reached a final state: answer WAITs for it. */
@@ -189,8 +192,9 @@ const char *group_lookup(gid_t gid);
 
 /* exechost.c: exec hosts and their messages. */
 struct exechost {
-	TAILQ_ENTRY(exechost) entry;      /* all hosts */
+	TAILQ_ENTRY(exechost) entry;      /* all hosts, by name */
 	TAILQ_ENTRY(exechost) pull_entry; /* hosts with a PULL open */
+	struct exechost *hnext;           /* exechost_find's hash chain */
 	char        *name;
 	int          slots;
 	uid_t        uid;         /* the execd's uid: 0 runs anyone's jobs */
@@ -208,6 +212,13 @@ struct exechost {
 	int          pull_free;
 	int          sched_njobs; /* jobs on it, as the last usage walk found */
 	bool         sched_excl;  /* one of them asks for the whole host */
+	/* Host lists (hostlist.c), kept in the database. */
+	char       **aliases;     /* names it answers to; NULL: none */
+	char       **users;       /* who may run jobs on it; NULL or empty: everyone */
+	char       **owners;      /* who may reserve it besides managers */
+	/* The reservations that hold it, waiting or active (resv.c's index). */
+	const struct match_resv **resv;
+	int          nresv;
 };
 TAILQ_HEAD(exechost_list, exechost);
 extern struct exechost_list pulling_hosts;
@@ -229,8 +240,10 @@ struct exechost *exechost_find(const char *name);
 /* The accounting row of an attempt that ended; ru NULL: no usage known. */
 struct job_rusage;
 void acct_record(const struct job *j, int failed, const struct job_rusage *ru);
-/* Walks every host the master knows since it started: NULL gives the first. */
+/* Walks every host the master knows since it started, by name (the order
+ * of the database's hosts table): NULL gives the first. */
 struct exechost *exechost_next(struct exechost *h);
+size_t exechost_count(void);
 /* Every host for HOSTS, by name; with each one's jobs when with_jobs (only
  * only_owner's when not NULL). */
 json_t *exechost_list_json(bool with_jobs, const char *only_owner);
@@ -261,6 +274,16 @@ int  sched_admit(struct job *j, const struct user_cache *u, bool verify, char *e
 void sched_why(const struct job *j, char *buf, size_t n);
 
 /* match.c: can a host run a job: pure, so unit tests can drive it. */
+/* A reservation holding a host, as matching needs it. */
+struct match_resv {
+	char    *name;
+	char    *owner;
+	char   **users;        /* who may run inside besides the owner; NULL: none */
+	int64_t  start, end;   /* ms */
+	bool     active;       /* its window is open */
+};
+/* May j run inside r (its owner is r's owner or one of its users)? */
+bool match_resv_admits(const struct match_resv *r, const struct job *j);
 struct match_host {
 	const char              *name;
 	const struct host_attrs *attrs;
@@ -270,12 +293,19 @@ struct match_host {
 	bool                     disabled, lost;
 	bool                     has_jobs;    /* runs any job */
 	bool                     has_exclusive; /* runs a job asking for the whole host */
+	char *const             *users;       /* the host's users list; NULL or empty: everyone */
+	const struct match_resv *const *resv; /* the reservations holding it */
+	int                      nresv;
+	int64_t                  now;         /* ms, for reservation windows */
+	nodeset_name_fn          names;       /* what names in expressions mean; NULL: host names */
+	void                    *names_arg;
 };
 /* Why a host does not fit, in the order the checks run: a later value is
- * "closer" to fitting. */
+ * "closer" to fitting.  The reservation reasons name it in *key. */
 enum match_why {
-	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS, MW_HOSTS,
-	MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_EXCLUSIVE, MW_BUSY,
+	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS,
+	MW_HOSTS, MW_AR, MW_HOST_USERS, MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_AR_WAIT, MW_RESERVED,
+	MW_RESV_SOON, MW_EXCLUSIVE, MW_BUSY,
 };
 /* now false: could the host ever run the job (its attributes and host
  * sets only); true: could it start it at once.  *key names the missing key. */
@@ -350,6 +380,13 @@ void               deps_gates_close(struct deps_gates *g);
 int                deps_task_ready(const struct deps_gates *g, int task);
 int64_t            deps_task_gate(const struct deps_gates *g, int task, int *their_task);
 
+/* http.c: the status page, /api/v1/ and /metrics on http_listen (off when
+ * unset); the scheduler and the commit feed its histograms. */
+int  http_start(void);
+void http_stop(void);
+void http_observe_dispatch(const struct job *j);
+void http_observe_commit(int64_t usec);
+
 /* cron.c: cron entries. */
 /* SUBMIT with "cron": stores the entry for the checked job j (borrowed)
  * and replies. */
@@ -357,6 +394,9 @@ void cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j);
 /* From the tick: one job per due entry (inside a transaction). */
 void cron_tick(int64_t now);
 void cron_request(struct conn *c, int64_t seq, json_t *msg);
+/* The entries as qstat --cron lists them: one owner's, or all (NULL);
+ * NULL when the database cannot be read. */
+json_t *cron_list_json(const char *only_owner);
 
 /* mailer.c: mail about jobs (qsub -m/-M). */
 void    mailer_init(void);
@@ -368,6 +408,8 @@ void    mail_job_ended(const struct job *j);
 void    mail_job_suspended(const struct job *j);
 /* A message to every admin_mail address (host lost, jobs requeued). */
 void    mail_admin(const char *subject, const char *body);
+/* A message to one user (a reservation's owner). */
+void    mail_user(const char *to, const char *subject, const char *body);
 /* {count, error, next_try} of a job's undelivered mail, or NULL. */
 json_t *mail_pending_json(int64_t job_id);
 
@@ -399,6 +441,66 @@ bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
 
+/* perm.c: who may do what with host lists and reservations: the one place
+ * those decisions are made. */
+bool perm_manager(const struct conn *c);
+bool perm_reserve_host(const struct conn *c, const struct exechost *h);
+struct resv;
+bool perm_resv(const struct conn *c, const struct resv *r);
+
+/* hostlist.c: aliases, host users and owners, and what names in node-set
+ * expressions denote. */
+void hostlist_init(void);       /* after exechost_init: the aliases */
+/* Resolvers for nodeset_contains, arg the struct exechost (or NULL: looked
+ * up by name): a host's own name, its aliases, and the reservations holding
+ * it, those open now (_now) or any (_ever: could it ever run there). */
+bool hostlist_name_now(void *arg, const char *name, const char *host);
+bool hostlist_name_ever(void *arg, const char *name, const char *host);
+/* Is name a host, alias or reservation name?  arg: an extra NULL-terminated
+ * list of host names (those of the database), or NULL. */
+bool hostlist_known(void *arg, const char *name);
+bool hostlist_is_alias(const char *name);
+/* Alias and reservation names: a letter, then letters, digits, - . _. */
+bool hostlist_valid_name(const char *s);
+bool strv_has(char *const *v, const char *s);
+/* The hosts an expression denotes now, sorted; NULL with err if it does
+ * not parse or names something unknown. */
+char **hostlist_eval(const char *expr, char *err, size_t n);
+void hostlist_request(struct conn *c, int64_t seq, json_t *msg);
+
+/* resv.c: reservations. */
+#define RESV_EXCLUSIVE 0x1u   /* -x: jobs of others are vacated at start */
+#define RESV_OVERRUN   0x2u   /* -o: its jobs are not killed at the end */
+struct resv {
+	TAILQ_ENTRY(resv) entry;
+	struct match_resv m;
+	uid_t    uid;
+	char   **hosts;
+	unsigned flags;
+	unsigned mail;          /* MAIL_BEGIN, MAIL_END */
+	int64_t  created;
+};
+void resv_init(void);           /* after exechost_init: from the database */
+void resv_free_all(void);
+struct resv *resv_find(const char *name);
+/* Rebuilds each host's list of the reservations that hold it. */
+void resv_index(void);
+/* From the tick: windows that open or close (inside a transaction). */
+void resv_tick(int64_t now);
+/* The active reservation holding h, or NULL. */
+const struct match_resv *resv_active_on(const struct exechost *h);
+/* The end of an attempt the reservation code killed: NULL if it did not,
+ * else the reason (to free), and *requeue says whether the job runs again. */
+char *resv_job_killed(const struct job *j, bool *requeue);
+void resv_request(struct conn *c, int64_t seq, json_t *msg);
+/* Every reservation as reserve -l --json lists it. */
+json_t *resv_list_json(void);
+void unresv_request(struct conn *c, int64_t seq, json_t *msg);
+
+/* How long a submission key is kept: a qsub retried across a failover
+ * comes back within seconds; a day leaves room for any client's retry. */
+#define SUBMIT_KEY_KEEP_MS (24 * 3600 * 1000LL)
+
 /* repl.c: which master is primary, and replication to the standby. */
 enum repl_role { REPL_STARTING = 0, REPL_PRIMARY, REPL_STANDBY };
 /* At start-up (store and loop ready): probe the other master, then serve
@@ -426,6 +528,8 @@ void           repl_sync(struct conn *c, int64_t seq, json_t *msg);
 void           repl_applied(struct conn *c, int64_t seq, json_t *msg);
 void           repl_heartbeat(struct conn *c, int64_t seq, json_t *msg);
 void           repl_masters(struct conn *c, int64_t seq, json_t *msg);
+/* Every master: name, role, epoch, seq, lag, since...; "self" marks this one. */
+json_t        *repl_masters_json(void);
 
 /* failover.c: votes, leases, promotion. */
 bool failover_have_majority(void);
@@ -447,6 +551,11 @@ void qm_txn(void);
 /* Requests the commit step even without a mutation (to run the scheduler). */
 void qm_wake(void);
 bool qm_is_manager(const char *user, uid_t uid);
+bool qm_is_operator(const char *user);
+/* The daemon identity, which alone may register an execd, act as the
+ * other master or cast an execd's vote: root, the user qmaster runs as,
+ * and admin_user. */
+bool qm_is_daemon(uid_t uid);
 /* Becoming primary: hosts, queue flags, mailer and the tick start. */
 void qm_serve(void);
 

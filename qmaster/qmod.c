@@ -122,13 +122,6 @@ flags_request(struct conn *c, int64_t seq, json_t *msg, bool disable)
 			net_send(c, proto_reply_err(seq, ERR_INVAL, "targets must be a list of queue or host names"));
 			return;
 		}
-	/* Grid Engine leaves this to managers and operators (operators are
-	 * not there yet). */
-	if (!c->manager) {
-		net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be manager to %s queues or hosts", c->user,
-		    disable ? "disable" : "enable"));
-		return;
-	}
 	results = json_array();
 	json_array_foreach(targets, i, v)
 		dispatch_flag(c, results, json_string_value(v), disable);

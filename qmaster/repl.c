@@ -49,8 +49,12 @@ static struct {
 	struct { int64_t seq; char *b64; } ring[REPL_RING];
 	int64_t             next_probe;    /* mono ms: is another master primary? */
 	struct bufferevent *probe;         /* the running PROBE of the other master */
+	char                probe_nonce[2 * AUTH_NONCE_BYTES + 1];
+	bool                probe_ok;      /* it proved to be a master of this cluster */
 	/* standby */
 	struct bufferevent *up;
+	char                up_nonce[2 * AUTH_NONCE_BYTES + 1];
+	bool                up_ok;         /* the primary proved to be a master of this cluster */
 	bool                up_ready;
 	int64_t             up_retry;      /* mono ms */
 	int64_t             last_heard;    /* mono ms of the primary's last frame */
@@ -178,12 +182,35 @@ next:
 	return fd;
 }
 
+/* Our HELLO to the other master: the daemon identity's credential (munge)
+ * and a fresh nonce, which its proof must carry (repl_peer_ok). */
 static json_t *
-repl_hello(void)
+repl_hello(char *nonce, size_t n)
 {
-	return json_pack("{s:s, s:I, s:i, s:s, s:{s:s}, s:I}", "type", "HELLO", "seq", (json_int_t)1,
-	    "version", PROTO_VERSION, "role", "peer", "auth", "method", conf->auth,
-	    "uid", (json_int_t)geteuid());
+	auth_nonce(nonce, n);
+	return json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO", "seq", (json_int_t)1,
+	    "version", PROTO_VERSION, "role", "peer",
+	    "auth", auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_PEER),
+	    "uid", (json_int_t)geteuid(), "nonce", nonce);
+}
+
+/* The other master's answer to our HELLO on fd: is it the daemon identity
+ * of this cluster?  A standby installs what its primary sends, and a PROBE's
+ * answer can make a primary step down: neither is taken from anyone else. */
+static bool
+repl_peer_ok(int fd, const json_t *rep, const char *nonce, const char *addr)
+{
+	char err[400];
+	int64_t uid = auth_master_uid(fd, false, conf->auth, auth_munge_socket(conf->munge_socket), rep,
+	    nonce, err, sizeof err);
+
+	if (uid < 0 || !qm_is_daemon((uid_t)uid)) {
+		if (uid >= 0)
+			snprintf(err, sizeof err, "it runs as uid %lld, not the daemon identity", (long long)uid);
+		log_warnx("refused the master at %s: %s", addr, err);
+		return false;
+	}
+	return true;
 }
 
 /* PROBE of one peer: its role, epoch and sequence; -1 when it does not answer. */
@@ -192,12 +219,13 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 {
 	int fd = repl_connect_blocking(conf->masters[idx], 200);
 	json_t *hello, *probe, *rep = NULL;
+	char nonce[2 * AUTH_NONCE_BYTES + 1];
 	const char *why;
 	int rc = -1;
 
 	if (fd < 0)
 		return -1;
-	hello = repl_hello();
+	hello = repl_hello(nonce, sizeof nonce);
 	probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE", "seq", (json_int_t)2,
 	    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store));
 	if (proto_send_fd(fd, hello) == 0 && proto_send_fd(fd, probe) == 0) {
@@ -205,6 +233,8 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 			json_decref(rep);
 			rep = NULL;
 			if (proto_recv_fd(fd, &rep, 1000, &why) < 0 || !jbool(rep, "ok", false))
+				break;
+			if (jint(rep, "seq", 0) == 1 && !repl_peer_ok(fd, rep, nonce, conf->masters[idx]))
 				break;
 			if (jint(rep, "seq", 0) == 2) {
 				snprintf(role, rolelen, "%s", jstr(rep, "role") ? jstr(rep, "role") : "?");
@@ -455,7 +485,7 @@ repl_up_close(void)
 	if (rp.up)
 		bufferevent_free(rp.up);
 	rp.up = NULL;
-	rp.up_ready = false;
+	rp.up_ok = rp.up_ready = false;
 	if (rp.snap_fd >= 0)
 		close(rp.snap_fd);
 	rp.snap_fd = -1;
@@ -524,6 +554,12 @@ repl_up_frame(json_t *msg)
 	size_t n;
 	void *data;
 
+	if (!rp.up_ok && !(msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", 0) == 1)) {
+		log_warnx("primary %s sent %s before proving who it is", conf->masters[rp.primary_idx],
+		    jstr(msg, "type") ? jstr(msg, "type") : "a frame");
+		repl_up_close();
+		return;
+	}
 	rp.last_heard = mono_ms();
 	switch (msg_type_of(msg)) {
 	case MSG_REPLY:
@@ -532,6 +568,13 @@ repl_up_frame(json_t *msg)
 			    jstr(msg, "message") ? jstr(msg, "message") : "?");
 			repl_up_close();
 			return;
+		}
+		if (jint(msg, "seq", 0) == 1) {
+			if (!repl_peer_ok(bufferevent_getfd(rp.up), msg, rp.up_nonce, conf->masters[rp.primary_idx])) {
+				repl_up_close();
+				return;
+			}
+			rp.up_ok = true;
 		}
 		if (jint(msg, "seq", 0) == 2) {
 			rp.up_ready = true;
@@ -620,7 +663,8 @@ repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_CONNECTED) {
 		int one = 1, fd = bufferevent_getfd(bev);
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-		repl_up_send(repl_hello());
+		rp.up_ok = false;
+		repl_up_send(repl_hello(rp.up_nonce, sizeof rp.up_nonce));
 		repl_up_send(json_pack("{s:s, s:I, s:I, s:I, s:i}", "type", "SYNC", "seq", (json_int_t)2,
 		    "epoch", (json_int_t)rp.epoch,
 		    "last", (json_int_t)(rp.want_snapshot ? -1 : store_repl_seq(store)),
@@ -697,7 +741,16 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 			repl_probe_close();
 			return;
 		}
-		if (jint(msg, "seq", 0) != 2) {
+		if (jint(msg, "seq", 0) == 1) {
+			rp.probe_ok = repl_peer_ok(bufferevent_getfd(bev), msg, rp.probe_nonce, "the other master");
+			json_decref(msg);
+			if (!rp.probe_ok) {
+				repl_probe_close();
+				return;
+			}
+			continue;
+		}
+		if (jint(msg, "seq", 0) != 2 || !rp.probe_ok) {
 			json_decref(msg);
 			continue;
 		}
@@ -717,7 +770,10 @@ repl_probe_event_cb(struct bufferevent *bev, short what, void *arg)
 	const char *why;
 
 	if (what & BEV_EVENT_CONNECTED) {
-		json_t *hello = repl_hello(), *probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE",
+		json_t *hello, *probe;
+		rp.probe_ok = false;
+		hello = repl_hello(rp.probe_nonce, sizeof rp.probe_nonce);
+		probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE",
 		    "seq", (json_int_t)2, "epoch", (json_int_t)rp.epoch,
 		    "last", (json_int_t)store_repl_seq(store));
 		if (proto_frame_append(bufferevent_get_output(bev), hello, conf->max_frame, &why) < 0 ||
@@ -947,11 +1003,11 @@ repl_stop(void)
 	free(rp.snap_path);
 }
 
-/* MASTERS (qconf -sm): every master as this one sees it. */
-void
-repl_masters(struct conn *c, int64_t seq, json_t *msg)
+/* Every master as this one sees it (qconf -sm, the status page). */
+json_t *
+repl_masters_json(void)
 {
-	json_t *rep = proto_reply_ok(seq), *list = json_array();
+	json_t *list = json_array();
 	int64_t cur = store_repl_seq(store);
 
 	for (int i = 0; i < (conf->nmasters ? conf->nmasters : 1); i++) {
@@ -988,6 +1044,14 @@ repl_masters(struct conn *c, int64_t seq, json_t *msg)
 		}
 		json_array_append_new(list, m);
 	}
-	json_object_set_new(rep, "masters", list);
+	return list;
+}
+
+void
+repl_masters(struct conn *c, int64_t seq, json_t *msg)
+{
+	json_t *rep = proto_reply_ok(seq);
+
+	json_object_set_new(rep, "masters", repl_masters_json());
 	net_send(c, rep);
 }

@@ -1,6 +1,7 @@
 /* request.c: the one table of request handlers (who may send what), and the client requests. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -24,44 +25,97 @@ static void req_acct(struct conn *, int64_t, json_t *);
 static void req_alter(struct conn *, int64_t, json_t *);
 static void req_conf(struct conn *, int64_t, json_t *);
 
-/* Every request type, who may send it, and whether it changes state (a
- * mutating handler calls qm_txn before its first change).  Anything not in
- * this table is refused. */
+/* Who may send a request, beyond the connection's role.  The owner forms
+ * let anyone in and leave the check per job (or cron entry) to the handler,
+ * through request_may_touch. */
+enum perm {
+	PERM_USER,            /* anyone; what they see follows show_all_jobs */
+	PERM_OWNER_OPERATOR,  /* per job: its owner, an operator or a manager */
+	PERM_OWNER_MANAGER,   /* per job or entry: its owner or a manager */
+	PERM_OPERATOR,        /* operators and managers */
+	PERM_MANAGER,
+	PERM_DAEMON,          /* the daemon identity (qm_is_daemon) */
+};
+
+static const char *const perm_names[] = {
+	[PERM_USER] = "user", [PERM_OWNER_OPERATOR] = "owner|operator",
+	[PERM_OWNER_MANAGER] = "owner|manager", [PERM_OPERATOR] = "operator",
+	[PERM_MANAGER] = "manager", [PERM_DAEMON] = "daemon",
+};
+
+/* Every request type, the connection role and the identity that may send
+ * it, and whether it changes state (a mutating handler calls qm_txn before
+ * its first change).  Anything not in this table is refused.  CONF is a
+ * user's request, but its "reload" is a manager's (checked in req_conf). */
 static const struct handler {
 	enum msg_type type;
 	handler_fn    fn;
 	unsigned      roles;     /* ROLE_* bits allowed to call it */
+	enum perm     perm;
 	bool          mutates;
 } handlers[] = {
-	{ MSG_SUBMIT,         req_submit,              ROLE_CLIENT, true },
-	{ MSG_STATUS,         req_status,              ROLE_CLIENT, false },
-	{ MSG_DELETE,         req_delete,              ROLE_CLIENT, true },
-	{ MSG_HOLD,           req_hold,                ROLE_CLIENT, true },
-	{ MSG_RELEASE,        req_release,             ROLE_CLIENT, true },
-	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, false },
-	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, false },
-	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, false },
-	{ MSG_ALTER,          req_alter,               ROLE_CLIENT, true },
-	{ MSG_CONF,           req_conf,                ROLE_CLIENT, false },
-	{ MSG_CRON,           cron_request,            ROLE_CLIENT, true },
-	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  true },
-	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  false },
-	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  false },
-	{ MSG_CHILD_REGISTER, exechost_child_register, ROLE_EXECD,  true },
-	{ MSG_CHILD_TERM,     exechost_child_term,     ROLE_EXECD,  true },
-	{ MSG_DISABLE,        qmod_disable,            ROLE_CLIENT, true },
-	{ MSG_ENABLE,         qmod_enable,             ROLE_CLIENT, true },
-	{ MSG_SUSPEND,        qmod_suspend,            ROLE_CLIENT, true },
-	{ MSG_UNSUSPEND,      qmod_unsuspend,          ROLE_CLIENT, true },
-	{ MSG_CLEAR,          qmod_clear,              ROLE_CLIENT, true },
-	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, false },
-	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, false },
-	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   false },
-	{ MSG_SYNC,           repl_sync,               ROLE_PEER,   false },
-	{ MSG_APPLIED,        repl_applied,            ROLE_PEER,   false },
-	{ MSG_HEARTBEAT,      repl_heartbeat,          ROLE_PEER | ROLE_EXECD, false },
-	{ MSG_VOTE,           failover_vote,           ROLE_WITNESS, false },
+	{ MSG_SUBMIT,         req_submit,              ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_STATUS,         req_status,              ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_DELETE,         req_delete,              ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_HOLD,           req_hold,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_RELEASE,        req_release,             ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_ALTER,          req_alter,               ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
+	{ MSG_CONF,           req_conf,                ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_CRON,           cron_request,            ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
+	{ MSG_REGISTER,       exechost_register,       ROLE_EXECD,  PERM_DAEMON,         true },
+	{ MSG_LOAD,           exechost_load,           ROLE_EXECD,  PERM_DAEMON,         false },
+	{ MSG_PULL,           exechost_pull,           ROLE_EXECD,  PERM_DAEMON,         false },
+	{ MSG_CHILD_REGISTER, exechost_child_register, ROLE_EXECD,  PERM_DAEMON,         true },
+	{ MSG_CHILD_TERM,     exechost_child_term,     ROLE_EXECD,  PERM_DAEMON,         true },
+	{ MSG_DISABLE,        qmod_disable,            ROLE_CLIENT, PERM_OPERATOR,       true },
+	{ MSG_ENABLE,         qmod_enable,             ROLE_CLIENT, PERM_OPERATOR,       true },
+	{ MSG_SUSPEND,        qmod_suspend,            ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_UNSUSPEND,      qmod_unsuspend,          ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_CLEAR,          qmod_clear,              ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
+	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, PERM_MANAGER,        false },
+	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_SYNC,           repl_sync,               ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_APPLIED,        repl_applied,            ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_HEARTBEAT,      repl_heartbeat,          ROLE_PEER | ROLE_EXECD, PERM_DAEMON, false },
+	{ MSG_VOTE,           failover_vote,           ROLE_WITNESS, PERM_DAEMON,        false },
 };
+
+/* The row being handled: handlers run to completion, one at a time. */
+static const struct handler *current;
+
+static bool
+perm_allows(const struct conn *c, enum perm p)
+{
+	switch (p) {
+	case PERM_USER:
+	case PERM_OWNER_OPERATOR:
+	case PERM_OWNER_MANAGER:
+		return true;
+	case PERM_OPERATOR:
+		return c->operator;
+	case PERM_MANAGER:
+		return c->manager;
+	case PERM_DAEMON:
+		return c->daemon;
+	}
+	return false;
+}
+
+bool
+request_may_touch(const struct conn *c, const char *owner)
+{
+	assert(current);
+	if (c->manager || (owner && strcmp(owner, c->user) == 0))
+		return true;
+	return current->perm == PERM_OWNER_OPERATOR && c->operator;
+}
 
 void
 request_dispatch(struct conn *c, json_t *msg)
@@ -70,9 +124,10 @@ request_dispatch(struct conn *c, json_t *msg)
 	int64_t seq = jint(msg, "seq", 0);
 
 	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
-		if (handlers[i].type != t)
+		const struct handler *h = &handlers[i];
+		if (h->type != t)
 			continue;
-		if (!(handlers[i].roles & c->role)) {
+		if (!(h->roles & c->role)) {
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s is not allowed on a %s connection",
 			    msg_type_name(t), c->role == ROLE_EXECD ? "execd" : c->role == ROLE_PEER ? "peer" :
 			    c->role == ROLE_WITNESS ? "witness" : "client"));
@@ -81,7 +136,7 @@ request_dispatch(struct conn *c, json_t *msg)
 		/* A standby, or a primary that lost both its standby and a
 		 * majority of the execds, takes no client writes.  Execds may
 		 * still report what happened (the scheduler does not run). */
-		if (handlers[i].mutates && c->role == ROLE_CLIENT && !repl_writable()) {
+		if (h->mutates && c->role == ROLE_CLIENT && !repl_writable()) {
 			json_t *rep = proto_reply_err(seq, ERR_REDIRECT, "this master (%s) does not accept "
 			    "changes now; ask another", repl_role_name());
 			if (repl_primary_addr())
@@ -89,10 +144,43 @@ request_dispatch(struct conn *c, json_t *msg)
 			net_send(c, rep);
 			return;
 		}
-		handlers[i].fn(c, seq, msg);
+		if (!perm_allows(c, h->perm)) {
+			log_info("%s: %s refused: %s (uid %u) is not %s", c->peer, msg_type_name(t), c->user,
+			    (unsigned)c->uid, h->perm == PERM_DAEMON ? "the daemon identity" : perm_names[h->perm]);
+			if (h->perm == PERM_DAEMON)
+				net_send(c, proto_reply_err(seq, ERR_PERM, "%s needs the daemon identity (root, the "
+				    "master's own user or admin_user); %s is not", msg_type_name(t), c->user));
+			else
+				net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be %s for %s", c->user,
+				    h->perm == PERM_OPERATOR ? "operator or manager" : "manager", msg_type_name(t)));
+			return;
+		}
+		current = h;
+		h->fn(c, seq, msg);
+		current = NULL;
 		return;
 	}
 	net_send(c, proto_reply_err(seq, ERR_PROTO, "unknown request type \"%s\"", jstr(msg, "type")));
+}
+
+void
+request_table_print(FILE *fp)
+{
+	static const struct { unsigned bit; const char *name; } roles[] = {
+		{ ROLE_CLIENT, "client" }, { ROLE_EXECD, "execd" }, { ROLE_PEER, "peer" },
+		{ ROLE_WITNESS, "witness" },
+	};
+
+	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+		const char *sep = "";
+		fprintf(fp, "%s ", msg_type_name(handlers[i].type));
+		for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++)
+			if (handlers[i].roles & roles[k].bit) {
+				fprintf(fp, "%s%s", sep, roles[k].name);
+				sep = "|";
+			}
+		fprintf(fp, " %s %s\n", perm_names[handlers[i].perm], handlers[i].mutates ? "mutates" : "reads");
+	}
 }
 
 /* Owner details come from the master's own user database, never from the
@@ -151,13 +239,6 @@ group_lookup(gid_t gid)
 	return gcache[k].name;
 }
 
-static bool
-valid_name(const char *s)
-{
-	/* Grid Engine refuses these in job names; they break paths and parsing. */
-	return *s && !strpbrk(s, "/\n\t\r:@\\*?") && strlen(s) <= 255;
-}
-
 static void
 req_submit(struct conn *c, int64_t seq, json_t *msg)
 {
@@ -201,10 +282,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		why = "a job needs either a script or a command (-b y)";
 		goto bad;
 	}
-	if (!j->name || !valid_name(j->name)) {
-		why = "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character";
+	if ((why = job_name_problem(j->name)) != NULL)
 		goto bad;
-	}
 	if (!j->queue)
 		j->queue = xstrdup(conf->queues[0].name);
 	if (!conf_queue(conf, j->queue)) {
@@ -231,11 +310,18 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, rep);
 		return;
 	}
-	/* What the master knows best overrides whatever the client sent. */
+	if (c->uid == 0 && !conf->allow_root_jobs) {
+		why = "jobs of root are not allowed here (allow_root_jobs in qmaster.conf)";
+		goto bad;
+	}
+	/* What the master knows best overrides whatever the client sent: the
+	 * uid and gid of the connection (SO_PEERCRED or the munge credential),
+	 * the name, home and supplementary groups of the master's user
+	 * database, resolved once here so exec hosts never look them up. */
 	free(j->owner);
 	j->owner = xstrdup(u->name);
 	j->uid = c->uid;
-	j->gid = c->is_unix ? c->gid : u->gid;
+	j->gid = c->gid;
 	free(j->groups);
 	j->groups = xcalloc((size_t)u->ngroups + 1, sizeof *j->groups);
 	memcpy(j->groups, u->groups, (size_t)u->ngroups * sizeof *j->groups);
@@ -298,6 +384,8 @@ struct status_ctx {
 	struct jtext text;
 	int64_t     n;
 	bool        arrays_only;  /* pending rows read only for their running tasks */
+	int64_t     limit;        /* brief: jobs per page (0: all) */
+	int64_t     njobs, last;  /* brief: jobs listed, and the last one's id */
 };
 
 static bool
@@ -324,6 +412,11 @@ status_one(void *arg, struct job *j)
 	if (sc->arrays_only && j->state == JS_PENDING && !j->t_first)
 		return 0;
 	if (sc->brief) {
+		/* A page ends after whole jobs (an array's rows stay together). */
+		if (sc->limit && sc->njobs == sc->limit)
+			return 1;
+		sc->njobs++;
+		sc->last = j->id;
 		if (j->t_first) {
 			array_brief(j, &sc->text, &sc->n);
 			return 0;
@@ -402,7 +495,8 @@ request_users(json_t *msg, const char **why)
 static void
 req_status(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false };
+	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0, false,
+	    jint(msg, "limit", 0), 0, 0 };
 	struct store_job_filter f = { 0 };
 	const char *why = NULL, *states = jstr(msg, "states");
 	json_t *ids, *users, *rep, *own = NULL, *mp;
@@ -424,13 +518,22 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		sc.arrays_only = true;
 	}
 	f.brief = sc.brief;
+	/* A listing a page at a time (brief only): jobs after the id "after",
+	 * at most "limit" of them; the reply says where to go on. */
+	f.after_id = jint(msg, "after", 0);
+	if (sc.limit < 0 || sc.limit > 100000 || f.after_id < 0 || ((sc.limit || f.after_id) && !sc.brief)) {
+		json_decref(sc.jobs);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with brief"));
+		return;
+	}
 	if (!f.states) {
 		json_decref(sc.jobs);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
 		return;
 	}
-	/* Sites differ on privacy: without show_all_jobs a user sees only their own. */
-	if (!conf->show_all_jobs && !c->manager)
+	/* Sites differ on privacy: without show_all_jobs a user sees only their
+	 * own; operators and managers, who may act on any job, see every one. */
+	if (!conf->show_all_jobs && !c->operator)
 		sc.users = own = json_pack("[s]", c->user);
 	else
 		sc.users = users;
@@ -439,7 +542,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		json_array_foreach(ids, i, v) {
 			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
 			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false }, j);
+				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, false, 0, 0, 0 }, j);
 				/* Computed when asked, not kept per pass: qstat -j is rare. */
 				if (sc.full) {
 					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
@@ -484,7 +587,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			size_t len;
 			char *text;
 
-			jt_lit(&sc.text, "]}");
+			jt_lit(&sc.text, "]");
+			if (sc.limit && sc.njobs == sc.limit) {
+				jt_lit(&sc.text, ",\"next\":");
+				jt_int(&sc.text, sc.last);
+			}
+			jt_lit(&sc.text, "}");
 			text = jt_steal(&sc.text, &len);
 			json_decref(sc.jobs);
 			json_decref(own);
@@ -591,7 +699,7 @@ op_apply(void *arg, struct job *j)
 	const char *m;
 	bool ok;
 
-	if (strcmp(j->owner, oc->c->user) != 0 && !oc->c->manager) {
+	if (!request_may_touch(oc->c, j->owner)) {
 		snprintf(buf, sizeof buf, "%s - you do not have the necessary privileges to %s the job \"%lld\"",
 		    oc->c->user, oc->verb, (long long)j->id);
 		op_result(oc, j->id, false, buf);
@@ -733,6 +841,11 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
 	struct waiter *w;
 
+	if (j && !conf->show_all_jobs && !c->operator && strcmp(j->owner, c->user) != 0) {
+		/* Not even whether it exists, as qstat would show. */
+		job_free(j);
+		j = NULL;
+	}
 	if (!j) {
 		net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist", (long long)id));
 		return;
@@ -788,7 +901,7 @@ req_hosts(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep = proto_reply_ok(seq);
 	/* The jobs shown follow qstat's privacy rule. */
-	const char *only = !conf->show_all_jobs && !c->manager ? c->user : NULL;
+	const char *only = !conf->show_all_jobs && !c->operator ? c->user : NULL;
 	json_object_set_new(rep, "hosts", exechost_list_json(jbool(msg, "jobs", false), only));
 	net_send(c, rep);
 }
@@ -839,7 +952,7 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 		f.after_end = f.after_row = -1;
 	f.limit = (int)limit;
 	/* Like STATUS: without show_all_jobs a user sees only their own. */
-	if (!conf->show_all_jobs && !c->manager) {
+	if (!conf->show_all_jobs && !c->operator) {
 		if (f.owner && strcmp(f.owner, c->user) != 0) {
 			json_decref(rows);
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s may see only their own accounting",
@@ -879,7 +992,7 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 	char err[400];
 
 	*ok = false;
-	if (strcmp(j->owner, c->user) != 0 && !c->manager) {
+	if (!request_may_touch(c, j->owner)) {
 		snprintf(buf, n, "%s - you do not have the necessary privileges to modify the job \"%lld\"",
 		    c->user, (long long)j->id);
 		return buf;
@@ -901,8 +1014,8 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		j->prio = (int)json_integer_value(v);
 	}
 	if ((s = jstr(msg, "name"))) {
-		if (!valid_name(s)) {
-			snprintf(buf, n, "the job name is empty, too long, or holds one of / : @ \\ * ? or a control character");
+		if (job_name_problem(s)) {
+			snprintf(buf, n, "%s", job_name_problem(s));
 			return buf;
 		}
 		free(j->name);

@@ -178,9 +178,12 @@ usage_blocks(const struct usage *us, const struct qm_queue *q, const struct job 
 static void
 host_view(const struct exechost *h, struct match_host *m)
 {
-	*m = (struct match_host){ h->name, &h->attrs, h->slots, h->pulling ? h->pull_free : 0, h->uid,
-	    h->disabled, h->lost || !h->conn, h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
-	    h->sched_excl };
+	*m = (struct match_host){ .name = h->name, .attrs = &h->attrs, .slots = h->slots,
+	    .free = h->pulling ? h->pull_free : 0, .uid = h->uid, .disabled = h->disabled,
+	    .lost = h->lost || !h->conn,
+	    .has_jobs = h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
+	    .has_exclusive = h->sched_excl, .users = h->users, .resv = h->resv, .nresv = h->nresv,
+	    .now = now_ms(), .names = hostlist_name_now, .names_arg = (void *)h };
 }
 
 /* One runnable job of the pass's window. */
@@ -240,7 +243,7 @@ window_free(struct window *w)
 
 struct served {
 	struct exechost *h;
-	json_t          *jobs;
+	json_t          *jobs;    /* what it is sent, once it is sent something */
 	int              order;
 	int              resv;    /* held for the parallel job at this window index, or -1 */
 };
@@ -265,6 +268,9 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	j->pid = 0;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
+	http_observe_dispatch(j);
+	if (!s->jobs)
+		s->jobs = json_array();
 	json_array_append_new(s->jobs, job_to_json(j));
 	s->h->pull_free -= j->slots > 0 ? j->slots : 1;
 	usage_count(us, j, s->h);
@@ -333,6 +339,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 	j->pid = 0;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
+	http_observe_dispatch(j);
 	pe_parts_store(j, names, slots, np);
 	np = 0;
 	for (i = 0; i < nsv; i++) {
@@ -342,6 +349,8 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		o = job_to_json(j);
 		json_object_set_new(o, "part", json_integer(np++));
 		json_object_set(o, "pe_hosts", ph);
+		if (!sv[i].jobs)
+			sv[i].jobs = json_array();
 		json_array_append_new(sv[i].jobs, o);
 		sv[i].h->pull_free -= out[i];
 	}
@@ -421,6 +430,73 @@ sched_tasks(struct served *s, struct cand *c, struct usage *us)
 	c->done = array_sched_done(c->arr) || usage_blocks(us, c->q, c->j, why, sizeof why);
 }
 
+/*
+ * The pulling hosts from the least loaded, taken lazily: a pass that has
+ * one job for two thousand idle hosts looks at the best few, not at a sort
+ * of them all.  A binary heap under served_cmp (a total order: ties go by
+ * arrival) gives the hosts in exactly the order a sort would.
+ */
+struct host_order {
+	struct served  *sv;
+	struct served **heap;    /* not yet taken */
+	int             nheap;
+	struct served **out;     /* taken, in order */
+	int             nout, n;
+};
+
+static void
+heap_down(struct served **a, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+		struct served *t;
+		if (l < n && served_cmp(a[l], a[m]) < 0)
+			m = l;
+		if (r < n && served_cmp(a[r], a[m]) < 0)
+			m = r;
+		if (m == i)
+			return;
+		t = a[i];
+		a[i] = a[m];
+		a[m] = t;
+		i = m;
+	}
+}
+
+static void
+order_init(struct host_order *o, struct served *sv, int n)
+{
+	o->sv = sv;
+	o->n = n;
+	o->heap = xcalloc((size_t)n + 1, sizeof *o->heap);
+	o->out = xcalloc((size_t)n + 1, sizeof *o->out);
+	for (int i = 0; i < n; i++)
+		o->heap[i] = &sv[i];
+	o->nheap = n;
+	o->nout = 0;
+	for (int i = n / 2 - 1; i >= 0; i--)
+		heap_down(o->heap, n, i);
+}
+
+/* The i-th host in order (i < n), taking hosts off the heap as needed. */
+static struct served *
+order_at(struct host_order *o, int i)
+{
+	while (o->nout <= i) {
+		o->out[o->nout++] = o->heap[0];
+		o->heap[0] = o->heap[--o->nheap];
+		heap_down(o->heap, o->nheap, 0);
+	}
+	return o->out[i];
+}
+
+static void
+order_free(struct host_order *o)
+{
+	free(o->heap);
+	free(o->out);
+}
+
 /* Hosts leave the pulling list once served, and come back at its tail with
  * their next PULL: a round robin among equally loaded idle hosts. */
 void
@@ -428,72 +504,121 @@ sched_run(void)
 {
 	struct exechost *h;
 	struct served *sv;
+	struct host_order ho;
 	struct usage us;
+	struct window w = { NULL, 0, 0 };
 	int nsv = 0, total_free = 0, limit;
+	bool have_usage = false;
 	char why[160];
 
 	want = false;
 	if (TAILQ_EMPTY(&pulling_hosts))
 		return;
 	TAILQ_FOREACH(h, &pulling_hosts, pull_entry)
-		nsv++;
-	sv = xcalloc((size_t)nsv, sizeof *sv);
-	nsv = 0;
-	TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
-		if (h->disabled || h->lost)
-			continue;
-		sv[nsv] = (struct served){ h, json_array(), nsv, -1 };
-		total_free += h->pull_free;
-		nsv++;
-	}
-	qsort(sv, (size_t)nsv, sizeof *sv, served_cmp);
-	usage_load(&us);
+		if (!h->disabled && !h->lost) {
+			total_free += h->pull_free;
+			nsv++;
+		}
 	limit = total_free * 4 + 16;
+	sv = NULL;
 	for (;;) {
-		struct window w = { NULL, 0, limit < SCHED_WINDOW_MAX ? limit : SCHED_WINDOW_MAX };
-		bool unserved = false;
+		bool unserved = false, parallel = false;
+		int first = 0;
 
+		w = (struct window){ NULL, 0, limit < SCHED_WINDOW_MAX ? limit : SCHED_WINDOW_MAX };
 		w.c = xcalloc((size_t)w.cap, sizeof *w.c);
 		if (store_jobs_runnable(store, -1, w.cap, window_take, &w) < 0)
 			fatalx("cannot read runnable jobs");
+		/* Nothing to run: the hosts keep their PULLs, and nothing else
+		 * of the pass would have changed anything. */
+		if (w.n == 0)
+			break;
+		if (!sv) {
+			sv = xcalloc((size_t)nsv + 1, sizeof *sv);
+			nsv = 0;
+			TAILQ_FOREACH(h, &pulling_hosts, pull_entry) {
+				if (h->disabled || h->lost)
+					continue;
+				sv[nsv] = (struct served){ h, NULL, nsv, -1 };
+				nsv++;
+			}
+		}
+		if (!have_usage) {
+			usage_load(&us);
+			have_usage = true;
+		}
 		qsort(w.c, (size_t)w.n, sizeof *w.c, cand_cmp);
 		for (int i = 0; i < nsv; i++)
 			sv[i].resv = -1;
-		sched_parallel(sv, nsv, w.c, w.n, &us);
+		order_init(&ho, sv, nsv);
+		for (int k = 0; k < w.n && !parallel; k++)
+			parallel = JOB_PARALLEL(w.c[k].j) && !w.c[k].done;
+		if (parallel) {
+			/* sched_parallel hands out parts in host order: all of it. */
+			struct served *tmp = xcalloc((size_t)nsv + 1, sizeof *tmp);
+			for (int i = 0; i < nsv; i++)
+				tmp[i] = *order_at(&ho, i);
+			memcpy(sv, tmp, (size_t)nsv * sizeof *sv);
+			free(tmp);
+			for (int i = 0; i < nsv; i++)
+				ho.out[i] = &sv[i];
+			sched_parallel(sv, nsv, w.c, w.n, &us);
+		}
 		for (int i = 0; i < nsv; i++) {
+			struct served *s;
 			struct match_host m;
-			for (int k = 0; k < w.n && sv[i].h->pull_free > 0; k++) {
+
+			/* Every job of the window is placed or blocked: the
+			 * hosts left are unserved, as their own turns would find. */
+			while (first < w.n && w.c[first].done)
+				first++;
+			if (first == w.n) {
+				for (int r = i; r < nsv && !unserved; r++) {
+					s = order_at(&ho, r);
+					unserved = s->h->pull_free > 0 && s->resv < 0;
+				}
+				break;
+			}
+			s = order_at(&ho, i);
+			for (int k = first; k < w.n && s->h->pull_free > 0; k++) {
 				struct cand *c = &w.c[k];
 				const char *key = NULL;
 				if (c->done)
 					continue;
-				if (sv[i].resv >= 0 && k > sv[i].resv)
+				if (s->resv >= 0 && k > s->resv)
 					break;
 				if (usage_blocks(&us, c->q, c->j, why, sizeof why)) {
 					/* The same for every host: skip it for the pass. */
 					c->done = true;
 					continue;
 				}
-				host_view(sv[i].h, &m);
+				host_view(s->h, &m);
 				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
 					continue;
 				if (c->j->t_first) {
-					sched_tasks(&sv[i], c, &us);
+					sched_tasks(s, c, &us);
 					continue;
 				}
-				sched_dispatch(&sv[i], c->j, &us);
+				sched_dispatch(s, c->j, &us);
 				c->done = true;
 			}
-			if (sv[i].h->pull_free > 0 && sv[i].resv < 0)
+			if (s->h->pull_free > 0 && s->resv < 0)
 				unserved = true;
 		}
+		order_free(&ho);
 		window_free(&w);
+		w.c = NULL;
 		if (!unserved || w.n < w.cap || w.cap >= SCHED_WINDOW_MAX)
 			break;
 		limit = w.cap * 4;
 	}
-	usage_free(&us);
-	for (int i = 0; i < nsv; i++) {
+	if (w.c)
+		window_free(&w);
+	if (have_usage)
+		usage_free(&us);
+	for (int i = 0; sv && i < nsv; i++) {
+		if (!sv[i].jobs)
+			continue;
 		if (json_array_size(sv[i].jobs) == 0) {
 			json_decref(sv[i].jobs);
 			continue;
@@ -505,59 +630,6 @@ sched_run(void)
 		    "seq", (json_int_t)h->pull_seq, "jobs", sv[i].jobs));
 	}
 	free(sv);
-}
-
-static bool
-host_known(void *arg, const char *name)
-{
-	char *const *names = arg;
-	if (exechost_find(name))
-		return true;
-	for (; names && *names; names++)
-		if (strcmp(*names, name) == 0)
-			return true;
-	return false;
-}
-
-/* The hosts the database knows, connected or not, with what they offer. */
-struct known {
-	char             **names;
-	struct host_attrs *attrs;
-	int               *slots;
-	size_t             n;
-};
-
-static int
-known_one(void *arg, const struct host_rec *r)
-{
-	struct known *k = arg;
-	json_t *o = r->attrs ? json_loads(r->attrs, 0, NULL) : NULL;
-	const char *why;
-
-	k->names = xrealloc(k->names, (k->n + 2) * sizeof *k->names);
-	k->attrs = xrealloc(k->attrs, (k->n + 1) * sizeof *k->attrs);
-	k->slots = xrealloc(k->slots, (k->n + 1) * sizeof *k->slots);
-	k->names[k->n] = xstrdup(r->name);
-	k->names[k->n + 1] = NULL;
-	memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
-	if (o && host_attrs_from_json(&k->attrs[k->n], o, &why) < 0) {
-		host_attrs_clear(&k->attrs[k->n]);
-		memset(&k->attrs[k->n], 0, sizeof k->attrs[k->n]);
-	}
-	json_decref(o);
-	k->slots[k->n] = r->slots;
-	k->n++;
-	return 0;
-}
-
-static void
-known_free(struct known *k)
-{
-	for (size_t i = 0; i < k->n; i++)
-		host_attrs_clear(&k->attrs[i]);
-	strv_free(k->names);
-	free(k->attrs);
-	free(k->slots);
 }
 
 struct queued_ctx {
@@ -593,12 +665,43 @@ queue_allows(const struct qm_queue *q, const struct job *j, const struct user_ca
 	return false;
 }
 
+/* A host as SUBMIT judges it, connected or not: could it ever run the job
+ * (its lists, and reservations whether open yet or not).  The master holds
+ * every host of the database in memory (loaded at start, added at
+ * REGISTER), with the attributes and slots the database has, so SUBMIT
+ * reads no table and parses no JSON per host. */
+static void
+admit_view(struct match_host *m, struct exechost *h)
+{
+	*m = (struct match_host){ .name = h->name, .attrs = &h->attrs, .slots = h->slots, .uid = h->uid,
+	    .users = h->users, .resv = h->resv, .nresv = h->nresv,
+	    .now = now_ms(), .names = hostlist_name_ever, .names_arg = h };
+}
+
+/* -ar NAME: the reservation exists and the job's owner is one of its users. */
+static int
+ar_admit(const struct job *j, char *err, size_t n)
+{
+	struct resv *r = resv_find(j->req.ar);
+
+	if (!r) {
+		snprintf(err, n, "job rejected: no reservation \"%s\"", j->req.ar);
+		return -1;
+	}
+	if (!match_resv_admits(&r->m, j)) {
+		snprintf(err, n, "job rejected: user %s is not a user of reservation %s", j->owner, j->req.ar);
+		return -1;
+	}
+	return 0;
+}
+
 int
 sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, size_t n)
 {
 	const struct qm_queue *q = conf_queue(conf, j->queue);
 	struct nodeset *ns = NULL;
-	struct known k = { 0 };
+	struct exechost *h;
+	size_t nk = exechost_count(), i;
 	char a[32], b[32], perr[128];
 	int rc = -1;
 	bool check;
@@ -638,37 +741,37 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 			return -1;
 		}
 	}
+	if (j->req.ar && ar_admit(j, err, n) < 0)
+		return -1;
 	if (!j->req.hosts && !check)
 		return 0;
 
-	if (store_hosts_foreach(store, known_one, &k) < 0)
-		fatalx("cannot read the hosts");
 	if (j->req.hosts) {
 		const char *unk;
 		if ((ns = nodeset_parse(j->req.hosts, perr, sizeof perr)) == NULL) {
 			snprintf(err, n, "hosts=%s: %s", j->req.hosts, perr);
 			goto out;
 		}
-		if ((unk = nodeset_unknown(ns, host_known, k.names)) != NULL) {
+		if ((unk = nodeset_unknown(ns, hostlist_known, NULL)) != NULL) {
 			snprintf(err, n, "hosts=%s: unknown host \"%s\"", j->req.hosts, unk);
 			goto out;
 		}
 	}
 	/* No host has registered yet: nothing to judge the job against. */
-	if (check && k.n > 0 && JOB_PARALLEL(j)) {
+	if (check && nk > 0 && JOB_PARALLEL(j)) {
 		/* A part needs one slot of a host; the rule decides how many. */
-		int *tot = xcalloc(k.n + 1, sizeof *tot), *out = xcalloc(k.n + 1, sizeof *out), nh = 0;
+		int *tot = xcalloc(nk + 1, sizeof *tot), *out = xcalloc(nk + 1, sizeof *out), nh = 0;
 		char rule[32];
-		for (size_t i = 0; i < k.n; i++) {
-			struct exechost *h = exechost_find(k.names[i]);
-			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
-			    false, false, false, false };
-			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, k.names[i], NULL, NULL))) {
-				tot[i] = k.slots[i];
+		for (h = exechost_next(NULL), i = 0; h; h = exechost_next(h), i++) {
+			struct match_host m;
+			admit_view(&m, h);
+			if (part_fits(j, NULL, &m, false) && (!ns || nodeset_contains(ns, h->name,
+			    hostlist_name_ever, h))) {
+				tot[i] = h->slots;
 				nh++;
 			}
 		}
-		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)k.n, out) == 0) {
+		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)nk, out) == 0) {
 			pe_rule_name(rule, sizeof rule, pe_job_rule(j));
 			snprintf(err, n, "error: no suitable queues. Reason: cannot run in PE \"%s\" because "
 			    "%d host%s can run a part of it and it needs %d slots (allocation_rule %s)",
@@ -679,16 +782,16 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		}
 		free(tot);
 		free(out);
-	} else if (check && k.n > 0) {
+	} else if (check && nk > 0) {
 		enum match_why best = MW_OK;
 		const char *bkey = NULL;
 		bool fits = false;
-		for (size_t i = 0; i < k.n && !fits; i++) {
-			struct exechost *h = exechost_find(k.names[i]);
-			struct match_host m = { k.names[i], &k.attrs[i], k.slots[i], 0, h ? h->uid : 0,
-			    false, false, false, false };
+		for (h = exechost_next(NULL); h && !fits; h = exechost_next(h)) {
+			struct match_host m;
 			const char *key = NULL;
-			enum match_why w = match_host(j, ns, q, &m, false, &key);
+			enum match_why w;
+			admit_view(&m, h);
+			w = match_host(j, ns, q, &m, false, &key);
 			if (w == MW_OK)
 				fits = true;
 			else if (w >= best) {
@@ -707,7 +810,6 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	rc = 0;
 out:
 	nodeset_free(ns);
-	known_free(&k);
 	return rc;
 }
 

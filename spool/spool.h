@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -68,6 +68,7 @@ struct store_job_filter {
 	bool         with_script;  /* load script and env (DISPATCH needs them) */
 	bool         brief;        /* only what job_to_json_brief shows; the rest
 	                            * stays empty (ignored with with_script) */
+	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not
@@ -200,10 +201,40 @@ struct host_rec {
 	double   load[3];
 	int64_t  last_seen;   /* ms */
 	char    *attrs;       /* NULL: none known */
+	char   **users;       /* who may run jobs there; NULL: everyone */
+	char   **owners;      /* who may reserve it besides managers; NULL: nobody */
 };
+/* The upsert leaves users and owners as they are. */
 int store_host_upsert(struct store *st, const struct host_rec *h);
 typedef int (*store_host_cb)(void *arg, const struct host_rec *h);
 int store_hosts_foreach(struct store *st, store_host_cb cb, void *arg);
+int store_host_lists(struct store *st, const char *host, char *const *users, char *const *owners);
+
+/* Aliases: one (name, host) row per host an alias names.  host NULL
+ * deletes the whole alias. */
+typedef int (*store_alias_cb)(void *arg, const char *name, const char *host);
+int store_alias_add(struct store *st, const char *name, const char *host);
+int store_alias_delete(struct store *st, const char *name, const char *host);
+int store_aliases_foreach(struct store *st, store_alias_cb cb, void *arg);
+
+/* Reservations (an ended one is deleted). */
+struct resv_rec {
+	char    *name;
+	char    *owner;
+	int64_t  uid;
+	char   **users;       /* who may run inside besides the owner; NULL: none */
+	char   **hosts;
+	int64_t  start, end;  /* ms */
+	unsigned flags;       /* RESV_* of qmaster/resv.c */
+	unsigned mail;        /* MAIL_BEGIN, MAIL_END */
+	int      state;       /* 0 waiting, 1 active */
+	int64_t  created;
+};
+typedef int (*store_resv_cb)(void *arg, const struct resv_rec *r);
+int  store_resv_put(struct store *st, const struct resv_rec *r);   /* insert or replace */
+int  store_resv_delete(struct store *st, const char *name);
+int  store_resv_foreach(struct store *st, store_resv_cb cb, void *arg);  /* by start */
+void resv_rec_clear(struct resv_rec *r);
 
 /* Small named values: next ids, the epoch, the cluster id. */
 int     store_meta_get(struct store *st, const char *key, char **val); /* 0 found, 1 absent, -1 error */

@@ -264,7 +264,32 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE jobs ADD COLUMN t_next INTEGER NOT NULL DEFAULT 0;"
 	"CREATE INDEX tasks_unfinished ON tasks (job_id, state) WHERE state < 3;",
 
-	/* 8 -> 9: submissions' idempotency keys (issue 8).  A qsub retried
+	/* 8 -> 9: host lists and reservations (issue 4).  A host's users (who
+	 * may run jobs there; NULL or empty: everyone) and owners (who may
+	 * reserve it, besides managers) are JSON lists of user names; an alias
+	 * is one row per host it names; a reservation's users and hosts are
+	 * JSON lists, its window is in ms, state 0 waits for its start and 1
+	 * is active (an ended one is deleted). */
+	"ALTER TABLE hosts ADD COLUMN users TEXT;"
+	"ALTER TABLE hosts ADD COLUMN owners TEXT;"
+	"CREATE TABLE aliases ("
+	" name TEXT NOT NULL,"
+	" host TEXT NOT NULL,"
+	" PRIMARY KEY (name, host)) WITHOUT ROWID;"
+	"CREATE TABLE reservations ("
+	" name TEXT PRIMARY KEY,"
+	" owner TEXT NOT NULL,"
+	" uid INTEGER NOT NULL,"
+	" users TEXT,"
+	" hosts TEXT NOT NULL,"
+	" start_time INTEGER NOT NULL,"
+	" end_time INTEGER NOT NULL,"
+	" flags INTEGER NOT NULL DEFAULT 0,"
+	" mail INTEGER NOT NULL DEFAULT 0,"
+	" state INTEGER NOT NULL DEFAULT 0,"
+	" created INTEGER NOT NULL);",
+
+	/* 9 -> 10: submissions' idempotency keys (issue 8).  A qsub retried
 	 * after a failover finds the job its first try made; the tick
 	 * purges keys older than a day. */
 	"CREATE TABLE submit_keys ("
@@ -319,6 +344,8 @@ enum stmt_id {
 	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
 	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL, S_ARRAY_NEXT, S_ARRAY_SET_NEXT,
 	S_TASK_UNFINISHED,
+	S_HOST_LISTS, S_ALIAS_ADD, S_ALIAS_DEL, S_ALIAS_DEL_HOST, S_ALIASES_ALL,
+	S_RESV_PUT, S_RESV_DEL, S_RESV_ALL,
 	S_KEY_GET, S_KEY_PUT, S_KEY_PURGE,
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
@@ -380,8 +407,18 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"
 	    " load15 = excluded.load15, last_seen = excluded.last_seen,"
 	    " attrs = coalesce(excluded.attrs, attrs)",
-	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen, attrs"
+	[S_HOSTS_ALL] = "SELECT name, slots, load1, load5, load15, last_seen, attrs, users, owners"
 	    " FROM hosts ORDER BY name",
+	[S_HOST_LISTS] = "UPDATE hosts SET users = ?2, owners = ?3 WHERE name = ?1",
+	[S_ALIAS_ADD] = "INSERT OR IGNORE INTO aliases (name, host) VALUES (?1, ?2)",
+	[S_ALIAS_DEL] = "DELETE FROM aliases WHERE name = ?1",
+	[S_ALIAS_DEL_HOST] = "DELETE FROM aliases WHERE name = ?1 AND host = ?2",
+	[S_ALIASES_ALL] = "SELECT name, host FROM aliases ORDER BY name, host",
+#define RESV_COLS "name, owner, uid, users, hosts, start_time, end_time, flags, mail, state, created"
+	[S_RESV_PUT] = "INSERT OR REPLACE INTO reservations (" RESV_COLS ")"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[S_RESV_DEL] = "DELETE FROM reservations WHERE name = ?1",
+	[S_RESV_ALL] = "SELECT " RESV_COLS " FROM reservations ORDER BY start_time, name",
 	[S_DEP_ADD] = "INSERT OR IGNORE INTO deps (job_id, dep_id, kind) VALUES (?1, ?2, ?3)",
 	[S_DEP_DEL] = "DELETE FROM deps WHERE job_id = ?1 AND dep_id = ?2 AND kind = ?3",
 	[S_DEPS_OF] = "SELECT dep_id, kind FROM deps WHERE job_id = ?1 ORDER BY dep_id, kind",
@@ -489,7 +526,10 @@ store_foreach_sql(unsigned v)
 {
 	char *brief = v & FE_BRIEF ? store_brief_select() : NULL, *sql;
 
-	sql = xasprintf("%s WHERE 1%s%s%s ORDER BY j.id",
+	/* ?9: the walk starts after that id (0: from the first), so a
+	 * page of a long list is found by the primary key, not by reading
+	 * the rows before it. */
+	sql = xasprintf("%s WHERE j.id > ?9%s%s%s ORDER BY j.id",
 	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
@@ -1627,6 +1667,7 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		sqlite3_bind_text(s, 7, f->owner, -1, SQLITE_STATIC);
 	if (f->host)
 		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 9, f->after_id);
 	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
 }
 
@@ -2330,9 +2371,13 @@ store_hosts_foreach(struct store *st, store_host_cb cb, void *arg)
 		h.load[2] = sqlite3_column_double(s, 4);
 		h.last_seen = sqlite3_column_int64(s, 5);
 		h.attrs = col_str(s, 6);
+		h.users = text_to_strv((const char *)sqlite3_column_text(s, 7), sqlite3_column_bytes(s, 7), 0, "hosts.users");
+		h.owners = text_to_strv((const char *)sqlite3_column_text(s, 8), sqlite3_column_bytes(s, 8), 0, "hosts.owners");
 		stop = cb(arg, &h);
 		free(h.name);
 		free(h.attrs);
+		strv_free(h.users);
+		strv_free(h.owners);
 		if (stop) {
 			rc = SQLITE_DONE;
 			break;
@@ -2342,6 +2387,176 @@ store_hosts_foreach(struct store *st, store_host_cb cb, void *arg)
 		store_fail(st, "cannot list hosts");
 	stmt_give(s, own);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_host_lists(struct store *st, const char *host, char *const *users, char *const *owners)
+{
+	sqlite3_stmt *s;
+	bool own, bad = false;
+	char *u = strv_to_text(users, &bad), *o = strv_to_text(owners, &bad);
+	int rc;
+
+	if (bad || !(s = stmt_take(st, S_HOST_LISTS, &own))) {
+		free(u);
+		free(o);
+		return -1;
+	}
+	sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	bind_text(s, 2, u);
+	bind_text(s, 3, o);
+	rc = stmt_run(st, s, own, "cannot store a host's lists");
+	free(u);
+	free(o);
+	return rc;
+}
+
+/* Aliases. */
+
+int
+store_alias_add(struct store *st, const char *name, const char *host)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ALIAS_ADD, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot store an alias");
+}
+
+int
+store_alias_delete(struct store *st, const char *name, const char *host)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, host ? S_ALIAS_DEL_HOST : S_ALIAS_DEL, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if (host)
+		sqlite3_bind_text(s, 2, host, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot delete an alias");
+}
+
+int
+store_aliases_foreach(struct store *st, store_alias_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_ALIASES_ALL, &own)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *n = (const char *)sqlite3_column_text(s, 0);
+		const char *h = (const char *)sqlite3_column_text(s, 1);
+		if (n && h && cb(arg, n, h)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list aliases");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Reservations. */
+
+int
+store_resv_put(struct store *st, const struct resv_rec *r)
+{
+	sqlite3_stmt *s;
+	bool own, bad = false;
+	char *u = strv_to_text(r->users, &bad), *h = strv_to_text(r->hosts, &bad);
+	int rc;
+
+	if (bad || !r->name || !r->owner || !h || !(s = stmt_take(st, S_RESV_PUT, &own))) {
+		log_warnx("store: a reservation without a name, owner or hosts");
+		free(u);
+		free(h);
+		return -1;
+	}
+	sqlite3_bind_text(s, 1, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, r->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, r->uid);
+	bind_text(s, 4, u);
+	bind_text(s, 5, h);
+	sqlite3_bind_int64(s, 6, r->start);
+	sqlite3_bind_int64(s, 7, r->end);
+	sqlite3_bind_int(s, 8, (int)r->flags);
+	sqlite3_bind_int(s, 9, (int)r->mail);
+	sqlite3_bind_int(s, 10, r->state);
+	sqlite3_bind_int64(s, 11, r->created);
+	rc = stmt_run(st, s, own, "cannot store a reservation");
+	free(u);
+	free(h);
+	return rc;
+}
+
+int
+store_resv_delete(struct store *st, const char *name)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_RESV_DEL, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot delete a reservation");
+}
+
+int
+store_resv_foreach(struct store *st, store_resv_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_RESV_ALL, &own)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct resv_rec r = { 0 };
+		int stop;
+
+		r.name = col_str(s, 0);
+		r.owner = col_str(s, 1);
+		r.uid = sqlite3_column_int64(s, 2);
+		r.users = text_to_strv((const char *)sqlite3_column_text(s, 3), sqlite3_column_bytes(s, 3), 0, "reservations.users");
+		r.hosts = text_to_strv((const char *)sqlite3_column_text(s, 4), sqlite3_column_bytes(s, 4), 0, "reservations.hosts");
+		r.start = sqlite3_column_int64(s, 5);
+		r.end = sqlite3_column_int64(s, 6);
+		r.flags = (unsigned)sqlite3_column_int(s, 7);
+		r.mail = (unsigned)sqlite3_column_int(s, 8);
+		r.state = sqlite3_column_int(s, 9);
+		r.created = sqlite3_column_int64(s, 10);
+		if (!r.name || !r.owner || !r.hosts) {
+			log_warnx("store: a reservation row lacks its name, owner or hosts; skipped");
+			stop = 0;
+		} else
+			stop = cb(arg, &r);
+		resv_rec_clear(&r);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list reservations");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+void
+resv_rec_clear(struct resv_rec *r)
+{
+	free(r->name);
+	free(r->owner);
+	strv_free(r->users);
+	strv_free(r->hosts);
+	memset(r, 0, sizeof *r);
 }
 
 /* Meta. */

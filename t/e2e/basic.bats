@@ -144,6 +144,21 @@ teardown_file() { cluster_stop; work_stop; }
 	! echo "$output" | awk '{print $1}' | grep -qx "$id"
 }
 
+@test "qstat reads a long listing a page at a time and prints the same table" {
+	cd "$WORK"
+	ids=()
+	for i in 1 2 3 4 5; do ids+=("$(qsub -terse -h -N page$i -b y true)"); done
+	whole=$(qstat -s p)
+	[ "$(echo "$whole" | grep -c ' page[1-5] ')" -eq 5 ]
+	[ "$(NOWQ_QSTAT_PAGE=2 qstat -s p)" = "$whole" ]
+	[ "$(NOWQ_QSTAT_PAGE=1 qstat -s p)" = "$whole" ]
+	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p)" = "$(qstat -f -s p)" ]
+	run env NOWQ_QSTAT_PAGE=0 qstat -s p
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"NOWQ_QSTAT_PAGE=0 is not a number from 1 to 100000"* ]]
+	qdel "${ids[@]}" >/dev/null
+}
+
 @test "qdel of a job that does not exist says so and fails" {
 	run qdel 999999
 	[ "$status" -ne 0 ]

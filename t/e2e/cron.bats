@@ -10,7 +10,7 @@ cron_id() { sed -n 's/^\(c[0-9]*\)$/\1/p'; }
 entry_field() { qstat --cron | awk -v id="$1" -v col="$2" '$1 == id { print $col }'; }
 last_job() {
 	qstat --cron --json | python3 -c 'import json, sys
-for e in json.load(sys.stdin):
+for e in json.load(sys.stdin)["cron"]:
     if "c%d" % e["id"] == sys.argv[1]: print(e["last_job"])' "$1"
 }
 

@@ -46,3 +46,48 @@ job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }
 job_state() { qstat -s prz | awk -v id="$1" '$1 == id { print $5 }'; }
 job_field() { qstat -j "$1" | awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
 state_is() { [ "$(job_state "$1")" = "$2" ]; }
+
+# munge_start NAME [KEYFILE]: a munged of the test's own in $MUNGE_DIR/NAME
+# (its key, socket, pid, log and seed files; a new key unless KEYFILE, so two
+# daemons started with the same KEYFILE are two hosts of one realm).  Its
+# socket is $MUNGE_DIR/NAME/sock.  Fails when munge is not installed.
+munge_start() {
+	local name=$1 key=${2:-}
+	command -v munged >/dev/null && command -v mungekey >/dev/null || return 1
+	if [ -z "${MUNGE_DIR:-}" ]; then
+		MUNGE_DIR=$(mktemp -d /tmp/nowq-munge.XXXXXX)
+		export MUNGE_DIR
+	fi
+	# Every user must reach the socket; only the key is private.
+	chmod 755 "$MUNGE_DIR"
+	mkdir -p "$MUNGE_DIR/$name"
+	chmod 755 "$MUNGE_DIR/$name"
+	if [ -z "$key" ]; then
+		key="$MUNGE_DIR/$name/key"
+		mungekey -c -b 1024 -k "$key" || return 1
+	fi
+	munged -f --key-file="$key" --socket="$MUNGE_DIR/$name/sock" \
+		--pid-file="$MUNGE_DIR/$name/pid" --log-file="$MUNGE_DIR/$name/log" \
+		--seed-file="$MUNGE_DIR/$name/seed" || return 1
+	wait_until 5 test -S "$MUNGE_DIR/$name/sock"
+}
+
+# munge_stop: stops every munged munge_start started and removes their files.
+munge_stop() {
+	[ -n "${MUNGE_DIR:-}" ] || return 0
+	local p
+	for p in "$MUNGE_DIR"/*/pid; do
+		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null
+	done
+	for p in "$MUNGE_DIR"/*/pid; do
+		[ -f "$p" ] && wait_until 5 bash -c "! kill -0 $(cat "$p") 2>/dev/null"
+	done
+	rm -rf "$MUNGE_DIR"
+	unset MUNGE_DIR
+}
+
+# A credential from munged NAME carrying PAYLOAD, for hand-made HELLOs.
+munge_cred() { printf '%s' "$2" | munge -S "$MUNGE_DIR/$1/sock" ${3:+-t "$3"}; }
+
+# rawreq ADDR MSG_JSON...: one reply line per message (t/e2e/rawreq.py).
+rawreq() { python3 "$top_srcdir/t/e2e/rawreq.py" "$@"; }

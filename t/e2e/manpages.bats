@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # manpages.bats: every man page is clean for mandoc, and each client command's manual documents exactly the options the command accepts.
 
-PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 nowq.1 qconf.1 qalter.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
+PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 reserve.1 unreserve.1 nowq.1 qconf.1 qalter.1 qwait.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
 
 # The options a page marks up with Fl, one per line ("-cwd", "--json"),
 # from the whole page or, given a section name, from that section only.
@@ -135,4 +135,16 @@ check_options() {
 
 @test "qalter(1) documents every option of qalter, and only those" {
 	check_options qalter
+}
+
+@test "reserve(1) documents every option of reserve, and only those" {
+	check_options reserve
+}
+
+@test "unreserve(1) documents every option of unreserve, and only those" {
+	check_options unreserve
+}
+
+@test "qwait(1) documents every option of qwait, and only those" {
+	check_options qwait
 }

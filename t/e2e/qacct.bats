@@ -68,10 +68,10 @@ acct_field() { qacct -j "$1" | awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, "");
 	# --json carries the whole rusage
 	run qacct -j "$id" --json
 	[ "$status" -eq 0 ]
-	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])' <<<"$output")" = "$id" ]
+	[ "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"][0]["id"])' <<<"$output")" = "$id" ]
 	python3 -c '
 import json, sys
-r = json.load(sys.stdin)[0]
+r = json.load(sys.stdin)["rows"][0]
 ru = r["rusage"]
 keys = ["ru_utime", "ru_stime", "ru_maxrss", "ru_ixrss", "ru_ismrss", "ru_idrss", "ru_isrss",
         "ru_minflt", "ru_majflt", "ru_nswap", "ru_inblock", "ru_oublock", "ru_msgsnd",
@@ -100,7 +100,7 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 @test "qacct sums everything, -o per owner, -d counts the last days, --json gives the sums" {
 	cd "$WORK"
 	me=$(id -un)
-	n=$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')
+	n=$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"][0]["jobs"])')
 	[ "$n" -ge 3 ]
 	id=$(qsub -terse -cwd -b y sleep 1)
 	wait_until 20 job_finished "$id"
@@ -111,7 +111,7 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	[[ "${lines[2]}" =~ ^=+$ ]]
 	# the one-second job shows in the wall clock
 	[ "$(awk '{ print $1 }' <<<"${lines[3]}")" -ge 1 ]
-	[ "$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')" -eq $((n + 1)) ]
+	[ "$(qacct --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"][0]["jobs"])')" -eq $((n + 1)) ]
 	run qacct -o
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^OWNER\ +WALLCLOCK\ +UTIME\ +STIME\ +CPU$ ]]
@@ -119,7 +119,7 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	run qacct -o "$me" -d 1
 	[ "$status" -eq 0 ]
 	[ "$(awk -v u="$me" '$1 == u' <<<"$output" | wc -l)" -eq 1 ]
-	[ "$(qacct -o "$me" -d 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["jobs"])')" -eq $((n + 1)) ]
+	[ "$(qacct -o "$me" -d 1 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"][0]["jobs"])')" -eq $((n + 1)) ]
 	# -d with -j: the job ended today
 	run qacct -j "$id" -d 1
 	[ "$status" -eq 0 ]

@@ -79,7 +79,7 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	qdel $ids
 }
 
-@test "qmod -d and -e refuse unknown names and users who are not managers" {
+@test "qmod -d and -e refuse unknown names and users who are not operators or managers" {
 	run qmod -d nosuchqueue
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'invalid queue or host "nosuchqueue"'* ]]
@@ -93,7 +93,7 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
 	run as_user nobody qmod -d all.q
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"must be manager"* ]]
+	[[ "$output" == *"must be operator or manager"* ]]
 	host_state_is "$H1" idle
 }
 
@@ -160,7 +160,7 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	qhost -j -h "$H1" | grep -vq hostjob
 	qhost --json -j | python3 -c '
 import json, sys
-hosts = {h["name"]: h for h in json.load(sys.stdin)}
+hosts = {h["name"]: h for h in json.load(sys.stdin)["hosts"]}
 h1, h2 = hosts[sys.argv[1]], hosts[sys.argv[2]]
 assert h1["state"] == "disabled" and h1["disabled"] and h1["jobs"] == [], h1
 assert h2["state"] == "idle" and h2["used"] == 1, h2

@@ -813,6 +813,114 @@ test_job_from_json_rejects(void **state)
 	}
 }
 
+/* Every size limit is refused with a sentence that names it; at the limit
+ * a job passes. */
+static void
+limit_says(const char *key, json_t *value, const char *want)
+{
+	struct job *j = full_job(), *k;
+	json_t *o = job_to_json(j);
+	const char *why = NULL;
+
+	json_object_set_new(o, key, value);
+	k = job_from_json(o, &why);
+	if (k)
+		fail_msg("job_from_json accepted \"%s\" over its limit", key);
+	assert_non_null(why);
+	if (!strstr(why, want))
+		fail_msg("\"%s\": said \"%s\", wanted \"%s\"", key, why, want);
+	assert_null(strchr(why, '\n'));
+	json_decref(o);
+	job_free(j);
+}
+
+static json_t *
+strings(size_t n, size_t len)
+{
+	json_t *a = json_array();
+	char *s = xmalloc(len + 3);
+	memset(s, 'v', len + 2);
+	s[0] = 'V';
+	s[1] = '=';
+	s[len + 2] = '\0';
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(s));
+	free(s);
+	return a;
+}
+
+static void
+test_job_limits(void **state)
+{
+	char *big = xmalloc(JOB_MAX_SCRIPT + 2);
+	json_t *o;
+	struct job *j;
+	const char *why = NULL;
+
+	memset(big, 'x', JOB_MAX_SCRIPT + 1);
+	big[JOB_MAX_SCRIPT + 1] = '\0';
+	limit_says("script", json_string(big), "the job's script is 1048577 bytes, more than the limit of 1048576");
+	big[JOB_MAX_STRING + 1] = '\0';
+	limit_says("cwd", json_string(big), "the job's cwd is 4097 bytes, more than the limit of 4096");
+	free(big);
+	limit_says("argv", strings(JOB_MAX_ARGV + 1, 1), "the job's argv has 4097 entries, more than the limit of 4096");
+	limit_says("env", strings(JOB_MAX_ENV + 1, 1), "the job's env has 4097 entries, more than the limit of 4096");
+	/* 300 variables of 4 KiB: few, but more bytes than execve could take. */
+	limit_says("env", strings(300, 4096), "arguments and environment take more than the limit of 1048576 bytes");
+	limit_says("t_last", json_integer(JOB_MAX_TASKS + 1), "array task 1000001 is above the limit of 1000000");
+	/* At the limits. */
+	j = full_job();
+	o = job_to_json(j);
+	job_free(j);
+	json_object_set_new(o, "env", strings(JOB_MAX_ENV, 1));
+	json_object_set_new(o, "t_first", json_integer(1));
+	json_object_set_new(o, "t_last", json_integer(JOB_MAX_TASKS));
+	json_object_set_new(o, "t_step", json_integer(1));
+	j = job_from_json(o, &why);
+	if (!j)
+		fail_msg("refused at the limits: %s", why);
+	job_free(j);
+	json_decref(o);
+
+	/* Names: the length limit keeps NAME.oID.TASK a file name. */
+	big = xmalloc(JOB_MAX_NAME + 2);
+	memset(big, 'n', JOB_MAX_NAME + 1);
+	big[JOB_MAX_NAME + 1] = '\0';
+	assert_false(job_valid_name(big));
+	assert_non_null(strstr(job_name_problem(big), "201 bytes, more than the limit of 200"));
+	big[JOB_MAX_NAME] = '\0';
+	assert_true(job_valid_name(big));
+	free(big);
+	assert_true(job_valid_name("a b'c\"d$(x);`y`%s%n<>|&"));
+	assert_false(job_valid_name("a\nb"));
+	assert_false(job_valid_name("a\x1b" "[31m"));
+	assert_false(job_valid_name("a\x7f"));
+	assert_false(job_valid_name("a/b"));
+	assert_false(job_valid_name(""));
+	assert_null(job_deps_problem(JOB_MAX_DEPS));
+	assert_string_equal(job_deps_problem(JOB_MAX_DEPS + 1),
+	    "a job may wait for at most 10000 jobs (-hold_jid, -W depend), not 10001");
+}
+
+/* Control characters in a text for a log or a listing become escapes. */
+static void
+test_text_oneline(void **state)
+{
+	char buf[16], *s;
+
+	s = text_oneline("a\nb\tc\rd\x1b" "e\x7f\\f");
+	assert_string_equal(s, "a\\nb\\tc\\rd\\x1be\\x7f\\f");
+	free(s);
+	s = text_oneline("plain text, \"quoted\" and 'single'");
+	assert_string_equal(s, "plain text, \"quoted\" and 'single'");
+	free(s);
+	/* Cut at the end, never in the middle of an escape. */
+	text_oneline_to(buf, sizeof buf, "0123456789abcd\n\n");
+	assert_string_equal(buf, "0123456789abcd");
+	text_oneline_to(buf, 1, "x");
+	assert_string_equal(buf, "");
+}
+
 /* Text written by jtext reads back as the same values through jansson. */
 static void
 test_jtext(void **state)
@@ -951,6 +1059,8 @@ main(void)
 		cmocka_unit_test(test_msg_types),
 		cmocka_unit_test(test_job_roundtrip),
 		cmocka_unit_test(test_job_from_json_rejects),
+		cmocka_unit_test(test_job_limits),
+		cmocka_unit_test(test_text_oneline),
 		cmocka_unit_test(test_jtext),
 		cmocka_unit_test(test_job_brief_row),
 		cmocka_unit_test(test_rusage_json),

@@ -182,6 +182,45 @@ test_row_widths(void **state)
 	json_decref(job);
 }
 
+/* Names in other scripts keep the columns where they are: widths count
+ * characters, a long name is cut between characters, never inside one. */
+static void
+test_row_widths_utf8(void **state)
+{
+	static const char *const names[] = { "n", "\u00e9t\u00e9", "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9",
+		"\u65e5\u672c\u8a9e\u306e\u30b8\u30e7\u30d6\u540d\u524d\u3067\u3059", "abcdefghijklmnop" };
+	size_t first = 0;
+
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char *text = xasprintf("{\"id\":7,\"name\":\"%s\",\"owner\":\"u\",\"state\":\"done\","
+		    "\"state_letters\":\"z\",\"submit_time\":1614834367000}", names[i]);
+		json_t *job = load(text);
+		struct capture c;
+		struct qstat_row row;
+		size_t chars = 0;
+		char *out;
+
+		qstat_row_from_object(job, &row);
+		cap_open(&c);
+		qstat_print_row(c.fp, &row);
+		out = cap_close(&c);
+		for (const char *p = out; *p; p++)
+			chars += ((unsigned char)*p & 0xc0) != 0x80;
+		if (i == 0)
+			first = chars;
+		/* As many characters as the ASCII row, and valid UTF-8. */
+		assert_int_equal(chars, first);
+		{
+			json_t *valid = json_string(out);
+			assert_non_null(valid);
+			json_decref(valid);
+		}
+		free(out);
+		free(text);
+		json_decref(job);
+	}
+}
+
 static bool
 has_line(const char *out, const char *line)
 {
@@ -264,6 +303,74 @@ test_job_details_pending_binary(void **state)
 	json_decref(job);
 }
 
+/* qstat -f, line for line: queue instances sorted by queue then host, a
+ * rule before each, running jobs under their instance (a parallel job under
+ * its master host) without the queue column, the states (u, d, a), a reserved
+ * host said in words with its reservation, owner and end (never as
+ * unknown), and the pending banner. */
+static void
+test_full_format(void **state)
+{
+	static const char want[] =
+	    "queuename                      qtype resv/used/tot. load_avg arch          states\n"
+	    "---------------------------------------------------------------------------------\n"
+	    "all.q@a1                       BP    0/1/2          0.25     lx-amd64      \n"
+	    "     12 0.50000 sleeper    alice        r     03/04/2021 05:06:17     1        \n"
+	    "     14 0.50000 mpi        alice        r     03/04/2021 05:06:17     3        \n"
+	    "---------------------------------------------------------------------------------\n"
+	    "all.q@b2                       BP    4/0/4          1.50     lx-amd64      a reserved maint by bob until 03/04/2021 06:06:07\n"
+	    "---------------------------------------------------------------------------------\n"
+	    "all.q@c3                       BP    0/0/1          -NA-     -NA-          u\n"
+	    "---------------------------------------------------------------------------------\n"
+	    "hi.q@a1                        BP    0/0/2          0.25     lx-amd64      d\n"
+	    "\n"
+	    "############################################################################\n"
+	    " - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS\n"
+	    "############################################################################\n"
+	    "     13 0.50000 waiter     alice        qw    03/04/2021 05:06:07     1        \n";
+	json_t *hosts = load("["
+	    "{\"name\":\"c3\",\"slots\":1,\"used\":0,\"load\":[0,0,0],\"state\":\"unknown\","
+	    "\"connected\":false,\"disabled\":false,\"lost\":true,\"attrs\":{},"
+	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]},"
+	    "{\"name\":\"a1\",\"slots\":2,\"used\":1,\"load\":[0.25,0,0],\"state\":\"idle\","
+	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
+	    "\"queues\":[{\"name\":\"hi.q\",\"disabled\":true,\"used\":0},"
+	    "{\"name\":\"all.q\",\"disabled\":false,\"used\":1}]},"
+	    "{\"name\":\"b2\",\"slots\":4,\"used\":0,\"load\":[1.5,0,0],\"state\":\"busy\","
+	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
+	    "\"reserved\":{\"name\":\"maint\",\"owner\":\"bob\",\"end\":1614837967000},"
+	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]}]");
+	json_t *rep = load("{\"columns\":[\"id\",\"name\",\"owner\",\"state\",\"state_letters\","
+	    "\"submit_time\",\"start_time\",\"queue\",\"host\",\"slots\"],\"rows\":["
+	    "[12,\"sleeper\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1\",1],"
+	    "[14,\"mpi\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1 c3\",3],"
+	    "[13,\"waiter\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,1]]}");
+	struct capture c;
+	struct qstat_row *rows;
+	size_t n;
+	char *out;
+
+	rows = qstat_rows_from_reply(rep, &n);
+	assert_int_equal(n, 3);
+	cap_open(&c);
+	qstat_print_full(c.fp, hosts, rows, n);
+	out = cap_close(&c);
+	assert_string_equal(out, want);
+	free(out);
+
+	/* No host, no job: nothing at all. */
+	json_t *none = json_array();
+	cap_open(&c);
+	qstat_print_full(c.fp, none, NULL, 0);
+	out = cap_close(&c);
+	assert_string_equal(out, "");
+	free(out);
+	json_decref(none);
+	free(rows);
+	json_decref(rep);
+	json_decref(hosts);
+}
+
 int
 main(void)
 {
@@ -272,8 +379,10 @@ main(void)
 		cmocka_unit_test(test_empty_prints_nothing),
 		cmocka_unit_test(test_table_columns),
 		cmocka_unit_test(test_row_widths),
+		cmocka_unit_test(test_row_widths_utf8),
 		cmocka_unit_test(test_job_details),
 		cmocka_unit_test(test_job_details_pending_binary),
+		cmocka_unit_test(test_full_format),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

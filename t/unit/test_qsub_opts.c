@@ -98,6 +98,30 @@ test_defaults(void **state)
 	qsub_opts_free(&o);
 }
 
+/* -q QUEUE@EXPR narrows hosts=, -ar names a reservation. */
+static void
+test_queue_at_hosts(void **state)
+{
+	struct qsub_opts o;
+	(void)state;
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-l", "hosts=a|b", "-q", "all.q@fast - c", "-ar", "maint", "x", NULL), 0);
+	assert_string_equal(o.queue, "all.q");
+	assert_string_equal(o.req.hosts, "(a|b) & (fast - c)");
+	assert_string_equal(o.req.ar, "maint");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-q", "*@gpu", "x", NULL), 0);
+	assert_null(o.queue);
+	assert_string_equal(o.req.hosts, "gpu");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-q", "all.q@", "x", NULL), -1);
+	assert_non_null(strstr(o.err, "QUEUE@HOSTS"));
+	qsub_opts_free(&o);
+}
+
 static void
 test_every_option(void **state)
 {
@@ -712,7 +736,8 @@ test_error_job(void **state)
 		qsub_opts_init(&o);
 		assert_int_equal(parse(&o, "-V", NULL), 0);
 		assert_null(qsub_job_json(&o, "true\n", &e, err, sizeof err));
-		assert_non_null(strstr(err, "the job's environment has"));
+		assert_non_null(strstr(err, "the job's env has"));
+		assert_non_null(strstr(err, "more than the limit of 4096"));
 		qsub_opts_free(&o);
 		strv_free(big);
 	}
@@ -730,6 +755,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_option),
+		cmocka_unit_test(test_queue_at_hosts),
 		cmocka_unit_test(test_cwd_and_wd_last_wins),
 		cmocka_unit_test(test_operands_end_options),
 		cmocka_unit_test(test_binary_argv_exact),

@@ -1,4 +1,4 @@
-/* test_sched.c: node-set expressions (parsing, precedence, errors), host matching and its reasons, and the dispatch order. */
+/* test_sched.c: host matching and its reasons, and the dispatch order. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -12,135 +12,6 @@
 
 #include "qmaster/qmaster.h"
 
-/* Is host in the set expr describes? Fails the test on a parse error. */
-static bool
-in(const char *expr, const char *host)
-{
-	char err[128];
-	struct nodeset *n = nodeset_parse(expr, err, sizeof err);
-	bool r;
-
-	if (!n)
-		fail_msg("\"%s\" does not parse: %s", expr, err);
-	r = nodeset_contains(n, host, NULL, NULL);
-	nodeset_free(n);
-	return r;
-}
-
-/* The members of {a, b, c, node-1} that expr selects, as a string. */
-static const char *
-members(const char *expr)
-{
-	static char buf[64];
-	const char *hosts[] = { "a", "b", "c", "node-1" };
-	buf[0] = '\0';
-	for (size_t i = 0; i < 4; i++)
-		if (in(expr, hosts[i])) {
-			if (*buf)
-				strcat(buf, " ");
-			strcat(buf, hosts[i]);
-		}
-	return buf;
-}
-
-static void
-test_nodeset_basic(void **state)
-{
-	(void)state;
-	assert_string_equal(members("a"), "a");
-	assert_string_equal(members("@all"), "a b c node-1");
-	assert_string_equal(members("a | b"), "a b");
-	assert_string_equal(members("a|b|c"), "a b c");
-	assert_string_equal(members("@all - a"), "b c node-1");
-	assert_string_equal(members("!a"), "b c node-1");
-	assert_string_equal(members("(a | b) & b"), "b");
-	assert_string_equal(members("node-1"), "node-1");        /* "-" inside a name */
-	assert_string_equal(members("@all -node-1"), "a b c");    /* operator, then a name */
-	assert_string_equal(members("(@all)-a"), "b c node-1");
-	assert_string_equal(members("  a\t|\tc  "), "a c");
-}
-
-static void
-test_nodeset_precedence(void **state)
-{
-	(void)state;
-	/* ! binds tighter than &, & tighter than | and -. */
-	assert_string_equal(members("!a & !b"), "c node-1");
-	assert_string_equal(members("!(a | b)"), "c node-1");
-	assert_string_equal(members("a | b & c"), "a");           /* a | (b & c) */
-	assert_string_equal(members("(a | b) & c"), "");
-	/* | and - share a level and group left to right. */
-	assert_string_equal(members("a | b - b"), "a");           /* (a | b) - b */
-	assert_string_equal(members("@all - a | a"), "a b c node-1"); /* (@all - a) | a */
-	assert_string_equal(members("@all - (a | b)"), "c node-1");
-	assert_string_equal(members("!!a"), "a");
-}
-
-static void
-check_error(const char *expr, const char *want)
-{
-	char err[128] = "";
-	struct nodeset *n = nodeset_parse(expr, err, sizeof err);
-	assert_null(n);
-	if (!strstr(err, want))
-		fail_msg("\"%s\": error \"%s\" does not say \"%s\"", expr, err, want);
-}
-
-static void
-test_nodeset_errors(void **state)
-{
-	char deep[300];
-	(void)state;
-	check_error("", "empty");
-	check_error("a |", "missing at the end");
-	check_error("(a | b", "missing \")\"");
-	check_error("a b", "unexpected \"b\"");
-	check_error("a )", "unexpected \")\"");
-	check_error("& a", "unexpected \"&\"");
-	check_error("@nodes", "unknown host group \"@nodes\"");
-	check_error("a ; b", "unexpected \";\"");
-	memset(deep, '(', 200);
-	strcpy(deep + 200, "a");
-	check_error(deep, "nested deeper");
-}
-
-static bool
-known_ab(void *arg, const char *name)
-{
-	(void)arg;
-	return strcmp(name, "a") == 0 || strcmp(name, "b") == 0;
-}
-
-static bool
-alias_gpu(void *arg, const char *name, const char *host)
-{
-	(void)arg;
-	/* The resolver seam: "gpu" names hosts a and c. */
-	if (strcmp(name, "gpu") == 0)
-		return strcmp(host, "a") == 0 || strcmp(host, "c") == 0;
-	return strcmp(name, host) == 0;
-}
-
-static void
-test_nodeset_names(void **state)
-{
-	char err[128];
-	struct nodeset *n = nodeset_parse("(a | zz) - !b | yy", err, sizeof err);
-	(void)state;
-	assert_non_null(n);
-	assert_string_equal(nodeset_unknown(n, known_ab, NULL), "zz");
-	nodeset_free(n);
-	n = nodeset_parse("gpu - c", err, sizeof err);
-	assert_true(nodeset_contains(n, "a", alias_gpu, NULL));
-	assert_false(nodeset_contains(n, "c", alias_gpu, NULL));
-	assert_false(nodeset_contains(n, "b", alias_gpu, NULL));
-	nodeset_free(n);
-	n = nodeset_parse("@all", err, sizeof err);
-	assert_true(nodeset_is_all(n));
-	assert_null(nodeset_unknown(n, known_ab, NULL));
-	nodeset_free(n);
-}
-
 /* A job and hosts for matching. */
 static char *matlab_keys[] = { "matlab", NULL };
 static char *fpu_keys[] = { "fpu", NULL };
@@ -150,7 +21,7 @@ static struct host_attrs small = { "aarch64", 4LL << 30, 2.0, fpu_keys, NULL };
 static struct match_host
 host(const char *name, const struct host_attrs *a)
 {
-	return (struct match_host){ name, a, 4, 4, 0, false, false, false, false };
+	return (struct match_host){ .name = name, .attrs = a, .slots = 4, .free = 4 };
 }
 
 static void
@@ -231,6 +102,62 @@ test_match_sets_and_state(void **state)
 	nodeset_free(q.hosts_ns);
 }
 
+/* Host users, reservations open and coming, -ar and the h_rt guard. */
+static void
+test_match_reservations(void **state)
+{
+	struct job j = { .id = 1, .slots = 1, .owner = "ann" };
+	struct match_host h = host("big", &big);
+	char *bob[] = { "bob", NULL }, *ann[] = { "ann", NULL };
+	struct match_resv r = { "maint", "bob", NULL, 10000, 20000, false };
+	const struct match_resv *rv[] = { &r };
+	const char *key = NULL;
+	char buf[200];
+	(void)state;
+
+	h.users = bob;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_HOST_USERS);
+	match_reason(buf, sizeof buf, MW_HOST_USERS, &j, NULL, key, "host");
+	assert_string_equal(buf, "no host lets user ann run jobs there (the host's users list)");
+	h.users = ann;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	h.users = NULL;
+	/* Waiting: a job without h_rt would run into it; one with a short
+	 * limit fits before it; one that would overlap does not. */
+	h.resv = rv;
+	h.nresv = 1;
+	h.now = 1000;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_OK);
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESV_SOON);
+	assert_string_equal(key, "maint");
+	j.req.h_rt = 9;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	j.req.h_rt = 10;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESV_SOON);
+	/* Open: others wait, its users do not. */
+	r.active = true;
+	h.now = 15000;
+	j.req.h_rt = 1;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_RESERVED);
+	match_reason(buf, sizeof buf, MW_RESERVED, &j, NULL, key, "idle host");
+	assert_string_equal(buf, "every matching host is reserved for others (reservation maint)");
+	r.users = ann;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	/* -ar: only hosts of that reservation, once it is open. */
+	j.req.ar = "maint";
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_OK);
+	r.active = false;
+	h.now = 1000;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_OK);
+	assert_int_equal(match_host(&j, NULL, NULL, &h, true, &key), MW_AR_WAIT);
+	h.nresv = 0;
+	assert_int_equal(match_host(&j, NULL, NULL, &h, false, &key), MW_AR);
+	match_reason(buf, sizeof buf, MW_AR, &j, NULL, key, "host");
+	assert_string_equal(buf, "no host is in reservation maint");
+	j.req.ar = NULL;
+	j.req.h_rt = 0;
+}
+
 static void
 test_match_reasons(void **state)
 {
@@ -282,12 +209,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nodeset_basic),
-		cmocka_unit_test(test_nodeset_precedence),
-		cmocka_unit_test(test_nodeset_errors),
-		cmocka_unit_test(test_nodeset_names),
 		cmocka_unit_test(test_match_attrs),
 		cmocka_unit_test(test_match_sets_and_state),
+		cmocka_unit_test(test_match_reservations),
 		cmocka_unit_test(test_match_reasons),
 		cmocka_unit_test(test_order),
 	};

@@ -287,9 +287,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 9);
+	assert_int_equal(STORE_SCHEMA_VERSION, 10);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 10);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -299,7 +299,7 @@ test_open_creates_schema(void **state)
 	sqlite3_close(db);
 	/* Opening again changes nothing. */
 	reopen(f);
-	assert_int_equal(store_schema_version(f->st), 9);
+	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
@@ -1327,6 +1327,78 @@ test_hosts(void **state)
 	assert_int_equal(hs.n, 1);
 }
 
+static int
+lists_cb(void *arg, const struct host_rec *h)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+	snprintf(out + n, 256 - n, "%s:%s/%s;", h->name, h->users ? h->users[0] ? h->users[0] : "" : "-",
+	    h->owners ? h->owners[0] ? h->owners[0] : "" : "-");
+	return 0;
+}
+
+static int
+alias_cb(void *arg, const char *name, const char *host)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+	snprintf(out + n, 256 - n, "%s=%s;", name, host);
+	return 0;
+}
+
+static int
+resv_cb(void *arg, const struct resv_rec *r)
+{
+	char *out = arg;
+	size_t n = strlen(out);
+	snprintf(out + n, 256 - n, "%s:%s:%s:%s:%lld-%lld:%u:%u:%d;", r->name, r->owner,
+	    r->users ? r->users[0] : "-", r->hosts[1], (long long)r->start, (long long)r->end,
+	    r->flags, r->mail, r->state);
+	return 0;
+}
+
+/* Host users and owners, aliases and reservations survive a reopen; the
+ * upsert of a REGISTER leaves the lists alone. */
+static void
+test_host_lists(void **state)
+{
+	struct fix *f = *state;
+	char *alice[] = { "alice", NULL }, *bob[] = { "bob", NULL }, *none[] = { NULL };
+	char *hosts[] = { "nodeA", "nodeB", NULL };
+	char out[256] = "";
+	struct resv_rec r = { "maint", "bob", 7, alice, hosts, 1000, 2000, 1, 2, 0, 5 };
+
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeA", 8, { 0 }, 1 }), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeB", 8, { 0 }, 1 }), 0);
+	assert_int_equal(store_host_lists(f->st, "nodeA", alice, bob), 0);
+	assert_int_equal(store_host_lists(f->st, "nodeB", none, NULL), 0);
+	assert_int_equal(store_host_upsert(f->st, &(struct host_rec){ "nodeA", 4, { 0 }, 2 }), 0);
+	assert_int_equal(store_alias_add(f->st, "fast", "nodeA"), 0);
+	assert_int_equal(store_alias_add(f->st, "fast", "nodeB"), 0);
+	assert_int_equal(store_alias_add(f->st, "fast", "nodeB"), 0);
+	assert_int_equal(store_alias_add(f->st, "gpu", "nodeB"), 0);
+	assert_int_equal(store_alias_delete(f->st, "fast", "nodeA"), 0);
+	assert_int_equal(store_resv_put(f->st, &r), 0);
+	r.state = 1;
+	assert_int_equal(store_resv_put(f->st, &r), 0);
+	r.name = "gone";
+	assert_int_equal(store_resv_put(f->st, &r), 0);
+	assert_int_equal(store_resv_delete(f->st, "gone"), 0);
+	reopen(f);
+	assert_int_equal(store_hosts_foreach(f->st, lists_cb, out), 0);
+	assert_string_equal(out, "nodeA:alice/bob;nodeB:/-;");
+	out[0] = '\0';
+	assert_int_equal(store_aliases_foreach(f->st, alias_cb, out), 0);
+	assert_string_equal(out, "fast=nodeB;gpu=nodeB;");
+	out[0] = '\0';
+	assert_int_equal(store_resv_foreach(f->st, resv_cb, out), 0);
+	assert_string_equal(out, "maint:bob:alice:nodeB:1000-2000:1:2:1;");
+	assert_int_equal(store_alias_delete(f->st, "fast", NULL), 0);
+	out[0] = '\0';
+	assert_int_equal(store_aliases_foreach(f->st, alias_cb, out), 0);
+	assert_string_equal(out, "gpu=nodeB;");
+}
+
 struct dep_seen {
 	int64_t id[8];
 	int     kind[8];
@@ -1958,6 +2030,7 @@ main(void)
 		T(test_migrate_v3_accounting),
 		T(test_acct_queries),
 		T(test_hosts),
+		T(test_host_lists),
 		T(test_deps),
 		T(test_cron_entries),
 		T(test_meta),

@@ -1,0 +1,239 @@
+/* auth.c: munge credentials for the first frame of a TCP connection, and the other ways a peer's uid is known (SO_PEERCRED, a loopback socket's owner). */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <munge.h>
+
+#include "common.h"
+
+const char *
+auth_munge_socket(const char *configured)
+{
+	const char *env = getenv("MUNGE_SOCKET");
+
+	if (configured && *configured)
+		return configured;
+	if (env && *env)
+		return env;
+	return NULL;	/* libmunge's default, /run/munge/munge.socket.2 */
+}
+
+static munge_ctx_t
+auth_ctx(const char *sock, char *err, size_t errlen)
+{
+	munge_ctx_t ctx = munge_ctx_create();
+
+	if (!ctx) {
+		snprintf(err, errlen, "cannot create a munge context");
+		return NULL;
+	}
+	if (sock && munge_ctx_set(ctx, MUNGE_OPT_SOCKET, sock) != EMUNGE_SUCCESS) {
+		snprintf(err, errlen, "cannot use munge socket %s", sock);
+		munge_ctx_destroy(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+char *
+auth_munge_encode(const char *sock, const char *payload, char *err, size_t errlen)
+{
+	munge_ctx_t ctx = auth_ctx(sock, err, errlen);
+	char *cred = NULL;
+	munge_err_t e;
+
+	if (!ctx)
+		return NULL;
+	e = munge_encode(&cred, ctx, payload, (int)strlen(payload));
+	if (e != EMUNGE_SUCCESS) {
+		/* The context's message names the socket and the cause. */
+		snprintf(err, errlen, "cannot get a munge credential: %s",
+		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+		free(cred);
+		cred = NULL;
+	}
+	munge_ctx_destroy(ctx);
+	return cred;
+}
+
+int
+auth_munge_decode(const char *sock, const char *cred, const char *want_payload,
+    uid_t *uid, gid_t *gid, char *err, size_t errlen)
+{
+	munge_ctx_t ctx;
+	munge_err_t e;
+	void *payload = NULL;
+	int len = 0, rc = -1;
+
+	if (!cred || !*cred) {
+		snprintf(err, errlen, "no munge credential");
+		return -1;
+	}
+	if (strlen(cred) > AUTH_CRED_MAX) {
+		snprintf(err, errlen, "munge credential longer than %d bytes", AUTH_CRED_MAX);
+		return -1;
+	}
+	if ((ctx = auth_ctx(sock, err, errlen)) == NULL)
+		return -1;
+	e = munge_decode(cred, ctx, &payload, &len, uid, gid);
+	switch (e) {
+	case EMUNGE_SUCCESS:
+		/* A credential made for something else (another program using
+		 * the same munge key) is no HELLO of ours. */
+		if (want_payload && ((size_t)len != strlen(want_payload) ||
+		    memcmp(payload, want_payload, (size_t)len) != 0))
+			snprintf(err, errlen, "munge credential was not made for this (payload differs)");
+		else
+			rc = 0;
+		break;
+	case EMUNGE_CRED_REPLAYED:
+		snprintf(err, errlen, "replayed munge credential (uid %u)", (unsigned)*uid);
+		break;
+	case EMUNGE_CRED_EXPIRED:
+		snprintf(err, errlen, "expired munge credential (uid %u); are the clocks in step?",
+		    (unsigned)*uid);
+		break;
+	case EMUNGE_CRED_REWOUND:
+		snprintf(err, errlen, "munge credential from the future (uid %u); are the clocks in step?",
+		    (unsigned)*uid);
+		break;
+	case EMUNGE_CRED_INVALID:
+		snprintf(err, errlen, "invalid munge credential (forged, damaged, or made with another key)");
+		break;
+	case EMUNGE_BAD_CRED:
+	case EMUNGE_BAD_VERSION:
+	case EMUNGE_BAD_CIPHER:
+	case EMUNGE_BAD_MAC:
+	case EMUNGE_BAD_ZIP:
+	case EMUNGE_BAD_REALM:
+	case EMUNGE_BAD_LENGTH:
+		snprintf(err, errlen, "invalid munge credential (%s)",
+		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+		break;
+	default:
+		snprintf(err, errlen, "munge credential refused: %s",
+		    munge_ctx_strerror(ctx) ? munge_ctx_strerror(ctx) : munge_strerror(e));
+		break;
+	}
+	free(payload);
+	munge_ctx_destroy(ctx);
+	return rc;
+}
+
+void
+auth_nonce(char *buf, size_t n)
+{
+	unsigned char raw[AUTH_NONCE_BYTES];
+
+	assert(n >= 2 * sizeof raw + 1);
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		fatal("getrandom");
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
+}
+
+int64_t
+auth_peercred_uid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return -1;
+	return (int64_t)cred.uid;
+}
+
+int64_t
+auth_loopback_peer_uid(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof me, pl = sizeof peer;
+	char want_local[64], want_rem[64], line[512];
+	FILE *fp;
+	int64_t uid = -1;
+
+	/* The kernel lists every TCP socket with its owner in /proc/net/tcp;
+	 * the one whose local end is our peer's address is the peer's. */
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) < 0)
+		return -1;
+	if (peer.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (void *)&peer, *b = (void *)&me;
+		snprintf(want_local, sizeof want_local, "%08X:%04X", a->sin_addr.s_addr, ntohs(a->sin_port));
+		snprintf(want_rem, sizeof want_rem, "%08X:%04X", b->sin_addr.s_addr, ntohs(b->sin_port));
+		fp = fopen("/proc/net/tcp", "re");
+	} else if (peer.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (void *)&peer, *b = (void *)&me;
+		const uint32_t *x = (const void *)&a->sin6_addr, *y = (const void *)&b->sin6_addr;
+		snprintf(want_local, sizeof want_local, "%08X%08X%08X%08X:%04X", x[0], x[1], x[2], x[3], ntohs(a->sin6_port));
+		snprintf(want_rem, sizeof want_rem, "%08X%08X%08X%08X:%04X", y[0], y[1], y[2], y[3], ntohs(b->sin6_port));
+		fp = fopen("/proc/net/tcp6", "re");
+	} else
+		return -1;
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof line, fp)) {
+		char local[64], rem[64];
+		unsigned long u;
+		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &u) == 3 &&
+		    strcmp(local, want_local) == 0 && strcmp(rem, want_rem) == 0) {
+			uid = (int64_t)u;
+			break;
+		}
+	}
+	fclose(fp);
+	return uid;
+}
+
+json_t *
+auth_hello_daemon(const char *method, const char *sock, const char *payload)
+{
+	char err[512], *cred;
+	json_t *auth;
+
+	if (strcmp(method, "munge") != 0)
+		return json_pack("{s:s}", "method", "none");
+	if ((cred = auth_munge_encode(sock, payload, err, sizeof err)) == NULL) {
+		log_warnx("%s", err);
+		return json_pack("{s:s}", "method", "munge");	/* refused, with the master's reason */
+	}
+	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
+	free(cred);
+	return auth;
+}
+
+int64_t
+auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, const json_t *rep,
+    const char *nonce, char *err, size_t errlen)
+{
+	const char *cred = json_string_value(json_object_get(json_object_get(rep, "auth"), "cred"));
+	char *want;
+	uid_t uid;
+	gid_t gid;
+	int rc;
+
+	if (is_unix || strcmp(method, "none") == 0) {
+		int64_t u = is_unix ? auth_peercred_uid(fd) : auth_loopback_peer_uid(fd);
+		if (u < 0)
+			snprintf(err, errlen, "cannot tell which user runs it");
+		return u;
+	}
+	if (!cred) {
+		snprintf(err, errlen, "its HELLO reply has no munge credential");
+		return -1;
+	}
+	want = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, nonce);
+	rc = auth_munge_decode(sock, cred, want, &uid, &gid, err, errlen);
+	free(want);
+	return rc < 0 ? -1 : (int64_t)uid;
+}

@@ -1,0 +1,124 @@
+// app.js: fills the nowq status page from /api/v1/ every two seconds, putting every value in as text so no job name or path can become markup.
+'use strict';
+
+const REFRESH_MS = 2000;
+const PAGE = 100;
+let state = 'running';
+let pages = [0];            // the "after" of each page shown so far
+
+function fmtTime(ms) {
+  if (!ms) return '';
+  const d = new Date(ms);
+  return d.toLocaleString();
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement('td');
+  td.textContent = text === null || text === undefined ? '' : String(text);
+  if (cls) td.className = cls;
+  tr.appendChild(td);
+}
+
+function fill(id, rows, make) {
+  const body = document.querySelector('#' + id + ' tbody');
+  const fresh = document.createElement('tbody');
+  for (const r of rows) {
+    const tr = document.createElement('tr');
+    make(tr, r);
+    fresh.appendChild(tr);
+  }
+  body.replaceWith(fresh);
+}
+
+async function get(path) {
+  const r = await fetch(path, { cache: 'no-store' });
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+async function refresh() {
+  try {
+    const s = await get('/api/v1/summary');
+    const counts = document.getElementById('counts');
+    counts.replaceChildren();
+    for (const [k, v] of Object.entries(s.jobs)) {
+      const d = document.createElement('div');
+      const b = document.createElement('b');
+      b.textContent = String(v);
+      d.append(b, k);
+      counts.appendChild(d);
+    }
+    fill('masters', s.masters, (tr, m) => {
+      cell(tr, m.role); cell(tr, m.address); cell(tr, m.pid); cell(tr, fmtTime(m.since));
+    });
+    const h = await get('/api/v1/hosts');
+    fill('hosts', h.hosts, (tr, x) => {
+      cell(tr, x.name); cell(tr, x.state, 'state-' + x.state); cell(tr, x.slots); cell(tr, x.used);
+      cell(tr, x.load.map((l) => l.toFixed(2)).join(' '));
+      cell(tr, fmtTime(x.last_seen)); cell(tr, x.busy_reason || '');
+    });
+    const rv = await get('/api/v1/reservations');
+    fill('reservations', rv.reservations, (tr, x) => {
+      cell(tr, x.name); cell(tr, x.owner); cell(tr, x.hosts.join(' '));
+      cell(tr, fmtTime(x.start)); cell(tr, fmtTime(x.end)); cell(tr, x.users.join(' '));
+      cell(tr, x.state, 'state-' + x.state);
+    });
+    const q = await get('/api/v1/queues');
+    fill('queues', q.queues, (tr, x) => {
+      cell(tr, x.name); cell(tr, x.priority); cell(tr, x.hosts);
+      cell(tr, x.max_running || ''); cell(tr, x.max_running_per_user || '');
+      cell(tr, x.disabled ? 'disabled' : 'enabled', x.disabled ? 'state-disabled' : '');
+    });
+    if (s.show_all_jobs) {
+      const after = pages[pages.length - 1];
+      const j = await get('/api/v1/jobs?state=' + state + '&limit=' + PAGE + '&after=' + after);
+      const col = {};
+      j.columns.forEach((c, i) => { col[c] = i; });
+      fill('jobs', j.rows, (tr, r) => {
+        cell(tr, r[col.id]); cell(tr, r[col.task] || r[col.tasks] || '');
+        cell(tr, r[col.name]); cell(tr, r[col.owner]);
+        cell(tr, r[col.state], 'state-' + r[col.state]);
+        cell(tr, r[col.queue]); cell(tr, r[col.host]); cell(tr, r[col.slots]);
+        cell(tr, fmtTime(r[col.submit_time])); cell(tr, fmtTime(r[col.start_time]));
+      });
+      document.getElementById('pageinfo').textContent =
+        j.total + ' ' + state + ', page ' + pages.length;
+      const next = document.getElementById('next');
+      next.disabled = j.next_after === null;
+      next.dataset.after = j.next_after === null ? '' : String(j.next_after);
+      const c = await get('/api/v1/cron');
+      fill('cron', c.entries, (tr, e) => {
+        cell(tr, 'c' + e.id); cell(tr, e.owner); cell(tr, e.schedule); cell(tr, e.name);
+        cell(tr, fmtTime(e.next_run)); cell(tr, e.last_job || ''); cell(tr, e.last_state || '');
+      });
+    } else {
+      document.getElementById('pageinfo').textContent = 'jobs are shown to their owners only (qstat)';
+    }
+    document.getElementById('updated').textContent = 'updated ' + new Date().toLocaleTimeString();
+    document.getElementById('error').hidden = true;
+  } catch (e) {
+    const err = document.getElementById('error');
+    err.textContent = 'cannot reach the master: ' + e.message;
+    err.hidden = false;
+  }
+}
+
+function showTab() {
+  for (const b of document.querySelectorAll('#tabs button')) {
+    b.classList.toggle('on', b.dataset.state === state);
+  }
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  for (const b of document.querySelectorAll('#tabs button')) {
+    b.addEventListener('click', () => { state = b.dataset.state; pages = [0]; showTab(); refresh(); });
+  }
+  document.getElementById('first').addEventListener('click', () => { pages = [0]; refresh(); });
+  document.getElementById('next').addEventListener('click', (ev) => {
+    if (ev.target.dataset.after) { pages.push(Number(ev.target.dataset.after)); refresh(); }
+  });
+  showTab();
+  refresh();
+  setInterval(refresh, REFRESH_MS);
+});

@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# status.bats: the master's status page on http_listen: the JSON API and its paging, Prometheus metrics, read-only and bad requests, escaping, and what a person sees in a real browser (headless Chromium).
+
+load helpers
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+setup_file() {
+	SLOTS=2 EXECDS=2 cluster_start
+	work_start
+	nowq stop --dir "$CLUSTER" >/dev/null
+	HTTP_PORT=$(free_port)
+	echo "http_listen = \"127.0.0.1:$HTTP_PORT\"" >> "$CLUSTER/qmaster.conf"
+	export HTTP_PORT
+	nowq start --dir "$CLUSTER" >/dev/null
+}
+
+teardown_file() {
+	cluster_stop
+	work_stop
+}
+
+# get PATH [METHOD]: prints "STATUS BODY" for one request.
+get() {
+	python3 - "$HTTP_PORT" "$1" "${2:-GET}" <<'PYEOF'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request("http://127.0.0.1:%s%s" % (sys.argv[1], sys.argv[2]), method=sys.argv[3])
+try:
+    r = urllib.request.urlopen(req, timeout=10)
+    print(r.status, r.read().decode())
+except urllib.error.HTTPError as e:
+    print(e.code, e.read().decode())
+PYEOF
+}
+
+# json PATH EXPR: evaluates a Python expression over the JSON body as j.
+json() {
+	get "$1" | python3 -c 'import sys, json; code, body = sys.stdin.read().split(" ", 1); j = json.loads(body); print(eval(sys.argv[1]))' "$2"
+}
+
+@test "the API answers with schema 1: summary, hosts, queues, masters, cron" {
+	[ "$(json /api/v1/summary 'j["schema"], j["hosts"]["total"], j["masters"][0]["role"]')" = "(1, 2, 'primary')" ]
+	[ "$(json /api/v1/hosts 'sorted(h["name"] for h in j["hosts"])')" = "['$(hostname -s)-1', '$(hostname -s)-2']" ]
+	[ "$(json /api/v1/queues 'j["queues"][0]["name"]')" = "all.q" ]
+	[ "$(json /api/v1/masters 'j["masters"][0]["pid"] > 0')" = "True" ]
+	[ "$(json /api/v1/reservations 'j["reservations"]')" = "[]" ]
+	qsub --cron "@daily" -N nightly -b y true >/dev/null
+	[ "$(json /api/v1/cron '[e["name"] for e in j["entries"]]')" = "['nightly']" ]
+}
+
+@test "jobs come a page at a time, by id, with the total and the next page's start" {
+	for i in $(seq 1 25); do qsub -h -N "page$i" -b y true >/dev/null; done
+	total=$(json "/api/v1/jobs?state=pending" 'j["total"]')
+	[ "$total" -ge 25 ]
+	first=$(json "/api/v1/jobs?state=pending&limit=10" 'j["next_after"]')
+	[ "$(json "/api/v1/jobs?state=pending&limit=10" 'len(j["rows"])')" = 10 ]
+	# The second page starts right after the first's last id, and pages
+	# never overlap.
+	ids1=$(json "/api/v1/jobs?state=pending&limit=10" '[r[0] for r in j["rows"]]')
+	ids2=$(json "/api/v1/jobs?state=pending&limit=10&after=$first" '[r[0] for r in j["rows"]]')
+	[ "$(python3 -c "a = $ids1; b = $ids2; print(max(a) < min(b) and max(a) == $first)")" = True ]
+	# The last page says there is none after it.
+	[ "$(json "/api/v1/jobs?state=pending&limit=1000" 'j["next_after"]')" = None ]
+	qdel -u root >/dev/null
+}
+
+@test "bad requests get a clear error and change nothing; the page is read-only" {
+	run get "/api/v1/jobs?state=bogus"
+	[[ "$output" == "400 "*"state must be pending, running or finished"* ]]
+	run get "/api/v1/jobs?state=pending&limit=0"
+	[[ "$output" == "400 "*"limit must be 1 to 1000"* ]]
+	run get "/api/v1/jobs?state=pending&after=x"
+	[[ "$output" == "400 "*"after must be a job id"* ]]
+	run get "/nothing"
+	[[ "$output" == "404 "* ]]
+	run get "/api/v1/jobs?state=pending" POST
+	[[ "$output" == "405 "*"read-only"* ]]
+	run get "/api/v1/summary" DELETE
+	[[ "$output" == "405 "* ]]
+	# And the master still serves.
+	[ "$(json /api/v1/summary 'j["schema"]')" = 1 ]
+	qstat >/dev/null
+}
+
+@test "/metrics is Prometheus text: jobs and hosts by state, dispatch and commit histograms" {
+	id=$(qsub -terse -b y true)
+	wait_until 30 job_finished "$id"
+	run get /metrics
+	[[ "$output" == "200 "* ]]
+	[[ "$output" == *'nowq_hosts{state="idle"} 2'* ]]
+	[[ "$output" == *'nowq_jobs{state="done"} '* ]]
+	[[ "$output" == *'# TYPE nowq_submit_to_dispatch_seconds histogram'* ]]
+	count=$(echo "$output" | awk '$1 == "nowq_submit_to_dispatch_seconds_count" { print $2 }')
+	inf=$(echo "$output" | awk '$1 == "nowq_submit_to_dispatch_seconds_bucket{le=\"+Inf\"}" { print $2 }')
+	[ "$count" -ge 1 ] && [ "$count" = "$inf" ]
+	[ "$(echo "$output" | awk '$1 == "nowq_commits_total" { print $2 }')" -ge 1 ]
+	# Buckets are cumulative: never decreasing.
+	echo "$output" | awk '/^nowq_commit_seconds_bucket/ { if ($2 < last) exit 1; last = $2 }'
+}
+
+@test "a slow client that sends nothing does not hold up the API or the master" {
+	exec 5<>/dev/tcp/127.0.0.1/"$HTTP_PORT"
+	[ "$(json /api/v1/summary 'j["schema"]')" = 1 ]
+	qstat >/dev/null
+	exec 5>&-
+}
+
+@test "in a real browser: a submitted job appears (its name as text, not markup), a stopped host shows as unknown" {
+	command -v chromium >/dev/null || skip "chromium is not installed (Debian package chromium)"
+	name='<b>x<i>"q&amp;'
+	id=$(qsub -terse -N "$name" -o /dev/null -e /dev/null -b y sleep 60)
+	wait_until 30 state_is "$id" r
+	dom() {
+		timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		    --user-data-dir="$WORK/chromium" --virtual-time-budget=5000 --dump-dom \
+		    "http://127.0.0.1:$HTTP_PORT/" 2>/dev/null
+	}
+	out=$(dom)
+	# The job's row, with its name escaped as text: no <b> or <i> element
+	# came from it.
+	[[ "$out" == *"<td>$id</td>"* ]]
+	[[ "$out" == *'<td>&lt;b&gt;x&lt;i&gt;"q&amp;amp;</td>'* ]]
+	[[ "$out" != *"<b>x"* ]]
+	[[ "$out" == *'class="state-idle">idle</td>'* || "$out" == *'class="state-busy">busy</td>'* ]]
+	# One host's execd stops: the page says unknown, not idle.
+	h2="$(hostname -s)-2"
+	kill "$(cat "$CLUSTER/execd-2/execd.pid")"
+	wait_until 30 bash -c "qhost | awk -v h=$h2 '\$1 == h && \$NF == \"unknown\" { f = 1 } END { exit !f }'"
+	out=$(dom)
+	[[ "$out" == *"<td>$h2</td><td class=\"state-unknown\">unknown</td>"* ]]
+	# A screenshot of what a person sees, kept with the test's logs.
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+	    --user-data-dir="$WORK/chromium" --virtual-time-budget=5000 --window-size=1280,1000 \
+	    --screenshot="$top_builddir/status-page.png" "http://127.0.0.1:$HTTP_PORT/" \
+	    >/dev/null 2>&1 || true
+	qdel "$id" >/dev/null
+	nowq start --dir "$CLUSTER" >/dev/null
+}

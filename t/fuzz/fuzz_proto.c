@@ -1,0 +1,171 @@
+/* fuzz_proto.c: fuzz target of the wire protocol: frames on libevent buffers and on a socket, and every message decoder of common/. */
+#include "config.h"
+
+#include <assert.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+
+#include "common/common.h"
+#include "t/fuzz/fuzz.h"
+
+/* Small, so that the length checks are reached without huge inputs. */
+#define FUZZ_MAX_FRAME 65536
+
+/* What a decoder accepted must encode, and the encoding must decode: the
+ * master stores jobs as JSON and reads them back, and sends them on. */
+static void
+job_round_trip(const json_t *o)
+{
+	const char *why = NULL;
+	struct job *j = job_from_json(o, &why), *k;
+	json_t *again;
+
+	if (!j) {
+		assert(why);
+		return;
+	}
+	(void)job_state_letters(j);
+	again = job_to_json(j);
+	k = job_from_json(again, &why);
+	assert(k);
+	job_free(k);
+	json_decref(again);
+	job_free(j);
+}
+
+static void
+req_round_trip(const json_t *o)
+{
+	struct job_req r, s;
+	const char *why = NULL;
+	json_t *again;
+
+	memset(&r, 0, sizeof r);
+	if (req_from_json(&r, o, &why) < 0) {
+		req_clear(&r);
+		return;
+	}
+	again = req_to_json(&r);
+	memset(&s, 0, sizeof s);
+	assert(req_from_json(&s, again, &why) == 0);
+	req_clear(&s);
+	req_clear(&r);
+	json_decref(again);
+}
+
+static void
+attrs_round_trip(const json_t *o)
+{
+	struct host_attrs a, b;
+	const char *why = NULL;
+	json_t *again;
+
+	memset(&a, 0, sizeof a);
+	if (host_attrs_from_json(&a, o, &why) < 0) {
+		host_attrs_clear(&a);
+		return;
+	}
+	again = host_attrs_to_json(&a);
+	memset(&b, 0, sizeof b);
+	assert(host_attrs_from_json(&b, again, &why) == 0);
+	host_attrs_clear(&b);
+	host_attrs_clear(&a);
+	json_decref(again);
+}
+
+static void
+rusage_round_trip(const json_t *o)
+{
+	struct job_rusage ru, back;
+	const char *why = NULL;
+	json_t *again;
+
+	memset(&ru, 0, sizeof ru);
+	if (rusage_from_json(&ru, o, &why) < 0)
+		return;
+	again = rusage_to_json(&ru);
+	assert(rusage_from_json(&back, again, &why) == 0);
+	json_decref(again);
+}
+
+/* Every decoder a message's fields can reach, whatever its type: a hostile
+ * peer chooses the type too. */
+static void
+decode(const json_t *msg)
+{
+	const json_t *v, *e;
+	const char *key;
+	size_t i;
+
+	(void)msg_type_name(msg_type_of(msg));
+	job_round_trip(json_object_get(msg, "job"));
+	json_array_foreach(json_object_get(msg, "jobs"), i, e)
+		job_round_trip(e);
+	req_round_trip(json_object_get(msg, "req"));
+	attrs_round_trip(json_object_get(msg, "attrs"));
+	if ((v = json_object_get(msg, "rusage")) != NULL)
+		rusage_round_trip(v);
+	json_object_foreach((json_t *)json_object_get(msg, "tasks"), key, e) {
+		struct task_range r;
+		const char *s = json_string_value(e);
+		if (s && task_range_parse(s, &r) == 0) {
+			assert(r.first >= 1 && r.first <= r.last && r.last <= JOB_MAX_TASKS);
+			free(task_pending_format(&r, NULL, 0));
+		}
+	}
+}
+
+static void
+frames_on_buffer(const uint8_t *data, size_t size)
+{
+	struct evbuffer *buf = evbuffer_new();
+	const char *why = NULL;
+	json_t *msg;
+	int r;
+
+	evbuffer_add(buf, data, size);
+	while ((r = proto_frame_take(buf, &msg, FUZZ_MAX_FRAME, &why)) == 1) {
+		decode(msg);
+		json_decref(msg);
+	}
+	assert(r == 0 || why);
+	evbuffer_free(buf);
+}
+
+/* The clients' blocking reader, on a socket holding the input then EOF. */
+static void
+frames_on_socket(const uint8_t *data, size_t size)
+{
+	const char *why = NULL;
+	json_t *msg;
+	int sv[2];
+
+	if (size > 65536 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		return;
+	set_nonblock(sv[0]);
+	if (write(sv[0], data, size) != (ssize_t)size) {
+		close(sv[0]);
+		close(sv[1]);
+		return;
+	}
+	shutdown(sv[0], SHUT_WR);
+	while (proto_recv_fd(sv[1], &msg, 1000, &why) == 0) {
+		decode(msg);
+		json_decref(msg);
+	}
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	frames_on_buffer(data, size);
+	frames_on_socket(data, size);
+	return 0;
+}
