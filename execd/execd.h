@@ -93,8 +93,9 @@ void    link_start(void);
 void    link_stop(void);
 bool    link_ready(void);             /* connected and registered */
 int64_t link_last_heard(void);        /* mono ms of the master's last frame */
-/* We voted for epoch: drop a link to a master of an older one. */
-void    link_fence(int64_t epoch);
+/* We voted for epoch: drop a link to a master of an older one and connect
+ * to candidate (its masters entry) first. */
+void    link_fence(int64_t epoch, const char *candidate);
 /* Is the master that answered our HELLO (rep) on fd the daemon identity
  * (root, our own user or admin_user)?  Its munge credential must carry
  * nonce, our HELLO's.  0, or -1 with why.  Also for the witness links. */

@@ -557,7 +557,7 @@ link_last_heard(void)
  * down (the primary died) tries again now rather than after its backoff,
  * so the new primary has its execds, and their leases, at once. */
 void
-link_fence(int64_t epoch)
+link_fence(int64_t epoch, const char *candidate)
 {
 	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING) {
 		log_warnx("master %s: its epoch was superseded by our vote; reconnecting", link_peer());
@@ -567,7 +567,15 @@ link_fence(int64_t epoch)
 	if (lk.state == LINK_DOWN) {
 		evtimer_del(lk.retry_ev);
 		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+		/* The candidate first: our vote is its lease only for the
+		 * failover timeout, and a connection to an old primary cut off
+		 * from us may take longer than that to fail. */
 		lk.cur = -1;
+		for (int i = 0; i < lk.naddrs; i++)
+			if (strcmp(lk.addrs[i].label, candidate) == 0) {
+				lk.cur = i - 1;
+				break;
+			}
 		link_try_next();
 	}
 }

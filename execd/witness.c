@@ -111,7 +111,7 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	    jstr(msg, "candidate") ? jstr(msg, "candidate") : w->addr, (long long)e, (long long)quiet);
 	witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s}", "type", "VOTE", "seq", (json_int_t)0,
 	    "epoch", (json_int_t)e, "granted", 1, "host", conf->name));
-	link_fence(e);
+	link_fence(e, w->addr);
 }
 
 static void

@@ -474,10 +474,15 @@ conn_hello(struct conn *c, json_t *msg)
 		return false;
 	}
 	/* A standby serves only the replication link, the execds' votes and
-	 * the requests that say they want whichever master (qconf -sm, -takeover). */
-	if ((c->role == ROLE_CLIENT || c->role == ROLE_EXECD) && !repl_writable() &&
-	    !(c->role == ROLE_CLIENT && jbool(msg, "any", false))) {
-		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another", repl_role_name());
+	 * the requests that say they want whichever master (qconf -sm,
+	 * -takeover).  A primary without its leases still takes execds: their
+	 * HEARTBEAT echoes are the leases that make it writable again (an
+	 * execd that voted for a newer master does not connect to it). */
+	if (((c->role == ROLE_CLIENT && !repl_writable() && !jbool(msg, "any", false)) ||
+	    (c->role == ROLE_EXECD && repl_role() != REPL_PRIMARY))) {
+		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another",
+		    repl_role() == REPL_PRIMARY ? "a primary cut off from its standby and most execds" :
+		    repl_role_name());
 		if (repl_primary_addr())
 			json_object_set_new(rep, "master", json_string(repl_primary_addr()));
 		net_send(c, rep);
