@@ -24,6 +24,8 @@ const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
+/* HELLO says any master will do (qconf -sm, -takeover): a standby answers. */
+extern bool client_any_master;
 void client_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 /* "PROG: error: ..." on stderr; client_die also exits 1. */
 void client_errx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);

@@ -27,7 +27,7 @@ static int nowq_run(int argc, char **argv);
 
 const struct cmd cmd_nowq = {
 	"nowq",
-	"nowq start [--dir DIR] [--slots N] [--execds N] [--port PORT]\n"
+	"nowq start [--dir DIR] [--slots N] [--execds N] [--port PORT] [--masters 1|2]\n"
 	"       nowq stop [--dir DIR]\n"
 	"       nowq env [--dir DIR]\n"
 	"       nowq status [--dir DIR]\n"
@@ -46,6 +46,7 @@ struct nowq_args {
 	int   slots;      /* 0: the number of CPUs */
 	int   execds;     /* 0: as many as configured, at least 1 */
 	int   port;       /* 0: a free one */
+	int   masters;    /* 2: a primary and a hot standby */
 };
 
 /* What qmaster.conf says, read back without libconfuse: the client links
@@ -124,7 +125,8 @@ parse_args(int argc, char **argv, bool is_start, struct nowq_args *a)
 
 		snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), o);
 		if (strcmp(name, "--dir") != 0 && (!is_start || (strcmp(name, "--slots") != 0 &&
-		    strcmp(name, "--execds") != 0 && strcmp(name, "--port") != 0))) {
+		    strcmp(name, "--execds") != 0 && strcmp(name, "--port") != 0 &&
+		    strcmp(name, "--masters") != 0))) {
 			client_errx("unknown option \"%s\"", o);
 			client_usage(&cmd_nowq, stderr);
 			exit(1);
@@ -142,6 +144,8 @@ parse_args(int argc, char **argv, bool is_start, struct nowq_args *a)
 			a->slots = parse_count("--slots", v, 1, 100000);
 		else if (strcmp(name, "--execds") == 0)
 			a->execds = parse_count("--execds", v, 1, NOWQ_MAX_EXECDS);
+		else if (strcmp(name, "--masters") == 0)
+			a->masters = parse_count("--masters", v, 1, 2);
 		else
 			a->port = parse_count("--port", v, 1, 65535);
 	}
@@ -312,15 +316,22 @@ master_free(struct nowq_master *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* Reads DIR/qmaster.conf back; false when there is none. */
+/* DIR/qmaster.conf, and DIR/qmaster-2.conf for the standby. */
+static char *
+master_conf_path(const char *dir, int i)
+{
+	return i == 1 ? xasprintf("%s/qmaster.conf", dir) : xasprintf("%s/qmaster-%d.conf", dir, i);
+}
+
+/* Reads master i's configuration back; false when there is none. */
 static bool
-master_read(const char *dir, struct nowq_master *m)
+master_read_n(const char *dir, int i, struct nowq_master *m)
 {
 	const char *why;
 	char *text;
 
 	memset(m, 0, sizeof *m);
-	m->conf_path = xasprintf("%s/qmaster.conf", dir);
+	m->conf_path = master_conf_path(dir, i);
 	if ((text = read_file(m->conf_path, 1u << 20, NULL, &why)) == NULL) {
 		if (exists(m->conf_path))
 			client_die("cannot read %s: %s", m->conf_path, why);
@@ -348,6 +359,12 @@ master_read(const char *dir, struct nowq_master *m)
 		m->unix_socket = NULL;
 	}
 	return true;
+}
+
+static bool
+master_read(const char *dir, struct nowq_master *m)
+{
+	return master_read_n(dir, 1, m);
 }
 
 /* The TCP address a local client or execd should use for listen. */
@@ -407,18 +424,23 @@ user_name(void)
 	return pw->pw_name;
 }
 
+/* Master i of n (ports[0..n-1]); with two, each lists both as masters. */
 static void
-write_master_conf(const char *dir, int port)
+write_master_conf(const char *dir, int i, int n, const int *ports)
 {
-	char *path = xasprintf("%s/qmaster.conf", dir), *sock = xasprintf("%s/qmaster.sock", dir);
-	char *spool = xasprintf("%s/qmaster", dir), *log = xasprintf("%s/qmaster/qmaster.log", dir);
-	char *qsock, *qspool, *qlog, *quser, *text;
+	const char *sfx = i == 1 ? "" : "-2";
+	char *path = master_conf_path(dir, i), *sock = xasprintf("%s/qmaster%s.sock", dir, sfx);
+	char *spool = xasprintf("%s/qmaster%s", dir, sfx), *log = xasprintf("%s/qmaster%s/qmaster.log", dir, sfx);
+	char *qsock, *qspool, *qlog, *quser, *text, *masters;
+	int port = ports[i - 1];
 
 	if (strlen(sock) > NOWQ_SOCK_MAX) {
 		free(sock);
-		sock = xasprintf("/tmp/nowq-%u-%016llx.sock", (unsigned)getuid(),
-		    (unsigned long long)hash_fnv1a64(dir, strlen(dir)));
+		sock = xasprintf("/tmp/nowq-%u-%016llx%s.sock", (unsigned)getuid(),
+		    (unsigned long long)hash_fnv1a64(dir, strlen(dir)), sfx);
 	}
+	masters = n == 2 ? xasprintf("# A primary and a hot standby: each is one of these.\n"
+	    "masters     = {\"127.0.0.1:%d\", \"127.0.0.1:%d\"}\n", ports[0], ports[1]) : xstrdup("");
 	qsock = confuse_quote(sock);
 	qspool = confuse_quote(spool);
 	qlog = confuse_quote(log);
@@ -435,11 +457,12 @@ write_master_conf(const char *dir, int port)
 	    "log_file    = %s\n"
 	    "# Jobs of root run only where this says so; a cluster root started is root's own.\n"
 	    "allow_root_jobs = %s\n"
+	    "%s"
 	    "\n"
 	    "queue \"all.q\" {\n"
 	    "\tpriority = 0\n"
 	    "\thosts    = \"@all\"\n"
-	    "}\n", dir, qspool, port, qsock, quser, qlog, getuid() == 0 ? "true" : "false");
+	    "}\n", dir, qspool, port, qsock, quser, qlog, getuid() == 0 ? "true" : "false", masters);
 	write_file(path, text);
 	say("wrote %s", path);
 	free(text);
@@ -447,6 +470,7 @@ write_master_conf(const char *dir, int port)
 	free(qspool);
 	free(qlog);
 	free(quser);
+	free(masters);
 	free(path);
 	free(sock);
 	free(spool);
@@ -660,31 +684,105 @@ wait_pid_file(const char *pid_file, const char *prog)
 	return 0;
 }
 
+static void
+start_master(const struct nowq_master *m, const char *what, char **prog)
+{
+	pid_t pid;
+	int st;
+
+	if ((pid = daemon_pid(m->pid_file, "qmaster")) > 0) {
+		say("%s is already running (pid %d)", what, (int)pid);
+		return;
+	}
+	if (!*prog)
+		*prog = find_daemon("qmaster");
+	if (mkdir_p(m->spool_dir, 0755) < 0)
+		client_die("cannot create %s: %s", m->spool_dir, strerror(errno));
+	if ((st = run_daemon(*prog, m->conf_path)) != 0)
+		client_die("%s did not start (exit status %d); see %s", what, st,
+		    m->log_file && *m->log_file ? m->log_file : "the messages above");
+	pid = wait_pid_file(m->pid_file, "qmaster");
+	say("started %s (pid %d): configuration %s, log %s", what, (int)pid, m->conf_path,
+	    m->log_file && *m->log_file ? m->log_file : "none (log_file is unset)");
+}
+
+/* How many masters DIR has: 2 when qmaster-2.conf exists. */
+static int
+master_count(const char *dir)
+{
+	char *p = master_conf_path(dir, 2);
+	int n = exists(p) ? 2 : 1;
+	free(p);
+	return n;
+}
+
+/* NOWQ_MASTER: every master, in order; clients follow redirects. */
+static char *
+masters_env(const char *dir, int n)
+{
+	char *env = xstrdup("");
+	for (int i = 1; i <= n; i++) {
+		struct nowq_master m;
+		char *e, *t;
+		if (!master_read_n(dir, i, &m))
+			continue;
+		e = master_env(&m);
+		t = xasprintf("%s%s%s", env, *env ? "," : "", e);
+		free(env);
+		free(e);
+		env = t;
+		master_free(&m);
+	}
+	return env;
+}
+
 static int
 nowq_start(const struct nowq_args *a)
 {
-	struct nowq_master m;
-	int nums[NOWQ_MAX_EXECDS], have, want, ncpu, rc = 0;
+	struct nowq_master m, m2;
+	int nums[NOWQ_MAX_EXECDS], have, want, ncpu, nmasters, rc = 0;
 	char *masters, *env, *qmaster_prog = NULL, *execd_prog = NULL;
 	pid_t pid;
 
 	if (mkdir_p(a->dir, 0755) < 0)
 		client_die("cannot create %s: %s", a->dir, strerror(errno));
+	nmasters = master_count(a->dir);
 	if (!master_read(a->dir, &m)) {
-		write_master_conf(a->dir, a->port ? a->port : free_port());
+		int ports[2];
+		nmasters = a->masters ? a->masters : 1;
+		ports[0] = a->port ? a->port : free_port();
+		do
+			ports[1] = free_port();
+		while (ports[1] == ports[0]);
+		for (int i = 1; i <= nmasters; i++)
+			write_master_conf(a->dir, i, nmasters, ports);
 		if (!master_read(a->dir, &m))
 			client_die("cannot read back %s/qmaster.conf", a->dir);
-	} else if (a->port) {
-		char *tcp = master_tcp(&m);
-		char *want_tcp = xasprintf("127.0.0.1:%d", a->port);
-		if (!tcp || strcmp(tcp, want_tcp) != 0)
-			client_warnx("%s exists and listens on %s; --port %d is ignored", m.conf_path,
-			    tcp ? tcp : "no TCP port", a->port);
-		free(tcp);
-		free(want_tcp);
+	} else {
+		if (a->masters && a->masters != nmasters)
+			client_die("%s already holds a cluster of %d master%s; --masters %d needs a new "
+			    "directory", a->dir, nmasters, nmasters == 1 ? "" : "s", a->masters);
+		if (a->port) {
+			char *tcp = master_tcp(&m);
+			char *want_tcp = xasprintf("127.0.0.1:%d", a->port);
+			if (!tcp || strcmp(tcp, want_tcp) != 0)
+				client_warnx("%s exists and listens on %s; --port %d is ignored", m.conf_path,
+				    tcp ? tcp : "no TCP port", a->port);
+			free(tcp);
+			free(want_tcp);
+		}
 	}
 	if ((masters = master_tcp(&m)) == NULL)
 		client_die("%s has no TCP listen address for the execds", m.conf_path);
+	if (nmasters == 2) {
+		char *t2, *both;
+		if (!master_read_n(a->dir, 2, &m2) || (t2 = master_tcp(&m2)) == NULL)
+			client_die("cannot read the standby's %s/qmaster-2.conf", a->dir);
+		both = xasprintf("%s, %s", masters, t2);
+		free(masters);
+		free(t2);
+		masters = both;
+	}
 	have = execd_list(a->dir, nums, NOWQ_MAX_EXECDS);
 	want = a->execds ? a->execds : have ? nums[have - 1] : 1;
 	ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -697,20 +795,12 @@ nowq_start(const struct nowq_args *a)
 	}
 	free(masters);
 
-	/* The master first: execds connect to it. */
-	if ((pid = daemon_pid(m.pid_file, "qmaster")) > 0)
-		say("qmaster is already running (pid %d)", (int)pid);
-	else {
-		int st;
-		qmaster_prog = find_daemon("qmaster");
-		if (mkdir_p(m.spool_dir, 0755) < 0)
-			client_die("cannot create %s: %s", m.spool_dir, strerror(errno));
-		if ((st = run_daemon(qmaster_prog, m.conf_path)) != 0)
-			client_die("qmaster did not start (exit status %d); see %s", st,
-			    m.log_file && *m.log_file ? m.log_file : "the messages above");
-		pid = wait_pid_file(m.pid_file, "qmaster");
-		say("started qmaster (pid %d): configuration %s, log %s", (int)pid, m.conf_path,
-		    m.log_file && *m.log_file ? m.log_file : "none (log_file is unset)");
+	/* The masters first (the first listed becomes primary, the second
+	 * its standby): execds connect to them. */
+	start_master(&m, nmasters == 2 ? "qmaster 1" : "qmaster", &qmaster_prog);
+	if (nmasters == 2) {
+		start_master(&m2, "qmaster 2", &qmaster_prog);
+		master_free(&m2);
 	}
 	for (int i = 1; i <= want; i++) {
 		struct execd_info x = { 0 };
@@ -742,7 +832,7 @@ nowq_start(const struct nowq_args *a)
 		}
 		execd_info_free(&x);
 	}
-	env = master_env(&m);
+	env = masters_env(a->dir, nmasters);
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
 	free(qmaster_prog);
@@ -800,6 +890,14 @@ nowq_stop(const struct nowq_args *a)
 		free(what);
 		execd_info_free(&x);
 	}
+	/* The standby before the primary, so it does not campaign. */
+	if (master_count(a->dir) == 2) {
+		struct nowq_master m2;
+		if (master_read_n(a->dir, 2, &m2)) {
+			stop_daemon("qmaster 2", m2.pid_file, "qmaster");
+			master_free(&m2);
+		}
+	}
 	stop_daemon("qmaster", m.pid_file, "qmaster");
 	master_free(&m);
 	return 0;
@@ -813,7 +911,7 @@ nowq_env(const struct nowq_args *a)
 
 	if (!master_read(a->dir, &m))
 		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
-	env = master_env(&m);
+	env = masters_env(a->dir, master_count(a->dir));
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
 	master_free(&m);
@@ -830,11 +928,18 @@ nowq_status(const struct nowq_args *a)
 
 	if (!master_read(a->dir, &m))
 		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
-	if ((pid = daemon_pid(m.pid_file, "qmaster")) > 0)
-		printf("qmaster: running (pid %d)\n", (int)pid);
-	else {
-		printf("qmaster: not running\n");
-		down++;
+	for (int i = 1; i <= master_count(a->dir); i++) {
+		struct nowq_master mi;
+		const char *what = master_count(a->dir) == 1 ? "qmaster" : i == 1 ? "qmaster 1" : "qmaster 2";
+		if (!master_read_n(a->dir, i, &mi))
+			continue;
+		if ((pid = daemon_pid(mi.pid_file, "qmaster")) > 0)
+			printf("%s: running (pid %d)\n", what, (int)pid);
+		else {
+			printf("%s: not running\n", what);
+			down++;
+		}
+		master_free(&mi);
 	}
 	n = execd_list(a->dir, nums, NOWQ_MAX_EXECDS);
 	for (int i = 0; i < n; i++) {
@@ -848,7 +953,7 @@ nowq_status(const struct nowq_args *a)
 		}
 		execd_info_free(&x);
 	}
-	env = master_env(&m);
+	env = masters_env(a->dir, master_count(a->dir));
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
 	master_free(&m);

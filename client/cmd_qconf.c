@@ -1,9 +1,10 @@
-/* cmd_qconf.c: qconf: show the queues and parallel environments as configured, make the master re-read qmaster.conf, and manage host aliases, users and owners. */
+/* cmd_qconf.c: qconf: show the queues and parallel environments as configured, make the master re-read qmaster.conf, manage host aliases, users and owners, show the masters and force a standby's takeover. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/common.h"
 #include "client/client.h"
@@ -12,7 +13,7 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload\n"
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload | -sm [--json] | -takeover\n"
 	"      -aalias NAME HOSTEXPR | -dalias NAME | -salias [NAME] | -sexpr HOSTEXPR\n"
 	"      -mhost HOST [users=U1,U2...] [owners=U1,U2...] | -se HOST\n",
 	qconf_run,
@@ -78,6 +79,49 @@ qconf_reload(void)
 	if (!rep)
 		return 1;
 	printf("%s\n", client_reply_message(rep));
+	json_decref(rep);
+	return 0;
+}
+
+/* -sm: the masters, as the first one that answers sees them. */
+static int
+qconf_masters(bool as_json)
+{
+	json_t *rep, *m;
+	size_t i;
+
+	client_any_master = true;
+	if (!(rep = client_request_ok(json_pack("{s:s}", "type", "MASTERS"), "")))
+		return 1;
+	if (as_json) {
+		/* One versioned document, as every --json (doc/json.md). */
+		json_t *doc = json_pack("{s:i, s:O}", "schema", 1, "masters", json_object_get(rep, "masters"));
+		char *t = json_dumps(doc, JSON_INDENT(2));
+		json_decref(doc);
+		printf("%s\n", t);
+		free(t);
+		json_decref(rep);
+		return 0;
+	}
+	printf("%-24s %-12s %6s %10s %6s %-20s %s\n", "master", "role", "epoch", "seq", "lag", "since", "state");
+	json_array_foreach(json_object_get(rep, "masters"), i, m) {
+		char since[32] = "-", epoch[24] = "-", seq[24] = "-", lag[24] = "-";
+		int64_t t = jint(m, "since", 0);
+		if (t > 0) {
+			time_t tt = (time_t)(t / 1000);
+			strftime(since, sizeof since, "%Y-%m-%d %H:%M:%S", localtime(&tt));
+		}
+		if (json_object_get(m, "epoch"))
+			snprintf(epoch, sizeof epoch, "%lld", (long long)jint(m, "epoch", 0));
+		if (json_object_get(m, "seq"))
+			snprintf(seq, sizeof seq, "%lld", (long long)jint(m, "seq", 0));
+		if (json_object_get(m, "lag"))
+			snprintf(lag, sizeof lag, "%lld", (long long)jint(m, "lag", 0));
+		printf("%-24s %-12s %6s %10s %6s %-20s %s%s\n", jstr(m, "name") ? jstr(m, "name") : "?",
+		    jstr(m, "role") ? jstr(m, "role") : "?", epoch, seq, lag, since,
+		    jstr(m, "state") ? jstr(m, "state") : json_is_true(json_object_get(m, "in_sync")) ?
+		    "in sync" : "", json_is_true(json_object_get(m, "self")) ? " (answered)" : "");
+	}
 	json_decref(rep);
 	return 0;
 }
@@ -168,6 +212,21 @@ qconf_alias(int argc, char **argv)
 	return 0;
 }
 
+/* -takeover: the standby becomes primary now, without votes. */
+static int
+qconf_takeover(void)
+{
+	json_t *rep;
+
+	client_any_master = true;
+	if (!(rep = client_request_ok(json_pack("{s:s}", "type", "TAKEOVER"), "cannot take over: ")))
+		return 1;
+	printf("standby is now primary (epoch %lld): %s\n", (long long)jint(rep, "epoch", 0),
+	    client_reply_message(rep));
+	json_decref(rep);
+	return 0;
+}
+
 static int
 qconf_run(int argc, char **argv)
 {
@@ -190,6 +249,10 @@ qconf_run(int argc, char **argv)
 		return qconf_show(argv[2]);
 	if (strcmp(argv[1], "-reload") == 0 && argc == 2)
 		return qconf_reload();
+	if (strcmp(argv[1], "-sm") == 0 && (argc == 2 || (argc == 3 && strcmp(argv[2], "--json") == 0)))
+		return qconf_masters(argc == 3);
+	if (strcmp(argv[1], "-takeover") == 0 && argc == 2)
+		return qconf_takeover();
 	if (strcmp(argv[1], "-aalias") == 0 || strcmp(argv[1], "-dalias") == 0 ||
 	    strcmp(argv[1], "-salias") == 0 || strcmp(argv[1], "-sexpr") == 0 ||
 	    strcmp(argv[1], "-mhost") == 0 || strcmp(argv[1], "-se") == 0)

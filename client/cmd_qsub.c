@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,6 +214,21 @@ lost:
 	}
 }
 
+/* The idempotency key of this submission: if the reply is lost in a
+ * failover, the retry names the same key and gets the same job. */
+static const char *
+qsub_key(void)
+{
+	static char key[33];
+	unsigned char r[16];
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		client_die("cannot read random bytes for the submission key: %s", strerror(errno));
+	for (int i = 0; i < 16; i++)
+		snprintf(key + 2 * i, 3, "%02x", r[i]);
+	return key;
+}
+
 static int
 qsub_run(int argc, char **argv)
 {
@@ -278,6 +294,8 @@ qsub_run(int argc, char **argv)
 		json_object_set_new(req, "deps", qsub_deps_json(&o));
 	if (o.cron)
 		json_object_set_new(req, "cron", json_string(o.cron));
+	else
+		json_object_set_new(req, "key", json_string(qsub_key()));
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	id = jint(rep, "id", 0);

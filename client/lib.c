@@ -24,8 +24,10 @@
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
 #define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
+#define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
 
 const char *client_prog = "nowq";
+bool client_any_master;
 
 static void
 client_vmsg(const char *kind, const char *fmt, va_list ap)
@@ -362,6 +364,13 @@ connection_lost(const char **why)
 	return NULL;
 }
 
+static bool
+is_redirect(const json_t *rep)
+{
+	const char *e = jstr(rep, "error");
+	return !jbool(rep, "ok", false) && e && strcmp(e, ERR_REDIRECT) == 0;
+}
+
 /* Who we are, for the HELLO: on a unix socket the kernel says it; over TCP
  * a munge credential (MUNGE_SOCKET, else libmunge's default socket) if
  * munged gives us one, which a master with auth = munge requires; without
@@ -382,106 +391,121 @@ client_auth(const char *addr, char *err, size_t errlen)
 	return auth;
 }
 
-/* Why munge gave no credential for the last HELLO ("" if it did), for the
- * refusal's message. */
-static char hello_mungeerr[400];
-
-/* Connects to the first master that answers and sends HELLO and the first
- * request in one write, so a submission costs one round trip.  Returns
- * HELLO's seq, whose reply the caller must read and check. */
-static int64_t
-connect_and_send(json_t *req, const char **why)
+/* Tries one master: connect, then HELLO and the request (if any) in one
+ * write, so a submission costs one round trip.  Without a request, the
+ * HELLO's reply is returned.  NULL with *why, and *next set when the next
+ * master should be asked instead (unreachable, or it redirects). */
+static json_t *
+call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *next)
 {
-	static char errbuf[2048];
-	char **masters = client_masters();
-	size_t off = 0;
-	json_t *hello;
+	static char msg[1024];
+	/* Why munge gave no credential ("" if it did), for a refusal's message. */
+	char mungeerr[400] = "";
+	json_t *hello, *rep;
 	char *buf = NULL;
 	size_t len = 0;
 	int64_t hseq;
+	int fd = connect_one(addr, why);
 
-	errbuf[0] = '\0';
-	hello_mungeerr[0] = '\0';
-	for (char **m = masters; m && *m; m++) {
-		const char *w = NULL;
-		int fd = connect_one(*m, &w);
-		if (fd >= 0) {
-			conn.fd = fd;
-			conn.addr = xstrdup(*m);
-			break;
-		}
-		off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
-		    "%s%s (%s)", off ? ", " : "", *m, w);
-		if (off >= sizeof errbuf)
-			off = sizeof errbuf - 1;
-	}
-	strv_free(masters);
-	if (conn.fd < 0) {
-		static char msg[sizeof errbuf + 64];
-		snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
-		*why = msg;
-		return -1;
-	}
+	*next = true;
+	if (fd < 0)
+		return NULL;
+	conn.fd = fd;
+	conn.addr = xstrdup(addr);
 	hseq = ++conn.seq;
 	hello = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
 	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", client_auth(conn.addr, hello_mungeerr, sizeof hello_mungeerr), "uid", (json_int_t)getuid(),
+	    "auth", client_auth(conn.addr, mungeerr, sizeof mungeerr), "uid", (json_int_t)getuid(),
 	    "user", client_user());
-	json_object_set_new(req, "seq", json_integer(++conn.seq));
-	if (frame_add(&buf, &len, hello) < 0 || frame_add(&buf, &len, req) < 0) {
+	if (client_any_master)
+		json_object_set_new(hello, "any", json_true());
+	if (req)
+		json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, hello) < 0 || (req && frame_add(&buf, &len, req) < 0)) {
 		json_decref(hello);
 		free(buf);
 		client_disconnect();
 		*why = "cannot encode the request";
-		return -1;
+		*next = false;
+		return NULL;
 	}
 	json_decref(hello);
 	if (send_all(conn.fd, buf, len, why) < 0) {
 		free(buf);
-		connection_lost(why);
-		return -1;
+		client_disconnect();
+		return NULL;
 	}
 	free(buf);
-	return hseq;
-}
-
-/* HELLO's reply: NULL with *why (and the connection dropped) on a refusal. */
-static json_t *
-hello_checked(json_t *rep, const char **why)
-{
-	static char msg[1024];
-
-	if (jbool(rep, "ok", false))
+	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL) {
+		client_disconnect();
+		return NULL;
+	}
+	if (!jbool(rep, "ok", false)) {
+		*next = is_redirect(rep);
+		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
+		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
+		json_decref(rep);
+		client_disconnect();
+		*why = msg;
+		return NULL;
+	}
+	*next = false;
+	if (!req)
 		return rep;
-	snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
-	    client_reply_message(rep), *hello_mungeerr ? " (" : "", hello_mungeerr,
-	    *hello_mungeerr ? ")" : "");
-	json_decref(rep);
-	client_disconnect();
-	*why = msg;
-	return NULL;
-}
-
-static json_t *
-connect_and_call(json_t *req, int timeout_ms, const char **why)
-{
-	json_t *rep;
-	int64_t hseq = connect_and_send(req, why);
-
-	if (hseq < 0)
-		return NULL;
-	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL)
-		return connection_lost(why);
-	if (hello_checked(rep, why) == NULL)
-		return NULL;
 	json_decref(rep);
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
 		return connection_lost(why);
+	if (is_redirect(rep)) {
+		*next = true;
+		snprintf(msg, sizeof msg, "%s", client_reply_message(rep));
+		*why = msg;
+		json_decref(rep);
+		client_disconnect();
+		return NULL;
+	}
 	return rep;
 }
 
-/* HELLO's seq while its reply is still to be read by client_recv. */
-static int64_t hello_pending = -1;
+/* The masters in order, following redirects.  During a failover none may
+ * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS.
+ * Without a request, only the HELLO is made and its reply returned. */
+static json_t *
+connect_and_call(json_t *req, int timeout_ms, const char **why)
+{
+	static char errbuf[2048], msg[sizeof errbuf + 64];
+	int64_t deadline = mono_ms() + CLIENT_FAILOVER_MS;
+	bool redirected = false;
+
+	for (;;) {
+		char **masters = client_masters();
+		size_t off = 0;
+		errbuf[0] = '\0';
+		for (char **m = masters; m && *m; m++) {
+			const char *w = NULL;
+			bool next;
+			json_t *rep = call_one(*m, req, timeout_ms, &w, &next);
+			if (rep || !next) {
+				strv_free(masters);
+				*why = w;
+				return rep;
+			}
+			redirected |= w && strstr(w, "ask another") != NULL;
+			off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
+			    "%s%s (%s)", off ? ", " : "", *m, w);
+			if (off >= sizeof errbuf)
+				off = sizeof errbuf - 1;
+		}
+		strv_free(masters);
+		/* Only a cluster with a standby fails over; one master that is
+		 * down is reported at once. */
+		if (!redirected || mono_ms() >= deadline)
+			break;
+		usleep(100000);
+	}
+	snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
+	*why = msg;
+	return NULL;
+}
 
 int
 client_send(json_t *req, const char **why)
@@ -489,10 +513,13 @@ client_send(json_t *req, const char **why)
 	char *buf = NULL;
 	size_t len = 0;
 
+	/* The HELLO is answered first, so that a standby's redirect is
+	 * followed before anything is pipelined. */
 	if (conn.fd < 0) {
-		if ((hello_pending = connect_and_send(req, why)) < 0)
+		json_t *hello = connect_and_call(NULL, CLIENT_REPLY_MS, why);
+		if (!hello)
 			return -1;
-		return 0;
+		json_decref(hello);
 	}
 	json_object_set_new(req, "seq", json_integer(++conn.seq));
 	if (frame_add(&buf, &len, req) < 0) {
@@ -534,13 +561,6 @@ client_recv(int timeout_ms, const char **why)
 			json_decref(msg);
 			continue;
 		}
-		if (jint(msg, "seq", -1) == hello_pending) {
-			hello_pending = -1;
-			if (hello_checked(msg, why) == NULL)
-				return NULL;
-			json_decref(msg);
-			continue;
-		}
 		return msg;
 	}
 }
@@ -566,8 +586,21 @@ client_call(json_t *req, int timeout_ms, const char **why)
 	free(buf);
 	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
 		goto broken;
+	if (is_redirect(rep)) {
+		/* This master stepped down or lost its majority: the request
+		 * did nothing here; ask the masters again. */
+		json_decref(rep);
+		client_disconnect();
+		return connect_and_call(req, timeout_ms, why);
+	}
 	return rep;
 broken:
+	/* A request that carries an idempotency key may be sent again: the
+	 * master that has it already answers with what the first one did. */
+	if (json_object_get(req, "key")) {
+		client_disconnect();
+		return connect_and_call(req, timeout_ms, why);
+	}
 	return connection_lost(why);
 }
 

@@ -291,3 +291,46 @@ auth_peer_uid_proc(const struct sockaddr_storage *peer, const struct sockaddr_st
 	fclose(fp);
 	return uid;
 }
+
+json_t *
+auth_hello_daemon(const char *method, const char *sock, const char *payload)
+{
+	char err[512], *cred;
+	json_t *auth;
+
+	if (strcmp(method, "munge") != 0)
+		return json_pack("{s:s}", "method", "none");
+	if ((cred = auth_munge_encode(sock, payload, err, sizeof err)) == NULL) {
+		log_warnx("%s", err);
+		return json_pack("{s:s}", "method", "munge");	/* refused, with the master's reason */
+	}
+	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
+	free(cred);
+	return auth;
+}
+
+int64_t
+auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, const json_t *rep,
+    const char *nonce, char *err, size_t errlen)
+{
+	const char *cred = json_string_value(json_object_get(json_object_get(rep, "auth"), "cred"));
+	char *want;
+	uid_t uid;
+	gid_t gid;
+	int rc;
+
+	if (is_unix || strcmp(method, "none") == 0) {
+		int64_t u = is_unix ? auth_peercred_uid(fd) : auth_loopback_peer_uid(fd);
+		if (u < 0)
+			snprintf(err, errlen, "cannot tell which user runs it");
+		return u;
+	}
+	if (!cred) {
+		snprintf(err, errlen, "its HELLO reply has no munge credential");
+		return -1;
+	}
+	want = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, nonce);
+	rc = auth_munge_decode(sock, cred, want, &uid, &gid, err, errlen);
+	free(want);
+	return rc < 0 ? -1 : (int64_t)uid;
+}

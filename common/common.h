@@ -43,6 +43,9 @@ bool    name_chars_ok(const char *s, size_t max);
 int     set_nonblock(int fd);
 int     set_cloexec(int fd);
 uint64_t hash_fnv1a64(const void *p, size_t n);
+/* Base64 of n bytes (malloc'd text); decoding gives NULL on bad input. */
+char    *b64_encode(const void *data, size_t n);
+void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
 char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */
 const char *my_hostname(void);   /* short host name, cached */
@@ -132,7 +135,8 @@ bool            nodeset_names(const struct nodeset *n, const char *name);
 /* The payloads a credential must carry, so one made for another program
  * (or another step of ours) is no HELLO: */
 #define AUTH_PAYLOAD_CLIENT "nowq:hello:client"
-#define AUTH_PAYLOAD_EXECD  "nowq:hello:execd"
+#define AUTH_PAYLOAD_EXECD  "nowq:hello:execd"     /* also an execd's witness link */
+#define AUTH_PAYLOAD_PEER   "nowq:hello:peer"      /* a master to the other (replication, probes) */
 #define AUTH_PAYLOAD_MASTER "nowq:master:"   /* followed by the execd's nonce */
 /* The munge socket: the configured one, else $MUNGE_SOCKET, else NULL
  * (libmunge's default). */
@@ -158,6 +162,17 @@ int64_t auth_loopback_peer_uid(int fd);
 struct sockaddr_storage;
 int64_t auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
 int64_t auth_peer_uid_proc(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
+/* The "auth" of a daemon's HELLO on TCP (an execd, its witness link, a
+ * master to the other): with method "munge" a credential carrying payload
+ * (without one, logged here, the master refuses and says why), else none. */
+json_t *auth_hello_daemon(const char *method, const char *sock, const char *payload);
+/* The uid running the master that answered a daemon's HELLO on fd: the
+ * kernel's word on a unix socket or (method none) a loopback connection,
+ * else the munge credential in its reply, which must carry
+ * AUTH_PAYLOAD_MASTER and our HELLO's nonce (made for this connection, not
+ * replayed from another).  -1 with a sentence in err. */
+int64_t auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, const json_t *rep,
+            const char *nonce, char *err, size_t errlen);
 
 /* proto.c: frames are a 4-byte big-endian length and one JSON object. */
 #define PROTO_VERSION       1
@@ -189,6 +204,9 @@ enum msg_type {
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	/* host lists and reservations (issue 4) */
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
+	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
+	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
+	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);
@@ -203,6 +221,8 @@ enum msg_type   msg_type_of(const json_t *msg);
 #define ERR_INVAL     "invalid"
 #define ERR_LIMIT     "limit"
 #define ERR_INTERNAL  "internal"
+/* Not the writable master: ask the next one (reply field "master" may name it). */
+#define ERR_REDIRECT  "redirect"
 
 struct evbuffer;
 /* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */

@@ -312,3 +312,57 @@ text_oneline(const char *src)
 	text_oneline_to(dst, cap, src);
 	return dst;
 }
+
+/* Base64 (RFC 4648), for binary payloads in JSON frames (changesets, snapshots). */
+static const char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+char *
+b64_encode(const void *data, size_t n)
+{
+	const unsigned char *p = data;
+	char *out = xmalloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+		    (i + 2 < n ? p[i + 2] : 0);
+		*o++ = b64_chars[v >> 18 & 63];
+		*o++ = b64_chars[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64_chars[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? b64_chars[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+void *
+b64_decode(const char *s, size_t *n)
+{
+	size_t len = strlen(s), k = 0;
+	unsigned char *out;
+	uint32_t v = 0;
+	int bits = 0;
+
+	if (len % 4)
+		return NULL;
+	out = xmalloc(len / 4 * 3 + 1);
+	for (size_t i = 0; i < len; i++) {
+		const char *c;
+		if (s[i] == '=') {
+			if (i < len - 2)
+				goto bad;
+			break;
+		}
+		if (!(c = strchr(b64_chars, s[i])) || !*c)
+			goto bad;
+		v = v << 6 | (uint32_t)(c - b64_chars);
+		if ((bits += 6) >= 8) {
+			bits -= 8;
+			out[k++] = (unsigned char)(v >> bits);
+		}
+	}
+	*n = k;
+	return out;
+bad:
+	free(out);
+	return NULL;
+}

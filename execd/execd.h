@@ -111,6 +111,14 @@ bool    shepherd_proc_start(pid_t pid, unsigned long long *start);
 void    link_start(void);
 void    link_stop(void);
 bool    link_ready(void);             /* connected and registered */
+int64_t link_last_heard(void);        /* mono ms of the master's last frame */
+/* We voted for epoch: drop a link to a master of an older one and connect
+ * to candidate (its masters entry) first. */
+void    link_fence(int64_t epoch, const char *candidate);
+/* Is the master that answered our HELLO (rep) on fd the daemon identity
+ * (root, our own user or admin_user)?  Its munge credential must carry
+ * nonce, our HELLO's.  0, or -1 with why.  Also for the witness links. */
+int     link_master_ok(int fd, bool is_unix, const json_t *rep, const char *nonce, char *why, size_t n);
 /* Sends msg (stolen) with a fresh seq; returns the seq, or -1 when down. */
 int64_t link_send(json_t *msg);
 /* Sends PULL if idle with free slots and no PULL (with this many free) is
@@ -204,7 +212,16 @@ int     outbox_init(void);            /* binds the wake-up socket */
 void    outbox_shutdown(void);
 void    outbox_flush(void);           /* sends what the master has not got yet */
 void    outbox_ack(int64_t seq);
-void    outbox_link_down(void);       /* what was in flight must be sent again */
+void    outbox_link_down(void);
+
+/* witness.c: the failover witness: votes for a standby that lost the primary. */
+void    witness_start(void);
+void    witness_stop(void);
+int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */
+/* The primary's heartbeat named its last sequence: a candidate for a later
+ * epoch must have it (the primary may have acknowledged it without a standby). */
+void    witness_saw_seq(int64_t seq);
+int64_t witness_heard(void);          /* the highest sequence a primary announced */       /* what was in flight must be sent again */
 
 /* pe.c: a parallel job's part on this host. */
 struct pe_part {

@@ -54,6 +54,7 @@ static struct {
 	int64_t             pull_seq;
 	int                 pull_free;
 	bool                pull_hold;    /* the master answered a PULL with nothing */
+	int64_t             last_heard;   /* mono ms of the master's last frame */
 	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
 	bool                master_ok;    /* the master proved its identity */
 } lk;
@@ -202,58 +203,20 @@ link_is_unix(void)
 static json_t *
 link_auth(void)
 {
-	char err[512], *cred;
-	json_t *auth;
-
-	if (link_is_unix() || strcmp(conf->auth, "munge") != 0)
+	if (link_is_unix())
 		return json_pack("{s:s}", "method", "none");
-	if ((cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD,
-	    err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
-		return json_pack("{s:s}", "method", "munge");	/* refused, with the master's reason */
-	}
-	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
-	free(cred);
-	return auth;
+	return auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD);
 }
 
-/* Only the master may DISPATCH to us: the peer must be the daemon identity
- * (root, our own user, or admin_user), as the kernel says on a unix socket
- * or a loopback connection (auth = none), or as the munge credential in its
- * HELLO reply says, which must carry our nonce (so it was made for this
- * connection, not replayed from another).  0, or -1 with why. */
-static int
-link_check_master(json_t *rep, char *why, size_t n)
+int
+link_master_ok(int fd, bool is_unix, const json_t *rep, const char *nonce, char *why, size_t n)
 {
-	int fd = bufferevent_getfd(lk.bev);
-	json_t *auth = json_object_get(rep, "auth");
-	char err[400], *want;
-	int64_t uid;
-	uid_t muid;
-	gid_t mgid;
+	char err[400];
+	int64_t uid = auth_master_uid(fd, is_unix, conf->auth, auth_munge_socket(conf->munge_socket),
+	    rep, nonce, err, sizeof err);
 
-	if (link_is_unix())
-		uid = auth_peercred_uid(fd);
-	else if (strcmp(conf->auth, "none") == 0)
-		uid = auth_loopback_peer_uid(fd);
-	else {
-		want = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, lk.nonce);
-		if (!jstr(auth, "cred")) {
-			snprintf(err, sizeof err, "its HELLO reply has no munge credential");
-			uid = -1;
-		} else if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"), want,
-		    &muid, &mgid, err, sizeof err) < 0)
-			uid = -1;
-		else
-			uid = muid;
-		free(want);
-		if (uid < 0) {
-			snprintf(why, n, "refused the master: %s", err);
-			return -1;
-		}
-	}
 	if (uid < 0) {
-		snprintf(why, n, "refused the master: cannot tell which user runs it");
+		snprintf(why, n, "refused the master: %s", err);
 		return -1;
 	}
 	if (uid != 0 && uid != (int64_t)geteuid() && uid != conf->admin_uid) {
@@ -262,6 +225,13 @@ link_check_master(json_t *rep, char *why, size_t n)
 		return -1;
 	}
 	return 0;
+}
+
+/* Only the master may DISPATCH to us: see link_master_ok. */
+static int
+link_check_master(json_t *rep, char *why, size_t n)
+{
+	return link_master_ok(bufferevent_getfd(lk.bev), link_is_unix(), rep, lk.nonce, why, n);
 }
 
 static void
@@ -345,6 +315,13 @@ link_reply(json_t *msg)
 	char why[512];
 
 	if (seq == lk.hello_seq || seq == lk.register_seq) {
+		if (!ok && jstr(msg, "error") && strcmp(jstr(msg, "error"), ERR_REDIRECT) == 0) {
+			/* A standby, or a master that steps down: the next one. */
+			log_debug("master %s redirects: %s", link_peer(), text ? text : "");
+			link_close();
+			link_try_next();
+			return;
+		}
 		if (!ok) {
 			snprintf(why, sizeof why, "refused %s: %s (%s)",
 			    seq == lk.hello_seq ? "HELLO" : "REGISTER",
@@ -359,6 +336,13 @@ link_reply(json_t *msg)
 			}
 			lk.master_ok = true;
 			lk.epoch = jint(msg, "epoch", 0);
+			/* Fencing: we voted for a newer master; this one was replaced. */
+			if (lk.epoch < witness_epoch()) {
+				log_warnx("master %s is of epoch %lld, older than %lld we voted for: trying the next",
+				    link_peer(), (long long)lk.epoch, (long long)witness_epoch());
+				link_close();
+				link_try_next();
+			}
 			return;
 		}
 		lk.state = LINK_READY;
@@ -439,6 +423,18 @@ link_handle(json_t *msg)
 	case MSG_ACK:
 		outbox_ack(jint(msg, "seq", -1));
 		break;
+	case MSG_HEARTBEAT:
+		/* The echo is the master's lease: we vote for no other master
+		 * until the failover timeout has passed since it sent this. */
+		/* Not to a master that lacks a sequence we heard announced:
+		 * one restarted on an old copy while the other is down would
+		 * lose writes acknowledged on our word (t/model/failover.pml). */
+		if (jint(msg, "epoch", 0) >= witness_epoch() && jint(msg, "last", 0) >= witness_heard()) {
+			witness_saw_seq(jint(msg, "last", 0));
+			link_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0),
+			    "last", (json_int_t)jint(msg, "last", 0)));
+		}
+		break;
 	default:
 		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());
 	}
@@ -453,6 +449,10 @@ link_read_cb(struct bufferevent *bev, void *arg)
 	int r;
 
 	while (lk.bev == bev && (r = proto_frame_take(in, &msg, PROTO_MAX_FRAME, &why)) != 0) {
+		/* Only a registered link is a primary: a standby's redirect
+		 * is not a sign that the primary lives. */
+		if (r > 0 && lk.state == LINK_READY)
+			lk.last_heard = mono_ms();
 		if (r < 0) {
 			char text[256];
 			snprintf(text, sizeof text, "bad frame (%s)", why);
@@ -547,9 +547,43 @@ link_retry_cb(evutil_socket_t fd, short what, void *arg)
 	link_try_next();
 }
 
+int64_t
+link_last_heard(void)
+{
+	return lk.last_heard;
+}
+
+/* We voted for epoch: a link to an older master goes, and a link that is
+ * down (the primary died) tries again now rather than after its backoff,
+ * so the new primary has its execds, and their leases, at once. */
+void
+link_fence(int64_t epoch, const char *candidate)
+{
+	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING) {
+		log_warnx("master %s: its epoch was superseded by our vote; reconnecting", link_peer());
+		link_close();
+		lk.state = LINK_DOWN;
+	}
+	if (lk.state == LINK_DOWN) {
+		evtimer_del(lk.retry_ev);
+		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+		/* The candidate first: our vote is its lease only for the
+		 * failover timeout, and a connection to an old primary cut off
+		 * from us may take longer than that to fail. */
+		lk.cur = -1;
+		for (int i = 0; i < lk.naddrs; i++)
+			if (strcmp(lk.addrs[i].label, candidate) == 0) {
+				lk.cur = i - 1;
+				break;
+			}
+		link_try_next();
+	}
+}
+
 void
 link_start(void)
 {
+	lk.last_heard = mono_ms();
 	lk.backoff_ms = LINK_BACKOFF_MIN_MS;
 	lk.cur = -1;
 	lk.retry_ev = evtimer_new(base, link_retry_cb, NULL);

@@ -222,6 +222,7 @@ main(int argc, char **argv)
 	    conf->idle_windows_text ? conf->idle_windows_text : "none",
 	    conf->idle_command ? conf->idle_command : "none",
 	    idle_owner_returns_name(conf->owner_returns));
+	witness_start();
 	link_start();
 	pidfile = execd_path("execd.pid");
 	daemon_ready(token, pidfile);
@@ -229,6 +230,7 @@ main(int argc, char **argv)
 	event_base_dispatch(base);
 
 	link_stop();
+	witness_stop();
 	sense_stop();
 	outbox_shutdown();
 	active_free_all();

@@ -167,6 +167,49 @@ conf_queue_read(const char *path, cfg_t *q, struct qm_queue *qq)
 	return 0;
 }
 
+/* masters = {"a:7444", "b:7444"}: this master is the entry that is its
+ * listen address; the others are its peers. */
+static int
+conf_masters(const char *path, cfg_t *cfg, struct qm_conf *c)
+{
+	unsigned n = cfg_size(cfg, "masters");
+	long t = cfg_getint(cfg, "failover_timeout");
+
+	if (t < 1 || t > 3600) {
+		conf_say("%s: failover_timeout must be 1 to 3600 seconds, not %ld", path, t);
+		return -1;
+	}
+	c->failover_timeout_ms = (int64_t)t * 1000;
+	c->self = -1;
+	if (n == 0)
+		return 0;
+	if (n > QM_MAX_MASTERS) {
+		conf_say("%s: masters lists %u masters; at most %d are supported", path, n, QM_MAX_MASTERS);
+		return -1;
+	}
+	c->masters = xcalloc(n + 1, sizeof *c->masters);
+	for (unsigned i = 0; i < n; i++) {
+		const char *m = cfg_getnstr(cfg, "masters", i);
+		char *host;
+		int port;
+		if (parse_hostport(m, &host, &port) < 0) {
+			conf_say("%s: masters: \"%s\" is not HOST:PORT", path, m);
+			return -1;
+		}
+		free(host);
+		c->masters[i] = xstrdup(m);
+		c->nmasters = (int)i + 1;
+		if (c->listen && strcmp(m, c->listen) == 0)
+			c->self = (int)i;
+	}
+	if (c->self < 0) {
+		conf_say("%s: listen \"%s\" is not one of masters; each master must be listed "
+		    "exactly as it listens", path, c->listen ? c->listen : "");
+		return -1;
+	}
+	return 0;
+}
+
 struct qm_conf *
 conf_load(const char *path)
 {
@@ -214,6 +257,8 @@ conf_load(const char *path)
 		CFG_INT("mail_timeout", 60, CFGF_NONE),
 		CFG_INT("mail_retry", 30, CFGF_NONE),
 		CFG_STR_LIST("admin_mail", "{}", CFGF_NONE),
+		CFG_STR_LIST("masters", "{}", CFGF_NONE),
+		CFG_INT("failover_timeout", 2, CFGF_NONE),
 		CFG_SEC("queue", queue_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 		CFG_SEC("pe", pe_opts, CFGF_MULTI | CFGF_TITLE | CFGF_NO_TITLE_DUPES),
 		CFG_END()
@@ -352,6 +397,8 @@ conf_load(const char *path)
 		}
 		c->admin_mail[i] = xstrdup(cfg_getnstr(cfg, "admin_mail", i));
 	}
+	if (conf_masters(path, cfg, c) < 0)
+		goto bad;
 	n = cfg_size(cfg, "queue");
 	if (n == 0) {
 		conf_say("%s: no queue is defined (define at least queue \"all.q\")", path);
@@ -426,6 +473,7 @@ conf_free(struct qm_conf *c)
 	free(c->pid_file);
 	free(c->mailer);
 	strv_free(c->admin_mail);
+	strv_free(c->masters);
 	for (int i = 0; i < c->nqueues; i++) {
 		free(c->queues[i].name);
 		free(c->queues[i].hosts);

@@ -167,11 +167,23 @@ job_counts(void)
 	return o;
 }
 
+/* The masters as qconf -sm shows them, with this one's address and pid. */
 static json_t *
 masters_json(void)
 {
-	return json_pack("[{s:s, s:s?, s:i, s:I}]", "role", "primary", "address", conf->listen,
-	    "pid", (int)getpid(), "since", (json_int_t)started_ms);
+	json_t *list = repl_masters_json(), *m;
+	size_t i;
+
+	json_array_foreach(list, i, m) {
+		if (!json_is_true(json_object_get(m, "self"))) {
+			json_object_set(m, "address", json_object_get(m, "name"));
+			continue;
+		}
+		json_object_set_new(m, "address", conf->nmasters ? json_string(conf->masters[conf->self]) :
+		    conf->listen ? json_string(conf->listen) : json_null());
+		json_object_set_new(m, "pid", json_integer(getpid()));
+	}
+	return list;
 }
 
 static json_t *

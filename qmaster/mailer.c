@@ -311,6 +311,8 @@ mailer_init(void)
 void
 mailer_shutdown(void)
 {
+	if (!pump_ev)
+		return;   /* a standby never started it */
 	event_free(pump_ev);
 	event_free(chld_ev);
 	pump_ev = chld_ev = NULL;

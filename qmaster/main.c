@@ -33,7 +33,8 @@ commit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t t0;
 
-	if (sched_wanted())
+	/* Only a writable primary starts jobs: a fenced one must not. */
+	if (sched_wanted() && repl_writable())
 		sched_run();
 	if (!store_in_txn(store))
 		return;
@@ -43,7 +44,7 @@ commit_cb(evutil_socket_t fd, short what, void *arg)
 		 * honest reply to give.  Restarting recovers the last commit. */
 		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
 	http_observe_commit(mono_us() - t0);
-	net_flush_held();
+	repl_committed();
 }
 
 void
@@ -91,11 +92,16 @@ qm_is_daemon(uid_t uid)
  *  - release jobs whose start time (qsub -a) has come;
  *  - make the jobs of cron entries that are due;
  *  - declare hosts silent for host_timeout lost (exechost.c);
- *  - open and close reservation windows (resv.c). */
+ *  - open and close reservation windows (resv.c);
+ *  - forget submission keys older than SUBMIT_KEY_KEEP_MS.
+ * A fenced primary or a standby does none of it. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int n;
+	/* A fenced primary changes nothing on its own: the new one does. */
+	if (!repl_writable())
+		return;
 	qm_txn();
 	n = store_jobs_purge_finished(store, now_ms() - conf->finished_keep_ms);
 	if (n < 0)
@@ -106,6 +112,26 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	cron_tick(now_ms());
 	exechost_check_lost();
 	resv_tick(now_ms());
+	if (store_key_purge(store, now_ms() - SUBMIT_KEY_KEEP_MS) < 0)
+		fatalx("cannot purge submission keys");
+}
+
+void
+qm_serve(void)
+{
+	struct timeval one = { 1, 0 };
+	char *act;
+
+	exechost_init();
+	hostlist_init();
+	resv_init();
+	qmod_apply_queues();
+	mailer_init();
+	event_add(tick_ev, &one);
+	act = xasprintf("%s/act_qmaster", conf->spool_dir);
+	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
+		log_warn("cannot write %s", act);
+	free(act);
 }
 
 static void
@@ -129,7 +155,7 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check]\n       qmaster --requests\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check] [--rejoin]\n       qmaster --requests\n");
 	exit(2);
 }
 
@@ -153,18 +179,17 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
+		{ "rejoin", no_argument, NULL, 'J' },
 		{ "requests", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = SYSCONFDIR "/nowq/qmaster.conf";
-	bool foreground = false, debug = false, check = false;
+	bool foreground = false, debug = false, check = false, rejoin = false;
 	const char *why;
-	char *act;
 	int ch, token;
 	struct event *sigs[4];
 	const int signums[4] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
-	struct timeval one = { 1, 0 };
 
 	while ((ch = getopt_long(argc, argv, "fdc:h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -172,6 +197,7 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
+		case 'J': rejoin = true; break;
 		case 'R':
 			/* The handler table, for people and for the test that
 			 * walks every request with an unprivileged identity. */
@@ -202,20 +228,17 @@ main(int argc, char **argv)
 	}
 	log_init("qmaster", debug ? LOG_LVL_DEBUG : conf->log_level, foreground ? NULL : conf->log_file);
 	lock_spool(conf->spool_dir);
-	token = daemon_begin(foreground);
+	/* A master that steps down re-executes itself (--rejoin): it is a
+	 * daemon already and keeps its pid. */
+	token = daemon_begin(foreground || rejoin);
 	signal(SIGPIPE, SIG_IGN);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
-	exechost_init();
-	hostlist_init();
-	resv_init();
-	qmod_apply_queues();
 	base = event_base_new();
 	if (!base)
 		fatalx("event_base_new failed");
 	commit_ev = event_new(base, -1, 0, commit_cb, NULL);
 	tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, NULL);
-	event_add(tick_ev, &one);
 	for (int i = 0; i < 4; i++) {
 		sigs[i] = evsignal_new(base, signums[i], sig_cb, NULL);
 		event_add(sigs[i], NULL);
@@ -224,7 +247,6 @@ main(int argc, char **argv)
 		fatalx("cannot serve the status page on http_listen %s", conf->http_listen);
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
-	mailer_init();
 	if (strcmp(conf->auth, "munge") == 0) {
 		/* munged may come later; say now why every peer would be refused. */
 		char err[400], *cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), "nowq:probe",
@@ -236,11 +258,9 @@ main(int argc, char **argv)
 	if (strcmp(conf->auth, "none") == 0)
 		log_warnx("AUTHENTICATION IS WEAK (auth = none): only loopback peers, each taken to "
 		    "be the owner of its socket; use munge for anything but a personal cluster");
-	act = xasprintf("%s/act_qmaster", conf->spool_dir);
-	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
-		log_warn("cannot write %s", act);
-	free(act);
-	log_info("qmaster started: spool %s, listening on %s%s%s, %lld pending and %lld running jobs",
+	repl_start(argv, rejoin);
+	log_info("qmaster started as %s: spool %s, listening on %s%s%s, %lld pending and %lld running jobs",
+	    repl_role_name(),
 	    conf->spool_dir, conf->unix_socket ? conf->unix_socket : "",
 	    conf->unix_socket && conf->listen ? " and " : "", conf->listen ? conf->listen : "",
 	    (long long)store_jobs_count(store, 1u << JS_PENDING),
@@ -257,6 +277,8 @@ main(int argc, char **argv)
 	}
 	net_shutdown();
 	http_stop();
+	repl_stop();
+	failover_free();
 	mailer_shutdown();
 	resv_free_all();
 	exechost_free_all();

@@ -52,6 +52,7 @@ static struct conn_list conns = TAILQ_HEAD_INITIALIZER(conns);
 struct held {
 	TAILQ_ENTRY(held) entry;
 	struct conn      *c;
+	int64_t           upto;     /* replication seq the standby must ack first; 0: not yet known */
 	json_t           *msg;      /* or, when NULL, */
 	char             *text;     /* the message as JSON text */
 	size_t            len;
@@ -102,14 +103,30 @@ net_hold(struct conn *c, json_t *msg, char *text, size_t len)
 	h->msg = msg;
 	h->text = text;
 	h->len = len;
+	/* Outside a transaction, only the changesets already sent hold it back. */
+	h->upto = store_in_txn(store) ? 0 : repl_unacked();
 	c->refs++;
 	TAILQ_INSERT_TAIL(&held, h, entry);
+}
+
+/* Replication and election traffic (to the standby, to witnesses, the
+ * execds' HEARTBEATs) is what releases held replies: it never waits
+ * behind them. */
+void
+net_send_now(struct conn *c, json_t *msg)
+{
+	conn_write_now(c, msg, NULL, 0);
+	json_decref(msg);
 }
 
 void
 net_send(struct conn *c, json_t *msg)
 {
-	if (store_in_txn(store)) {
+	if (c->role & (ROLE_PEER | ROLE_WITNESS)) {
+		net_send_now(c, msg);
+		return;
+	}
+	if (store_in_txn(store) || repl_unacked()) {
 		net_hold(c, msg, NULL, 0);
 		return;
 	}
@@ -120,7 +137,7 @@ net_send(struct conn *c, json_t *msg)
 void
 net_send_text(struct conn *c, char *text, size_t len)
 {
-	if (store_in_txn(store)) {
+	if (store_in_txn(store) || repl_unacked()) {
 		net_hold(c, NULL, text, len);
 		return;
 	}
@@ -129,10 +146,23 @@ net_send_text(struct conn *c, char *text, size_t len)
 }
 
 void
-net_flush_held(void)
+net_hold_tag(int64_t seq)
 {
 	struct held *h;
-	while ((h = TAILQ_FIRST(&held)) != NULL) {
+	TAILQ_FOREACH_REVERSE(h, &held, held_list, entry) {
+		if (h->upto)
+			break;
+		h->upto = seq;
+	}
+}
+
+/* Messages go in the order they were queued: the first one still waiting
+ * for a later acknowledgement stops the walk. */
+void
+net_release(int64_t acked)
+{
+	struct held *h;
+	while ((h = TAILQ_FIRST(&held)) != NULL && (acked < 0 || (h->upto && h->upto <= acked))) {
 		TAILQ_REMOVE(&held, h, entry);
 		conn_write_now(h->c, h->msg, h->text, h->len);
 		json_decref(h->msg);
@@ -145,6 +175,12 @@ net_flush_held(void)
 }
 
 void
+net_flush_held(void)
+{
+	net_release(-1);
+}
+
+void
 net_close(struct conn *c, const char *why)
 {
 	if (c->dead)
@@ -154,6 +190,8 @@ net_close(struct conn *c, const char *why)
 	TAILQ_REMOVE(&conns, c, entry);
 	if (c->role == ROLE_EXECD)
 		exechost_conn_gone(c);
+	if (c->role == ROLE_PEER || c->role == ROLE_WITNESS)
+		repl_conn_gone(c);
 	request_conn_gone(c);
 	bufferevent_free(c->bev);
 	c->bev = NULL;
@@ -337,7 +375,7 @@ conn_frame_deadline(struct conn *c, struct evbuffer *in)
  * (auth = none, loopback only, refused otherwise by conf.c) the claimed uid
  * if it owns the peer's socket.  0, or -1 with the refusal in err. */
 static int
-conn_tcp_identity(struct conn *c, json_t *msg, bool execd, char *err, size_t errlen)
+conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
 {
 	json_t *auth = json_object_get(msg, "auth");
 	const char *method = jstr(auth, "method");
@@ -351,7 +389,7 @@ conn_tcp_identity(struct conn *c, json_t *msg, bool execd, char *err, size_t err
 		}
 		/* The credential is the only source: no claimed uid is read. */
 		if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"),
-		    execd ? AUTH_PAYLOAD_EXECD : AUTH_PAYLOAD_CLIENT, &c->uid, &c->gid, err, errlen) < 0)
+		    payload, &c->uid, &c->gid, err, errlen) < 0)
 			return -1;
 		return 0;
 	}
@@ -405,7 +443,7 @@ conn_hello(struct conn *c, json_t *msg)
 	const char *role = jstr(msg, "role");
 	const struct user_cache *u;
 	char err[512];
-	bool execd;
+	bool execd, peer, witness;
 	json_t *rep;
 
 	if (jint(msg, "version", -1) != PROTO_VERSION) {
@@ -413,12 +451,17 @@ conn_hello(struct conn *c, json_t *msg)
 		    (long long)jint(msg, "version", -1), PROTO_VERSION));
 		return false;
 	}
-	if (!role || (strcmp(role, "client") != 0 && strcmp(role, "execd") != 0)) {
-		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\" or \"execd\""));
+	if (!role || (strcmp(role, "client") != 0 && strcmp(role, "execd") != 0 &&
+	    strcmp(role, "peer") != 0 && strcmp(role, "witness") != 0)) {
+		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\", \"execd\", "
+		    "\"peer\" or \"witness\""));
 		return false;
 	}
 	execd = strcmp(role, "execd") == 0;
-	if (!c->is_unix && conn_tcp_identity(c, msg, execd, err, sizeof err) < 0) {
+	peer = strcmp(role, "peer") == 0;
+	witness = strcmp(role, "witness") == 0;
+	if (!c->is_unix && conn_tcp_identity(c, msg, execd || witness ? AUTH_PAYLOAD_EXECD : peer ?
+	    AUTH_PAYLOAD_PEER : AUTH_PAYLOAD_CLIENT, err, sizeof err) < 0) {
 		log_warnx("%s: refused: %s", c->peer, err);
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
@@ -428,24 +471,52 @@ conn_hello(struct conn *c, json_t *msg)
 	c->manager = qm_is_manager(c->user, c->uid);
 	c->operator = c->manager || qm_is_operator(c->user);
 	c->daemon = qm_is_daemon(c->uid);
-	c->role = execd ? ROLE_EXECD : ROLE_CLIENT;
+	c->role = execd ? ROLE_EXECD : peer ? ROLE_PEER : witness ? ROLE_WITNESS : ROLE_CLIENT;
+	if ((peer || witness) && !c->daemon) {
+		log_warnx("%s: refused: uid %u is not the daemon identity of this cluster", c->peer,
+		    (unsigned)c->uid);
+		net_send(c, proto_reply_err(seq, ERR_AUTH, "only the daemon identity (root, the master's "
+		    "own user or admin_user) may connect as %s", role));
+		return false;
+	}
+	/* A standby serves only the replication link, the execds' votes and
+	 * the requests that say they want whichever master (qconf -sm,
+	 * -takeover).  A primary without its leases still takes execds: their
+	 * HEARTBEAT echoes are the leases that make it writable again (an
+	 * execd that voted for a newer master does not connect to it). */
+	if (((c->role == ROLE_CLIENT && !repl_writable() && !jbool(msg, "any", false)) ||
+	    (c->role == ROLE_EXECD && repl_role() != REPL_PRIMARY))) {
+		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another",
+		    repl_role() == REPL_PRIMARY ? "a primary cut off from its standby and most execds" :
+		    repl_role_name());
+		if (repl_primary_addr())
+			json_object_set_new(rep, "master", json_string(repl_primary_addr()));
+		net_send(c, rep);
+		return false;
+	}
 	rep = proto_reply_ok(seq);
-	if (execd && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
+	/* Daemons (an execd, its witness link, the other master) act on what
+	 * a master tells them: it proves who it is. */
+	if ((execd || peer || witness) && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
 	    conn_prove_master(rep, msg, err, sizeof err) < 0) {
 		json_decref(rep);
-		log_warnx("%s: refused an execd: %s", c->peer, err);
+		log_warnx("%s: refused a %s: %s", c->peer, role, err);
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
 	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
-	json_object_set_new(rep, "epoch", json_integer(1));
+	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
+	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
 	json_object_set_new(rep, "uid", json_integer(c->uid));
 	json_object_set_new(rep, "user", json_string(c->user));
 	json_object_set_new(rep, "manager", json_boolean(c->manager));
 	json_object_set_new(rep, "operator", json_boolean(c->operator));
-	net_send(c, rep);
+	/* Not held behind the standby's acknowledgement: it says nothing about
+	 * the database, and an execd echoes the HEARTBEATs that release held
+	 * replies only once it has it. */
+	net_send_now(c, rep);
 	log_debug("%s: %s %s (uid %u)%s", c->peer, role, c->user, (unsigned)c->uid,
 	    c->is_unix ? "" : strcmp(conf->auth, "munge") == 0 ? " by munge" : " by loopback owner");
 	return true;
@@ -638,4 +709,10 @@ net_shutdown(void)
 		unlink(conf->unix_socket);
 	while ((c = TAILQ_FIRST(&conns)) != NULL)
 		net_close(c, "shutting down");
+}
+
+struct conn *
+net_next(struct conn *c)
+{
+	return c ? TAILQ_NEXT(c, entry) : TAILQ_FIRST(&conns);
 }

@@ -53,6 +53,8 @@ struct qm_pe {
 	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
 };
 
+#define QM_MAX_MASTERS 2
+
 struct qm_conf {
 	char            *path;
 	char            *spool_dir;
@@ -84,6 +86,10 @@ struct qm_conf {
 	int              mail_timeout;    /* seconds before a mailer is killed */
 	int              mail_retry;      /* seconds before the first retry; doubles */
 	char           **admin_mail;      /* managers' addresses, NULL-terminated */
+	char           **masters;         /* NULL-terminated HOST:PORT, or NULL: no standby */
+	int              nmasters;
+	int              self;            /* this master's index in masters, -1 without */
+	int64_t          failover_timeout_ms;
 	struct qm_queue *queues;
 	int              nqueues;
 	struct qm_pe    *pes;
@@ -103,7 +109,9 @@ char                  *conf_queue_text(const struct qm_queue *q);
 const struct qm_pe    *conf_pe(const struct qm_conf *c, const char *name);
 
 /* net.c: listeners, connections, framing, and replies held until commit. */
-enum conn_role { ROLE_NONE = 0, ROLE_CLIENT = 1, ROLE_EXECD = 2 };
+/* peer: the other master (replication); witness: an execd's light link
+ * for failover votes. */
+enum conn_role { ROLE_NONE = 0, ROLE_CLIENT = 1, ROLE_EXECD = 2, ROLE_PEER = 4, ROLE_WITNESS = 8 };
 
 struct exechost;
 
@@ -124,6 +132,8 @@ struct conn {
 	bool                 closing;       /* close once the output drains */
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
+	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */
+	int64_t              hb_seq;        /* the highest sequence its execd echoed */
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
 };
 
@@ -134,8 +144,17 @@ void net_shutdown(void);
 void net_send(struct conn *c, json_t *msg);
 /* The same for a message written as JSON text (stolen), for large replies. */
 void net_send_text(struct conn *c, char *text, size_t len);
+/* Sends at once, never held (replication, heartbeats, votes). */
+void net_send_now(struct conn *c, json_t *msg);
 /* Sends the messages held for the commit (after a successful commit). */
 void net_flush_held(void);
+/* Semi-synchronous replication: the messages of the transaction just
+ * committed wait for the standby's acknowledgement of seq; net_release
+ * sends those whose seq is acknowledged. */
+void net_hold_tag(int64_t seq);
+void net_release(int64_t acked);
+/* Every connection (for heartbeats to execds and votes from witnesses). */
+struct conn *net_next(struct conn *c);
 void net_close(struct conn *c, const char *why);
 
 /* request.c: the one table of request handlers, and client requests. */
@@ -480,6 +499,50 @@ void resv_request(struct conn *c, int64_t seq, json_t *msg);
 json_t *resv_list_json(void);
 void unresv_request(struct conn *c, int64_t seq, json_t *msg);
 
+/* How long a submission key is kept: a qsub retried across a failover
+ * comes back within seconds; a day leaves room for any client's retry. */
+#define SUBMIT_KEY_KEEP_MS (24 * 3600 * 1000LL)
+
+/* repl.c: which master is primary, and replication to the standby. */
+enum repl_role { REPL_STARTING = 0, REPL_PRIMARY, REPL_STANDBY };
+/* At start-up (store and loop ready): probe the other master, then serve
+ * as primary or follow as standby.  rejoin: we stepped down; follow. */
+void           repl_start(char **argv, bool rejoin);
+void           repl_stop(void);
+enum repl_role repl_role(void);
+const char    *repl_role_name(void);
+int64_t        repl_epoch(void);
+const char    *repl_primary_addr(void);   /* a standby's primary, or NULL */
+/* Primary that may accept writes: no peer configured, or a fresh lease
+ * from the standby, or from a majority of the registered execds. */
+bool           repl_writable(void);
+/* The highest sequence sent to an in-sync standby and not yet acknowledged, or 0. */
+int64_t        repl_unacked(void);
+/* After each commit: ship the changeset, hold or release the replies. */
+void           repl_committed(void);
+void           repl_become_primary(int64_t epoch, const char *why);
+void           repl_rejoin(const char *why);
+int64_t        repl_quiet_ms(void);       /* standby: since the primary's last frame */
+bool           repl_following(void);      /* standby: linked to the primary */
+void           repl_conn_gone(struct conn *c);
+void           repl_probe(struct conn *c, int64_t seq, json_t *msg);
+void           repl_sync(struct conn *c, int64_t seq, json_t *msg);
+void           repl_applied(struct conn *c, int64_t seq, json_t *msg);
+void           repl_heartbeat(struct conn *c, int64_t seq, json_t *msg);
+void           repl_masters(struct conn *c, int64_t seq, json_t *msg);
+/* Every master: name, role, epoch, seq, lag, since...; "self" marks this one. */
+json_t        *repl_masters_json(void);
+
+/* failover.c: votes, leases, promotion. */
+bool failover_have_majority(void);
+/* The highest sequence a majority of the registered execds has echoed. */
+int64_t failover_witness_seq(void);
+void failover_tick(int64_t now);
+void failover_vote(struct conn *c, int64_t seq, json_t *msg);
+void failover_takeover(struct conn *c, int64_t seq, json_t *msg);
+void failover_conn_gone(struct conn *c);
+void failover_free(void);
+
 /* main.c: the loop, the group commit, the periodic duties. */
 extern struct qm_conf *conf;
 extern struct store   *store;
@@ -491,8 +554,11 @@ void qm_txn(void);
 void qm_wake(void);
 bool qm_is_manager(const char *user, uid_t uid);
 bool qm_is_operator(const char *user);
-/* The daemon identity, which alone may register an execd (and, later, act
- * as the standby): root, the user qmaster runs as, and admin_user. */
+/* The daemon identity, which alone may register an execd, act as the
+ * other master or cast an execd's vote: root, the user qmaster runs as,
+ * and admin_user. */
 bool qm_is_daemon(uid_t uid);
+/* Becoming primary: hosts, queue flags, mailer and the tick start. */
+void qm_serve(void);
 
 #endif

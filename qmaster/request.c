@@ -78,6 +78,13 @@ static const struct handler {
 	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
 	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, PERM_MANAGER,        false },
+	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_SYNC,           repl_sync,               ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_APPLIED,        repl_applied,            ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_HEARTBEAT,      repl_heartbeat,          ROLE_PEER | ROLE_EXECD, PERM_DAEMON, false },
+	{ MSG_VOTE,           failover_vote,           ROLE_WITNESS, PERM_DAEMON,        false },
 };
 
 /* The row being handled: handlers run to completion, one at a time. */
@@ -122,7 +129,19 @@ request_dispatch(struct conn *c, json_t *msg)
 			continue;
 		if (!(h->roles & c->role)) {
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s is not allowed on a %s connection",
-			    msg_type_name(t), c->role == ROLE_EXECD ? "execd" : "client"));
+			    msg_type_name(t), c->role == ROLE_EXECD ? "execd" : c->role == ROLE_PEER ? "peer" :
+			    c->role == ROLE_WITNESS ? "witness" : "client"));
+			return;
+		}
+		/* A standby, or a primary that lost both its standby and a
+		 * majority of the execds, takes no client writes.  Execds may
+		 * still report what happened (the scheduler does not run). */
+		if (h->mutates && c->role == ROLE_CLIENT && !repl_writable()) {
+			json_t *rep = proto_reply_err(seq, ERR_REDIRECT, "this master (%s) does not accept "
+			    "changes now; ask another", repl_role_name());
+			if (repl_primary_addr())
+				json_object_set_new(rep, "master", json_string(repl_primary_addr()));
+			net_send(c, rep);
 			return;
 		}
 		if (!perm_allows(c, h->perm)) {
@@ -147,10 +166,21 @@ request_dispatch(struct conn *c, json_t *msg)
 void
 request_table_print(FILE *fp)
 {
-	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
-		fprintf(fp, "%s %s %s %s\n", msg_type_name(handlers[i].type),
-		    handlers[i].roles == ROLE_EXECD ? "execd" : "client", perm_names[handlers[i].perm],
-		    handlers[i].mutates ? "mutates" : "reads");
+	static const struct { unsigned bit; const char *name; } roles[] = {
+		{ ROLE_CLIENT, "client" }, { ROLE_EXECD, "execd" }, { ROLE_PEER, "peer" },
+		{ ROLE_WITNESS, "witness" },
+	};
+
+	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
+		const char *sep = "";
+		fprintf(fp, "%s ", msg_type_name(handlers[i].type));
+		for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++)
+			if (handlers[i].roles & roles[k].bit) {
+				fprintf(fp, "%s%s", sep, roles[k].name);
+				sep = "|";
+			}
+		fprintf(fp, " %s %s\n", perm_names[handlers[i].perm], handlers[i].mutates ? "mutates" : "reads");
+	}
 }
 
 /* Owner details come from the master's own user database, never from the
@@ -219,7 +249,30 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j;
 	const struct user_cache *u;
 	json_t *rep;
+	const char *key;
+	char keybuf[96];
 
+	/* A retried submission (the client lost the reply in a failover)
+	 * gets the job its first try made, keyed by the client's key and
+	 * the caller, so one user's key cannot reveal another's job. */
+	if ((key = jstr(msg, "key")) != NULL) {
+		struct job *old;
+		int64_t id;
+		if (strlen(key) < 16 || strlen(key) > 64) {
+			net_send(c, proto_reply_err(seq, ERR_INVAL, "a submission key must have 16 to 64 characters"));
+			return;
+		}
+		snprintf(keybuf, sizeof keybuf, "%u:%s", (unsigned)c->uid, key);
+		if ((id = store_key_job(store, keybuf)) > 0 && (old = store_job_get(store, id, false)) != NULL) {
+			rep = proto_reply_ok(seq);
+			json_object_set_new(rep, "id", json_integer(old->id));
+			json_object_set_new(rep, "name", json_string(old->name));
+			json_object_set_new(rep, "repeated", json_true());
+			net_send(c, rep);
+			job_free(old);
+			return;
+		}
+	}
 	j = job_from_json(json_object_get(msg, "job"), &why);
 	if (!j) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "SUBMIT without a job"));
@@ -303,6 +356,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		fatalx("cannot store a submitted job");
 	deps_store(j, d);
 	deps_free(d);
+	if (key && store_key_put(store, keybuf, j->id, now_ms()) < 0)
+		fatalx("cannot store a submission key");
 	log_debug("job %lld submitted by %s", (long long)j->id, j->owner);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "id", json_integer(j->id));

@@ -13,7 +13,7 @@
  * statement of nowq lives in this file.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -27,6 +27,26 @@ int  store_begin(struct store *st);
 int  store_commit(struct store *st);
 void store_rollback(struct store *st);
 bool store_in_txn(const struct store *st);
+
+/* Replication (qmaster/repl.c).  With capture on, each transaction that
+ * changes anything is numbered (meta repl.seq, written in it) and its
+ * changeset (the session extension, every table) is kept after the commit
+ * until store_changeset_done. */
+void        store_capture(struct store *st, bool on);
+const void *store_changeset(struct store *st, int *n, int64_t *seq); /* NULL: none */
+void        store_changeset_done(struct store *st);
+int64_t     store_repl_seq(const struct store *st);
+int64_t     store_epoch(struct store *st);              /* 1 when never set */
+int         store_set_epoch(struct store *st, int64_t epoch);
+/* The standby: applies changeset seq (which must follow the last one) and
+ * records seq, in one transaction; -1 with err when it does not apply. */
+int         store_apply(struct store *st, const void *cs, int n, int64_t seq, char *err, size_t errlen);
+/* A consistent copy of the database in path (SQLite's online backup). */
+int         store_backup(struct store *st, const char *path);
+/* Submission keys (qsub's idempotency key): the job a key made, 0 when none. */
+int64_t     store_key_job(struct store *st, const char *key);
+int         store_key_put(struct store *st, const char *key, int64_t job_id, int64_t now);
+int         store_key_purge(struct store *st, int64_t before);
 
 /* Jobs.  store_job_insert assigns j->id (ids never repeat, even after purge)
  * and stores the script once per distinct content.  store_job_update writes

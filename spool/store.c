@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Debian's libsqlite3 is built with the session extension; its
+ * declarations are behind these. */
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "spool/spool.h"
@@ -288,6 +293,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * down, then id), held jobs included, so a page of a million
 	 * pending jobs is a range of this index, not a sort. */
 	"CREATE INDEX jobs_pending ON jobs (prio DESC, id) WHERE state = 0;",
+	/* 10 -> 11: submissions' idempotency keys (issue 8).  A qsub retried
+	 * after a failover finds the job its first try made; the tick
+	 * purges keys older than a day. */
+	"CREATE TABLE submit_keys ("
+	" key TEXT PRIMARY KEY,"
+	" job_id INTEGER NOT NULL,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX submit_keys_job ON submit_keys (job_id);",
 };
 
 /*
@@ -338,6 +351,7 @@ enum stmt_id {
 	S_TASK_UNFINISHED,
 	S_HOST_LISTS, S_ALIAS_ADD, S_ALIAS_DEL, S_ALIAS_DEL_HOST, S_ALIASES_ALL,
 	S_RESV_PUT, S_RESV_DEL, S_RESV_ALL,
+	S_KEY_GET, S_KEY_PUT, S_KEY_PURGE,
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
@@ -463,12 +477,24 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " WHERE id = ?1",
 	[S_MAIL_OF_JOB] = "SELECT count(*), max(last_error), min(next_try) FROM mail_outbox"
 	    " WHERE job_id = ?1",
+	[S_KEY_GET] = "SELECT job_id FROM submit_keys WHERE key = ?1",
+	[S_KEY_PUT] = "INSERT OR IGNORE INTO submit_keys (key, job_id, created) VALUES (?1, ?2, ?3)",
+	[S_KEY_PURGE] = "DELETE FROM submit_keys WHERE created < ?1",
 };
 
 struct store {
 	sqlite3      *db;
 	sqlite3_stmt *stmt[S_NSTMT];
 	bool          in_txn;    /* between store_begin and store_commit/rollback */
+	/* Replication: with capture on, a session records each transaction
+	 * on every table (so tables added later are covered without a word
+	 * here), and the commit leaves its changeset for the taking. */
+	bool             capture;
+	sqlite3_session *sess;
+	void            *cs;      /* the last commit's changeset, or NULL */
+	int              ncs;
+	int64_t          cs_seq;
+	int64_t          seq;     /* last committed replication sequence (meta repl.seq) */
 };
 
 static int
@@ -790,6 +816,8 @@ store_open(const char *dir, const char **why)
 		goto fail;
 	st = xcalloc(1, sizeof *st);
 	st->db = db;
+	if ((v = store_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'repl.seq'")) > 0)
+		st->seq = v;
 	free(path);
 	return st;
 
@@ -809,6 +837,9 @@ store_close(struct store *st)
 		log_warnx("store: closed inside a transaction; its changes are discarded");
 		store_rollback(st);
 	}
+	if (st->sess)
+		sqlite3session_delete(st->sess);
+	sqlite3_free(st->cs);
 	for (int i = 0; i < S_NSTMT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	if (sqlite3_close(st->db) != SQLITE_OK)
@@ -837,6 +868,38 @@ store_begin(struct store *st)
 	if (!(s = stmt_take(st, S_BEGIN, &own)) || stmt_run(st, s, own, "begin") < 0)
 		return -1;
 	st->in_txn = true;
+	if (st->capture) {
+		assert(!st->sess);
+		if (sqlite3session_create(st->db, "main", &st->sess) != SQLITE_OK ||
+		    sqlite3session_attach(st->sess, NULL) != SQLITE_OK)
+			fatalx("store: cannot start recording changes for the standby");
+	}
+	return 0;
+}
+
+/* Inside the transaction about to commit: when it changed anything, the
+ * next sequence number goes into meta (so the standby records it in the
+ * same transaction that applies the changes) and the changeset is kept. */
+static int
+store_capture_end(struct store *st)
+{
+	char v[32];
+
+	if (!st->sess)
+		return 0;
+	sqlite3_free(st->cs);
+	st->cs = NULL;
+	st->ncs = 0;
+	if (!sqlite3session_isempty(st->sess)) {
+		snprintf(v, sizeof v, "%lld", (long long)(st->seq + 1));
+		if (store_meta_set(st, "repl.seq", v) < 0)
+			return -1;
+		if (sqlite3session_changeset(st->sess, &st->ncs, &st->cs) != SQLITE_OK)
+			return store_fail(st, "cannot take the changeset for the standby");
+		st->cs_seq = st->seq + 1;
+	}
+	sqlite3session_delete(st->sess);
+	st->sess = NULL;
 	return 0;
 }
 
@@ -848,12 +911,16 @@ store_commit(struct store *st)
 
 	if (!st->in_txn)
 		return 0;
+	if (store_capture_end(st) < 0)
+		return -1;
 	if (!(s = stmt_take(st, S_COMMIT, &own)) || stmt_run(st, s, own, "commit") < 0) {
 		/* SQLite may already have rolled back (disk full, I/O error). */
 		st->in_txn = !sqlite3_get_autocommit(st->db);
 		return -1;
 	}
 	st->in_txn = false;
+	if (st->cs)
+		st->seq = st->cs_seq;
 	return 0;
 }
 
@@ -864,6 +931,11 @@ store_rollback(struct store *st)
 	sqlite3_stmt *s;
 
 	st->in_txn = false;
+	if (st->sess)
+		sqlite3session_delete(st->sess);
+	st->sess = NULL;
+	sqlite3_free(st->cs);
+	st->cs = NULL;
 	if (sqlite3_get_autocommit(st->db))
 		return;
 	if (!(s = stmt_take(st, S_ROLLBACK, &own)) || stmt_run(st, s, own, "rollback") < 0)
@@ -2622,6 +2694,176 @@ store_meta_set(struct store *st, const char *key, const char *val)
 	if (val)
 		sqlite3_bind_text(s, 2, val, -1, SQLITE_STATIC);
 	return stmt_run(st, s, own, "cannot store a meta value");
+}
+
+/* Replication. */
+
+void
+store_capture(struct store *st, bool on)
+{
+	assert(!st->in_txn);
+	st->capture = on;
+}
+
+const void *
+store_changeset(struct store *st, int *n, int64_t *seq)
+{
+	*n = st->ncs;
+	*seq = st->cs_seq;
+	return st->cs;
+}
+
+void
+store_changeset_done(struct store *st)
+{
+	sqlite3_free(st->cs);
+	st->cs = NULL;
+	st->ncs = 0;
+}
+
+int64_t
+store_repl_seq(const struct store *st)
+{
+	return st->seq;
+}
+
+int64_t
+store_epoch(struct store *st)
+{
+	char *v = NULL;
+	int64_t e = 1;
+	if (store_meta_get(st, "epoch", &v) == 0)
+		e = strtoll(v, NULL, 10);
+	free(v);
+	return e > 0 ? e : 1;
+}
+
+int
+store_set_epoch(struct store *st, int64_t epoch)
+{
+	char v[32];
+	snprintf(v, sizeof v, "%lld", (long long)epoch);
+	return store_meta_set(st, "epoch", v);
+}
+
+/* Any conflict means the standby is not the copy it claims to be: the whole
+ * changeset is abandoned and the standby asks for a snapshot. */
+static int
+store_conflict(void *arg, int why, sqlite3_changeset_iter *it)
+{
+	int *n = arg;
+	(*n)++;
+	return SQLITE_CHANGESET_ABORT;
+}
+
+int
+store_apply(struct store *st, const void *cs, int n, int64_t seq, char *err, size_t errlen)
+{
+	int conflicts = 0, rc;
+
+	if (seq != st->seq + 1) {
+		snprintf(err, errlen, "changeset %lld does not follow %lld", (long long)seq,
+		    (long long)st->seq);
+		return -1;
+	}
+	if (store_begin(st) < 0) {
+		snprintf(err, errlen, "cannot begin: %s", sqlite3_errmsg(st->db));
+		return -1;
+	}
+	/* SAVEPOINT semantics: applied inside our transaction, which also
+	 * holds the meta row repl.seq the changeset sets. */
+	rc = sqlite3changeset_apply(st->db, n, (void *)cs, NULL, store_conflict, &conflicts);
+	if (rc != SQLITE_OK || conflicts) {
+		snprintf(err, errlen, "changeset %lld does not apply (%s, %d conflict%s)", (long long)seq,
+		    sqlite3_errstr(rc), conflicts, conflicts == 1 ? "" : "s");
+		store_rollback(st);
+		return -1;
+	}
+	if (store_meta_set(st, "repl.seq", NULL) == 0) {
+		char v[32];
+		snprintf(v, sizeof v, "%lld", (long long)seq);
+		store_meta_set(st, "repl.seq", v);
+	}
+	if (store_commit(st) < 0) {
+		snprintf(err, errlen, "cannot commit changeset %lld: %s", (long long)seq, sqlite3_errmsg(st->db));
+		store_rollback(st);
+		return -1;
+	}
+	st->seq = seq;
+	return 0;
+}
+
+int
+store_backup(struct store *st, const char *path)
+{
+	sqlite3 *dst = NULL;
+	sqlite3_backup *b;
+	int rc;
+
+	unlink(path);
+	if (sqlite3_open_v2(path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		log_warnx("store: cannot create %s: %s", path, dst ? sqlite3_errmsg(dst) : "out of memory");
+		sqlite3_close(dst);
+		return -1;
+	}
+	if (!(b = sqlite3_backup_init(dst, "main", st->db, "main"))) {
+		log_warnx("store: cannot back up to %s: %s", path, sqlite3_errmsg(dst));
+		sqlite3_close(dst);
+		return -1;
+	}
+	rc = sqlite3_backup_step(b, -1);
+	sqlite3_backup_finish(b);
+	if (rc != SQLITE_DONE) {
+		log_warnx("store: backup to %s failed: %s", path, sqlite3_errstr(rc));
+		sqlite3_close(dst);
+		return -1;
+	}
+	/* A backup of a WAL database is in WAL mode; one file is easier to ship. */
+	sqlite3_exec(dst, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+	sqlite3_close(dst);
+	return 0;
+}
+
+int64_t
+store_key_job(struct store *st, const char *key)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int64_t id = 0;
+
+	if (!(s = stmt_take(st, S_KEY_GET, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	stmt_give(s, own);
+	return id;
+}
+
+int
+store_key_put(struct store *st, const char *key, int64_t job_id, int64_t now)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_KEY_PUT, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, job_id);
+	sqlite3_bind_int64(s, 3, now);
+	return stmt_run(st, s, own, "cannot store a submission key");
+}
+
+int
+store_key_purge(struct store *st, int64_t before)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_KEY_PURGE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, before);
+	return stmt_run(st, s, own, "cannot purge submission keys");
 }
 
 /* Checking. */

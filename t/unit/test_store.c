@@ -287,9 +287,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 10);
+	assert_int_equal(STORE_SCHEMA_VERSION, 11);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 10);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 11);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -1947,6 +1947,72 @@ test_tasks(void **state)
 	job_free(j);
 }
 
+/* Replication: a transaction's changeset, applied to a copy made by the
+ * online backup, reproduces it there with its sequence number; one out of
+ * order or one that conflicts changes nothing. */
+static void
+test_replication(void **state)
+{
+	struct fix *f = *state;
+	char copydir[64], err[256], *path;
+	struct store *copy;
+	const char *why;
+	const void *cs;
+	void *saved;
+	int n;
+	int64_t seq;
+	struct job *j = mkjob("alice", 1000, 0, NULL), *got;
+
+	strcpy(copydir, "/tmp/nowq-test-copy-XXXXXX");
+	assert_non_null(mkdtemp(copydir));
+	path = xasprintf("%s/nowq.db", copydir);
+	assert_int_equal(store_backup(f->st, path), 0);
+	assert_non_null(copy = store_open(copydir, &why));
+	assert_int_equal(store_repl_seq(copy), 0);
+
+	store_capture(f->st, true);
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, j);
+	assert_int_equal(store_commit(f->st), 0);
+	assert_non_null(cs = store_changeset(f->st, &n, &seq));
+	assert_int_equal(seq, 1);
+	assert_int_equal(store_repl_seq(f->st), 1);
+	saved = xmalloc((size_t)n);
+	memcpy(saved, cs, (size_t)n);
+	store_changeset_done(f->st);
+
+	/* Out of order: refused. */
+	assert_int_equal(store_apply(copy, saved, n, 2, err, sizeof err), -1);
+	assert_null(store_job_get(copy, j->id, false));
+	assert_int_equal(store_apply(copy, saved, n, 1, err, sizeof err), 0);
+	assert_int_equal(store_repl_seq(copy), 1);
+	assert_non_null(got = store_job_get(copy, j->id, true));
+	assert_job_equal(j, got);
+	job_free(got);
+	/* Again as seq 2: the row exists, a conflict, nothing changes. */
+	assert_int_equal(store_apply(copy, saved, n, 2, err, sizeof err), -1);
+	assert_int_equal(store_repl_seq(copy), 1);
+
+	/* A transaction that changes nothing has no changeset and no number. */
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_commit(f->st), 0);
+	assert_null(store_changeset(f->st, &n, &seq));
+	assert_int_equal(store_repl_seq(f->st), 1);
+
+	/* Submission keys. */
+	assert_int_equal(store_key_job(f->st, "0:abc"), 0);
+	assert_int_equal(store_key_put(f->st, "0:abc", j->id, 5), 0);
+	assert_int_equal(store_key_job(f->st, "0:abc"), j->id);
+	assert_int_equal(store_key_purge(f->st, 6), 0);
+	assert_int_equal(store_key_job(f->st, "0:abc"), 0);
+
+	free(saved);
+	store_close(copy);
+	spool_rmtree(copydir);
+	free(path);
+	job_free(j);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fix_setup, fix_teardown)
 
 int
@@ -1954,6 +2020,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_open_creates_schema),
+		T(test_replication),
 		T(test_open_refuses_future),
 		T(test_open_refuses_garbage),
 		T(test_migrate_v1),

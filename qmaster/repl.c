@@ -1,0 +1,1057 @@
+/* repl.c: the hot standby's replication: which master is primary, snapshots and changesets to the standby, and the semi-synchronous release of replies. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+/* Changesets kept for a standby that comes back after a short absence;
+ * one further behind gets a snapshot. */
+#define REPL_RING          4096
+#define REPL_CHUNK         (4u << 20)   /* snapshot bytes per frame */
+#define REPL_TICK_MS       100
+#define REPL_HEARTBEAT_MS  250
+#define REPL_RETRY_MS      250
+#define REPL_PROBE_MS      2000
+
+static struct {
+	enum repl_role      role;
+	int64_t             epoch;
+	int64_t             since;         /* wall ms the role began */
+	struct event       *tick_ev, *snap_ev;
+	int64_t             next_hb;       /* mono ms */
+	/* primary */
+	struct conn        *standby;
+	bool                streaming;     /* the standby has its snapshot or catch-up queued */
+	bool                in_sync;       /* replies wait for its acknowledgement */
+	int64_t             sent, acked;
+	int64_t             waiting;       /* the highest seq whose replies are held */
+	int64_t             released;      /* replies up to this seq may go */
+	int64_t             ack_deadline;  /* mono ms; 0: nothing outstanding */
+	int64_t             standby_lease; /* mono ms: it promotes itself not before */
+	int64_t             standby_seen;  /* wall ms */
+	struct { int64_t seq; char *b64; } ring[REPL_RING];
+	int64_t             next_probe;    /* mono ms: is another master primary? */
+	struct bufferevent *probe;         /* the running PROBE of the other master */
+	char                probe_nonce[2 * AUTH_NONCE_BYTES + 1];
+	bool                probe_ok;      /* it proved to be a master of this cluster */
+	/* standby */
+	struct bufferevent *up;
+	char                up_nonce[2 * AUTH_NONCE_BYTES + 1];
+	bool                up_ok;         /* the primary proved to be a master of this cluster */
+	bool                up_ready;
+	int64_t             up_retry;      /* mono ms */
+	int64_t             last_heard;    /* mono ms of the primary's last frame */
+	int64_t             primary_epoch, primary_seq;
+	int                 primary_idx;
+	int                 snap_fd;
+	char               *snap_path;
+	bool                want_snapshot; /* our copy diverged: ask for a new one */
+	bool                rejoin;        /* started to rejoin as a standby */
+} rp = { .primary_idx = -1, .snap_fd = -1 };
+
+static char **saved_argv;
+
+static void repl_become_standby(int idx);
+static void repl_heartbeats(int64_t now);
+static void repl_probe_start(void);
+
+const char *
+repl_role_name(void)
+{
+	switch (rp.role) {
+	case REPL_PRIMARY: return "primary";
+	case REPL_STANDBY: return "standby";
+	default: return "starting";
+	}
+}
+
+enum repl_role
+repl_role(void)
+{
+	return rp.role;
+}
+
+int64_t
+repl_epoch(void)
+{
+	return rp.epoch;
+}
+
+const char *
+repl_primary_addr(void)
+{
+	if (rp.role == REPL_STANDBY && rp.primary_idx >= 0)
+		return conf->masters[rp.primary_idx];
+	return NULL;
+}
+
+int64_t
+repl_unacked(void)
+{
+	return rp.waiting > rp.released ? rp.waiting : 0;
+}
+
+/* What makes a reply safe to send: with the standby in sync, its
+ * acknowledgement; without it, that a majority of the execds has heard of
+ * the sequence (they vote only for a candidate that has it, so no standby
+ * missing it can be elected); with no execd registered, the commit. */
+static void
+repl_release(void)
+{
+	int64_t r;
+
+	if (rp.role != REPL_PRIMARY)
+		return;
+	if (rp.in_sync)
+		r = rp.acked;
+	else if (conf->nmasters)
+		r = failover_witness_seq();
+	else
+		r = store_repl_seq(store);
+	if (r > rp.released)
+		rp.released = r;
+	net_release(rp.released);
+}
+
+bool
+repl_writable(void)
+{
+	if (rp.role != REPL_PRIMARY)
+		return false;
+	if (conf->nmasters == 0)
+		return true;
+	return mono_ms() < rp.standby_lease || failover_have_majority();
+}
+
+/* The peer's address, for the blocking probe at start-up. */
+static int
+repl_connect_blocking(const char *addr, int timeout_ms)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	char *host, port[16];
+	int p, fd = -1;
+
+	if (parse_hostport(addr, &host, &p) < 0)
+		return -1;
+	snprintf(port, sizeof port, "%d", p);
+	if (getaddrinfo(host, port, &hints, &res) != 0) {
+		free(host);
+		return -1;
+	}
+	free(host);
+	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+		struct pollfd pfd;
+		int err = 0;
+		socklen_t len = sizeof err;
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)
+			goto next;
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err)
+			goto next;
+		{
+			int fl = fcntl(fd, F_GETFL);
+			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+		}
+		continue;
+next:
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+/* Our HELLO to the other master: the daemon identity's credential (munge)
+ * and a fresh nonce, which its proof must carry (repl_peer_ok). */
+static json_t *
+repl_hello(char *nonce, size_t n)
+{
+	auth_nonce(nonce, n);
+	return json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO", "seq", (json_int_t)1,
+	    "version", PROTO_VERSION, "role", "peer",
+	    "auth", auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_PEER),
+	    "uid", (json_int_t)geteuid(), "nonce", nonce);
+}
+
+/* The other master's answer to our HELLO on fd: is it the daemon identity
+ * of this cluster?  A standby installs what its primary sends, and a PROBE's
+ * answer can make a primary step down: neither is taken from anyone else. */
+static bool
+repl_peer_ok(int fd, const json_t *rep, const char *nonce, const char *addr)
+{
+	char err[400];
+	int64_t uid = auth_master_uid(fd, false, conf->auth, auth_munge_socket(conf->munge_socket), rep,
+	    nonce, err, sizeof err);
+
+	if (uid < 0 || !qm_is_daemon((uid_t)uid)) {
+		if (uid >= 0)
+			snprintf(err, sizeof err, "it runs as uid %lld, not the daemon identity", (long long)uid);
+		log_warnx("refused the master at %s: %s", addr, err);
+		return false;
+	}
+	return true;
+}
+
+/* PROBE of one peer: its role, epoch and sequence; -1 when it does not answer. */
+static int
+repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *seq)
+{
+	int fd = repl_connect_blocking(conf->masters[idx], 200);
+	json_t *hello, *probe, *rep = NULL;
+	char nonce[2 * AUTH_NONCE_BYTES + 1];
+	const char *why;
+	int rc = -1;
+
+	if (fd < 0)
+		return -1;
+	hello = repl_hello(nonce, sizeof nonce);
+	probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE", "seq", (json_int_t)2,
+	    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store));
+	if (proto_send_fd(fd, hello) == 0 && proto_send_fd(fd, probe) == 0) {
+		for (int i = 0; i < 2; i++) {
+			json_decref(rep);
+			rep = NULL;
+			if (proto_recv_fd(fd, &rep, 1000, &why) < 0 || !jbool(rep, "ok", false))
+				break;
+			if (jint(rep, "seq", 0) == 1 && !repl_peer_ok(fd, rep, nonce, conf->masters[idx]))
+				break;
+			if (jint(rep, "seq", 0) == 2) {
+				snprintf(role, rolelen, "%s", jstr(rep, "role") ? jstr(rep, "role") : "?");
+				*epoch = jint(rep, "epoch", 0);
+				*seq = jint(rep, "last", 0);
+				rc = 0;
+				break;
+			}
+		}
+	}
+	json_decref(rep);
+	json_decref(hello);
+	json_decref(probe);
+	close(fd);
+	return rc;
+}
+
+/* PROBE: who are you.  A primary probed by a master of a higher epoch has
+ * been replaced and rejoins as its standby. */
+void
+repl_probe(struct conn *c, int64_t seq, json_t *msg)
+{
+	json_t *rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "role", json_string(repl_role_name()));
+	json_object_set_new(rep, "epoch", json_integer(rp.epoch));
+	json_object_set_new(rep, "last", json_integer(store_repl_seq(store)));
+	net_send(c, rep);
+	if (rp.role == REPL_PRIMARY && jint(msg, "epoch", 0) > rp.epoch)
+		repl_rejoin("a master of a higher epoch exists");
+}
+
+/* Discards what this master has (anything the standby never acknowledged
+ * was never acknowledged to a client either) and starts again as the
+ * standby of the new primary: a fresh process is the simplest clean slate. */
+void
+repl_rejoin(const char *why)
+{
+	int n = 0;
+	char **argv;
+
+	log_warnx("stepping down from epoch %lld: %s; rejoining as standby", (long long)rp.epoch, why);
+	while (saved_argv[n])
+		n++;
+	argv = xcalloc((size_t)n + 2, sizeof *argv);
+	for (int i = 0; i < n; i++)
+		argv[i] = saved_argv[i];
+	if (!(n > 0 && strcmp(saved_argv[n - 1], "--rejoin") == 0))
+		argv[n++] = "--rejoin";
+	store_close(store);
+	store = NULL;
+	execv("/proc/self/exe", argv);
+	fatal("cannot re-execute myself to rejoin");
+}
+
+/* The primary side. */
+
+static void
+repl_send_changeset(int64_t seq, const char *b64)
+{
+	net_send(rp.standby, json_pack("{s:s, s:I, s:I, s:s}", "type", "CHANGESET",
+	    "seq", (json_int_t)seq, "epoch", (json_int_t)rp.epoch, "cs", b64));
+}
+
+static void
+repl_standby_gone(const char *why)
+{
+	if (!rp.standby)
+		return;
+	log_warnx("standby %s: %s; the primary goes on alone while it holds a majority of the execds",
+	    rp.standby->peer, why);
+	rp.standby = NULL;
+	rp.streaming = rp.in_sync = false;
+	rp.ack_deadline = 0;
+	repl_heartbeats(mono_ms());
+	repl_release();
+}
+
+/* Snapshot: a consistent copy at a committed sequence, streamed in frames;
+ * changesets committed later follow it on the same connection. */
+static void
+repl_snapshot_cb(evutil_socket_t fd, short what, void *arg)
+{
+	char *path;
+	int in;
+	struct stat sb;
+	int64_t seq = store_repl_seq(store);
+	char *buf;
+	off_t off = 0;
+
+	if (!rp.standby || rp.streaming)
+		return;
+	if (store_in_txn(store)) {
+		struct timeval tv = { 0, 1000 };
+		evtimer_add(rp.snap_ev, &tv);
+		return;
+	}
+	path = xasprintf("%s/snapshot.db", conf->spool_dir);
+	if (store_backup(store, path) < 0 || (in = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		free(path);
+		net_close(rp.standby, "cannot make a snapshot");
+		return;
+	}
+	fstat(in, &sb);
+	buf = xmalloc(REPL_CHUNK);
+	do {
+		ssize_t n = pread(in, buf, REPL_CHUNK, off);
+		char *b64;
+		if (n < 0)
+			fatal("cannot read the snapshot %s", path);
+		b64 = b64_encode(buf, (size_t)n);
+		off += n;
+		net_send(rp.standby, json_pack("{s:s, s:I, s:I, s:I, s:s, s:b}", "type", "SNAPSHOT",
+		    "seq", (json_int_t)seq, "epoch", (json_int_t)rp.epoch, "offset", (json_int_t)(off - n),
+		    "data", b64, "last", off >= sb.st_size));
+		free(b64);
+	} while (off < sb.st_size);
+	close(in);
+	unlink(path);
+	free(buf);
+	free(path);
+	log_info("standby %s: sent a snapshot at sequence %lld (%lld bytes)", rp.standby->peer,
+	    (long long)seq, (long long)sb.st_size);
+	rp.streaming = true;
+	rp.sent = seq;
+}
+
+/* SYNC {epoch, last, schema}: a standby wants to follow us from its last
+ * applied sequence. */
+void
+repl_sync(struct conn *c, int64_t seq, json_t *msg)
+{
+	int64_t e = jint(msg, "epoch", 0), last = jint(msg, "last", -1);
+	int64_t cur = store_repl_seq(store);
+	json_t *rep;
+
+	if (rp.role != REPL_PRIMARY) {
+		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "this master is %s", repl_role_name()));
+		return;
+	}
+	/* A standby of a newer epoch, or of ours with more, has what we
+	 * lack (we restarted on an old copy while it was down): we follow it
+	 * rather than overwrite it with a snapshot (t/model/failover.pml). */
+	if (e > rp.epoch || (e == rp.epoch && last > cur)) {
+		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "you are ahead of me"));
+		repl_rejoin("a standby with newer data called");
+		return;
+	}
+	if (jint(msg, "schema", -1) != STORE_SCHEMA_VERSION) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "schema version %lld is not mine (%d)",
+		    (long long)jint(msg, "schema", -1), STORE_SCHEMA_VERSION));
+		return;
+	}
+	if (rp.standby && rp.standby != c)
+		net_close(rp.standby, "replaced by a new standby");
+	rp.standby = c;
+	rp.in_sync = rp.streaming = false;
+	rp.acked = 0;
+	rp.standby_seen = now_ms();
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "epoch", json_integer(rp.epoch));
+	json_object_set_new(rep, "last", json_integer(cur));
+	net_send(c, rep);
+	/* Same history and the missing changesets still in the ring: send
+	 * them; otherwise (new, far behind, or from an older epoch, which may
+	 * hold transactions we never had) a snapshot.  A standby at sequence
+	 * 0 never had one: our rows from before replication began (a cluster
+	 * that ran without masters) are in no changeset. */
+	if (e == rp.epoch && last > 0 && last <= cur &&
+	    (last == cur || rp.ring[(last + 1) % REPL_RING].seq == last + 1)) {
+		for (int64_t s = last + 1; s <= cur; s++)
+			repl_send_changeset(s, rp.ring[s % REPL_RING].b64);
+		rp.streaming = true;
+		rp.sent = cur;
+		rp.acked = last;
+		if (last == cur) {
+			rp.in_sync = true;
+			log_info("standby %s is in sync at sequence %lld", c->peer, (long long)cur);
+		} else
+			log_info("standby %s: catching up from %lld to %lld", c->peer, (long long)last,
+			    (long long)cur);
+	} else
+		event_active(rp.snap_ev, EV_TIMEOUT, 0);
+}
+
+void
+repl_applied(struct conn *c, int64_t seq, json_t *msg)
+{
+	int64_t s = jint(msg, "applied", -1);
+
+	if (c != rp.standby)
+		return;
+	rp.standby_seen = now_ms();
+	if (s > rp.acked)
+		rp.acked = s;
+	if (rp.acked >= rp.sent)
+		rp.ack_deadline = 0;
+	if (!rp.in_sync && rp.streaming && rp.acked >= store_repl_seq(store)) {
+		rp.in_sync = true;
+		log_info("standby %s is in sync at sequence %lld", c->peer, (long long)rp.acked);
+	}
+	repl_release();
+}
+
+/* From the commit step, after a successful commit: the changeset goes to
+ * the standby, and the turn's replies wait for its acknowledgement. */
+void
+repl_committed(void)
+{
+	int n;
+	int64_t seq;
+	const void *cs = store_changeset(store, &n, &seq);
+
+	if (cs) {
+		char *b64 = b64_encode(cs, (size_t)n);
+		free(rp.ring[seq % REPL_RING].b64);
+		rp.ring[seq % REPL_RING].seq = seq;
+		rp.ring[seq % REPL_RING].b64 = b64;
+		store_changeset_done(store);
+		if (rp.standby && rp.streaming) {
+			repl_send_changeset(seq, b64);
+			rp.sent = seq;
+		}
+	}
+	if (!conf->nmasters) {
+		net_flush_held();
+		return;
+	}
+	if (store_repl_seq(store) > rp.waiting)
+		rp.waiting = store_repl_seq(store);
+	if (rp.waiting <= rp.released) {
+		net_flush_held();
+		return;
+	}
+	net_hold_tag(rp.waiting);
+	if (rp.in_sync) {
+		if (!rp.ack_deadline)
+			rp.ack_deadline = mono_ms() + conf->failover_timeout_ms / 2;
+	} else
+		repl_heartbeats(mono_ms());   /* the execds learn the sequence now */
+	repl_release();
+}
+
+/* The standby side. */
+
+static void
+repl_up_close(void)
+{
+	if (rp.up)
+		bufferevent_free(rp.up);
+	rp.up = NULL;
+	rp.up_ok = rp.up_ready = false;
+	if (rp.snap_fd >= 0)
+		close(rp.snap_fd);
+	rp.snap_fd = -1;
+	rp.up_retry = mono_ms() + REPL_RETRY_MS;
+}
+
+static void
+repl_up_send(json_t *msg)
+{
+	const char *why;
+	if (rp.up && proto_frame_append(bufferevent_get_output(rp.up), msg, conf->max_frame, &why) < 0)
+		log_warnx("cannot send %s to the primary: %s", jstr(msg, "type"), why);
+	json_decref(msg);
+}
+
+static void
+repl_up_applied(int64_t seq)
+{
+	repl_up_send(json_pack("{s:s, s:I, s:I}", "type", "APPLIED", "seq", (json_int_t)0,
+	    "applied", (json_int_t)seq));
+}
+
+/* The last frame of a snapshot: the copy replaces our database. */
+static int
+repl_install_snapshot(int64_t seq, int64_t epoch)
+{
+	char *db = xasprintf("%s/nowq.db", conf->spool_dir), *wal = xasprintf("%s-wal", db),
+	    *shm = xasprintf("%s-shm", db);
+	const char *why;
+	int rc = 0;
+
+	if (fsync(rp.snap_fd) < 0)
+		fatal("cannot sync the snapshot");
+	close(rp.snap_fd);
+	rp.snap_fd = -1;
+	store_close(store);
+	unlink(wal);
+	unlink(shm);
+	if (rename(rp.snap_path, db) < 0 || spool_fsync_dir(conf->spool_dir) < 0)
+		fatal("cannot install the snapshot as %s", db);
+	if ((store = store_open(conf->spool_dir, &why)) == NULL)
+		fatalx("cannot open the snapshot: %s", why);
+	/* The copy carries the primary's meta rows (repl.seq, epoch) as they
+	 * were at seq: writing them here would make the next changeset,
+	 * which changes them, conflict. */
+	if (store_repl_seq(store) != seq || store_epoch(store) != epoch) {
+		log_warnx("the snapshot holds sequence %lld of epoch %lld, its frames say %lld of %lld; "
+		    "asking for another", (long long)store_repl_seq(store), (long long)store_epoch(store),
+		    (long long)seq, (long long)epoch);
+		rc = -1;
+	}
+	rp.epoch = store_epoch(store);
+	if (rc == 0)
+		log_info("installed a snapshot of the primary at sequence %lld (epoch %lld)", (long long)seq,
+		    (long long)epoch);
+	free(db);
+	free(wal);
+	free(shm);
+	return rc;
+}
+
+static void
+repl_up_frame(json_t *msg)
+{
+	char err[256];
+	size_t n;
+	void *data;
+
+	if (!rp.up_ok && !(msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", 0) == 1)) {
+		log_warnx("primary %s sent %s before proving who it is", conf->masters[rp.primary_idx],
+		    jstr(msg, "type") ? jstr(msg, "type") : "a frame");
+		repl_up_close();
+		return;
+	}
+	rp.last_heard = mono_ms();
+	switch (msg_type_of(msg)) {
+	case MSG_REPLY:
+		if (!jbool(msg, "ok", false)) {
+			log_warnx("primary %s refused us: %s", conf->masters[rp.primary_idx],
+			    jstr(msg, "message") ? jstr(msg, "message") : "?");
+			repl_up_close();
+			return;
+		}
+		if (jint(msg, "seq", 0) == 1) {
+			if (!repl_peer_ok(bufferevent_getfd(rp.up), msg, rp.up_nonce, conf->masters[rp.primary_idx])) {
+				repl_up_close();
+				return;
+			}
+			rp.up_ok = true;
+		}
+		if (jint(msg, "seq", 0) == 2) {
+			rp.up_ready = true;
+			rp.primary_epoch = jint(msg, "epoch", 0);
+			rp.primary_seq = jint(msg, "last", 0);
+			log_info("following primary %s (epoch %lld, sequence %lld; we have %lld)",
+			    conf->masters[rp.primary_idx], (long long)rp.primary_epoch,
+			    (long long)rp.primary_seq, (long long)store_repl_seq(store));
+		}
+		return;
+	case MSG_HEARTBEAT:
+		rp.primary_epoch = jint(msg, "epoch", rp.primary_epoch);
+		rp.primary_seq = jint(msg, "last", rp.primary_seq);
+		repl_up_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "seq", (json_int_t)0,
+		    "t", (json_int_t)jint(msg, "t", 0)));
+		return;
+	case MSG_SNAPSHOT:
+		if (!jstr(msg, "data") || !(data = b64_decode(jstr(msg, "data"), &n))) {
+			repl_up_close();
+			return;
+		}
+		if (jint(msg, "offset", -1) == 0) {
+			if (rp.snap_fd >= 0)
+				close(rp.snap_fd);
+			free(rp.snap_path);
+			rp.snap_path = xasprintf("%s/nowq.db.snapshot", conf->spool_dir);
+			rp.snap_fd = open(rp.snap_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			if (rp.snap_fd < 0)
+				fatal("cannot write %s", rp.snap_path);
+		}
+		if (rp.snap_fd < 0 || write(rp.snap_fd, data, n) != (ssize_t)n)
+			fatal("cannot write the snapshot");
+		free(data);
+		if (jbool(msg, "last", false)) {
+			if (repl_install_snapshot(jint(msg, "seq", 0), jint(msg, "epoch", 1)) < 0) {
+				rp.want_snapshot = true;
+				repl_up_close();
+				return;
+			}
+			rp.want_snapshot = false;
+			repl_up_applied(store_repl_seq(store));
+		}
+		return;
+	case MSG_CHANGESET:
+		if (!jstr(msg, "cs") || !(data = b64_decode(jstr(msg, "cs"), &n))) {
+			repl_up_close();
+			return;
+		}
+		if (store_apply(store, data, (int)n, jint(msg, "seq", -1), err, sizeof err) < 0) {
+			log_warnx("%s; asking the primary for a snapshot", err);
+			free(data);
+			rp.want_snapshot = true;
+			repl_up_close();
+			return;
+		}
+		free(data);
+		repl_up_applied(store_repl_seq(store));
+		return;
+	default:
+		log_debug("standby: ignoring %s from the primary", jstr(msg, "type"));
+	}
+}
+
+static void
+repl_up_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+	const char *why;
+	json_t *msg;
+	int r;
+
+	while (rp.up == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+		if (r < 0) {
+			log_warnx("primary: bad frame (%s)", why);
+			repl_up_close();
+			return;
+		}
+		repl_up_frame(msg);
+		json_decref(msg);
+	}
+}
+
+static void
+repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	if (what & BEV_EVENT_CONNECTED) {
+		int one = 1, fd = bufferevent_getfd(bev);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		rp.up_ok = false;
+		repl_up_send(repl_hello(rp.up_nonce, sizeof rp.up_nonce));
+		repl_up_send(json_pack("{s:s, s:I, s:I, s:I, s:i}", "type", "SYNC", "seq", (json_int_t)2,
+		    "epoch", (json_int_t)rp.epoch,
+		    "last", (json_int_t)(rp.want_snapshot ? -1 : store_repl_seq(store)),
+		    "schema", STORE_SCHEMA_VERSION));
+		return;
+	}
+	if (rp.up_ready)
+		log_warnx("lost the primary %s", conf->masters[rp.primary_idx]);
+	repl_up_close();
+}
+
+/* A non-blocking connection to master idx; NULL when its address does
+ * not resolve.  The event loop never waits for a peer. */
+static struct bufferevent *
+repl_bev_connect(int idx, bufferevent_data_cb readcb, bufferevent_event_cb eventcb)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICSERV }, *res;
+	struct bufferevent *bev;
+	char *host, port[16];
+	int p;
+
+	if (parse_hostport(conf->masters[idx], &host, &p) < 0)
+		return NULL;
+	snprintf(port, sizeof port, "%d", p);
+	if (getaddrinfo(host, port, &hints, &res) != 0) {
+		free(host);
+		return NULL;
+	}
+	free(host);
+	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		fatalx("bufferevent_socket_new failed");
+	bufferevent_setcb(bev, readcb, NULL, eventcb, NULL);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(bev, res->ai_addr, (int)res->ai_addrlen) < 0) {
+		bufferevent_free(bev);
+		bev = NULL;
+	}
+	freeaddrinfo(res);
+	return bev;
+}
+
+static void
+repl_up_connect(void)
+{
+	rp.up_retry = mono_ms() + REPL_RETRY_MS;
+	rp.up = repl_bev_connect(rp.primary_idx, repl_up_read_cb, repl_up_event_cb);
+}
+
+/* The periodic PROBE of a primary without a standby: is the other master
+ * primary in a newer epoch (we were replaced while cut off)?  Then we
+ * rejoin as its standby.  Asynchronous, with a deadline. */
+static void
+repl_probe_close(void)
+{
+	if (rp.probe)
+		bufferevent_free(rp.probe);
+	rp.probe = NULL;
+}
+
+static void
+repl_probe_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+	const char *why;
+	json_t *msg;
+	int r;
+
+	while (rp.probe == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+		bool newer;
+		if (r < 0 || !jbool(msg, "ok", false)) {
+			json_decref(msg);
+			repl_probe_close();
+			return;
+		}
+		if (jint(msg, "seq", 0) == 1) {
+			rp.probe_ok = repl_peer_ok(bufferevent_getfd(bev), msg, rp.probe_nonce, "the other master");
+			json_decref(msg);
+			if (!rp.probe_ok) {
+				repl_probe_close();
+				return;
+			}
+			continue;
+		}
+		if (jint(msg, "seq", 0) != 2 || !rp.probe_ok) {
+			json_decref(msg);
+			continue;
+		}
+		newer = jstr(msg, "role") && strcmp(jstr(msg, "role"), "primary") == 0 &&
+		    jint(msg, "epoch", 0) > rp.epoch;
+		json_decref(msg);
+		repl_probe_close();
+		if (newer && rp.role == REPL_PRIMARY && !rp.standby)
+			repl_rejoin("another master is primary with a higher epoch");
+		return;
+	}
+}
+
+static void
+repl_probe_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	const char *why;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		json_t *hello, *probe;
+		rp.probe_ok = false;
+		hello = repl_hello(rp.probe_nonce, sizeof rp.probe_nonce);
+		probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE",
+		    "seq", (json_int_t)2, "epoch", (json_int_t)rp.epoch,
+		    "last", (json_int_t)store_repl_seq(store));
+		if (proto_frame_append(bufferevent_get_output(bev), hello, conf->max_frame, &why) < 0 ||
+		    proto_frame_append(bufferevent_get_output(bev), probe, conf->max_frame, &why) < 0)
+			repl_probe_close();
+		json_decref(hello);
+		json_decref(probe);
+		return;
+	}
+	repl_probe_close();   /* refused, reset or timed out: nobody newer there now */
+}
+
+static void
+repl_probe_start(void)
+{
+	struct timeval tv = { 1, 0 };
+
+	for (int i = 0; i < conf->nmasters && !rp.probe; i++) {
+		if (i == conf->self)
+			continue;
+		if ((rp.probe = repl_bev_connect(i, repl_probe_read_cb, repl_probe_event_cb)) != NULL)
+			bufferevent_set_timeouts(rp.probe, &tv, &tv);
+	}
+}
+
+int64_t
+repl_quiet_ms(void)
+{
+	return mono_ms() - rp.last_heard;
+}
+
+bool
+repl_following(void)
+{
+	return rp.up_ready;
+}
+
+/* Heartbeats: to the standby (its echo is our lease on it) and to every
+ * execd (the echo means it will not vote against us before the lease ends). */
+static void
+repl_heartbeats(int64_t now)
+{
+	struct conn *c = NULL;
+	while ((c = net_next(c)) != NULL) {
+		if (c->dead || c->closing)
+			continue;
+		if (c == rp.standby || c->role == ROLE_EXECD)
+			net_send_now(c, json_pack("{s:s, s:I, s:I, s:I}", "type", "HEARTBEAT",
+			    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store),
+			    "t", (json_int_t)now));
+	}
+}
+
+/* HEARTBEAT echoed by the standby or an execd: the time we sent it plus
+ * the failover timeout is how long it will not turn against us. */
+void
+repl_heartbeat(struct conn *c, int64_t seq, json_t *msg)
+{
+	int64_t t = jint(msg, "t", 0), until = t + conf->failover_timeout_ms;
+
+	if (t <= 0 || t > mono_ms())
+		return;
+	if (c == rp.standby) {
+		if (until > rp.standby_lease)
+			rp.standby_lease = until;
+		rp.standby_seen = now_ms();
+	} else if (c->role == ROLE_EXECD) {
+		if (until > c->lease_until)
+			c->lease_until = until;
+		if (jint(msg, "last", 0) > c->hb_seq)
+			c->hb_seq = jint(msg, "last", 0);
+		if (!rp.in_sync)
+			repl_release();
+	}
+}
+
+/* Every REPL_TICK_MS:
+ *  - primary: heartbeats; a standby that does not acknowledge in time is
+ *    left behind (replies go without it); with no standby, probe the peer
+ *    in case a newer primary exists (then rejoin);
+ *  - standby: (re)connect to the primary; failover.c decides on promotion. */
+static void
+repl_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	int64_t now = mono_ms();
+
+	if (rp.role == REPL_PRIMARY) {
+		if (now >= rp.next_hb) {
+			rp.next_hb = now + REPL_HEARTBEAT_MS;
+			repl_heartbeats(now);
+		}
+		if (rp.ack_deadline && now > rp.ack_deadline && rp.sent > rp.acked) {
+			rp.in_sync = false;
+			rp.ack_deadline = 0;
+			log_warnx("standby did not acknowledge sequence %lld within %lld ms; replies go "
+			    "without it (once a majority of the execds has heard of them) until it "
+			    "catches up", (long long)rp.sent, (long long)conf->failover_timeout_ms / 2);
+			repl_heartbeats(now);
+			repl_release();
+		}
+		if (!rp.standby && !rp.probe && now >= rp.next_probe) {
+			rp.next_probe = now + REPL_PROBE_MS;
+			repl_probe_start();
+		}
+	} else if (rp.role == REPL_STANDBY) {
+		if (!rp.up && now >= rp.up_retry)
+			repl_up_connect();
+	}
+	failover_tick(now);
+}
+
+void
+repl_conn_gone(struct conn *c)
+{
+	if (c == rp.standby)
+		repl_standby_gone("connection closed");
+	failover_conn_gone(c);
+}
+
+static void
+repl_become_standby(int idx)
+{
+	rp.role = REPL_STANDBY;
+	rp.since = now_ms();
+	rp.primary_idx = idx;
+	rp.last_heard = mono_ms();
+	store_capture(store, false);
+	log_info("standby of %s (epoch %lld, sequence %lld)", conf->masters[idx], (long long)rp.epoch,
+	    (long long)store_repl_seq(store));
+	repl_up_connect();
+}
+
+void
+repl_become_primary(int64_t epoch, const char *why)
+{
+	bool was_standby = rp.role == REPL_STANDBY;
+
+	repl_up_close();
+	rp.role = REPL_PRIMARY;
+	rp.since = now_ms();
+	rp.primary_idx = conf->self;
+	if (conf->nmasters > 0)
+		store_capture(store, true);
+	if (epoch != rp.epoch) {
+		rp.epoch = epoch;
+		qm_txn();
+		if (store_set_epoch(store, epoch) < 0)
+			fatalx("cannot record epoch %lld", (long long)epoch);
+	}
+	log_info("primary (epoch %lld, sequence %lld): %s", (long long)rp.epoch,
+	    (long long)store_repl_seq(store), why);
+	qm_serve();
+	if (was_standby) {
+		char body[512];
+		snprintf(body, sizeof body, "The standby qmaster %s took over as primary (epoch %lld): "
+		    "%s.\n", conf->masters[conf->self], (long long)rp.epoch, why);
+		mail_admin("nowq: standby qmaster took over", body);
+	}
+}
+
+/* At start-up: with masters configured, the other master decides: if it is
+ * primary we follow it; if nobody answers we are primary; two starting
+ * masters agree on the one with the newer data (then the first listed). */
+void
+repl_start(char **argv, bool rejoin)
+{
+	saved_argv = argv;
+	rp.epoch = store_epoch(store);
+	rp.rejoin = rejoin;
+	rp.tick_ev = event_new(base, -1, EV_PERSIST, repl_tick_cb, NULL);
+	rp.snap_ev = evtimer_new(base, repl_snapshot_cb, NULL);
+	{
+		struct timeval tv = { 0, REPL_TICK_MS * 1000 };
+		event_add(rp.tick_ev, &tv);
+	}
+	if (conf->nmasters == 0) {
+		repl_become_primary(rp.epoch, "no standby configured");
+		return;
+	}
+	for (int tries = 0;; tries++) {
+		bool any = false, yield = false;
+		for (int i = 0; i < conf->nmasters; i++) {
+			char role[16];
+			int64_t e, s;
+			if (i == conf->self || repl_probe_peer(i, role, sizeof role, &e, &s) < 0)
+				continue;
+			any = true;
+			if (strcmp(role, "primary") == 0) {
+				repl_become_standby(i);
+				return;
+			}
+			if (e > rp.epoch || (e == rp.epoch && s > store_repl_seq(store)) ||
+			    (e == rp.epoch && s == store_repl_seq(store) && i < conf->self))
+				yield = true;
+		}
+		if (rejoin || yield) {
+			/* Wait for the other one to become primary. */
+			if (tries < 20) {
+				usleep(250000);
+				continue;
+			}
+			if (rejoin) {
+				int other = conf->self == 0 ? 1 : 0;
+				repl_become_standby(other);
+				return;
+			}
+		}
+		(void)any;
+		repl_become_primary(rp.epoch, any ? "the other master is not primary" :
+		    "no other master answers");
+		return;
+	}
+}
+
+void
+repl_stop(void)
+{
+	repl_up_close();
+	repl_probe_close();
+	if (rp.tick_ev)
+		event_free(rp.tick_ev);
+	if (rp.snap_ev)
+		event_free(rp.snap_ev);
+	rp.tick_ev = rp.snap_ev = NULL;
+	for (int i = 0; i < REPL_RING; i++)
+		free(rp.ring[i].b64);
+	free(rp.snap_path);
+}
+
+/* Every master as this one sees it (qconf -sm, the status page). */
+json_t *
+repl_masters_json(void)
+{
+	json_t *list = json_array();
+	int64_t cur = store_repl_seq(store);
+
+	for (int i = 0; i < (conf->nmasters ? conf->nmasters : 1); i++) {
+		json_t *m = json_object();
+		const char *name = conf->nmasters ? conf->masters[i] : my_hostname();
+		json_object_set_new(m, "name", json_string(name));
+		if (conf->nmasters == 0 || i == conf->self) {
+			json_object_set_new(m, "role", json_string(repl_role_name()));
+			json_object_set_new(m, "epoch", json_integer(rp.epoch));
+			json_object_set_new(m, "seq", json_integer(cur));
+			json_object_set_new(m, "since", json_integer(rp.since));
+			json_object_set_new(m, "writable", json_boolean(repl_writable()));
+			json_object_set_new(m, "self", json_true());
+			if (rp.role == REPL_PRIMARY && conf->nmasters)
+				json_object_set_new(m, "state", json_string(rp.in_sync ? "in sync (semi-synchronous)" :
+				    rp.standby ? "catching the standby up" : "alone (no standby)"));
+		} else if (rp.role == REPL_PRIMARY) {
+			json_object_set_new(m, "role", json_string(rp.standby ? "standby" : "unreachable"));
+			if (rp.standby) {
+				json_object_set_new(m, "seq", json_integer(rp.acked));
+				json_object_set_new(m, "lag", json_integer(cur - rp.acked));
+				json_object_set_new(m, "in_sync", json_boolean(rp.in_sync));
+				json_object_set_new(m, "since", json_integer(rp.standby_seen));
+			}
+		} else {
+			bool up = rp.up_ready && i == rp.primary_idx;
+			json_object_set_new(m, "role", json_string(up ? "primary" : "unreachable"));
+			if (up) {
+				json_object_set_new(m, "epoch", json_integer(rp.primary_epoch));
+				json_object_set_new(m, "seq", json_integer(rp.primary_seq));
+				json_object_set_new(m, "lag", json_integer(rp.primary_seq - cur));
+			}
+			json_object_set_new(m, "quiet_ms", json_integer(repl_quiet_ms()));
+		}
+		json_array_append_new(list, m);
+	}
+	return list;
+}
+
+void
+repl_masters(struct conn *c, int64_t seq, json_t *msg)
+{
+	json_t *rep = proto_reply_ok(seq);
+
+	json_object_set_new(rep, "masters", repl_masters_json());
+	net_send(c, rep);
+}
