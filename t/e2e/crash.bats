@@ -29,7 +29,7 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 	burst=$!
 	# Kill the master in the middle of the burst.
 	acked_at_least() { [ "$(wc -l < "$acked" 2>/dev/null || echo 0)" -ge "$1" ]; }
-	wait_until 30 acked_at_least 100
+	wait_until 90 acked_at_least 100
 	kill -9 "$(qmaster_pid)"
 	sleep 0.3
 	nowq start --dir "$CLUSTER" >/dev/null
