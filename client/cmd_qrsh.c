@@ -474,7 +474,7 @@ relay(void)
 {
 	struct pollfd *pf = xcalloc((size_t)q.nparts + 4, sizeof *pf);
 	int *ipart = xcalloc((size_t)q.nparts, sizeof *ipart);
-	int64_t why_deadline = -1;
+	int64_t why_deadline = -1, end_deadline = -1;
 	bool waiting_shown = false;
 
 	for (;;) {
@@ -492,6 +492,17 @@ relay(void)
 				why_deadline = mono_ms() + QRSH_WHY_MS;
 			if (mono_ms() >= why_deadline)
 				break;
+		}
+		/* The master ended the job while parts still stream: a lost
+		 * host (its shepherd may live on, cut off), or an end whose
+		 * streams are still on their way; they get QRSH_WHY_MS. */
+		if (q.end && q.nended < q.nparts) {
+			if (end_deadline < 0)
+				end_deadline = mono_ms() + QRSH_WHY_MS;
+			else if (mono_ms() >= end_deadline) {
+				q.lost = true;
+				break;
+			}
 		}
 		if (q.nconnected < q.nparts && !waiting_shown) {
 			client_progress("waiting for interactive job %lld to be scheduled ...",
@@ -515,7 +526,7 @@ relay(void)
 				pf[ipart[i] = np++] = (struct pollfd){ .fd = p->fd,
 				    .events = (short)(POLLIN | (QRSH_PENDING(&p->tx) ? POLLOUT : 0)) };
 		}
-		if (poll(pf, (nfds_t)np, why_deadline >= 0 ? 100 : -1) < 0) {
+		if (poll(pf, (nfds_t)np, why_deadline >= 0 || end_deadline >= 0 ? 100 : -1) < 0) {
 			if (errno != EINTR)
 				fatal("poll");
 			continue;

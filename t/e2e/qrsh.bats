@@ -5,6 +5,11 @@ load helpers
 
 setup_file() {
 	EXECDS=3 SLOTS=1 cluster_start
+	# A lost host is declared soon (its LOADs come every second).
+	echo "host_timeout = 4" >> "$CLUSTER/qmaster.conf"
+	sed -i 's/^load_interval = .*/load_interval = 1/' "$CLUSTER"/execd-*.ini
+	nowq stop --dir "$CLUSTER" >/dev/null
+	nowq start --dir "$CLUSTER" >/dev/null
 	work_start
 	wait_until 20 hosts_up
 }
@@ -12,6 +17,8 @@ setup_file() {
 hosts_up() { [ "$(qhost | grep -c -w idle)" -ge 3 ]; }
 
 teardown_file() {
+	# A stopped execd would keep nowq stop waiting.
+	for p in "$CLUSTER"/execd-*/execd.pid; do kill -CONT "$(cat "$p")" 2>/dev/null || true; done
 	cluster_stop
 	work_stop
 }
@@ -271,4 +278,47 @@ sig_test() {
 	kill -INT "$pid"
 	wait "$pid"
 	[ "$(grep -c ': int$' "$WORK/nsig")" -eq 3 ]
+}
+
+@test "a connection without the job's secret is refused, and qrsh keeps waiting" {
+	fill_slots
+	qrsh -N secret sh -c 'echo ran' > "$WORK/secret.out" 2> "$WORK/secret.err" &
+	local pid=$!
+	wait_until 20 bash -c 'qstat -s p | grep -q secret'
+	port=$(ss -ltnpH | awk -v p="pid=$pid," 'index($0, p) { n = split($4, a, ":"); print a[n] }')
+	[ -n "$port" ]
+	python3 - "$port" <<-'PY'
+	import json, socket, struct, sys
+	s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+	h = json.dumps({"secret": "0" * 32, "host": "x", "part": 0, "id": 1}).encode()
+	s.sendall(b"H" + struct.pack(">I", len(h)) + h)
+	# Refused: closed without a START.
+	assert s.recv(100) == b""
+	PY
+	grep -q "refused a connection: " "$WORK/secret.err"
+	qdel $ids >/dev/null
+	wait "$pid"
+	[ "$(cat "$WORK/secret.out")" = ran ]
+	all_done
+}
+
+@test "a lost exec host ends qrsh with an error saying so" {
+	all_done
+	qrsh -N lostjob sh -c 'echo $$; exec sleep 60' > "$WORK/lost.out" 2> "$WORK/lost.err" &
+	local pid=$!
+	ready "$WORK/lost.out"
+	id=$(qstat | awk '$3 == "lostjob" { print $1 }')
+	host=$(qstat | awk '$3 == "lostjob" { sub(/.*@/, "", $8); print $8 }')
+	ini=$(grep -l "^name = $host\$" "$CLUSTER"/execd-*.ini)
+	epid=$(cat "${ini%.ini}/execd.pid")
+	kill -STOP "$epid"
+	local rc=0
+	wait "$pid" || rc=$?
+	kill -CONT "$epid"
+	cat "$WORK/lost.err"
+	[ "$rc" -ne 0 ]
+	grep -q "host lost: $host" "$WORK/lost.err"
+	# The command goes with qrsh's connection.
+	wait_until 10 gone "$(head -1 "$WORK/lost.out")"
+	wait_until 20 hosts_up
 }
