@@ -463,6 +463,22 @@ report_end(void)
 	return q.exit_code ? q.exit_code : 1;
 }
 
+/* Whether the master knows more of the end than the exit status says:
+ * qdel, a limit of -l, the other parts killed for one that failed; not a
+ * plain "killed by signal N", which the status says already. */
+static bool
+explain_end(void)
+{
+	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
+	const char *state = job ? jstr(job, "state") : NULL, *reason = job ? jstr(job, "reason") : NULL;
+
+	if (!state || strcmp(state, "done") == 0)
+		return false;
+	if (strcmp(state, "deleted") == 0)
+		return true;
+	return q.killed_by && reason && strncmp(reason, "killed by signal", 16) != 0;
+}
+
 /*
  * The relay: stdin to every part (read only once all are connected and
  * while each has room: flow control), parts' frames to stdout and stderr
@@ -581,8 +597,7 @@ relay(void)
 	free(pf);
 	free(ipart);
 	tty_restore();
-	if (q.lost || (q.killed_by && q.end && strcmp(jstr(json_object_get(q.end, "job"), "state") ?
-	    jstr(json_object_get(q.end, "job"), "state") : "", "deleted") == 0))
+	if (q.lost || explain_end())
 		return report_end();
 	return q.exit_code;
 }

@@ -88,8 +88,12 @@ qrsh_read_start(struct qrsh_link *q, char *why, size_t whylen)
 			    "the qrsh client did not accept the job within %d s", QRSH_CONNECT_MS / 1000);
 			return NULL;
 		}
-		if (poll(&p, 1, (int)(deadline - mono_ms())) < 0 && errno != EINTR)
-			continue;
+		if (poll(&p, 1, (int)(deadline - mono_ms())) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(why, whylen, "cannot wait for the qrsh client: %s", strerror(errno));
+			return NULL;
+		}
 		if ((p.revents & POLLOUT) && qrsh_buf_flush(&q->tx, q->sock) < 0) {
 			snprintf(why, whylen, "the qrsh client closed the connection: %s", strerror(errno));
 			return NULL;
@@ -271,6 +275,10 @@ qrsh_from_client(struct qrsh_link *q)
 			break;
 		case QRSH_F_EOF:
 			q->in_eof = true;
+			/* A terminal has no end of input but its EOF character,
+			 * which a reader in canonical mode takes as one. */
+			if (q->pty && q->in_fd >= 0)
+				qrsh_buf_add(&q->in, "\004", 1);
 			break;
 		case QRSH_F_SIGNAL:
 			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);

@@ -81,6 +81,12 @@ pstate() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
 	[ "$(cat "$WORK/acct.out")" = x ]
 }
 
+@test "a qrsh job obeys its -l limits, and qrsh says which ended it" {
+	run qrsh -l h_rt=1 sleep 30
+	[ "$status" -eq 143 ]
+	[[ "$output" == *"h_rt limit (1 s) exceeded"* ]]
+}
+
 @test "qrsh refuses what it cannot do, with one line" {
 	run qrsh
 	[ "$status" -ne 0 ]
@@ -235,6 +241,13 @@ sig_test() {
 	# Without -pty the command has no terminal, even when we do.
 	run python3 "$top_srcdir/t/e2e/ptyrun.py" 24 80 '' -- qrsh sh -c 'tty || echo none'
 	[[ "$output" == *"not a tty"* ]]
+}
+
+@test "-pty y without a terminal here: the end of our stdin is the remote terminal's EOF" {
+	all_done
+	run bash -c 'printf "abc\n" | qrsh -pty y cat'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *abc* ]]
 }
 
 @test "-pty y: a typed ^C interrupts the remote command through its terminal" {
