@@ -20,6 +20,7 @@ struct cmd {
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
+extern const struct cmd cmd_qrsh;
 const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
@@ -58,6 +59,8 @@ json_t *client_request(json_t *req);
  * job: ") and gives NULL. */
 json_t *client_request_ok(json_t *req, const char *what);
 void    client_disconnect(void);
+/* The master connection's descriptor (-1 when none), to poll beside others. */
+int     client_fd(void);
 /* Pipelining (qwait's many WAITs on one connection): client_send sends req
  * without reading its reply (its "seq" is set here, connecting first if need
  * be); client_recv returns the next reply, whichever request it answers.
@@ -119,6 +122,11 @@ struct qsub_opts {
 	unsigned mail;           /* -m: MAIL_* bits */
 	char   *mail_to;         /* -M addresses, comma-separated */
 	char  **operands;        /* script or command, then its arguments; NULL if none */
+	/* qrsh only (set qrsh before parsing; qsub refuses these): */
+	bool    qrsh;
+	int     now;             /* -now y|n, or QO_UNSET */
+	int     pty;             /* -pty y|n, or QO_UNSET */
+	bool    prefix_rank;     /* -prefix: each output line starts with its rank */
 	char    err[512];        /* the one-line error of a failed parse */
 };
 #define QSUB_DEFAULT_PREFIX "#$"

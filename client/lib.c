@@ -535,6 +535,12 @@ client_send(json_t *req, const char **why)
 	return 0;
 }
 
+int
+client_fd(void)
+{
+	return conn.fd;
+}
+
 json_t *
 client_recv(int timeout_ms, const char **why)
 {

@@ -11,7 +11,7 @@
 /* Every command, once.  Installed as symlinks named after each entry. */
 static const struct cmd *const cmds[] = {
 	&cmd_qsub, &cmd_qstat, &cmd_qdel, &cmd_qhold, &cmd_qrls, &cmd_qhost, &cmd_nowq,
-	&cmd_qacct, &cmd_qconf, &cmd_qalter, &cmd_qmod, &cmd_reserve, &cmd_unreserve, &cmd_qwait,
+	&cmd_qacct, &cmd_qconf, &cmd_qalter, &cmd_qmod, &cmd_reserve, &cmd_unreserve, &cmd_qwait, &cmd_qrsh,
 };
 
 const struct cmd *

@@ -17,7 +17,7 @@ enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
-	QO_NOTIFY,
+	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -39,6 +39,8 @@ static const struct qo_opt {
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
 	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },   { "-ar", QO_AR, true },
 	{ "-notify", QO_NOTIFY, false },
+	/* qrsh's own (o->qrsh): */
+	{ "-now", QO_NOW, true },   { "-pty", QO_PTY, true },  { "-prefix", QO_PREFIX, false },
 };
 
 /* Grid Engine options nowq does not implement yet.  Ignoring them would run
@@ -47,7 +49,7 @@ static const struct qo_opt {
 static const char *qo_unsupported[] = {
 	"-ac", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
 	"-dl", "-hard", "-i", "-js",
-	"-masterq", "-now", "-P", "-pty", "-R", "-sc", "-shell",
+	"-masterq", "-P", "-R", "-sc", "-shell",
 	"-soft", "-verify", "-@",
 };
 
@@ -68,7 +70,7 @@ void
 qsub_opts_init(struct qsub_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->join = o->hold = o->sync = o->binary = o->rerun = QO_UNSET;
+	o->join = o->hold = o->sync = o->binary = o->rerun = o->now = o->pty = QO_UNSET;
 }
 
 void
@@ -407,12 +409,21 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		 * would refuse Nextflow.  The job just gets no warning signal
 		 * before it is stopped or killed, as qsub(1) says. */
 		break;
+	case QO_PREFIX:
+		o->prefix_rank = true;
+		break;
 	case QO_J:
 	case QO_SYNC:
 	case QO_B:
+	case QO_NOW:
+	case QO_PTY:
 		if ((yn = parse_yn(v)) < 0)
 			return qo_fail(o, "%s wants y or n, not \"%s\"", d->name, v);
-		if (d->id == QO_J)
+		if (d->id == QO_NOW)
+			o->now = yn;
+		else if (d->id == QO_PTY)
+			o->pty = yn;
+		else if (d->id == QO_J)
 			o->join = yn;
 		else if (d->id == QO_SYNC)
 			o->sync = yn;
@@ -563,8 +574,11 @@ parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
 			o->operands = strv_dup((char **)(argv + i));
 			return 0;
 		}
-		if ((d = find_opt(a)) == NULL) {
-			if (is_unsupported(a))
+		if ((d = find_opt(a)) != NULL && !o->qrsh &&
+		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX))
+			d = NULL;   /* qrsh's options: qsub has no session to give them meaning */
+		if (d == NULL) {
+			if (is_unsupported(a) || strcmp(a, "-now") == 0 || strcmp(a, "-pty") == 0)
 				return qo_fail(o, "option \"%s\" is not supported by nowq yet", a);
 			return qo_fail(o, "unknown option \"%s\"", a);
 		}

@@ -128,6 +128,46 @@ const char     *nodeset_unknown(const struct nodeset *n, nodeset_known_fn known,
 /* Does the expression name name (to find the jobs tied to a reservation)? */
 bool            nodeset_names(const struct nodeset *n, const char *name);
 
+/* qrsh.c: the stream between a qrsh client and its job's shepherd (the
+ * data path of qrsh, never through the master; doc/protocol.md).  A frame
+ * is a type byte, a 4-byte big-endian length and at most QRSH_PAYLOAD_MAX
+ * bytes. */
+#define QRSH_HEADER       5
+#define QRSH_PAYLOAD_MAX  65536
+#define QRSH_DATA_CHUNK   16384    /* what one read of a job's pipe or stdin takes */
+/* What either end queues for the other before it stops reading its own
+ * sources (the job's pipes, the local stdin): flow control. */
+#define QRSH_QUEUE_MAX    (4 * QRSH_DATA_CHUNK)
+#define QRSH_AUTH_PAYLOAD "nowq:qrsh:"   /* a shepherd's credential: this and the secret */
+enum qrsh_frame {
+	QRSH_F_HELLO  = 'H',   /* shepherd: JSON {secret, cred?, host, part, id} */
+	QRSH_F_START  = 'A',   /* client: JSON {pty, rows, cols, term?}: accepted, start the job */
+	QRSH_F_STDIN  = 'I',   /* client: bytes for the job's stdin */
+	QRSH_F_EOF    = 'i',   /* client: stdin ended */
+	QRSH_F_SIGNAL = 'S',   /* client: "SIG", a number to send to the job's process group */
+	QRSH_F_WINCH  = 'W',   /* client: "ROWS COLS" of its terminal */
+	QRSH_F_STDOUT = 'O',   /* shepherd: bytes the job wrote to stdout (or its pty) */
+	QRSH_F_STDERR = 'E',   /* shepherd: bytes the job wrote to stderr */
+	QRSH_F_EXIT   = 'X',   /* shepherd: "STATUS SIGNAL": the job ended (STATUS 128+SIG if killed) */
+};
+struct qrsh_buf {
+	char   *p;
+	size_t  len, off, cap;  /* bytes [off, len) are pending */
+};
+#define QRSH_PENDING(b) ((b)->len - (b)->off)
+void qrsh_buf_free(struct qrsh_buf *b);
+void qrsh_buf_add(struct qrsh_buf *b, const void *data, size_t n);  /* raw bytes */
+void qrsh_buf_frame(struct qrsh_buf *b, int type, const void *data, size_t n);
+/* Writes what is pending without blocking (fd non-blocking): 0, or -1 when
+ * the peer is gone. */
+int  qrsh_buf_flush(struct qrsh_buf *b, int fd);
+/* One read of at most max bytes: 1 (data, or nothing yet), 0 at the end, -1 on error. */
+int  qrsh_buf_fill(struct qrsh_buf *b, int fd, size_t max);
+/* The next whole frame of b (data borrowed from b until its next change):
+ * 1, 0 when incomplete, -1 when it announces more than QRSH_PAYLOAD_MAX. */
+int  qrsh_frame_take(struct qrsh_buf *b, int *type, const char **data, size_t *n);
+bool qrsh_signal_ok(int sig);
+
 /* auth.c: how a peer's identity is known: munge credentials over TCP,
  * SO_PEERCRED on unix sockets, a loopback socket's owner for auth = none. */
 #define AUTH_CRED_MAX     4096   /* longer than any munge credential of a HELLO */
@@ -351,6 +391,7 @@ struct job {
 	int64_t   begin_time;    /* qsub -a: not before this (ms); 0: now */
 	unsigned  mail;          /* qsub -m: MAIL_* bits */
 	char     *mail_to;       /* qsub -M: addresses, comma-separated; NULL: the owner */
+	char     *qrsh;          /* qrsh: "HOST PORT SECRET", where the job's streams go; NULL: a batch job */
 };
 struct job *job_new(void);
 void        job_free(struct job *j);
@@ -370,6 +411,20 @@ void        job_brief_text(const struct job *j, struct jtext *t);
 /* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
 void        job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
+/* A qrsh job's "HOST PORT SECRET" (job.qrsh): the client's listening address
+ * and the one-time secret the shepherd proves itself with.  -1 when s is not
+ * of that form (host a name or address of at most 255 bytes, port 1..65535,
+ * secret QRSH_SECRET_LEN hex digits). */
+#define QRSH_SECRET_LEN 32
+struct qrsh_addr {
+	char host[256];
+	int  port;
+	char secret[QRSH_SECRET_LEN + 1];
+};
+int         job_qrsh_parse(const char *s, struct qrsh_addr *a);
+/* A job object shown to people (STATUS, WAIT, HOSTS): qrsh becomes true,
+ * since its secret is for the job's shepherd only. */
+void        job_json_public(json_t *o);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
  * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ job_clear(struct job *j)
 	req_clear(&j->req);
 	free(j->pe);
 	free(j->mail_to);
+	free(j->qrsh);
 	memset(j, 0, sizeof *j);
 }
 
@@ -195,6 +197,7 @@ job_to_json(const struct job *j)
 	if (j->mail)
 		json_object_set_new(o, "mail", json_integer(j->mail));
 	set_str(o, "mail_to", j->mail_to);
+	set_str(o, "qrsh", j->qrsh);
 	return o;
 }
 
@@ -462,6 +465,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "pe", &j->pe, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "mail_to", &j->mail_to, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "qrsh", &j->qrsh, JOB_MAX_STRING, why) < 0 ||
 	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, &arg_bytes, why) < 0)
@@ -521,6 +525,17 @@ job_from_json(const json_t *o, const char **why)
 			goto bad;
 		}
 	}
+	if (j->qrsh) {
+		struct qrsh_addr a;
+		if (job_qrsh_parse(j->qrsh, &a) < 0) {
+			*why = "qrsh is not \"HOST PORT SECRET\"";
+			goto bad;
+		}
+		if (!j->argv) {
+			*why = "a qrsh job is a command, not a script";
+			goto bad;
+		}
+	}
 	if (j->argv && !j->argv[0]) {
 		*why = "binary job has an empty command";
 		goto bad;
@@ -534,4 +549,42 @@ job_from_json(const json_t *o, const char **why)
 bad:
 	job_free(j);
 	return NULL;
+}
+
+int
+job_qrsh_parse(const char *s, struct qrsh_addr *a)
+{
+	const char *p = s, *sp;
+	char *end;
+	long port;
+	size_t n;
+
+	memset(a, 0, sizeof *a);
+	if ((sp = strchr(p, ' ')) == NULL || (n = (size_t)(sp - p)) == 0 || n >= sizeof a->host)
+		return -1;
+	memcpy(a->host, p, n);
+	for (size_t i = 0; i < n; i++)
+		if (!((a->host[i] >= 'a' && a->host[i] <= 'z') || (a->host[i] >= 'A' && a->host[i] <= 'Z') ||
+		    (a->host[i] >= '0' && a->host[i] <= '9') || strchr(".-_:", a->host[i])))
+			return -1;
+	p = sp + 1;
+	if (*p < '1' || *p > '9')
+		return -1;
+	errno = 0;
+	port = strtol(p, &end, 10);
+	if (errno || *end != ' ' || port < 1 || port > 65535)
+		return -1;
+	a->port = (int)port;
+	p = end + 1;
+	if (strlen(p) != QRSH_SECRET_LEN || strspn(p, "0123456789abcdef") != QRSH_SECRET_LEN)
+		return -1;
+	memcpy(a->secret, p, QRSH_SECRET_LEN + 1);
+	return 0;
+}
+
+void
+job_json_public(json_t *o)
+{
+	if (json_object_get(o, "qrsh"))
+		json_object_set_new(o, "qrsh", json_true());
 }

@@ -203,7 +203,7 @@ static pid_t
 active_shepherd_spawn(const char *key, int dirfd)
 {
 	char lockbuf[16], gracebuf[16], levelbuf[16];
-	char *argv[20];
+	char *argv[32];
 	volatile int child_errno = 0;
 	sigset_t all, old;
 	int n = 0, status;
@@ -219,6 +219,12 @@ active_shepherd_spawn(const char *key, int dirfd)
 	argv[n++] = (char *)"-k"; argv[n++] = gracebuf;
 	argv[n++] = (char *)"-v"; argv[n++] = levelbuf;
 	argv[n++] = (char *)"-L"; argv[n++] = lockbuf;
+	/* A qrsh job's shepherd proves itself to qrsh as execd does to the master. */
+	argv[n++] = (char *)"-a"; argv[n++] = conf->auth;
+	if (conf->munge_socket) {
+		argv[n++] = (char *)"-m";
+		argv[n++] = conf->munge_socket;
+	}
 	if (limits_cgroup_parent) {
 		argv[n++] = (char *)"-c";
 		argv[n++] = limits_cgroup_parent;

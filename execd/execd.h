@@ -8,6 +8,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include <sys/ioctl.h>
+
 #include <jansson.h>
 
 #include "common/common.h"
@@ -189,6 +191,34 @@ void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
 /* shepherd.c: the shepherd program (nowq-shepherd), one per job, started
  * by active_start; its main says what it is given. */
 #define SHEPHERD_PROGRAM "nowq-shepherd"
+
+/* qrsh.c: a qrsh job's streams (job.qrsh set): the shepherd connects back
+ * to the waiting client, proves itself (the job's secret, and a munge
+ * credential with auth = munge), takes its START (pty or pipes, window
+ * size), and relays between the client and the job until the job ends. */
+struct qrsh_link {
+	int64_t        id;
+	int            sock;          /* to the client; -1 once it is gone */
+	int            in_fd;         /* the job's stdin (pipe, or the pty master) */
+	int            out_fd, err_fd;/* the job's stdout and stderr; -1 at their end */
+	int            child[3];      /* the job's ends, until it started */
+	int            sigfd;         /* SIGCHLD and SIGTERM */
+	bool           pty, in_eof, gone;
+	pid_t          pid;
+	struct winsize ws;
+	struct qrsh_buf tx, rx, in;   /* to the client, from it, for the job's stdin */
+};
+/* Connects and handshakes; -1 with why when the client cannot be reached or
+ * refuses us (the job must not start then). */
+int  qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *why, size_t whylen);
+/* In the job's (vfork) child, after setsid: the streams become 0, 1, 2. */
+int  qrsh_child_stdio(const struct qrsh_link *q);
+void qrsh_started(struct qrsh_link *q, pid_t pid);
+/* The shepherd's wait for the job, relaying meanwhile: returns SIGCHLD or
+ * SIGTERM when one came, 0 after timeout_ms (< 0: none). */
+int  qrsh_wait(struct qrsh_link *q, int64_t timeout_ms);
+/* After the job's end: the rest of its output, then its exit for the client. */
+void qrsh_finish(struct qrsh_link *q, int exit_status, int sig);
 
 /* limits.c: h_vmem by cgroup v2 or RLIMIT_AS, and the words of a limit's end. */
 #define LIMITS_KILL_GRACE   5          /* kill_grace's default */

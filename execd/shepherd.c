@@ -42,6 +42,7 @@ struct shep {
 	int          lockfd;     /* the folder, flocked: held while we live */
 	char        *cgroup;     /* the job's cgroup (h_vmem), or NULL */
 	struct pe_part pe;       /* a parallel job's part; pe.nhosts 0 for others */
+	struct qrsh_link *qrsh;  /* a qrsh job's streams; NULL for a batch job */
 };
 
 /* Everything the job's process needs, prepared before vfork: the child shares
@@ -355,6 +356,12 @@ shep_child(const struct shep *s, struct shep_start *st)
 	if (chdir(st->wd) < 0)
 		shep_child_fail(why, "cannot change to the working directory %s: %s", st->wd,
 		    strerror(errno));
+	if (s->qrsh) {
+		/* qrsh: the streams go to the client, not to files. */
+		if (qrsh_child_stdio(s->qrsh) < 0)
+			shep_child_fail(why, "cannot connect the job to qrsh: %s", strerror(errno));
+		goto streams_set;
+	}
 	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0)
 		shep_child_fail(why, "cannot open /dev/null: %s", strerror(errno));
 	if (fd != 0)
@@ -368,6 +375,7 @@ shep_child(const struct shep *s, struct shep_start *st)
 		err = shep_out_pick(st->err, st->err_dir);
 		shep_open_output(why, err, 2);
 	}
+streams_set:
 
 	/* The shepherd blocked every signal around vfork; the job starts with
 	 * none blocked. */
@@ -519,6 +527,23 @@ shep_failed(const struct shep *s, const char *reason)
 	shep_remove_tmpdir(s);
 	if (s->cgroup)
 		limits_cgroup_remove(s->cgroup);
+	_exit(0);
+}
+
+/* A qrsh job whose client cannot be reached or refused us ends at once,
+ * failed, with the reason (in the "limit" field: an end by the execd's
+ * decision that the master takes as failed whatever the exit status). */
+static void NOWQ_NORETURN
+shep_gone_client(const struct shep *s, const char *reason)
+{
+	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
+	    "exit_status", 255, "signal", 0, "utime", 0.0, "stime", 0.0,
+	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), "limit", reason);
+
+	log_warnx("job %s: %s", s->key, reason);
+	shep_record_end(s, exit);
+	json_decref(exit);
+	shep_remove_tmpdir(s);
 	_exit(0);
 }
 
@@ -783,6 +808,15 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		shep_failed(&s, why);
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
+	if (j->qrsh) {
+		/* No client, no job: it ends failed with the reason, not in Eqw,
+		 * since running it again could find no client either. */
+		static struct qrsh_link link;
+		char qwhy[SHEP_WHY_MAX];
+		if (qrsh_open(&link, j, s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
+			shep_gone_client(&s, qwhy);
+		s.qrsh = &link;
+	}
 	shep_start_prepare(&s, &st);
 	shep_limits_prepare(&s, &st);
 	start_ms = now_ms();
@@ -790,6 +824,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	pid = shep_spawn(&s, &st);
 	if (st.cgroup_fd >= 0)
 		close(st.cgroup_fd);
+	if (s.qrsh)
+		qrsh_started(s.qrsh, pid);
 	if (pid < 0)
 		shep_failed(&s, "cannot fork the job");
 	/* vfork returns once the child has exec'd or given up. */
@@ -826,13 +862,18 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		next = shep_clock_tick(&clock, key, pid);
 		ts.tv_sec = next / 1000;
 		ts.tv_nsec = (long)(next % 1000) * 1000000L;
-		if (sigtimedwait(&waitset, NULL, next >= 0 ? &ts : NULL) == SIGTERM)
+		if ((s.qrsh ? qrsh_wait(s.qrsh, next) :
+		    sigtimedwait(&waitset, NULL, next >= 0 ? &ts : NULL)) == SIGTERM)
 			kill(-pid, SIGTERM);
 	}
 	/* Like Grid Engine and Slurm, the job's end is the end of its whole
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
 	limit = shep_limit_reason(&s, &clock, status, &ru);
+	/* The client hears of the end before the master: qrsh's latency. */
+	if (s.qrsh)
+		qrsh_finish(s.qrsh, WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
+		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
 	rusage_from_sys(&jru, &ru);
 	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
@@ -857,7 +898,7 @@ static void NOWQ_NORETURN
 shepherd_usage(void)
 {
 	fprintf(stderr, "usage: " SHEPHERD_PROGRAM " -s SPOOL -n HOST -t TMPDIR -k KILL_GRACE "
-	    "-v LOG_LEVEL -L LOCKFD [-c CGROUP_PARENT] [-l LOG_FILE] -- ID.TASK.ATTEMPT\n"
+	    "-v LOG_LEVEL -L LOCKFD [-a AUTH] [-m MUNGE_SOCKET] [-c CGROUP_PARENT] [-l LOG_FILE] -- ID.TASK.ATTEMPT\n"
 	    "(started by execd for each job; not for running by hand)\n");
 	exit(2);
 }
@@ -878,7 +919,8 @@ shepherd_int_arg(const char *s, int lo, int hi)
 /*
  * The shepherd program.  execd starts it for each job with what it needs of
  * execd.ini as arguments (the spool, the host name, the parent of TMPDIRs,
- * kill_grace, the log, and the cgroup parent when h_vmem uses cgroups), the
+ * kill_grace, the log, the cgroup parent when h_vmem uses cgroups, and the
+ * auth method and munge socket a qrsh job's connection back needs), the
  * descriptor of the attempt's folder that execd has flocked, and the
  * attempt's key; the job is the folder's job.json, which execd wrote and
  * checked.  A job.json it cannot read is execd's fault, not the job's: we
@@ -898,7 +940,8 @@ main(int argc, char **argv)
 
 	conf = &shep_conf;
 	shep_conf.kill_grace = LIMITS_KILL_GRACE;
-	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:c:l:")) != -1) {
+	shep_conf.auth = (char *)"none";
+	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:a:m:c:l:")) != -1) {
 		switch (ch) {
 		case 's': shep_conf.spool_dir = optarg; break;
 		case 'n': shep_conf.name = optarg; break;
@@ -906,6 +949,12 @@ main(int argc, char **argv)
 		case 'k': shep_conf.kill_grace = shepherd_int_arg(optarg, 0, INT_MAX / 1000); break;
 		case 'v': execd_log_level = shepherd_int_arg(optarg, 0, 100); break;
 		case 'L': lockfd = shepherd_int_arg(optarg, 3, INT_MAX); break;
+		case 'a':
+			if (strcmp(optarg, "none") && strcmp(optarg, "munge"))
+				shepherd_usage();
+			shep_conf.auth = optarg;
+			break;
+		case 'm': shep_conf.munge_socket = optarg; break;
 		case 'c': limits_cgroup_parent = optarg; break;
 		case 'l': execd_log_path = optarg; break;
 		default: shepherd_usage();

@@ -54,6 +54,9 @@ static int64_t started_ms;
 bool
 job_rerunnable(const struct job *j)
 {
+	/* A qrsh job's client waits for this one run: there is no other. */
+	if (j->qrsh)
+		return false;
 	return j->rerun == 1 || (j->rerun < 0 && j->queue && queue_rerun_default(j->queue));
 }
 
@@ -659,9 +662,10 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		} else if (failed) {
 			/* Grid Engine's Eqw: the job could not start here (a
 			 * missing directory, an unwritable output file); it waits
-			 * in error until deleted, with the reason shown. */
-			j->state = JS_PENDING;
-			j->error = true;
+			 * in error until deleted, with the reason shown.  Not a
+			 * qrsh job: its client waits to hear why, now. */
+			j->state = j->qrsh ? JS_FAILED : JS_PENDING;
+			j->error = !j->qrsh;
 			j->reason = xasprintf("%.200s: %.800s", c->host->name, failed);
 		} else if (limit) {
 			/* The job ran and its host ended it for a limit of its
@@ -675,10 +679,10 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			 * when it may. */
 			j->state = job_rerunnable(j) ? JS_PENDING : JS_FAILED;
 			j->reason = xasprintf("vacated from %.200s: %.800s", c->host->name, vacated);
-		} else if (j->exit_status == EXIT_RERUN && j->signal == 0) {
+		} else if (j->exit_status == EXIT_RERUN && j->signal == 0 && !j->qrsh) {
 			j->state = JS_PENDING;
 			j->reason = xasprintf("exit code %d on %.200s: queued again", EXIT_RERUN, c->host->name);
-		} else if (j->exit_status == EXIT_ERROR && j->signal == 0) {
+		} else if (j->exit_status == EXIT_ERROR && j->signal == 0 && !j->qrsh) {
 			j->state = JS_PENDING;
 			j->error = true;
 			j->reason = xasprintf("exit code %d on %.200s: in error until qmod -cj", EXIT_ERROR,
@@ -749,6 +753,7 @@ host_jobs_one(void *arg, struct job *j)
 	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
 		return 0;
 	o = job_to_json(j);
+	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
 	json_array_append_new(hc->jobs, o);

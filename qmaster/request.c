@@ -426,6 +426,7 @@ status_one(void *arg, struct job *j)
 		return 0;
 	}
 	o = job_to_json(j);
+	job_json_public(o);
 	if (j->t_first)
 		array_status_json(j, o, sc->full);
 	if (!sc->full) {
@@ -844,6 +845,7 @@ wait_answer(struct conn *c, int64_t seq, const struct job *j)
 {
 	json_t *rep = proto_reply_ok(seq);
 	json_t *o = job_to_json(j);
+	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
 	json_object_set_new(rep, "job", o);

@@ -34,7 +34,8 @@
 	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
-	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to)
+	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
+	X(qrsh)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -301,6 +302,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" job_id INTEGER NOT NULL,"
 	" created INTEGER NOT NULL);"
 	"CREATE INDEX submit_keys_job ON submit_keys (job_id);",
+	/* 11 -> 12: qrsh jobs (issue 10): where the job's streams go, "HOST
+	 * PORT SECRET"; NULL for a batch job. */
+	"ALTER TABLE jobs ADD COLUMN qrsh TEXT;",
 };
 
 /*
@@ -1301,6 +1305,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->begin_time = INT(begin_time, 0, INT64_MAX);
 	j->mail = (unsigned)INT(mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
 	j->mail_to = col_str(s, C_mail_to);
+	j->qrsh = col_str(s, C_qrsh);
 #undef INT
 	if (full) {
 		const void *body;
@@ -1392,6 +1397,7 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int64(s, C_begin_time, j->begin_time);
 	sqlite3_bind_int(s, C_mail, (int)j->mail);
 	bind_text(s, C_mail_to, j->mail_to);
+	bind_text(s, C_qrsh, j->qrsh);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;

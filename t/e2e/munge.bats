@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# munge.bats: auth = munge on loopback TCP with the test's own munged: clients and an execd are known by their credentials, and replayed, expired, forged, foreign-key and misdirected credentials are refused with a clear error and logged.
+# munge.bats: auth = munge on loopback TCP with the test's own munged: clients and an execd are known by their credentials, and replayed, expired, forged, foreign-key and misdirected credentials are refused with a clear error and logged; qrsh's shepherd connects back with a credential qrsh accepts.
 
 load helpers
 
@@ -75,6 +75,12 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 		env NOWQ_MASTER="$NOWQ_MASTER" MUNGE_SOCKET="$MUNGE_SOCKET" "$top_builddir/bin/qsub" -terse -h -b y true)
 	[ "$(job_field "$id" owner)" = nobody ]
 	qdel "$id"
+}
+
+@test "qrsh over munge: the shepherd connects back with a credential qrsh accepts" {
+	run bash -c 'echo in | qrsh sh -c "cat; echo err >&2; exit 6" 2>&1'
+	[ "$status" -eq 6 ]
+	[ "$output" = "$(printf 'in\nerr')" ]
 }
 
 @test "a credential is good once: the replay is refused and logged" {

@@ -1,0 +1,764 @@
+/* cmd_qrsh.c: qrsh: run a command on a host the scheduler picks, as a job, with its streams, signals and exit code relayed as if it ran here (and -n N copies on N hosts). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include "common/common.h"
+#include "client/client.h"
+
+extern char **environ;
+
+static int qrsh_run(int argc, char **argv);
+
+const struct cmd cmd_qrsh = {
+	"qrsh",
+	"qrsh [options] command [args...]\n"
+	"options: -N name  -q queue  -l resource=value,...  -ar reservation  -n hosts\n"
+	"         -cwd  -wd dir  -V  -v var[=value],...  -p priority  -hold_jid job,...\n"
+	"         -now y|n  -pty y|n  -prefix  -help\n"
+	"Runs command on a host chosen like any job's, with stdin, stdout, stderr,\n"
+	"signals and the exit code relayed; -n N runs N copies on N hosts.\n",
+	qrsh_run,
+};
+
+/* How long a connecting shepherd may take to say HELLO, and how long
+ * -now y gives the scheduler (a dispatch is normally in the commit of the
+ * submission; an idle host may be between two PULLs). */
+#define QRSH_HELLO_MS   5000
+#define QRSH_NOW_MS     500
+/* After a part was killed by a signal, how long to wait for the master's
+ * word on why (qdel, a lost host) before saying nothing more. */
+#define QRSH_WHY_MS     2000
+
+/* One part's stream. */
+struct part {
+	int             fd;         /* -1: not connected yet, or ended */
+	bool            connected, ended;
+	char            host[256];
+	struct qrsh_buf tx, rx;
+	struct qrsh_buf line[2];    /* -prefix: the unfinished line of stdout, stderr */
+};
+
+static struct {
+	int64_t          id;
+	int              nparts, nconnected, nended;
+	struct part     *parts;
+	int              lfd;           /* listening */
+	int              sigpipe[2];
+	bool             pty, prefix, stdin_eof, tty_raw;
+	struct termios   tty_saved;
+	int              exit_code;     /* the first non-zero, else 0 */
+	int              killed_by;     /* a part's signal, if any */
+	bool             lost;          /* a stream broke without an exit */
+	json_t          *end;           /* the master's WAIT reply, once in */
+	int64_t          wseq;
+	char             secret[QRSH_SECRET_LEN + 1];
+} q;
+
+static void
+on_signal(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int e = errno;
+	/* A full pipe already holds a wake-up. */
+	if (write(q.sigpipe[1], &c, 1) < 0)
+		(void)0;
+	errno = e;
+}
+
+static void
+signals_catch(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH,
+	    SIGUSR1, SIGUSR2 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static void
+tty_restore(void)
+{
+	if (q.tty_raw)
+		tcsetattr(STDIN_FILENO, TCSADRAIN, &q.tty_saved);
+	q.tty_raw = false;
+}
+
+/* With -pty the remote terminal does the line editing and echo, and a
+ * typed ^C or ^Z is a byte for it to turn into a signal. */
+static void
+tty_raw(void)
+{
+	struct termios t;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &q.tty_saved) < 0)
+		return;
+	t = q.tty_saved;
+	cfmakeraw(&t);
+	if (tcsetattr(STDIN_FILENO, TCSADRAIN, &t) == 0)
+		q.tty_raw = true;
+}
+
+static void handle_signals(void);
+
+/* Blocks while our reader is slow (that is the flow control), but still
+ * passes signals on meanwhile. */
+static void
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR) {
+				handle_signals();
+				continue;
+			}
+			/* Our reader is gone (SIGPIPE ignored): end as SIGPIPE
+			 * would have ended us; the shepherds then kill the job. */
+			tty_restore();
+			_exit(128 + SIGPIPE);
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* A part's output: straight through, or line by line after "RANK: ". */
+static void
+output(int rank, int stream, const char *p, size_t n, bool flush)
+{
+	struct qrsh_buf *l = &q.parts[rank].line[stream];
+	int fd = stream ? STDERR_FILENO : STDOUT_FILENO;
+	char pre[24];
+	size_t plen;
+
+	if (!q.prefix) {
+		write_all(fd, p, n);
+		return;
+	}
+	plen = (size_t)snprintf(pre, sizeof pre, "%d: ", rank);
+	qrsh_buf_add(l, p, n);
+	while (QRSH_PENDING(l)) {
+		char *s = l->p + l->off, *nl = memchr(s, '\n', QRSH_PENDING(l));
+		size_t len;
+		if (!nl && !flush)
+			break;
+		len = nl ? (size_t)(nl - s) + 1 : QRSH_PENDING(l);
+		{
+			/* One write per line, so parts' lines do not interleave. */
+			char *out = xmalloc(plen + len + 1);
+			memcpy(out, pre, plen);
+			memcpy(out + plen, s, len);
+			if (!nl)
+				out[plen + len++] = '\n';
+			write_all(fd, out, plen + len);
+			free(out);
+		}
+		l->off += nl ? len : QRSH_PENDING(l);
+	}
+}
+
+static void
+send_all_parts(int type, const void *data, size_t n)
+{
+	for (int i = 0; i < q.nparts; i++)
+		if (q.parts[i].fd >= 0)
+			qrsh_buf_frame(&q.parts[i].tx, type, data, n);
+}
+
+static void
+flush_parts(void)
+{
+	for (int i = 0; i < q.nparts; i++) {
+		struct part *p = &q.parts[i];
+		if (p->fd >= 0 && QRSH_PENDING(&p->tx) && qrsh_buf_flush(&p->tx, p->fd) < 0) {
+			qrsh_buf_free(&p->tx);
+		}
+	}
+}
+
+static void
+send_winch(void)
+{
+	struct winsize ws;
+	char text[32];
+
+	if (!q.pty || ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) < 0)
+		return;
+	snprintf(text, sizeof text, "%u %u", ws.ws_row, ws.ws_col);
+	send_all_parts(QRSH_F_WINCH, text, strlen(text));
+}
+
+static void
+part_end(struct part *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	if (!p->ended) {
+		p->ended = true;
+		q.nended++;
+	}
+}
+
+/* Before the job runs, a signal that would end qrsh ends the job too. */
+static void NOWQ_NORETURN
+cancel(int sig, const char *why)
+{
+	json_t *rep;
+
+	tty_restore();
+	rep = client_request(json_pack("{s:s, s:[I]}", "type", "DELETE", "jobs", (json_int_t)q.id));
+	json_decref(rep);
+	if (why)
+		client_errx("%s", why);
+	else
+		client_errx("job %lld deleted: qrsh got signal %d before it ran", (long long)q.id, sig);
+	exit(sig ? 128 + sig : 1);
+}
+
+static void
+handle_signals(void)
+{
+	unsigned char sigs[64];
+	ssize_t r = read(q.sigpipe[0], sigs, sizeof sigs);
+	char text[16];
+
+	for (ssize_t i = 0; i < r; i++) {
+		int sig = sigs[i];
+		if (sig == SIGWINCH) {
+			send_winch();
+			continue;
+		}
+		if (q.nconnected < q.nparts && (sig == SIGINT || sig == SIGTERM || sig == SIGHUP ||
+		    sig == SIGQUIT))
+			cancel(sig, NULL);
+		snprintf(text, sizeof text, "%d", sig);
+		send_all_parts(QRSH_F_SIGNAL, text, strlen(text));
+		if (sig == SIGTSTP) {
+			/* Stopped like the remote side: flush the stop first,
+			 * then let the shell see us stop; SIGCONT resumes both. */
+			for (int k = 0; k < q.nparts; k++)
+				if (q.parts[k].fd >= 0) {
+					int fl = fcntl(q.parts[k].fd, F_GETFL);
+					fcntl(q.parts[k].fd, F_SETFL, fl & ~O_NONBLOCK);
+					qrsh_buf_flush(&q.parts[k].tx, q.parts[k].fd);
+					fcntl(q.parts[k].fd, F_SETFL, fl);
+				}
+			tty_restore();
+			raise(SIGSTOP);
+		} else if (sig == SIGCONT && q.pty)
+			tty_raw();
+	}
+}
+
+/* The shepherd's HELLO: the job's secret, and a munge credential of root or
+ * our own user when it has one.  NULL when accepted, else why not. */
+static const char *
+hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
+{
+	static char why[512];
+	json_error_t jerr;
+	json_t *h = json_loadb(data, n, 0, &jerr);
+	const char *secret, *cred, *hn;
+	int64_t part;
+	unsigned diff = 0;
+
+	if (!h || !json_is_object(h) || !(secret = jstr(h, "secret")) || !(hn = jstr(h, "host")) ||
+	    strlen(secret) != QRSH_SECRET_LEN || jint(h, "id", 0) != q.id ||
+	    (part = jint(h, "part", -1)) < 0 || part >= q.nparts) {
+		json_decref(h);
+		return "malformed HELLO";
+	}
+	/* Compared in constant time: the secret is the key. */
+	for (int i = 0; i < QRSH_SECRET_LEN; i++)
+		diff |= (unsigned)(secret[i] ^ q.secret[i]);
+	if (diff) {
+		json_decref(h);
+		return "wrong secret";
+	}
+	if ((cred = jstr(h, "cred")) != NULL) {
+		char payload[sizeof QRSH_AUTH_PAYLOAD + QRSH_SECRET_LEN], err[256];
+		uid_t uid;
+		gid_t gid;
+		snprintf(payload, sizeof payload, "%s%s", QRSH_AUTH_PAYLOAD, q.secret);
+		if (auth_munge_decode(auth_munge_socket(NULL), cred, payload, &uid, &gid, err,
+		    sizeof err) < 0) {
+			snprintf(why, sizeof why, "munge credential refused: %s", err);
+			json_decref(h);
+			return why;
+		}
+		if (uid != 0 && uid != getuid()) {
+			snprintf(why, sizeof why, "munge credential of uid %u, neither root nor ours",
+			    (unsigned)uid);
+			json_decref(h);
+			return why;
+		}
+	}
+	if (q.parts[part].connected) {
+		json_decref(h);
+		return "a second connection for one part";
+	}
+	*rank = (int)part;
+	snprintf(host, hostlen, "%s", hn);
+	json_decref(h);
+	return NULL;
+}
+
+/* A shepherd connected: its HELLO (blocking, bounded), then START. */
+static void
+accept_part(void)
+{
+	struct qrsh_buf rx = { 0 };
+	int fd = accept4(q.lfd, NULL, NULL, SOCK_CLOEXEC), one = 1, rank = -1, type;
+	int64_t deadline = mono_ms() + QRSH_HELLO_MS;
+	const char *data, *why = "no HELLO in time";
+	char host[256];
+	size_t n;
+	json_t *start;
+	char *text;
+	struct winsize ws;
+
+	if (fd < 0)
+		return;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int rc = qrsh_frame_take(&rx, &type, &data, &n);
+		if (rc > 0) {
+			why = type == QRSH_F_HELLO ? hello_check(data, n, &rank, host, sizeof host) :
+			    "no HELLO";
+			break;
+		}
+		if (rc < 0 || mono_ms() >= deadline || poll(&p, 1, (int)(deadline - mono_ms())) <= 0 ||
+		    qrsh_buf_fill(&rx, fd, QRSH_DATA_CHUNK) <= 0)
+			break;
+	}
+	if (why) {
+		/* Not ours (a port scan, a stale job): ignored, we keep waiting. */
+		client_warnx("refused a connection: %s", why);
+		qrsh_buf_free(&rx);
+		close(fd);
+		return;
+	}
+	start = json_pack("{s:b}", "pty", q.pty);
+	if (q.pty && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
+		json_object_set_new(start, "rows", json_integer(ws.ws_row));
+		json_object_set_new(start, "cols", json_integer(ws.ws_col));
+	}
+	text = json_dumps(start, JSON_COMPACT);
+	json_decref(start);
+	q.parts[rank].fd = fd;
+	q.parts[rank].connected = true;
+	snprintf(q.parts[rank].host, sizeof q.parts[rank].host, "%s", host);
+	qrsh_buf_frame(&q.parts[rank].tx, QRSH_F_START, text, strlen(text));
+	free(text);
+	/* Whatever came after the HELLO is the part's already. */
+	q.parts[rank].rx = rx;
+	q.nconnected++;
+	if (q.nconnected == q.nparts)
+		client_progress_clear();
+}
+
+static void
+part_frames(int rank)
+{
+	struct part *p = &q.parts[rank];
+	int type, rc, st, sig;
+	const char *data;
+	size_t n;
+
+	while ((rc = qrsh_frame_take(&p->rx, &type, &data, &n)) > 0) {
+		char text[32];
+		switch (type) {
+		case QRSH_F_STDOUT:
+			output(rank, 0, data, n, false);
+			break;
+		case QRSH_F_STDERR:
+			output(rank, 1, data, n, false);
+			break;
+		case QRSH_F_EXIT:
+			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);
+			if (sscanf(text, "%d %d", &st, &sig) != 2)
+				st = 255, sig = 0;
+			if (st && !q.exit_code)
+				q.exit_code = st;
+			if (sig && !q.killed_by)
+				q.killed_by = sig;
+			output(rank, 0, "", 0, true);
+			output(rank, 1, "", 0, true);
+			part_end(p);
+			return;
+		default:
+			break;
+		}
+	}
+	if (rc < 0)
+		goto broken;
+	return;
+broken:
+	part_end(p);
+	q.lost = true;
+	if (!q.exit_code)
+		q.exit_code = 255;
+}
+
+/* The master's answer to our WAIT: the job is over in its books. */
+static void
+master_reply(void)
+{
+	const char *why = NULL;
+	json_t *rep = client_recv(0, &why);
+
+	if (!rep) {
+		if (why) {
+			/* The master is away; the streams do not need it. */
+			q.wseq = -1;
+		}
+		return;
+	}
+	if (jint(rep, "seq", -1) == q.wseq && !q.end)
+		q.end = rep;
+	else
+		json_decref(rep);
+}
+
+/* Says how the job ended when the streams cannot: qdel, a lost host, a
+ * start that failed.  Returns the exit status qrsh should give. */
+static int
+report_end(void)
+{
+	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
+	const char *reason = job ? jstr(job, "reason") : NULL, *state = job ? jstr(job, "state") : NULL;
+
+	if (!job) {
+		if (q.lost)
+			client_errx("job %lld: the connection to its host broke before it ended",
+			    (long long)q.id);
+		return q.exit_code ? q.exit_code : 1;
+	}
+	if (state && strcmp(state, "done") == 0 && !q.lost)
+		return q.exit_code;
+	client_errx("job %lld %s%s%s", (long long)q.id, state ? state : "ended",
+	    reason ? ": " : "", reason ? reason : "");
+	return q.exit_code ? q.exit_code : 1;
+}
+
+/* Whether the master knows more of the end than the exit status says:
+ * qdel, a limit of -l, the other parts killed for one that failed; not a
+ * plain "killed by signal N", which the status says already. */
+static bool
+explain_end(void)
+{
+	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
+	const char *state = job ? jstr(job, "state") : NULL, *reason = job ? jstr(job, "reason") : NULL;
+
+	if (!state || strcmp(state, "done") == 0)
+		return false;
+	if (strcmp(state, "deleted") == 0)
+		return true;
+	return q.killed_by && reason && strncmp(reason, "killed by signal", 16) != 0;
+}
+
+/*
+ * The relay: stdin to every part (read only once all are connected and
+ * while each has room: flow control), parts' frames to stdout and stderr
+ * (a blocking write, so a slow reader of ours slows the job's pipes on the
+ * remote side), signals to every part, and the master's WAIT reply.
+ */
+static int
+relay(void)
+{
+	struct pollfd *pf = xcalloc((size_t)q.nparts + 4, sizeof *pf);
+	int *ipart = xcalloc((size_t)q.nparts, sizeof *ipart);
+	int64_t why_deadline = -1, end_deadline = -1;
+	bool waiting_shown = false;
+
+	for (;;) {
+		int np = 0, istdin = -1, ilisten = -1, imaster = -1, isig;
+		bool room = q.nconnected == q.nparts;
+
+		if (q.nended == q.nparts) {
+			/* A part killed by a signal may have been qdel'd, or its
+			 * host lost: the master's WAIT says which. */
+			if (!q.killed_by && !q.lost)
+				break;
+			if (q.end || q.wseq < 0)
+				break;
+			if (why_deadline < 0)
+				why_deadline = mono_ms() + QRSH_WHY_MS;
+			if (mono_ms() >= why_deadline)
+				break;
+		}
+		/* The master ended the job while parts still stream: a lost
+		 * host (its shepherd may live on, cut off), or an end whose
+		 * streams are still on their way; they get QRSH_WHY_MS. */
+		if (q.end && q.nended < q.nparts) {
+			if (end_deadline < 0)
+				end_deadline = mono_ms() + QRSH_WHY_MS;
+			else if (mono_ms() >= end_deadline) {
+				q.lost = true;
+				break;
+			}
+		}
+		if (q.nconnected < q.nparts && !waiting_shown) {
+			client_progress("waiting for interactive job %lld to be scheduled ...",
+			    (long long)q.id);
+			waiting_shown = true;
+		}
+		for (int i = 0; i < q.nparts; i++)
+			if (q.parts[i].fd >= 0 && QRSH_PENDING(&q.parts[i].tx) >= QRSH_QUEUE_MAX)
+				room = false;
+		pf[isig = np++] = (struct pollfd){ .fd = q.sigpipe[0], .events = POLLIN };
+		if (!q.stdin_eof && room)
+			pf[istdin = np++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		if (q.nconnected < q.nparts)
+			pf[ilisten = np++] = (struct pollfd){ .fd = q.lfd, .events = POLLIN };
+		if (q.wseq > 0 && !q.end && client_fd() >= 0)
+			pf[imaster = np++] = (struct pollfd){ .fd = client_fd(), .events = POLLIN };
+		for (int i = 0; i < q.nparts; i++) {
+			struct part *p = &q.parts[i];
+			ipart[i] = -1;
+			if (p->fd >= 0)
+				pf[ipart[i] = np++] = (struct pollfd){ .fd = p->fd,
+				    .events = (short)(POLLIN | (QRSH_PENDING(&p->tx) ? POLLOUT : 0)) };
+		}
+		if (poll(pf, (nfds_t)np, why_deadline >= 0 || end_deadline >= 0 ? 100 : -1) < 0) {
+			if (errno != EINTR)
+				fatal("poll");
+			continue;
+		}
+		if (pf[isig].revents & POLLIN)
+			handle_signals();
+		if (imaster >= 0 && (pf[imaster].revents & (POLLIN | POLLHUP | POLLERR)))
+			master_reply();
+		if (q.end && q.nconnected < q.nparts) {
+			/* It ended before every part connected: qdel, a failed
+			 * start, a client the shepherd could not reach. */
+			client_progress_clear();
+			tty_restore();
+			free(pf);
+			free(ipart);
+			q.lost = true;
+			return report_end();
+		}
+		if (ilisten >= 0 && (pf[ilisten].revents & POLLIN))
+			accept_part();
+		if (istdin >= 0 && (pf[istdin].revents & (POLLIN | POLLHUP | POLLERR))) {
+			char buf[QRSH_DATA_CHUNK];
+			ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+			if (r > 0)
+				send_all_parts(QRSH_F_STDIN, buf, (size_t)r);
+			else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+				q.stdin_eof = true;
+				send_all_parts(QRSH_F_EOF, NULL, 0);
+			}
+		}
+		for (int i = 0; i < q.nparts; i++) {
+			struct part *p = &q.parts[i];
+			int r;
+			if (p->fd < 0 || ipart[i] < 0 ||
+			    !(pf[ipart[i]].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			r = qrsh_buf_fill(&p->rx, p->fd, QRSH_DATA_CHUNK);
+			if (r < 0 || r == 0) {
+				part_frames(i);
+				if (p->fd >= 0) {
+					part_end(p);
+					q.lost = true;
+					if (!q.exit_code)
+						q.exit_code = 255;
+				}
+				continue;
+			}
+			part_frames(i);
+		}
+		flush_parts();
+	}
+	free(pf);
+	free(ipart);
+	tty_restore();
+	if (q.lost || explain_end())
+		return report_end();
+	return q.exit_code;
+}
+
+/* Where shepherds reach us: $NOWQ_QRSH_HOST, else this host's name. */
+static const char *
+listen_host(void)
+{
+	static char name[256];
+	const char *e = getenv("NOWQ_QRSH_HOST");
+
+	if (e && *e)
+		return e;
+	if (gethostname(name, sizeof name - 1) < 0)
+		return my_hostname();
+	return name;
+}
+
+static int
+listen_any(int backlog)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	int fd, off = 0;
+
+	if ((fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) >= 0) {
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off);
+		if (bind(fd, (struct sockaddr *)&a6, sizeof a6) == 0 && listen(fd, backlog) == 0)
+			return fd;
+		close(fd);
+	}
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)) < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a4, sizeof a4) == 0 && listen(fd, backlog) == 0)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+static int
+listen_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	return ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
+	    ((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* -now y: the job must be dispatched at once (in its submission's commit,
+ * or while an idle host comes back to pull), else it is deleted. */
+static bool
+dispatched_now(void)
+{
+	int64_t deadline = mono_ms() + QRSH_NOW_MS;
+
+	for (;;) {
+		json_t *rep = client_request(json_pack("{s:s, s:[I]}", "type", "STATUS", "jobs",
+		    (json_int_t)q.id));
+		const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
+		const char *st = job ? jstr(job, "state") : NULL;
+		bool yes = st && strcmp(st, "pending") != 0;
+		json_decref(rep);
+		if (yes)
+			return true;
+		if (mono_ms() >= deadline)
+			return false;
+		usleep(20000);
+	}
+}
+
+static int
+qrsh_run(int argc, char **argv)
+{
+	struct qsub_opts o;
+	struct qsub_env env;
+	char cwd[PATH_MAX], err[512], *addr;
+	json_t *job, *req, *rep;
+	const char *why = NULL;
+	int rc = 1, port;
+
+	qsub_opts_init(&o);
+	o.qrsh = true;
+	if (qsub_opts_parse_argv(&o, argc - 1, argv + 1) < 0) {
+		client_errx("%s", o.err);
+		goto out;
+	}
+	if (o.help) {
+		client_usage(&cmd_qrsh, stdout);
+		rc = 0;
+		goto out;
+	}
+	if (!o.operands) {
+		client_errx("a command is needed: nowq's qrsh runs commands, not logins");
+		goto out;
+	}
+	if (o.sync == 1 || o.t_first || o.cron || o.hold == 1 || o.out_path || o.err_path) {
+		client_errx("qrsh takes no -sync, -t, --cron, -h, -o or -e: its job's streams are the "
+		    "terminal's and it runs now");
+		goto out;
+	}
+	o.binary = 1;
+	q.nparts = o.slots > 0 && !o.pe ? o.slots : 1;
+	if (o.pe) {
+		client_errx("qrsh takes -n N for N copies on N hosts, not -pe");
+		goto out;
+	}
+	q.pty = o.pty == 1;
+	q.prefix = o.prefix_rank;
+	q.lfd = -1;
+	if (!getcwd(cwd, sizeof cwd)) {
+		client_errx("cannot tell the current directory: %s", strerror(errno));
+		goto out;
+	}
+	if ((q.lfd = listen_any(q.nparts + 16)) < 0 || (port = listen_port(q.lfd)) < 0) {
+		client_errx("cannot listen for the job's streams: %s", strerror(errno));
+		goto out;
+	}
+	if (pipe2(q.sigpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		client_errx("cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
+	auth_nonce(q.secret, sizeof q.secret);
+	env.envp = environ;
+	env.cwd = cwd;
+	env.host = my_hostname();
+	env.user = client_user();
+	if ((job = qsub_job_json(&o, NULL, &env, err, sizeof err)) == NULL) {
+		client_errx("%s", err);
+		goto out;
+	}
+	addr = xasprintf("%s %d %s", listen_host(), port, q.secret);
+	json_object_set_new(job, "qrsh", json_string(addr));
+	free(addr);
+	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
+	if (o.verify == 'n')
+		json_object_set_new(req, "verify", json_false());
+	if (o.deps)
+		json_object_set_new(req, "deps", qsub_deps_json(&o));
+	/* Signals before the job exists are qrsh's own to die of. */
+	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
+		goto out;
+	q.id = jint(rep, "id", 0);
+	json_decref(rep);
+	signals_catch();
+	q.parts = xcalloc((size_t)q.nparts, sizeof *q.parts);
+	for (int i = 0; i < q.nparts; i++)
+		q.parts[i].fd = -1;
+	if (o.now == 1 && !dispatched_now())
+		cancel(0, "Your \"qrsh\" request could not be scheduled, try again later.");
+	/* The master's word on the job's end, for what the streams cannot
+	 * tell (qdel, a lost host); none is needed when it is away. */
+	req = json_pack("{s:s, s:I}", "type", "WAIT", "id", (json_int_t)q.id);
+	q.wseq = client_send(req, &why) < 0 ? -1 : jint(req, "seq", -1);
+	json_decref(req);
+	if (q.pty)
+		tty_raw();
+	rc = relay();
+out:
+	qsub_opts_free(&o);
+	return rc;
+}
