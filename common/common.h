@@ -33,6 +33,7 @@ void   *xmalloc(size_t n);
 void   *xcalloc(size_t n, size_t m);
 void   *xrealloc(void *p, size_t n);
 char   *xstrdup(const char *s);
+char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */

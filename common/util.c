@@ -51,6 +51,15 @@ xstrdup(const char *s)
 }
 
 char *
+xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (!d)
+		fatalx("out of memory");
+	return d;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	char *s;

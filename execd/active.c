@@ -45,32 +45,6 @@ static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
 static int nslots_used;
 
-void
-active_key(char *buf, size_t len, int64_t id, int task, int attempt)
-{
-	snprintf(buf, len, "%" PRId64 ".%d.%d", id, task, attempt);
-}
-
-/* Only the canonical spelling counts, so a key names one folder. */
-bool
-active_key_parse(const char *s, int64_t *id, int *task, int *attempt)
-{
-	long long a;
-	int b, c, n = 0;
-	char again[ATTEMPT_KEY_MAX];
-
-	if (strlen(s) >= ATTEMPT_KEY_MAX || s[0] == '-' ||
-	    sscanf(s, "%lld.%d.%d%n", &a, &b, &c, &n) != 3 || s[n] || a < 0 || b < 0 || c < 0)
-		return false;
-	active_key(again, sizeof again, a, b, c);
-	if (strcmp(again, s) != 0)
-		return false;
-	*id = a;
-	*task = b;
-	*attempt = c;
-	return true;
-}
-
 static struct attempt *
 active_find(const char *key)
 {

@@ -93,6 +93,10 @@ char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
  * only for files nobody reads while they are written, or whose readers take
  * an empty file for an absent one.  Sets errno and returns -1 on failure. */
 int   execd_write_file(const char *path, const char *text, int mode, bool durable);
+/* An attempt's key ID.TASK.ATTEMPT, its folder's and its events' name;
+ * parsing takes only the canonical spelling. */
+bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
+void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
 #define OUTBOX_REG  "reg"
 #define OUTBOX_TERM "term"
 /* Writes SPOOL/outbox/KEY.KIND.json atomically. */
@@ -100,6 +104,13 @@ int     outbox_write(const char *key, const char *kind, const json_t *msg, bool 
 bool    outbox_has(const char *key, const char *kind);
 /* The CHILD_TERM message for an attempt, from its exit object. */
 json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
+/* A job's start is recorded once, in active/KEY/job.pid ("PID PROC_START
+ * START_MS"); its outbox event SPOOL/outbox/KEY.reg is a second name of
+ * that file, so a job start allocates no inode for it.  -1 (errno) when
+ * the link cannot be made, e.g. an outbox on another file system. */
+int     outbox_link_reg(const char *key);
+/* The CHILD_REGISTER message of KEY from job.pid's text; NULL if malformed. */
+json_t *outbox_reg_msg(const char *key, const char *text);
 /* The wake-up socket's address, which execd binds. */
 socklen_t outbox_notify_addr(struct sockaddr_un *sun);
 /* Shepherd side: wakes execd (if running) with "KEY WHAT". */
@@ -185,8 +196,6 @@ void    active_check(void);
  * vacate while busy, continue suspended ones when idle again. */
 void    active_owner(bool idle, const char *why);
 json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
-bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
-void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
 
 /* shepherd.c: the shepherd program (nowq-shepherd), one per job, started
  * by active_start; its main says what it is given. */

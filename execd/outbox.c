@@ -144,16 +144,47 @@ outbox_shutdown(void)
 	notify_fd = -1;
 }
 
-/* KEY.reg.json and KEY.term.json; temporary files of an atomic write and
- * files set aside start with a dot. */
+/* The length of KEY in NAME if NAME ends with SUFFIX after a key. */
+static size_t
+outbox_key_len(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n > k && strcmp(name + n - k, suffix) == 0 ? n - k : 0;
+}
+
+/* KEY.reg (job.pid's second name), KEY.reg.json (its form where no link
+ * could be made, and what an older shepherd wrote) and KEY.term.json;
+ * temporary files of an atomic write and files set aside start with a dot. */
 static int
 outbox_filter(const struct dirent *d)
 {
-	size_t n = strlen(d->d_name);
-	if (d->d_name[0] == '.')
+	const char *name = d->d_name;
+	if (name[0] == '.')
 		return 0;
-	return (n > 9 && strcmp(d->d_name + n - 9, ".reg.json") == 0) ||
-	    (n > 10 && strcmp(d->d_name + n - 10, ".term.json") == 0);
+	return outbox_key_len(name, ".reg") || outbox_key_len(name, ".reg.json") ||
+	    outbox_key_len(name, ".term.json");
+}
+
+/* The message a file of the outbox holds; NULL if it holds none. */
+static json_t *
+outbox_msg(const char *name, const char *text)
+{
+	size_t k = outbox_key_len(name, ".reg");
+	json_error_t jerr;
+	json_t *msg;
+
+	if (k) {
+		char *key = xstrndup(name, k);
+		msg = outbox_reg_msg(key, text);
+		free(key);
+		return msg;
+	}
+	msg = json_loads(text, 0, &jerr);
+	if (msg && (!json_is_object(msg) || !jstr(msg, "type"))) {
+		json_decref(msg);
+		msg = NULL;
+	}
+	return msg;
 }
 
 static bool
@@ -224,7 +255,6 @@ outbox_flush(void)
 		const char *name = names[i]->d_name;
 		char *path, *text;
 		const char *why;
-		json_error_t jerr;
 		json_t *msg;
 		int64_t seq;
 
@@ -239,11 +269,10 @@ outbox_flush(void)
 				outbox_set_aside(name, why);
 			continue;
 		}
-		msg = json_loads(text, 0, &jerr);
+		msg = outbox_msg(name, text);
 		free(text);
-		if (!msg || !json_is_object(msg) || !jstr(msg, "type")) {
-			outbox_set_aside(name, "not a JSON message");
-			json_decref(msg);
+		if (!msg) {
+			outbox_set_aside(name, "not an event");
 			continue;
 		}
 		outbox_log(msg);   /* before link_send, which takes msg */
@@ -277,10 +306,8 @@ outbox_ack(int64_t seq)
 		log_debug("ACK for seq %lld, which is not an outbox event", (long long)seq);
 		return;
 	}
-	n = strlen(s->name);
-	if (n > 10 && strcmp(s->name + n - 10, ".term.json") == 0) {
-		char *key = xstrdup(s->name);
-		key[n - 10] = '\0';
+	if ((n = outbox_key_len(s->name, ".term.json")) != 0) {
+		char *key = xstrndup(s->name, n);
 		active_remove(key);
 		free(key);
 	}

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -58,6 +59,32 @@ execd_write_file(const char *path, const char *text, int mode, bool durable)
 	return close(fd);
 }
 
+void
+active_key(char *buf, size_t len, int64_t id, int task, int attempt)
+{
+	snprintf(buf, len, "%" PRId64 ".%d.%d", id, task, attempt);
+}
+
+/* Only the canonical spelling counts, so a key names one folder. */
+bool
+active_key_parse(const char *s, int64_t *id, int *task, int *attempt)
+{
+	long long a;
+	int b, c, n = 0;
+	char again[ATTEMPT_KEY_MAX];
+
+	if (strlen(s) >= ATTEMPT_KEY_MAX || s[0] == '-' ||
+	    sscanf(s, "%lld.%d.%d%n", &a, &b, &c, &n) != 3 || s[n] || a < 0 || b < 0 || c < 0)
+		return false;
+	active_key(again, sizeof again, a, b, c);
+	if (strcmp(again, s) != 0)
+		return false;
+	*id = a;
+	*task = b;
+	*attempt = c;
+	return true;
+}
+
 static char *
 outbox_file(const char *key, const char *kind)
 {
@@ -79,6 +106,36 @@ outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
 	free(s);
 	free(path);
 	return rc;
+}
+
+int
+outbox_link_reg(const char *key)
+{
+	char *from = execd_path("active/%s/job.pid", key);
+	char *to = execd_path("outbox/%s.%s", key, OUTBOX_REG);
+	int rc = link(from, to);
+
+	free(from);
+	free(to);
+	return rc;
+}
+
+json_t *
+outbox_reg_msg(const char *key, const char *text)
+{
+	int64_t id;
+	int task, attempt;
+	long pid;
+	unsigned long long proc_start;
+	long long start_ms;
+
+	if (!active_key_parse(key, &id, &task, &attempt) ||
+	    sscanf(text, "%ld %llu %lld", &pid, &proc_start, &start_ms) != 3 || pid <= 1 ||
+	    start_ms < 0)
+		return NULL;
+	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
+	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name,
+	    "pid", (int)pid, "start_time", (json_int_t)start_ms);
 }
 
 bool

@@ -839,15 +839,17 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * time tells it from a later process given the same pid. */
 	if (!shepherd_proc_start(pid, &start))
 		start = 0;
-	snprintf(buf, sizeof buf, "%d %llu\n", (int)pid, start);
-	shep_write_file(&s, "job.pid", buf, 0644);
-	msg = json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
-	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "host", conf->name,
-	    "pid", (int)pid, "start_time", (json_int_t)start_ms);
+	snprintf(buf, sizeof buf, "%d %llu %lld\n", (int)pid, start, (long long)start_ms);
 	/* Not synced: if the host crashes, the durable active/ folder makes
-	 * execd report the attempt, and it ends as "shepherd died". */
-	outbox_write(key, OUTBOX_REG, msg, false);
-	json_decref(msg);
+	 * execd report the attempt, and it ends as "shepherd died".  The
+	 * outbox's CHILD_REGISTER is job.pid under a second name; only where
+	 * the two folders cannot share the file is it a file of its own. */
+	if (shep_write_file(&s, "job.pid", buf, 0644) < 0 || outbox_link_reg(key) < 0) {
+		msg = outbox_reg_msg(key, buf);
+		assert(msg);
+		outbox_write(key, OUTBOX_REG, msg, false);
+		json_decref(msg);
+	}
 	outbox_notify(key, OUTBOX_REG);
 
 	memset(&ru, 0, sizeof ru);

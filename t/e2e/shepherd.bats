@@ -67,3 +67,29 @@ teardown() {
 	[ "$status" -eq 2 ]
 	[ -z "$(ls "$CLUSTER/execd-1/outbox")" ]
 }
+
+@test "a job's start waits in the outbox as a second name of its job.pid, and what the outbox cannot read is set aside" {
+	master=$(cat "$CLUSTER/qmaster/qmaster.pid")
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sleep 60)
+	# The DISPATCH left with qsub's reply; a stopped master ACKs nothing,
+	# so the start stays in the outbox.
+	kill -STOP "$master"
+	out="$CLUSTER/execd-1/outbox"
+	act="$CLUSTER/execd-1/active/$id.0.1"
+	wait_until 20 test -e "$out/$id.0.1.reg"
+	# One file under two names: a job start allocates no inode of its own.
+	[ "$(stat -c %i "$out/$id.0.1.reg")" = "$(stat -c %i "$act/job.pid")" ]
+	[ "$(stat -c %h "$act/job.pid")" = 2 ]
+	read -r pid start ms < "$act/job.pid"
+	[ "$pid" -gt 1 ] && [ "$start" -gt 0 ] && [ "$ms" -gt 0 ]
+	printf 'garbage\n' > "$out/999999.0.1.reg"
+	kill -CONT "$master"
+	wait_until 20 state_is "$id" r
+	wait_until 20 test ! -e "$out/$id.0.1.reg"
+	[ "$(stat -c %h "$act/job.pid")" = 1 ]
+	# The execd's periodic flush reads the bad one and moves it aside.
+	wait_until 20 test -e "$out/.bad.999999.0.1.reg"
+	grep -q 'outbox event 999999.0.1.reg is unusable (not an event)' "$CLUSTER/execd-1/execd.log"
+	qdel "$id"
+	wait_until 20 job_finished "$id"
+}
