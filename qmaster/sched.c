@@ -121,7 +121,8 @@ usage_parallel(struct usage *us, const struct job *j)
 static void
 usage_load(struct usage *us)
 {
-	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING,
+		.usage = true };
 	struct exechost *h;
 
 	memset(us, 0, sizeof *us);

@@ -70,6 +70,8 @@ struct store_job_filter {
 	                            * stays empty (ignored with with_script) */
 	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
+	bool         usage;        /* only task, owner, queue, state, host, slots,
+	                            * pe and req (ignored with brief or with_script) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs in the listing's order, priority down then id up, from the

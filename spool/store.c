@@ -359,7 +359,7 @@ enum stmt_id {
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
-	S_NSTMT = S_FOREACH + 256
+	S_NSTMT = S_FOREACH + 512
 };
 #define FE_STATES	0x1u
 #define FE_OWNER	0x2u
@@ -372,6 +372,8 @@ enum stmt_id {
 #define FE_PRIO_LOWER	0x40u
 /* Of the pending jobs only the arrays (their tasks may run). */
 #define FE_ARRAYS	0x80u
+/* Only the columns the scheduler's usage counts read. */
+#define FE_USAGE	0x100u
 
 static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -508,27 +510,24 @@ store_fail(struct store *st, const char *what)
 	return -1;
 }
 
-/* A listing's select reads only what job_to_json_brief shows; the other
- * columns read as NULL, so row_to_job needs no second form. */
+/* A select of only the columns in want; the others read as NULL, so
+ * row_to_job needs no second form. */
 static char *
-store_brief_select(void)
+store_cols_select(const char *const *want, size_t nwant)
 {
 	static const char *const cols[] = { JOB_COLUMNS(X_STR) };
-	static const char *const brief[] = { "task", "name", "owner", "queue", "prio",
-		"submit_time", "start_time", "state", "hold", "error", "delete_req",
-		"host", "slots", "t_first", "t_last", "t_step", "suspended" };
 	size_t n = 64, i, k;
 	char *sql = xmalloc(n);
 
 	strcpy(sql, "SELECT j.id");
 	for (i = 0; i < sizeof cols / sizeof cols[0]; i++) {
-		bool want = false;
-		for (k = 0; k < sizeof brief / sizeof brief[0]; k++)
-			want |= strcmp(cols[i], brief[k]) == 0;
+		bool w = false;
+		for (k = 0; k < nwant; k++)
+			w |= strcmp(cols[i], want[k]) == 0;
 		n = strlen(sql) + strlen(cols[i]) + 8;
 		sql = xrealloc(sql, n);
-		strcat(sql, want ? ", j." : ", NULL");
-		if (want)
+		strcat(sql, w ? ", j." : ", NULL");
+		if (w)
 			strcat(sql, cols[i]);
 	}
 	n = strlen(sql) + 32;
@@ -537,10 +536,30 @@ store_brief_select(void)
 	return sql;
 }
 
+/* A listing reads only what job_to_json_brief shows; the scheduler's usage
+ * counts (sched.c's usage_one) only where a job runs and whose it is,
+ * which it reads for every running job at every pass. */
+static char *
+store_slim_select(unsigned v)
+{
+	static const char *const brief[] = { "task", "name", "owner", "queue", "prio",
+		"submit_time", "start_time", "state", "hold", "error", "delete_req",
+		"host", "slots", "t_first", "t_last", "t_step", "suspended" };
+	static const char *const usage[] = { "task", "owner", "queue", "state", "host",
+		"slots", "pe", "req" };
+
+	if (v & FE_BRIEF)
+		return store_cols_select(brief, sizeof brief / sizeof brief[0]);
+	if (v & FE_USAGE)
+		return store_cols_select(usage, sizeof usage / sizeof usage[0]);
+	return NULL;
+}
+
 static char *
 store_foreach_sql(unsigned v)
 {
-	char *brief = v & FE_BRIEF ? store_brief_select() : NULL, *sql;
+	char *slim = store_slim_select(v), *sql;
+	bool brief = v & FE_BRIEF;
 
 	/* ?9: the walk starts after that id (0: from the first), so a
 	 * page of a long list is found by the primary key, not by reading
@@ -554,20 +573,20 @@ store_foreach_sql(unsigned v)
 		 * range: the cursor's priority above ids ?9, or the lower
 		 * priorities from their start.  ?10 is the cursor's priority. */
 		sql = xasprintf("%s INDEXED BY jobs_pending WHERE j.state = 0 AND %s%s",
-		    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
+		    slim ? slim : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 		    v & FE_PRIO_LOWER ? "j.prio < ?10" : "j.prio = ?10 AND j.id > ?9",
 		    v & FE_PRIO_LOWER ? " ORDER BY j.prio DESC, j.id" : " ORDER BY j.id");
-		free(brief);
+		free(slim);
 		return sql;
 	}
 	sql = xasprintf("%s WHERE j.id > ?9%s%s%s%s ORDER BY j.id",
-	    brief ? brief : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
+	    slim ? slim : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? (brief ? " AND +j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" :
 	    " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)") : "",
 	    v & FE_ARRAYS ? " AND (+j.state <> 0 OR j.t_first > 0)" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
 	    v & FE_HOST ? " AND j.host = ?8" : "");
-	free(brief);
+	free(slim);
 	return sql;
 }
 
@@ -1694,6 +1713,8 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		v |= FE_FULL;
 	else if (f->brief)
 		v |= FE_BRIEF;
+	else if (f->usage)
+		v |= FE_USAGE;
 	if (f->pending_arrays_only)
 		v |= FE_ARRAYS;
 	if (!(s = stmt_take(st, S_FOREACH + v, &own)))

@@ -2013,6 +2013,51 @@ test_replication(void **state)
 	job_free(j);
 }
 
+/* The scheduler's usage walk: the running jobs' owner, queue, host, slots,
+ * PE and requests (exclusive), and none of the text it would decode for
+ * nothing at every pass. */
+static int
+usage_check(void *arg, struct job *j)
+{
+	int *n = arg;
+
+	(*n)++;
+	assert_string_equal(j->owner, "alice");
+	assert_string_equal(j->queue, "all.q");
+	assert_string_equal(j->host, "h1 h2");
+	assert_string_equal(j->pe, "mpi");
+	assert_int_equal(j->slots, 4);
+	assert_true(j->req.exclusive);
+	assert_int_equal(j->state, JS_RUNNING);
+	assert_null(j->argv);
+	assert_null(j->env);
+	assert_null(j->cwd);
+	return 0;
+}
+
+static void
+test_usage_walk(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkbinjob("alice", 1001), *pend = mkjob("bob", 1002, 0, NULL);
+	struct store_job_filter flt = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING,
+		.usage = true };
+	int n = 0;
+
+	j->pe = xstrdup("mpi");
+	j->slots = 4;
+	j->req.exclusive = true;
+	insert(f, j);
+	insert(f, pend);
+	j->state = JS_RUNNING;
+	j->host = xstrdup("h1 h2");
+	update_and_check(f, j);
+	assert_int_equal(store_jobs_foreach(f->st, &flt, usage_check, &n), 0);
+	assert_int_equal(n, 1);
+	job_free(j);
+	job_free(pend);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fix_setup, fix_teardown)
 
 int
@@ -2025,6 +2070,7 @@ main(void)
 		T(test_open_refuses_garbage),
 		T(test_migrate_v1),
 		T(test_job_roundtrip),
+		T(test_usage_walk),
 		T(test_job_states),
 		T(test_job_delete),
 		T(test_ids_never_repeat),
