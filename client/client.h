@@ -192,6 +192,11 @@ void qstat_print_row(FILE *fp, const struct qstat_row *r);
  * PENDING JOBS banner; rows is a sorted listing whose running rows go to
  * their queue instance (a parallel job's to its master host). */
 void qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
+/* The same in two parts, so the pending rows can be printed as they come:
+ * the queue instances with their running rows, then the pending rows of a
+ * page, the banner first when banner is set; true when it printed a row. */
+void qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
+bool qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
