@@ -41,6 +41,10 @@ void client_progress_clear(void);
  * (doc/json.md); the version grows when a field changes meaning or goes. */
 #define CLIENT_JSON_SCHEMA 1
 void client_print_json(const char *key, json_t *value);
+/* The same text for a list too long to hold, an item at a time: *n counts
+ * the items printed; _end closes the document (or prints an empty list). */
+void client_print_json_item(const char *key, const json_t *item, size_t *n);
+void client_print_json_end(const char *key, size_t n);
 /* Splits a master list ("unix:PATH" or "HOST:PORT", separated by commas or
  * blanks) into a NULL-terminated vector; NULL when it holds no address. */
 char **client_masters_parse(const char *s);

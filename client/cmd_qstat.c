@@ -218,6 +218,7 @@ show_jobs(char **lists, int nlists, bool as_json)
  * their texts from the pages, which the caller frees after them; NULL
  * pages when the master refused. */
 #define QSTAT_PAGE 20000
+#define QSTAT_JSON_PAGE 1000
 
 static int64_t
 page_size(void)
@@ -240,6 +241,11 @@ page_size(void)
  * their texts from rep; a sink that keeps rows after the call keeps rep. */
 struct sink {
 	void  (*page)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	/* A listing of one page, when it goes elsewhere than page (NULL: page). */
+	void  (*whole)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	bool    objects;           /* whole job objects (--json), not brief rows */
+	size_t  items;             /* --json: the jobs printed */
+	bool    closed;            /* --json: the whole document is out */
 	bool    header;            /* the table's header is out */
 	json_t *hosts;             /* -f: the HOSTS reply's hosts */
 	json_t *held;              /* -f: the replies the running rows borrow from */
@@ -258,6 +264,46 @@ table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 	} else
 		for (size_t i = 0; i < n; i++)
 			qstat_print_row(stdout, &rows[i]);
+}
+
+/* --json: a listing of one page is one document, as it always was; a
+ * longer one is printed a job at a time in the same text. */
+static void
+json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+{
+	json_t *shown = json_array();
+
+	(void)rep;
+	for (size_t i = 0; i < n; i++)
+		json_array_append(shown, (json_t *)rows[i].obj);
+	client_print_json("jobs", shown);
+	json_decref(shown);
+	sk->closed = true;
+}
+
+static void
+json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+{
+	(void)rep;
+	for (size_t i = 0; i < n; i++)
+		client_print_json_item("jobs", rows[i].obj, &sk->items);
+}
+
+/* The rows of a page: brief ones, or made from whole job objects. */
+static struct qstat_row *
+page_rows(const json_t *rep, bool objects, size_t *n)
+{
+	const json_t *jobs = json_object_get(rep, "jobs"), *j;
+	struct qstat_row *rows;
+	size_t i;
+
+	if (!objects)
+		return qstat_rows_from_reply(rep, n);
+	*n = json_array_size(jobs);
+	rows = xcalloc(*n + 1, sizeof *rows);
+	json_array_foreach(jobs, i, j)
+		qstat_row_from_object(j, &rows[i]);
+	return rows;
 }
 
 /* qstat -f prints the queue instances, each with its running jobs, before
@@ -314,7 +360,11 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 	json_t *rep, *req = NULL;
 	const char *why = NULL;
 
-	json_object_set_new(base, "brief", json_true());
+	/* A job object is some twenty times a brief row: fewer per frame. */
+	if (sk->objects && page > QSTAT_JSON_PAGE)
+		page = QSTAT_JSON_PAGE;
+	if (!sk->objects)
+		json_object_set_new(base, "brief", json_true());
 	json_object_set_new(base, "limit", json_integer(page));
 	if ((rep = client_request_ok(json_incref(base), "")) == NULL) {
 		json_decref(base);
@@ -322,10 +372,10 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 	}
 	if (!json_object_get(rep, "next")) {
 		size_t n;
-		struct qstat_row *rows = qstat_rows_from_reply(rep, &n);
+		struct qstat_row *rows = page_rows(rep, sk->objects, &n);
 
 		n = sort_filter(rows, n, want);
-		sk->page(sk, rep, rows, n);
+		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
 		free(rows);
 		json_decref(rep);
 		json_decref(base);
@@ -380,7 +430,7 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 					goto fail;
 				}
 			}
-			rows = qstat_rows_from_reply(rep, &n);
+			rows = page_rows(rep, sk->objects, &n);
 			for (size_t i = 0; i < n; i++)
 				if (rank(&rows[i]) == sect[s].rank)
 					rows[k++] = rows[i];
@@ -440,9 +490,7 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req, *rep;
-	struct qstat_row *rows;
-	size_t i;
+	json_t *users = json_array(), *req;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
 	bool as_json = false, job_mode = false, cron_mode = false, full = false;
@@ -522,26 +570,12 @@ qstat_run(int argc, char **argv)
 		rc = stream_table(req, want, &(struct sink){ .page = table_page });
 		goto out;
 	}
-	if ((rep = client_request_ok(req, "")) == NULL)
-		goto out;
-	/* --json asks for whole job objects; the table, for brief rows. */
 	{
-		json_t *jobs = json_object_get(rep, "jobs");
-		json_t *shown = json_array(), *j;
+		struct sink sk = { .page = json_page, .whole = json_whole, .objects = true };
 
-		n = json_array_size(jobs);
-		rows = xcalloc(n + 1, sizeof *rows);
-		json_array_foreach(jobs, i, j)
-			qstat_row_from_object(j, &rows[i]);
-		n = sort_filter(rows, n, want);
-		for (i = 0; i < n; i++)
-			json_array_append(shown, (json_t *)rows[i].obj);
-		client_print_json("jobs", shown);
-		json_decref(shown);
+		if ((rc = stream_table(req, want, &sk)) == 0 && !sk.closed)
+			client_print_json_end("jobs", sk.items);
 	}
-	free(rows);
-	json_decref(rep);
-	rc = 0;
 out:
 	json_decref(users);
 	free(jlists);

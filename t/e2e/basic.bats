@@ -155,6 +155,9 @@ teardown_file() { cluster_stop; work_stop; }
 	# The queue lines carry the load, which may change between two calls.
 	noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
 	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p | noload)" = "$(qstat -f -s p | noload)" ]
+	# --json of one page is jansson's document; of many, the same text a job at a time.
+	[ "$(NOWQ_QSTAT_PAGE=2 qstat --json -s p)" = "$(qstat --json -s p)" ]
+	[ "$(qstat --json -s p | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["jobs"]))')" -ge 5 ]
 	run env NOWQ_QSTAT_PAGE=0 qstat -s p
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"NOWQ_QSTAT_PAGE=0 is not a number from 1 to 100000"* ]]
