@@ -70,6 +70,9 @@ struct store_job_filter {
 	                            * stays empty (ignored with with_script) */
 	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
+	int64_t      page;         /* > 0: at most that many jobs, read through the
+	                            * state index (needs states and brief; no
+	                            * owner, host or arrays-only) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs in the listing's order, priority down then id up, from the
