@@ -41,6 +41,10 @@ void client_progress_clear(void);
  * (doc/json.md); the version grows when a field changes meaning or goes. */
 #define CLIENT_JSON_SCHEMA 1
 void client_print_json(const char *key, json_t *value);
+/* The same text for a list too long to hold, an item at a time: *n counts
+ * the items printed; _end closes the document (or prints an empty list). */
+void client_print_json_item(const char *key, const json_t *item, size_t *n);
+void client_print_json_end(const char *key, size_t n);
 /* Splits a master list ("unix:PATH" or "HOST:PORT", separated by commas or
  * blanks) into a NULL-terminated vector; NULL when it holds no address. */
 char **client_masters_parse(const char *s);
@@ -192,6 +196,11 @@ void qstat_print_row(FILE *fp, const struct qstat_row *r);
  * PENDING JOBS banner; rows is a sorted listing whose running rows go to
  * their queue instance (a parallel job's to its master host). */
 void qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
+/* The same in two parts, so the pending rows can be printed as they come:
+ * the queue instances with their running rows, then the pending rows of a
+ * page, the banner first when banner is set; true when it printed a row. */
+void qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
+bool qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */

@@ -218,6 +218,7 @@ show_jobs(char **lists, int nlists, bool as_json)
  * their texts from the pages, which the caller frees after them; NULL
  * pages when the master refused. */
 #define QSTAT_PAGE 20000
+#define QSTAT_JSON_PAGE 1000
 
 static int64_t
 page_size(void)
@@ -235,47 +236,113 @@ page_size(void)
 	return page;
 }
 
-static struct qstat_row *
-brief_pages(json_t *req, size_t *n, json_t **pages)
+/* Where a listing's rows go, a page at a time in Grid Engine's order: the
+ * table, or qstat -f's queue instances and pending jobs.  The rows borrow
+ * their texts from rep; a sink that keeps rows after the call keeps rep. */
+struct sink {
+	void  (*page)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	/* A listing of one page, when it goes elsewhere than page (NULL: page). */
+	void  (*whole)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	bool    objects;           /* whole job objects (--json), not brief rows */
+	size_t  items;             /* --json: the jobs printed */
+	bool    closed;            /* --json: the whole document is out */
+	bool    header;            /* the table's header is out */
+	json_t *hosts;             /* -f: the HOSTS reply's hosts */
+	json_t *held;              /* -f: the replies the running rows borrow from */
+	struct qstat_row *running; /* -f: the running rows, waiting for their queues */
+	size_t  nrunning;
+	bool    queues, banner;    /* -f: printed */
+};
+
+static void
+table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 {
-	struct qstat_row *rows = NULL;
-	int64_t after = 0, page = page_size();
+	(void)rep;
+	if (n && !sk->header) {
+		qstat_print_table(stdout, rows, n);
+		sk->header = true;
+	} else
+		for (size_t i = 0; i < n; i++)
+			qstat_print_row(stdout, &rows[i]);
+}
 
-	*n = 0;
-	*pages = json_array();
-	json_object_set_new(req, "brief", json_true());
-	json_object_set_new(req, "limit", json_integer(page));
-	for (;;) {
-		json_t *rep, *next;
-		struct qstat_row *r;
-		size_t k;
+/* --json: a listing of one page is one document, as it always was; a
+ * longer one is printed a job at a time in the same text. */
+static void
+json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+{
+	json_t *shown = json_array();
 
-		json_object_set_new(req, "after", json_integer(after));
-		if ((rep = client_request_ok(json_incref(req), "")) == NULL) {
-			json_decref(*pages);
-			*pages = NULL;
-			break;
-		}
-		json_array_append_new(*pages, rep);
-		r = qstat_rows_from_reply(rep, &k);
-		if (k) {
-			rows = xrealloc(rows, (*n + k) * sizeof *rows);
-			memcpy(rows + *n, r, k * sizeof *r);
-			*n += k;
-		}
-		free(r);
-		next = json_object_get(rep, "next");
-		if (!json_is_integer(next) || json_integer_value(next) <= after)
-			break;
-		after = json_integer_value(next);
-	}
-	json_decref(req);
+	(void)rep;
+	for (size_t i = 0; i < n; i++)
+		json_array_append(shown, (json_t *)rows[i].obj);
+	client_print_json("jobs", shown);
+	json_decref(shown);
+	sk->closed = true;
+}
+
+static void
+json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+{
+	(void)rep;
+	for (size_t i = 0; i < n; i++)
+		client_print_json_item("jobs", rows[i].obj, &sk->items);
+}
+
+/* The rows of a page: brief ones, or made from whole job objects. */
+static struct qstat_row *
+page_rows(const json_t *rep, bool objects, size_t *n)
+{
+	const json_t *jobs = json_object_get(rep, "jobs"), *j;
+	struct qstat_row *rows;
+	size_t i;
+
+	if (!objects)
+		return qstat_rows_from_reply(rep, n);
+	*n = json_array_size(jobs);
+	rows = xcalloc(*n + 1, sizeof *rows);
+	json_array_foreach(jobs, i, j)
+		qstat_row_from_object(j, &rows[i]);
 	return rows;
 }
 
+/* qstat -f prints the queue instances, each with its running jobs, before
+ * the first pending job: the running rows are kept until then (they are at
+ * most the cluster's slots), the pending ones printed as they come. */
+static void
+full_queues(struct sink *sk)
+{
+	if (sk->queues)
+		return;
+	qstat_print_queues(stdout, sk->hosts, sk->running, sk->nrunning);
+	sk->queues = true;
+	free(sk->running);
+	sk->running = NULL;
+	sk->nrunning = 0;
+	json_array_clear(sk->held);
+}
+
+static void
+full_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+{
+	size_t i = 0;
+
+	/* The rows come running first, so these are a page's first ones. */
+	for (; i < n && rank(&rows[i]) == 0; i++) {
+		sk->running = xrealloc(sk->running, (sk->nrunning + 1) * sizeof *sk->running);
+		sk->running[sk->nrunning++] = rows[i];
+	}
+	if (i > 0)
+		json_array_append(sk->held, rep);
+	if (i < n) {
+		full_queues(sk);
+		sk->banner |= qstat_print_pending(stdout, rows + i, n - i, !sk->banner);
+	}
+}
+
 /*
- * The table, printed a page at a time as the pages come, so a listing of a
- * million jobs is never held whole.  Grid Engine's order is running, then
+ * A listing, handed to sk a page at a time as the pages come, so a listing
+ * of a million jobs is never held whole.  Grid Engine's order is running, then
  * pending by priority and age, then finished; each section is asked on its
  * own in that order (the pending one with order "prio", which the master
  * walks by its jobs_pending index).  A section keeps only its own rows: an
@@ -284,17 +351,20 @@ brief_pages(json_t *req, size_t *n, json_t **pages)
  * always was, sorted here.  Returns 0, or 1 when the master refused.
  */
 static int
-stream_table(json_t *base, unsigned want)
+stream_table(json_t *base, unsigned want, struct sink *sk)
 {
 	static const struct { unsigned want; const char *states; int rank; } sect[] = {
 		{ WANT_R, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
 	};
 	int64_t page = page_size();
-	bool header = false;
 	json_t *rep, *req = NULL;
 	const char *why = NULL;
 
-	json_object_set_new(base, "brief", json_true());
+	/* A job object is some twenty times a brief row: fewer per frame. */
+	if (sk->objects && page > QSTAT_JSON_PAGE)
+		page = QSTAT_JSON_PAGE;
+	if (!sk->objects)
+		json_object_set_new(base, "brief", json_true());
 	json_object_set_new(base, "limit", json_integer(page));
 	if ((rep = client_request_ok(json_incref(base), "")) == NULL) {
 		json_decref(base);
@@ -302,10 +372,10 @@ stream_table(json_t *base, unsigned want)
 	}
 	if (!json_object_get(rep, "next")) {
 		size_t n;
-		struct qstat_row *rows = qstat_rows_from_reply(rep, &n);
+		struct qstat_row *rows = page_rows(rep, sk->objects, &n);
 
 		n = sort_filter(rows, n, want);
-		qstat_print_table(stdout, rows, n);
+		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
 		free(rows);
 		json_decref(rep);
 		json_decref(base);
@@ -360,19 +430,14 @@ stream_table(json_t *base, unsigned want)
 					goto fail;
 				}
 			}
-			rows = qstat_rows_from_reply(rep, &n);
+			rows = page_rows(rep, sk->objects, &n);
 			for (size_t i = 0; i < n; i++)
 				if (rank(&rows[i]) == sect[s].rank)
 					rows[k++] = rows[i];
 			/* The master sends the section in its order; a sort of
 			 * the page only settles an array's tasks among themselves. */
 			k = sort_filter(rows, k, want);
-			if (k && !header) {
-				qstat_print_table(stdout, rows, k);
-				header = true;
-			} else
-				for (size_t i = 0; i < k; i++)
-					qstat_print_row(stdout, &rows[i]);
+			sk->page(sk, rep, rows, k);
 			free(rows);
 			json_decref(rep);
 			if (!more)
@@ -389,18 +454,28 @@ fail:
 	return 1;
 }
 
-/* qstat -f: the hosts and their queues from HOSTS; the jobs are the
- * listing's rows, so -u, -s and who sees whose jobs are the table's. */
+/* qstat -f: the hosts and their queues from HOSTS, then the jobs as the
+ * listing's rows, so -u, -s and who sees whose jobs are the table's.
+ * Finished jobs have no place in it and are not asked for. */
 static int
-show_full(const struct qstat_row *rows, size_t n)
+show_full(json_t *req, unsigned want)
 {
 	json_t *rep = client_request_ok(json_pack("{s:s}", "type", "HOSTS"), "");
+	struct sink sk = { .page = full_page };
+	int rc;
 
-	if (!rep)
+	if (!rep) {
+		json_decref(req);
 		return 1;
-	qstat_print_full(stdout, json_object_get(rep, "hosts"), rows, n);
+	}
+	sk.hosts = json_object_get(rep, "hosts");
+	sk.held = json_array();
+	if ((rc = stream_table(req, want & ~WANT_Z, &sk)) == 0)
+		full_queues(&sk);
+	free(sk.running);
+	json_decref(sk.held);
 	json_decref(rep);
-	return 0;
+	return rc;
 }
 
 static bool
@@ -415,9 +490,7 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req, *rep, *pages = NULL;
-	struct qstat_row *rows;
-	size_t i;
+	json_t *users = json_array(), *req;
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
 	bool as_json = false, job_mode = false, cron_mode = false, full = false;
@@ -489,41 +562,20 @@ qstat_run(int argc, char **argv)
 	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
 	if (json_array_size(users) > 0)
 		json_object_set(req, "users", users);
-	if (!as_json && !full) {
-		rc = stream_table(req, want);
+	if (full) {
+		rc = show_full(req, want);
 		goto out;
 	}
 	if (!as_json) {
-		rows = brief_pages(req, &n, &pages);
-		rc = pages ? 0 : 1;
-		if (pages) {
-			n = sort_filter(rows, n, want);
-			rc = show_full(rows, n);
-		}
-		free(rows);
-		json_decref(pages);
+		rc = stream_table(req, want, &(struct sink){ .page = table_page });
 		goto out;
 	}
-	if ((rep = client_request_ok(req, "")) == NULL)
-		goto out;
-	/* --json asks for whole job objects; the table, for brief rows. */
 	{
-		json_t *jobs = json_object_get(rep, "jobs");
-		json_t *shown = json_array(), *j;
+		struct sink sk = { .page = json_page, .whole = json_whole, .objects = true };
 
-		n = json_array_size(jobs);
-		rows = xcalloc(n + 1, sizeof *rows);
-		json_array_foreach(jobs, i, j)
-			qstat_row_from_object(j, &rows[i]);
-		n = sort_filter(rows, n, want);
-		for (i = 0; i < n; i++)
-			json_array_append(shown, (json_t *)rows[i].obj);
-		client_print_json("jobs", shown);
-		json_decref(shown);
+		if ((rc = stream_table(req, want, &sk)) == 0 && !sk.closed)
+			client_print_json_end("jobs", sk.items);
 	}
-	free(rows);
-	json_decref(rep);
-	rc = 0;
 out:
 	json_decref(users);
 	free(jlists);

@@ -105,14 +105,58 @@ client_progress_clear(void)
 	progress_shown = false;
 }
 
+#define CLIENT_JSON_FLAGS	(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9))
+
 void
 client_print_json(const char *key, json_t *value)
 {
 	json_t *doc = json_pack("{s:i, s:O}", "schema", CLIENT_JSON_SCHEMA, key, value);
 
-	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9));
+	json_dumpf(doc, stdout, CLIENT_JSON_FLAGS);
 	fputc('\n', stdout);
 	json_decref(doc);
+}
+
+/* What jansson writes before the list's first item. */
+static void
+json_list_head(const char *key)
+{
+	json_t *k = json_string(key);
+	char *text = json_dumps(k, JSON_ENCODE_ANY);
+
+	printf("{\n  \"schema\": %d,\n  %s: [", CLIENT_JSON_SCHEMA, text ? text : "\"\"");
+	free(text);
+	json_decref(k);
+}
+
+void
+client_print_json_item(const char *key, const json_t *item, size_t *n)
+{
+	char *text = json_dumps(item, CLIENT_JSON_FLAGS | JSON_ENCODE_ANY);
+
+	if ((*n)++ == 0)
+		json_list_head(key);
+	else
+		putchar(',');
+	/* The item sits two levels deep: four more blanks on each of its
+	 * lines (a JSON string holds no raw newline). */
+	fputs("\n    ", stdout);
+	for (const char *p = text ? text : "null"; *p; p++) {
+		putchar(*p);
+		if (*p == '\n')
+			fputs("    ", stdout);
+	}
+	free(text);
+}
+
+void
+client_print_json_end(const char *key, size_t n)
+{
+	if (n == 0) {
+		json_list_head(key);
+		fputs("]\n}\n", stdout);
+	} else
+		fputs("\n  ]\n}\n", stdout);
 }
 
 char **

@@ -310,10 +310,10 @@ row_on(const struct qstat_row *r, const struct qinst *qi)
 }
 
 void
-qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
 {
 	struct qinst *qi = NULL;
-	size_t nqi = 0, i, k, npending = 0;
+	size_t nqi = 0, i, k;
 	const json_t *h, *q;
 	const json_t *a;
 
@@ -354,19 +354,34 @@ qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, si
 			if (row_on(&rows[k], &qi[i]))
 				print_row(fp, &rows[k], false);
 	}
-	for (k = 0; k < n; k++)
-		if (rows[k].state && strcmp(rows[k].state, "pending") == 0)
-			npending++;
-	if (npending > 0) {
-		fputc('\n', fp);
-		rule(fp, '#', FULL_BANNER_LEN);
-		fputs(" - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS\n", fp);
-		rule(fp, '#', FULL_BANNER_LEN);
-		for (k = 0; k < n; k++)
-			if (rows[k].state && strcmp(rows[k].state, "pending") == 0)
-				print_row(fp, &rows[k], false);
-	}
 	free(qi);
+}
+
+bool
+qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!rows[k].state || strcmp(rows[k].state, "pending") != 0)
+			continue;
+		if (!any && banner) {
+			fputc('\n', fp);
+			rule(fp, '#', FULL_BANNER_LEN);
+			fputs(" - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS\n", fp);
+			rule(fp, '#', FULL_BANNER_LEN);
+		}
+		any = true;
+		print_row(fp, &rows[k], false);
+	}
+	return any;
+}
+
+void
+qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+{
+	qstat_print_queues(fp, hosts, rows, n);
+	qstat_print_pending(fp, rows, n, true);
 }
 
 void

@@ -277,6 +277,7 @@ api_jobs(struct evhttp_request *req, struct evkeyvalq *q)
 		reply_error(req, 400, "Bad Request", "limit must be 1 to 1000");
 		return;
 	}
+	f.page = pc.limit;
 	total = store_jobs_count(store, f.states);
 	jt_lit(&pc.t, "{\"schema\":");
 	jt_int(&pc.t, HTTP_SCHEMA);

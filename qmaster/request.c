@@ -409,13 +409,13 @@ status_one(void *arg, struct job *j)
 	json_t *o;
 	if (!user_in(sc->users, j->owner))
 		return 0;
+	/* A page ends after whole jobs (an array's rows stay together). */
+	if (sc->limit && sc->njobs == sc->limit)
+		return 1;
+	sc->njobs++;
+	sc->last = j->id;
+	sc->last_prio = j->prio;
 	if (sc->brief) {
-		/* A page ends after whole jobs (an array's rows stay together). */
-		if (sc->limit && sc->njobs == sc->limit)
-			return 1;
-		sc->njobs++;
-		sc->last = j->id;
-		sc->last_prio = j->prio;
 		if (j->t_first) {
 			array_brief(j, &sc->text, &sc->n);
 			return 0;
@@ -520,12 +520,12 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 		f.pending_arrays_only = true;
 	}
 	f.brief = sc.brief;
-	/* A listing a page at a time (brief only): jobs after the id "after",
-	 * at most "limit" of them; the reply says where to go on. */
+	/* A listing a page at a time: jobs after the id "after", at most
+	 * "limit" of them; the reply says where to go on. */
 	f.after_id = jint(msg, "after", 0);
-	if (sc.limit < 0 || sc.limit > 100000 || f.after_id < 0 || ((sc.limit || f.after_id) && !sc.brief)) {
+	if (sc.limit < 0 || sc.limit > 100000 || f.after_id < 0 || ((sc.limit || f.after_id) && ids)) {
 		json_decref(sc.jobs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with brief"));
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with a listing, not jobs"));
 		return;
 	}
 	if (!f.states) {
@@ -537,10 +537,10 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	 * then id), a page at a time from the cursor (after_prio, after), so
 	 * a client can print each page as it comes. */
 	if ((order && !by_prio) || (json_object_get(msg, "after_prio") && !by_prio) ||
-	    (by_prio && (!sc.brief || f.states != 1u << JS_PENDING || ids))) {
+	    (by_prio && (f.states != 1u << JS_PENDING || ids))) {
 		json_decref(sc.jobs);
 		net_send(c, proto_reply_err(seq, ERR_INVAL,
-		    "order \"prio\" (with after_prio) lists pending jobs: brief, states \"p\", no jobs"));
+		    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs"));
 		return;
 	}
 	/* Sites differ on privacy: without show_all_jobs a user sees only their
@@ -588,7 +588,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 			}
 			jt_lit(&sc.text, "],\"rows\":[");
 		}
-		if ((by_prio ? store_pending_by_prio(store, after_prio, f.after_id, true, status_one, &sc) :
+		if ((by_prio ? store_pending_by_prio(store, after_prio, f.after_id, sc.brief, status_one, &sc) :
 		    store_jobs_foreach(store, &f, status_one, &sc)) < 0) {
 			json_decref(sc.jobs);
 			json_decref(own);
@@ -620,6 +620,11 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	json_decref(own);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "jobs", sc.jobs);
+	if (sc.limit && sc.njobs == sc.limit) {
+		json_object_set_new(rep, "next", json_integer(sc.last));
+		if (by_prio)
+			json_object_set_new(rep, "next_prio", json_integer(sc.last_prio));
+	}
 	net_send(c, rep);
 }
 

@@ -72,6 +72,9 @@ struct store_job_filter {
 	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
 	bool         usage;        /* only task, owner, queue, state, host, slots,
 	                            * pe and req (ignored with brief or with_script) */
+	int64_t      page;         /* > 0: at most that many jobs, read through the
+	                            * state index (needs states and brief; no
+	                            * owner, host or arrays-only) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
 /* Pending jobs in the listing's order, priority down then id up, from the

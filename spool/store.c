@@ -359,7 +359,7 @@ enum stmt_id {
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
-	S_NSTMT = S_FOREACH + 512
+	S_NSTMT = S_FOREACH + 1024
 };
 #define FE_STATES	0x1u
 #define FE_OWNER	0x2u
@@ -372,8 +372,10 @@ enum stmt_id {
 #define FE_PRIO_LOWER	0x40u
 /* Of the pending jobs only the arrays (their tasks may run). */
 #define FE_ARRAYS	0x80u
+/* A page of at most ?11 jobs, each state's read from jobs_state. */
+#define FE_PAGE		0x100u
 /* Only the columns the scheduler's usage counts read. */
-#define FE_USAGE	0x100u
+#define FE_USAGE	0x200u
 
 static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -576,6 +578,27 @@ store_foreach_sql(unsigned v)
 		    slim ? slim : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 		    v & FE_PRIO_LOWER ? "j.prio < ?10" : "j.prio = ?10 AND j.id > ?9",
 		    v & FE_PRIO_LOWER ? " ORDER BY j.prio DESC, j.id" : " ORDER BY j.id");
+		free(slim);
+		return sql;
+	}
+	if (v & FE_PAGE) {
+		/* A page of some states among many jobs (the status page's
+		 * running or finished jobs behind 100,000 pending ones): each
+		 * state's range of jobs_state (state, then id) from the cursor,
+		 * at most a page of each, merged by id, so a page costs its own
+		 * rows, not the jobs of other states between them. */
+		char *in = xstrdup(""), *t;
+
+		assert(v == (FE_PAGE | FE_STATES | FE_BRIEF));
+		for (int i = 1; i <= 6; i++) {
+			t = xasprintf("%s%sSELECT id FROM (SELECT id FROM jobs INDEXED BY jobs_state"
+			    " WHERE state = ?%d AND id > ?9 ORDER BY id LIMIT ?11)", in,
+			    i > 1 ? " UNION ALL " : "", i);
+			free(in);
+			in = t;
+		}
+		sql = xasprintf("%s WHERE j.id IN (%s) ORDER BY j.id LIMIT ?11", slim, in);
+		free(in);
 		free(slim);
 		return sql;
 	}
@@ -1717,6 +1740,8 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		v |= FE_USAGE;
 	if (f->pending_arrays_only)
 		v |= FE_ARRAYS;
+	if (f->page)
+		v |= FE_PAGE;
 	if (!(s = stmt_take(st, S_FOREACH + v, &own)))
 		return -1;
 	if (f->states)
@@ -1726,6 +1751,8 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 	if (f->host)
 		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 9, f->after_id);
+	if (f->page)
+		sqlite3_bind_int64(s, 11, f->page);
 	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
 }
 

@@ -155,9 +155,36 @@ teardown_file() { cluster_stop; work_stop; }
 	# The queue lines carry the load, which may change between two calls.
 	noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
 	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p | noload)" = "$(qstat -f -s p | noload)" ]
+	# --json of one page is jansson's document; of many, the same text a job at a time.
+	[ "$(NOWQ_QSTAT_PAGE=2 qstat --json -s p)" = "$(qstat --json -s p)" ]
+	[ "$(qstat --json -s p | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["jobs"]))')" -ge 5 ]
 	run env NOWQ_QSTAT_PAGE=0 qstat -s p
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"NOWQ_QSTAT_PAGE=0 is not a number from 1 to 100000"* ]]
+	qdel "${ids[@]}" >/dev/null
+}
+
+@test "qstat -f prints its queue instances, then the pending jobs page by page, as it did whole" {
+	cd "$WORK"
+	noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
+	ids=()
+	# Four slots: two jobs and two tasks of the array run, two tasks wait.
+	for i in 1 2; do ids+=("$(qsub -terse -N run$i -o /dev/null -e /dev/null -b y sleep 120)"); done
+	ids+=("$(qsub -terse -N arr -t 1-4 -o /dev/null -e /dev/null -b y sleep 120 | cut -d. -f1)")
+	for p in -10 0 -5; do ids+=("$(qsub -terse -h -p "$p" -N fprio$p -b y true)"); done
+	wait_until 30 eval '[ "$(qstat -s r | awk "\$5 == \"r\"" | wc -l)" -eq 4 ]'
+	whole=$(qstat -f | noload)
+	# Each running job under its queue instance, the array's waiting tasks
+	# and the held jobs (priority down) under the banner.
+	[ "$(echo "$whole" | sed -n '/^all.q@/,/^$/p' | awk '$5 == "r"' | wc -l)" -eq 4 ]
+	[ "$(echo "$whole" | sed -n '/PENDING JOBS/,$p' | awk '$3 ~ /^(arr|fprio)/ { print $3 }' | tr '\n' ' ')" = \
+	    "arr fprio0 fprio-5 fprio-10 " ]
+	for page in 1 2 3; do
+		[ "$(NOWQ_QSTAT_PAGE=$page qstat -f | noload)" = "$whole" ]
+		[ "$(NOWQ_QSTAT_PAGE=$page qstat -f -s r | noload)" = "$(qstat -f -s r | noload)" ]
+		[ "$(NOWQ_QSTAT_PAGE=$page qstat -f -s hz | noload)" = "$(qstat -f -s hz | noload)" ]
+	done
+	! qstat -f -s r | grep -q "PENDING JOBS"
 	qdel "${ids[@]}" >/dev/null
 }
 

@@ -64,6 +64,21 @@ json() {
 	qdel -u root >/dev/null
 }
 
+@test "a page of running jobs among pending ones holds only those, by id, across pages" {
+	h1=$(qsub -terse -h -b y true)
+	r1=$(qsub -terse -o /dev/null -e /dev/null -l "hosts=$(hostname -s)-1" -b y sleep 600)
+	h2=$(qsub -terse -h -b y true)
+	r2=$(qsub -terse -o /dev/null -e /dev/null -l "hosts=$(hostname -s)-1" -b y sleep 600)
+	h3=$(qsub -terse -h -b y true)
+	wait_until 30 state_is "$r1" r
+	wait_until 30 state_is "$r2" r
+	[ "$(json "/api/v1/jobs?state=running&limit=1" '[r[0] for r in j["rows"]], j["next_after"]')" = "([$r1], $r1)" ]
+	[ "$(json "/api/v1/jobs?state=running&limit=1&after=$r1" '[r[0] for r in j["rows"]], j["next_after"]')" = "([$r2], $r2)" ]
+	[ "$(json "/api/v1/jobs?state=running&limit=1&after=$r2" '[r[0] for r in j["rows"]], j["next_after"]')" = "([], None)" ]
+	[ "$(json "/api/v1/jobs?state=pending&limit=2&after=$h1" '[r[0] for r in j["rows"]]')" = "[$h2, $h3]" ]
+	qdel "$h1" "$r1" "$h2" "$r2" "$h3" >/dev/null
+}
+
 @test "bad requests get a clear error and change nothing; the page is read-only" {
 	run get "/api/v1/jobs?state=bogus"
 	[[ "$output" == "400 "*"state must be pending, running or finished"* ]]
