@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# standby.bats: a primary and a hot standby on loopback (nowq start --masters 2): replication, failover after kill -9 during a submission storm, resynchronisation by snapshot, and the managers' mail about a takeover.
+# standby.bats: a primary and a hot standby on loopback (nowq start --masters 2): replication compared by qmaster --dump, failover after kill -9 during a submission storm, resynchronisation by snapshot, and the managers' mail about a takeover.
 
 load helpers
 
@@ -37,6 +37,55 @@ port_of() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)"/\1/p' "$1"; }
 }
 
 pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
+
+@test "qmaster --dump: the two live masters dump the same; one changed row is a difference; a corrupt or foreign file is a one-line error" {
+	for i in 1 2 3; do echo true | qsub -terse >/dev/null; done
+	echo 'echo $SGE_TASK_ID' | qsub -t 1-4 -terse >/dev/null
+	echo true | qsub -h -N kept >/dev/null
+	ended() { [ -z "$(qstat -s r | awk 'NR > 2')" ] && [ "$(qstat -s z | awk 'NR > 2' | wc -l)" -ge 4 ]; }
+	wait_until 60 ended
+	# Read-only beside the running masters: their files stay theirs.
+	run qmaster --check -c "$CLUSTER/qmaster.conf"
+	[ "$status" -eq 0 ]
+	[ "$output" = "0 problems" ]
+	same_dumps "$CLUSTER/qmaster/nowq.db" "$CLUSTER/qmaster-2/nowq.db"
+	qmaster --dump -c "$CLUSTER/qmaster-2.conf" | cmp - "$CLUSTER/dump.b"
+	grep -q '^table jobs ' "$CLUSTER/dump.a"
+	grep -q '^table tasks ' "$CLUSTER/dump.a"
+	grep -q '"kept"' "$CLUSTER/dump.a"
+	# A copy with one job's name changed: the dump shows that row and no other.
+	sqlite3 "$CLUSTER/qmaster-2/nowq.db" ".backup $CLUSTER/copy.db"
+	sqlite3 "$CLUSTER/copy.db" "UPDATE jobs SET name = 'changed' WHERE name = 'kept'"
+	qmaster --dump "$CLUSTER/copy.db" > "$CLUSTER/dump.c"
+	[ "$(diff "$CLUSTER/dump.b" "$CLUSTER/dump.c" | grep -c '^[<>]')" = 2 ]
+	diff "$CLUSTER/dump.b" "$CLUSTER/dump.c" | grep -q '^> .*"changed"'
+	# A page of the copy overwritten: --check lists problems, --dump gives none.
+	pages=$(sqlite3 "$CLUSTER/copy.db" "PRAGMA page_count")
+	[ "$pages" -gt 4 ]
+	head -c 4096 /dev/urandom | dd of="$CLUSTER/copy.db" bs=4096 seek=$((pages / 2)) conv=notrunc 2>/dev/null
+	run qmaster --check "$CLUSTER/copy.db"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *integrity* ]]
+	run qmaster --dump "$CLUSTER/copy.db"
+	[ "$status" -eq 1 ]
+	[[ "${lines[-1]}" == "qmaster: $CLUSTER/copy.db has "*" problem"*"; no dump" ]]
+	[[ "$output" != *"table jobs"* ]]
+	# Not a database, someone else's database, no file: one line each.
+	echo "not a database" > "$CLUSTER/foreign.db"
+	run qmaster --dump "$CLUSTER/foreign.db"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"file is not a database"* ]]
+	sqlite3 "$CLUSTER/other.db" "CREATE TABLE t (a); INSERT INTO t VALUES (1)"
+	run qmaster --check "$CLUSTER/other.db"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"not nowq's"* ]]
+	run qmaster --check "$CLUSTER/none/nowq.db"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ ! -e "$CLUSTER/none" ]
+}
 
 @test "kill -9 of the primary during a storm of 4 x 100 submissions: the standby takes over and every acknowledged job exists exactly once" {
 	ran="$CLUSTER/ran"
@@ -98,6 +147,8 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	[ "$want" -ge 41 ]
 	[ "$(sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT count(*) FROM jobs")" = "$want" ]
 	[ "$(sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT count(*) FROM jobs WHERE id = $id")" = 1 ]
+	# Not only the jobs: every row of every table.
+	same_dumps "$CLUSTER/qmaster/nowq.db" "$CLUSTER/qmaster-2/nowq.db"
 }
 
 @test "managers get mail when the standby takes over (admin_mail)" {
