@@ -155,8 +155,53 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--check] [--rejoin]\n       qmaster --requests\n");
+	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--rejoin]\n"
+	    "       qmaster [-c FILE] --check | --dump [DATABASE]\n       qmaster --requests\n");
 	exit(2);
+}
+
+/* --check and --dump: the configured spool's database, or the one named,
+ * opened for reading only, so both are safe beside a running master (and a
+ * spool that is not there is reported, not created). */
+static int
+check_database(const char *conf_path, const char *db, bool dump)
+{
+	struct store *st;
+	const char *why;
+	char *path;
+	int problems;
+
+	if (db)
+		path = xstrdup(db);
+	else {
+		if ((conf = conf_load(conf_path)) == NULL)
+			return 1;
+		path = xasprintf("%s/nowq.db", conf->spool_dir);
+	}
+	if (access(path, F_OK) < 0) {
+		fprintf(stderr, "qmaster: %s: %s\n", path, strerror(errno));
+		free(path);
+		return 1;
+	}
+	if ((st = store_open_readonly(path, &why)) == NULL) {
+		fprintf(stderr, "qmaster: %s\n", why);
+		free(path);
+		return 1;
+	}
+	/* A dump goes to diff: its problems go to stderr, and a database with
+	 * any gives no dump at all rather than one that compares equal. */
+	problems = store_check(st, dump ? stderr : stdout);
+	if (dump && problems)
+		fprintf(stderr, "qmaster: %s has %d problem%s; no dump\n", path, problems,
+		    problems == 1 ? "" : "s");
+	else if (dump && (store_dump(st, stdout) < 0 || fflush(stdout) != 0)) {
+		fprintf(stderr, "qmaster: cannot dump %s\n", path);
+		problems = 1;
+	} else if (!dump)
+		printf("%d problem%s\n", problems, problems == 1 ? "" : "s");
+	store_close(st);
+	free(path);
+	return problems ? 1 : 0;
 }
 
 static int
@@ -179,13 +224,14 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'C' },
+		{ "dump", no_argument, NULL, 'D' },
 		{ "rejoin", no_argument, NULL, 'J' },
 		{ "requests", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = SYSCONFDIR "/nowq/qmaster.conf";
-	bool foreground = false, debug = false, check = false, rejoin = false;
+	bool foreground = false, debug = false, check = false, dump = false, rejoin = false;
 	const char *why;
 	int ch, token;
 	struct event *sigs[4];
@@ -197,6 +243,7 @@ main(int argc, char **argv)
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
 		case 'C': check = true; break;
+		case 'D': dump = true; break;
 		case 'J': rejoin = true; break;
 		case 'R':
 			/* The handler table, for people and for the test that
@@ -206,6 +253,11 @@ main(int argc, char **argv)
 		default: usage();
 		}
 	}
+	if (check || dump) {
+		if (check == dump || argc - optind > 1)
+			usage();
+		exit(check_database(path, optind < argc ? argv[optind] : NULL, dump));
+	}
 	if (optind != argc)
 		usage();
 	if ((conf = conf_load(path)) == NULL)
@@ -214,17 +266,6 @@ main(int argc, char **argv)
 		fprintf(stderr, "qmaster: cannot create spool directory %s: %s\n",
 		    conf->spool_dir, strerror(errno));
 		exit(1);
-	}
-	if (check) {
-		int problems;
-		if ((store = store_open(conf->spool_dir, &why)) == NULL) {
-			fprintf(stderr, "qmaster: %s\n", why);
-			exit(1);
-		}
-		problems = store_check(store, stdout);
-		store_close(store);
-		printf("%d problem%s\n", problems, problems == 1 ? "" : "s");
-		exit(problems ? 1 : 0);
 	}
 	log_init("qmaster", debug ? LOG_LVL_DEBUG : conf->log_level, foreground ? NULL : conf->log_file);
 	lock_spool(conf->spool_dir);

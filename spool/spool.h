@@ -18,8 +18,15 @@
 struct store;
 struct store *store_open(const char *dir, const char **why);
 void          store_close(struct store *st);
+/* The database at path for reading only (qmaster --check, --dump), in one
+ * read transaction: safe beside a live master.  NULL with why when it is not
+ * a database, not nowq's, or from a newer nowq. */
+struct store *store_open_readonly(const char *path, const char **why);
 /* Integrity check plus nowq's own invariants; prints problems to out, returns their count. */
 int           store_check(struct store *st, FILE *out);
+/* Every table's rows in primary-key order, one line each, the same for two
+ * databases with the same content (a standby and its primary): diff them. */
+int           store_dump(struct store *st, FILE *out);
 int           store_schema_version(struct store *st);
 
 /* Group commit: the master opens one transaction per loop turn. */

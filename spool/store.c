@@ -503,6 +503,7 @@ struct store {
 	int              ncs;
 	int64_t          cs_seq;
 	int64_t          seq;     /* last committed replication sequence (meta repl.seq) */
+	bool             readonly; /* store_open_readonly: one read transaction, ended by close */
 };
 
 static int
@@ -874,11 +875,64 @@ fail:
 	return NULL;
 }
 
+/* For --check and --dump, beside a live master: never creates, migrates or
+ * writes anything (WAL lets it read while the master writes), and the one
+ * read transaction it opens makes the check and the dump see one commit. */
+struct store *
+store_open_readonly(const char *path, const char **why)
+{
+	sqlite3 *db = NULL;
+	struct store *st;
+	int64_t v;
+	int rc;
+
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
+		    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, STORE_BUSY_MS);
+	/* The first read of the file: a file that is not SQLite fails here. */
+	if (store_exec(db, "BEGIN") != SQLITE_OK ||
+	    (v = store_query_int(db, "PRAGMA user_version")) < 0) {
+		snprintf(store_why, sizeof store_why, "cannot read %s: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (v > STORE_SCHEMA_VERSION) {
+		snprintf(store_why, sizeof store_why, "%s has schema version %lld, but this nowq "
+		    "knows only up to %d: it was written by a newer nowq", path, (long long)v,
+		    STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	/* An SQLite file of someone else's has neither our version nor our tables. */
+	if (v == 0 || store_query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	    " AND name IN ('meta', 'jobs', 'scripts')") != 3) {
+		snprintf(store_why, sizeof store_why, "%s is an SQLite database, but not nowq's "
+		    "(schema version %lld, no meta, jobs and scripts tables)", path, (long long)v);
+		goto fail;
+	}
+	st = xcalloc(1, sizeof *st);
+	st->db = db;
+	st->readonly = true;
+	if ((v = store_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'repl.seq'")) > 0)
+		st->seq = v;
+	return st;
+
+fail:
+	sqlite3_close(db);
+	*why = store_why;
+	return NULL;
+}
+
 void
 store_close(struct store *st)
 {
 	if (!st)
 		return;
+	if (st->readonly)
+		store_exec(st->db, "ROLLBACK");
 	if (st->in_txn) {
 		log_warnx("store: closed inside a transaction; its changes are discarded");
 		store_rollback(st);
@@ -2976,6 +3030,10 @@ static const struct {
 	{ "SELECT 'task ' || job_id || '.' || task, state FROM tasks WHERE state NOT BETWEEN 0 AND 5"
 	  " OR (state IN (1, 2) AND (host IS NULL OR host = ''))",
 	  "has an unknown state, or runs without a host" },
+	/* An array ends only after its last task (array_check_end). */
+	{ "SELECT 'job ' || j.id, 'task ' || t.task || ' in state ' || t.state FROM jobs j"
+	  " JOIN tasks t ON t.job_id = j.id WHERE j.state IN (3, 4, 5) AND t.state < 3",
+	  "has finished while a task of it has not" },
 	/* The runnable query refuses to run without its index; say so here first. */
 	{ "WITH want (name) AS (VALUES ('jobs_runnable'), ('jobs_runnable_uid'), ('jobs_state'),"
 	  " ('jobs_host'), ('jobs_owner'), ('jobs_finished'), ('jobs_script'),"
@@ -3068,8 +3126,16 @@ store_check(struct store *st, FILE *out)
 			const char *t = (const char *)sqlite3_column_text(s, 0);
 			if (t && strcmp(t, "ok") == 0)
 				continue;
-			if (out)
-				fprintf(out, "integrity: %s\n", t ? t : "?");
+			/* One line per problem, though SQLite's may span two. */
+			if (out) {
+				fputs("integrity: ", out);
+				for (; t && *t; t++)
+					if (*t == '\n')
+						fputs("; ", out);
+					else
+						fputc(*t, out);
+				fputc('\n', out);
+			}
 			n++;
 		}
 		if (rc != SQLITE_DONE) {
@@ -3083,7 +3149,9 @@ store_check(struct store *st, FILE *out)
 			fprintf(out, "integrity check cannot run: %s\n", sqlite3_errmsg(st->db));
 		n++;
 	}
-	if (v != STORE_SCHEMA_VERSION)
+	/* Past a damaged file or another schema the queries below would only
+	 * repeat the same problem. */
+	if (n > 0)
 		return n;
 	n += store_check_rows(st->db, "SELECT \"table\" || ' row ' || rowid, 'refers to a missing "
 	    "row of ' || parent FROM pragma_foreign_key_check", "breaks a foreign key", out);
@@ -3091,4 +3159,143 @@ store_check(struct store *st, FILE *out)
 		n += store_check_rows(st->db, store_invariants[i].sql, store_invariants[i].problem, out);
 	n += store_check_scripts(st->db, out);
 	return n;
+}
+
+/* Dumping. */
+
+/* One value on one line: text escaped so that rows stay lines, reals with
+ * every digit, blobs (scripts) by length and hash to keep the dump small;
+ * their content is what the check verifies against the key. */
+static void
+store_dump_value(sqlite3_stmt *s, int i, FILE *out)
+{
+	const unsigned char *t;
+	int n;
+
+	switch (sqlite3_column_type(s, i)) {
+	case SQLITE_NULL:
+		fputs("NULL", out);
+		break;
+	case SQLITE_INTEGER:
+		fprintf(out, "%lld", (long long)sqlite3_column_int64(s, i));
+		break;
+	case SQLITE_FLOAT:
+		fprintf(out, "%.17g", sqlite3_column_double(s, i));
+		break;
+	case SQLITE_BLOB: {
+		const void *b = sqlite3_column_blob(s, i);
+		n = sqlite3_column_bytes(s, i);
+		fprintf(out, "blob(%d,%016" PRIx64 ")", n, hash_fnv1a64(b ? b : "", (size_t)n));
+		break;
+	}
+	default:
+		t = sqlite3_column_text(s, i);
+		n = sqlite3_column_bytes(s, i);
+		fputc('"', out);
+		for (int k = 0; k < n; k++) {
+			unsigned char c = t[k];
+			if (c == '"' || c == '\\')
+				fprintf(out, "\\%c", c);
+			else if (c == '\n')
+				fputs("\\n", out);
+			else if (c < 0x20 || c == 0x7f)
+				fprintf(out, "\\x%02x", c);
+			else
+				fputc(c, out);
+		}
+		fputc('"', out);
+	}
+}
+
+/* The columns of table in order, and the ORDER BY of its primary key
+ * (rowid for a table without one declared, all columns for one without
+ * rowid either: sqlite_sequence). */
+static int
+store_dump_table(sqlite3 *db, const char *table, FILE *out)
+{
+	sqlite3_stmt *s;
+	char *cols = NULL, *order = NULL, *sql;
+	int rc, ncol, npk = 0, ret = -1;
+	bool rowid;
+
+	/* Names come from the file, which may be anyone's: quoted, never pasted. */
+	sql = sqlite3_mprintf("SELECT name, pk FROM pragma_table_info(%Q) ORDER BY pk = 0, pk, cid", table);
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		char *q = sqlite3_mprintf("\"%w\"", name), *t;
+		t = cols ? xasprintf("%s, %s", cols, q) : xstrdup(q);
+		free(cols);
+		cols = t;
+		if (sqlite3_column_int(s, 1) > 0) {
+			t = order ? xasprintf("%s, %s", order, q) : xstrdup(q);
+			free(order);
+			order = t;
+			npk++;
+		}
+		sqlite3_free(q);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE || !cols)
+		goto out;
+	/* A rowid table's order is its rowid when no key is declared. */
+	sql = sqlite3_mprintf("SELECT 1 FROM sqlite_master WHERE name = %Q AND sql LIKE '%%WITHOUT ROWID%%'",
+	    table);
+	rowid = store_query_int(db, sql) != 1 && strcmp(table, "sqlite_sequence") != 0;
+	sqlite3_free(sql);
+	if (!npk) {
+		free(order);
+		order = xstrdup(rowid ? "rowid" : cols);
+	}
+	/* Column names go in the table's line, so a column added on one side
+	 * alone shows in the diff. */
+	sql = sqlite3_mprintf("SELECT %s FROM \"%w\" ORDER BY %s", cols, table, order);
+	rc = sqlite3_prepare_v2(db, sql, -1, &s, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		goto out;
+	fprintf(out, "table %s (%s)\n", table, cols);
+	ncol = sqlite3_column_count(s);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		for (int i = 0; i < ncol; i++) {
+			if (i)
+				fputc('|', out);
+			store_dump_value(s, i, out);
+		}
+		fputc('\n', out);
+	}
+	sqlite3_finalize(s);
+	ret = rc == SQLITE_DONE ? 0 : -1;
+out:
+	free(cols);
+	free(order);
+	return ret;
+}
+
+int
+store_dump(struct store *st, FILE *out)
+{
+	sqlite3_stmt *s;
+	int rc, ret = 0;
+
+	fprintf(out, "nowq database, schema version %d\n", store_schema_version(st));
+	/* Every table, in name order: a table added by a later migration is
+	 * dumped (and compared) without a word here.  Indexes are derived. */
+	if (sqlite3_prepare_v2(st->db, "SELECT name FROM sqlite_master WHERE type = 'table'"
+	    " AND name NOT LIKE 'sqlite_stat%' ORDER BY name", -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "cannot list the tables");
+	while (ret == 0 && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		if (store_dump_table(st->db, name, out) < 0) {
+			log_warnx("store: cannot dump table %s: %s", name, sqlite3_errmsg(st->db));
+			ret = -1;
+		}
+	}
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = store_fail(st, "cannot list the tables");
+	sqlite3_finalize(s);
+	return ret;
 }

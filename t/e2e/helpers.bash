@@ -102,3 +102,15 @@ munge_cred() { printf '%s' "$2" | munge -S "$MUNGE_DIR/$1/sock" ${3:+-t "$3"}; }
 
 # rawreq ADDR MSG_JSON...: one reply line per message (t/e2e/rawreq.py).
 rawreq() { python3 "$top_srcdir/t/e2e/rawreq.py" "$@"; }
+
+# same_dumps DB1 DB2: within 30 s, `qmaster --dump` of the two database
+# files is the same (the copies may be a changeset apart while one is in
+# flight); otherwise the start of the diff goes to stderr.
+same_dumps() {
+	local a="$CLUSTER/dump.a" b="$CLUSTER/dump.b"
+	dumps_equal() { qmaster --dump "$1" > "$a" && qmaster --dump "$2" > "$b" && cmp -s "$a" "$b"; }
+	if ! wait_until 30 dumps_equal "$1" "$2"; then
+		diff "$a" "$b" | head -20 | cut -c1-300 >&2
+		return 1
+	fi
+}

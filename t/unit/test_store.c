@@ -1940,11 +1940,37 @@ test_tasks(void **state)
 	assert_int_equal(store_check(f->st, stderr), 0);
 	raw_do(f, "UPDATE tasks SET task = 2000000 WHERE task = 3");
 	assert_int_equal(store_check(f->st, stderr), 1);
+	raw_do(f, "UPDATE tasks SET task = 3 WHERE task = 2000000");
+	/* An array that ended while task 11 is still dispatched is another. */
+	assert_int_equal(store_check(f->st, NULL), 0);
+	raw_do(f, "UPDATE jobs SET state = 3, end_time = 1 WHERE id = (SELECT job_id FROM tasks LIMIT 1)");
+	assert_int_equal(store_check(f->st, stderr), 1);
 	/* The rows go with their job. */
 	assert_int_equal(store_job_delete(f->st, id), 0);
 	assert_int_equal(raw_get(f, "SELECT count(*) FROM tasks"), 0);
 	assert_int_equal(store_check(f->st, stderr), 0);
 	job_free(j);
+}
+
+/* qmaster --dump of the database in dir, through a read-only connection
+ * beside the fixture's open one, as beside a live master. */
+static char *
+dump_of(const char *dir)
+{
+	char *path = xasprintf("%s/nowq.db", dir), *text = NULL;
+	size_t len = 0;
+	const char *why;
+	struct store *ro = store_open_readonly(path, &why);
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(ro);
+	assert_non_null(out);
+	assert_int_equal(store_check(ro, stderr), 0);
+	assert_int_equal(store_dump(ro, out), 0);
+	fclose(out);
+	store_close(ro);
+	free(path);
+	return text;
 }
 
 /* Replication: a transaction's changeset, applied to a copy made by the
@@ -1954,7 +1980,7 @@ static void
 test_replication(void **state)
 {
 	struct fix *f = *state;
-	char copydir[64], err[256], *path;
+	char copydir[64], err[256], *path, *d1, *d2;
 	struct store *copy;
 	const char *why;
 	const void *cs;
@@ -1984,8 +2010,19 @@ test_replication(void **state)
 	/* Out of order: refused. */
 	assert_int_equal(store_apply(copy, saved, n, 2, err, sizeof err), -1);
 	assert_null(store_job_get(copy, j->id, false));
+	/* The dumps tell the copy one transaction behind... */
+	d1 = dump_of(f->dir);
+	d2 = dump_of(copydir);
+	assert_string_not_equal(d1, d2);
+	free(d2);
 	assert_int_equal(store_apply(copy, saved, n, 1, err, sizeof err), 0);
 	assert_int_equal(store_repl_seq(copy), 1);
+	/* ...and the same once it applied it (meta repl.seq included). */
+	d2 = dump_of(copydir);
+	assert_string_equal(d1, d2);
+	assert_non_null(strstr(d1, "\n\"repl.seq\"|\"1\"\n"));
+	free(d1);
+	free(d2);
 	assert_non_null(got = store_job_get(copy, j->id, true));
 	assert_job_equal(j, got);
 	job_free(got);
