@@ -119,6 +119,21 @@ net_send_now(struct conn *c, json_t *msg)
 	json_decref(msg);
 }
 
+/* A reply that says nothing of the database (a refusal that sends the
+ * client elsewhere, the masters' roles) need not wait for the standby,
+ * unless an earlier reply on its connection still waits (their order is
+ * kept).  A primary cut off from its standby and most execds holds its
+ * other replies until it is healed or steps down: this is how a client
+ * still learns to ask another master, and how qconf -sm still answers. */
+void
+net_send_unheld(struct conn *c, json_t *msg)
+{
+	if (c->refs == 0)
+		net_send_now(c, msg);
+	else
+		net_send(c, msg);
+}
+
 void
 net_send(struct conn *c, json_t *msg)
 {
@@ -491,7 +506,7 @@ conn_hello(struct conn *c, json_t *msg)
 		    repl_role_name());
 		if (repl_primary_addr())
 			json_object_set_new(rep, "master", json_string(repl_primary_addr()));
-		net_send(c, rep);
+		net_send_unheld(c, rep);
 		return false;
 	}
 	rep = proto_reply_ok(seq);

@@ -146,6 +146,9 @@ void net_send(struct conn *c, json_t *msg);
 void net_send_text(struct conn *c, char *text, size_t len);
 /* Sends at once, never held (replication, heartbeats, votes). */
 void net_send_now(struct conn *c, json_t *msg);
+/* Sends at once unless an earlier message to c is held: for replies that
+ * say nothing of the database (REDIRECT, the masters' roles). */
+void net_send_unheld(struct conn *c, json_t *msg);
 /* Sends the messages held for the commit (after a successful commit). */
 void net_flush_held(void);
 /* Semi-synchronous replication: the messages of the transaction just

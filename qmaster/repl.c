@@ -1053,5 +1053,5 @@ repl_masters(struct conn *c, int64_t seq, json_t *msg)
 	json_t *rep = proto_reply_ok(seq);
 
 	json_object_set_new(rep, "masters", repl_masters_json());
-	net_send(c, rep);
+	net_send_unheld(c, rep);
 }

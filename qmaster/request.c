@@ -141,7 +141,7 @@ request_dispatch(struct conn *c, json_t *msg)
 			    "changes now; ask another", repl_role_name());
 			if (repl_primary_addr())
 				json_object_set_new(rep, "master", json_string(repl_primary_addr()));
-			net_send(c, rep);
+			net_send_unheld(c, rep);
 			return;
 		}
 		if (!perm_allows(c, h->perm)) {

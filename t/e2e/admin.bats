@@ -20,7 +20,7 @@ unit() {
 		unit "$u" | grep -qx "Type=forking" || { echo "$u: not Type=forking"; return 1; }
 	done
 	unit execd | grep -qx "KillMode=process"
-	! unit qmaster | grep -q "KillMode=process"
+	! unit qmaster | grep -q "KillMode=process" || false
 	# The pid files are where the daemons write them by default.
 	unit qmaster | grep -qx "PIDFile=$(sed -n 's/^spool_dir *= *"\(.*\)"/\1/p' "$top_srcdir/etc/qmaster.conf")/qmaster.pid"
 	unit execd | grep -qx "PIDFile=$(sed -n 's/^spool_dir = //p' "$top_srcdir/etc/execd.ini")/execd.pid"

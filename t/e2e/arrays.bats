@@ -249,7 +249,7 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	    'echo "c$SGE_TASK_ID $(date +%s%N)" >> '"$WORK"'/ad')")
 	wait_until 30 grep -q "^c12 " "$WORK/ad"
 	wait_until 30 grep -q "^c13 " "$WORK/ad"
-	! grep -q "^c11 " "$WORK/ad"
+	! grep -q "^c11 " "$WORK/ad" || false
 	run qstat -j "$c"
 	[[ "$output" == *"task 11 waits for task 1 of job $p (-hold_jid_ad)"* ]]
 	touch "$WORK/ad.go"

@@ -97,7 +97,7 @@ roots_things() {
 	qconf -reload >/dev/null
 	run as_user nobody qstat
 	[[ "$output" == *"$mine"* ]]
-	! awk '{ print $1 }' <<<"$output" | grep -qx "$theirs"
+	! awk '{ print $1 }' <<<"$output" | grep -qx "$theirs" || false
 	run as_user nobody qstat -j "$theirs"
 	[ "$status" -ne 0 ]
 	as_user daemon qstat | awk '{ print $1 }' | grep -qx "$theirs"

@@ -90,7 +90,7 @@ teardown_file() { cluster_stop; work_stop; }
 	[ -n "$tmp" ]
 	[ ! -e "$tmp" ]
 	# Without -V the submitter's other variables stay behind; with -V they travel.
-	! grep -q "^NOWQ_MASTER=" "$out"
+	! grep -q "^NOWQ_MASTER=" "$out" || false
 	id=$(qsub -terse -cwd -N envall -V -b y env)
 	wait_until 20 job_finished "$id"
 	grep -q "^NOWQ_MASTER=" "envall.o$id"
@@ -141,7 +141,7 @@ teardown_file() { cluster_stop; work_stop; }
 	[ "$status" -eq 0 ]
 	[ "$output" = "$(id -un) has deleted job $id" ]
 	run qstat -s p
-	! echo "$output" | awk '{print $1}' | grep -qx "$id"
+	! echo "$output" | awk '{print $1}' | grep -qx "$id" || false
 }
 
 @test "qstat reads a long listing a page at a time and prints the same table" {
@@ -184,7 +184,7 @@ teardown_file() { cluster_stop; work_stop; }
 		[ "$(NOWQ_QSTAT_PAGE=$page qstat -f -s r | noload)" = "$(qstat -f -s r | noload)" ]
 		[ "$(NOWQ_QSTAT_PAGE=$page qstat -f -s hz | noload)" = "$(qstat -f -s hz | noload)" ]
 	done
-	! qstat -f -s r | grep -q "PENDING JOBS"
+	! qstat -f -s r | grep -q "PENDING JOBS" || false
 	qdel "${ids[@]}" >/dev/null
 }
 

@@ -54,8 +54,8 @@ setup() {
 	grep -q "/var/log/nowq/qmaster.log" "$r/etc/logrotate.d/nowq-master"
 	grep -q "/var/log/nowq/execd.log" "$r/etc/logrotate.d/nowq-exec"
 	# Only the client package has the client, only the master the master.
-	! dpkg-deb -c "$DEB"/nowq-exec_*.deb | grep -q qmaster
-	! dpkg-deb -c "$DEB"/nowq-client_*.deb | grep -q sbin/
+	! dpkg-deb -c "$DEB"/nowq-exec_*.deb | grep -q qmaster || false
+	! dpkg-deb -c "$DEB"/nowq-client_*.deb | grep -q sbin/ || false
 }
 
 @test "the unpacked programs run a job end to end" {

@@ -57,7 +57,7 @@ acct_failed() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT failed FROM accountin
 	kill -9 "$(execd_pid)"
 	# With no execd at all, the job still ends at h_rt.
 	sleep 3
-	! pgrep -x -f "sleep 61"
+	! pgrep -x -f "sleep 61" || false
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 20 job_finished "$id"
 	[ "$(reason "$id")" = "h_rt limit (2 s) exceeded" ]

@@ -129,7 +129,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	run rawreq "$NOWQ_MASTER" "$(hello execd "$cred" ',"nonce":"00112233445566778899aabbccddeeff"')" "$reg"
 	[[ "${lines[0]}" == *'"ok": true'* ]]
 	[[ "${lines[1]}" == *'"error": "permission"'*'REGISTER needs the daemon identity'* ]]
-	! qhost | grep -q fakehost
+	! qhost | grep -q fakehost || false
 	# The master's HELLO reply carries its own credential for the execd's nonce.
 	cred=$(munge_cred a nowq:hello:execd)
 	run rawreq "$NOWQ_MASTER" "$(hello execd "$cred" ',"nonce":"00112233445566778899aabbccddeeff"')"

@@ -270,7 +270,7 @@ all_gone() {
 	# The part on the execd that is down runs on.
 	kill -0 "$(cat "$WORK/$id/pid.$vnn")"
 	[ "$(job_state "$id")" != "" ]
-	! job_finished "$id"
+	! job_finished "$id" || false
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	wait_until 10 all_gone "$id"

@@ -93,7 +93,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	[ "$status" -ne 0 ]
 	run as_nobody unreserve mine
 	[ "$status" -eq 0 ]
-	! reserve -l | grep -q mine
+	! reserve -l | grep -q mine || false
 	qconf -mhost "$H3" owners=
 }
 
@@ -115,7 +115,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	qstat -f | grep "^all.q@$H1 " | grep -q "BP *0/1/1 .* reserved win by root until "
 	[ "$(qstat -f | awk -v q="all.q@$H1" '$1 == q { print $6 }')" = reserved ]
 	qstat -f -u '*' | sed -n "/^all.q@$H1 /,/^---/p" | grep -q "^ *$in .* nobody  *r "
-	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
+	! qstat -f | grep "^all.q@$H2 " | grep -q reserved || false
 	[ "$(info "$pend")" = "" ] || [[ "$(info "$pend")" == *"busy"* ]]
 	# The job of someone else waits for the end.
 	[[ "$(info "$long")" == *"reserved for others (reservation win)"* ]]
@@ -168,8 +168,8 @@ task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == 
 	qhost | grep "^$H2 " | grep -q "reserved (rs"
 	qstat -f | grep "^all.q@$H2 " | grep -q "reserved rs by root until"
 	wait_until 40 gone rs
-	! qhost | grep "^$H2 " | grep -q reserved
-	! qstat -f | grep "^all.q@$H2 " | grep -q reserved
+	! qhost | grep "^$H2 " | grep -q reserved || false
+	! qstat -f | grep "^all.q@$H2 " | grep -q reserved || false
 }
 
 hosts_up_any() { qhost | grep -q -w -e idle -e reserved; }
