@@ -113,7 +113,11 @@ failover_witness_seq(void)
 	return r;
 }
 
-/* A majority of the registered execds voted for our campaign: promote. */
+/* A majority of the registered execds voted for our campaign, and we
+ * still have not heard the primary for the failover timeout: promote.  The
+ * campaign ends only at the next tick, and a HEARTBEAT we echoed meanwhile
+ * gave the primary our lease for the failover timeout: promoting then
+ * would leave it writable beside us (t/model/failover.pml, promote). */
 static void
 failover_count_votes(void)
 {
@@ -121,7 +125,7 @@ failover_count_votes(void)
 
 	for (int i = 0; i < fo.nvotes; i++)
 		granted += fo.votes[i].epoch == fo.campaign;
-	if (fo.campaign && granted * 2 > fo.registered) {
+	if (fo.campaign && granted * 2 > fo.registered && repl_quiet_ms() >= conf->failover_timeout_ms) {
 		char why[160];
 		snprintf(why, sizeof why, "the primary was silent for %lld ms and %d of %d execds voted",
 		    (long long)repl_quiet_ms(), granted, fo.registered);
