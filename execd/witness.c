@@ -109,8 +109,10 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	wt.voted_at = mono_ms();
 	log_warnx("voted for master %s in epoch %lld (the primary silent for %lld ms)",
 	    jstr(msg, "candidate") ? jstr(msg, "candidate") : w->addr, (long long)e, (long long)quiet);
-	witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s}", "type", "VOTE", "seq", (json_int_t)0,
-	    "epoch", (json_int_t)e, "granted", 1, "host", conf->name));
+	/* "t" is the candidate's clock when it asked, echoed: it dates our
+	 * promise from then, never later than we made it. */
+	witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s, s:I}", "type", "VOTE", "seq", (json_int_t)0,
+	    "epoch", (json_int_t)e, "granted", 1, "host", conf->name, "t", (json_int_t)jint(msg, "t", 0)));
 	link_fence(e, w->addr);
 }
 

@@ -168,10 +168,11 @@ failover_tick(int64_t now)
 		fo.next_ask = now + FAILOVER_ASK_MS;
 		while ((c = net_next(c)) != NULL)
 			if (c->role == ROLE_WITNESS && !c->dead && !c->closing)
-				net_send(c, json_pack("{s:s, s:I, s:I, s:s, s:I}", "type", "VOTE_REQUEST",
+				net_send(c, json_pack("{s:s, s:I, s:I, s:s, s:I, s:I}", "type", "VOTE_REQUEST",
 				    "epoch", (json_int_t)fo.campaign, "timeout",
 				    (json_int_t)conf->failover_timeout_ms, "candidate",
-				    conf->masters[conf->self], "last", (json_int_t)store_repl_seq(store)));
+				    conf->masters[conf->self], "last", (json_int_t)store_repl_seq(store),
+				    "t", (json_int_t)now));
 	}
 	failover_count_votes();
 }
@@ -192,8 +193,14 @@ failover_vote(struct conn *c, int64_t seq, json_t *msg)
 	}
 	if (e == fo.campaign && e > 0) {
 		struct vote *v = vote_of(host);
+		int64_t now = mono_ms(), t = jint(msg, "t", 0);
 		v->epoch = e;
-		v->at = mono_ms();
+		/* The execd keeps its promise for the failover timeout from when
+		 * it voted; we date it from when we asked (the echoed "t"),
+		 * which is earlier, never from when the vote arrived, which is
+		 * later.  An execd that echoes nothing (older) is dated by its
+		 * arrival, as before. */
+		v->at = t > 0 && t <= now && now - t < conf->failover_timeout_ms ? t : now;
 		log_info("execd %s votes for us in epoch %lld", host, (long long)e);
 		/* Promote on the deciding vote, not at the next tick: the
 		 * voter is reconnecting to us right now. */
