@@ -368,6 +368,10 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 		p[iin = np++] = (struct pollfd){ .fd = q->in_fd, .events = POLLOUT };
 	if (poll(p, (nfds_t)np, timeout_ms) < 0)
 		return 0;
+	/* A descriptor polled after its close is our bug, and would make
+	 * every poll return at once. */
+	for (int i = 0; i < np; i++)
+		assert(!(p[i].revents & POLLNVAL));
 	if (isock >= 0 && (p[isock].revents & (POLLIN | POLLHUP | POLLERR))) {
 		if (qrsh_buf_fill(&q->rx, q->sock, QRSH_DATA_CHUNK) <= 0)
 			qrsh_client_gone(q, "closed the connection");
@@ -424,10 +428,16 @@ qrsh_finish(struct qrsh_link *q, int exit_status, int sig)
 	char text[32];
 
 	/* What the job wrote before it ended still goes out; a child that
-	 * escaped its group and keeps a pipe open gets QRSH_DRAIN_MS. */
-	qrsh_close(&q->in_fd);
+	 * escaped its group and keeps a pipe open gets QRSH_DRAIN_MS.  A
+	 * pty's master is the job's stdin and its output at once: it stays
+	 * open until it says EIO, which comes only once the kernel has handed
+	 * over everything the job wrote (that can arrive after the SIGCHLD:
+	 * a pty passes bytes on through a kernel worker). */
+	qrsh_buf_free(&q->in);
 	if (q->pty)
 		q->in_fd = -1;
+	else
+		qrsh_close(&q->in_fd);
 	while ((q->out_fd >= 0 || q->err_fd >= 0) && !q->gone && mono_ms() < deadline)
 		qrsh_poll(q, (int)(deadline - mono_ms()));
 	if (q->gone)
