@@ -204,6 +204,8 @@ struct qrsh_link {
 	int            child[3];      /* the job's ends, until it started */
 	int            sigfd;         /* SIGCHLD and SIGTERM */
 	bool           pty, in_eof, gone;
+	bool           eof_typed;     /* pty: the end of stdin went in as its EOF character */
+	int            in_last;       /* pty: the last byte of stdin so far, -1 before any */
 	pid_t          pid;
 	struct winsize ws;
 	struct qrsh_buf tx, rx, in;   /* to the client, from it, for the job's stdin */

@@ -160,6 +160,7 @@ qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *w
 	memset(q, 0, sizeof *q);
 	q->sock = q->in_fd = q->out_fd = q->err_fd = q->sigfd = -1;
 	q->child[0] = q->child[1] = q->child[2] = -1;
+	q->in_last = -1;
 	q->id = j->id;
 	if (job_qrsh_parse(j->qrsh, &a) < 0) {
 		snprintf(why, whylen, "the job's qrsh address is malformed");
@@ -270,15 +271,14 @@ qrsh_from_client(struct qrsh_link *q)
 		char text[32];
 		switch (type) {
 		case QRSH_F_STDIN:
-			if (q->in_fd >= 0 && !q->in_eof)
+			if (q->in_fd >= 0 && !q->in_eof && n > 0) {
 				qrsh_buf_add(&q->in, data, n);
+				q->in_last = (unsigned char)data[n - 1];
+			}
 			break;
 		case QRSH_F_EOF:
+			/* Acted on once what came before it is in (qrsh_stdin_end). */
 			q->in_eof = true;
-			/* A terminal has no end of input but its EOF character,
-			 * which a reader in canonical mode takes as one. */
-			if (q->pty && q->in_fd >= 0)
-				qrsh_buf_add(&q->in, "\004", 1);
 			break;
 		case QRSH_F_SIGNAL:
 			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);
@@ -330,6 +330,61 @@ qrsh_from_job(struct qrsh_link *q, int *fd, int type)
 	return true;
 }
 
+/* Whether the last byte a terminal with settings t was given leaves a
+ * line open in canonical mode: one its EOF character only hands to the
+ * reader, so a second is needed for the reader to see the end.  When in
+ * doubt (a CR it ignores) the line counts as open: one EOF too many ends
+ * the next read too, one too few leaves the job waiting for ever. */
+static bool
+qrsh_pty_line_open(const struct termios *t, int c)
+{
+	if (c < 0)
+		return false;
+	if (c == '\n')
+		return (t->c_iflag & INLCR) != 0;
+	if (c == '\r')
+		return !(t->c_iflag & ICRNL) || (t->c_iflag & IGNCR);
+	if (c == _POSIX_VDISABLE)
+		return true;
+	return c != t->c_cc[VEOF] && c != t->c_cc[VEOL] && c != t->c_cc[VEOL2];
+}
+
+/*
+ * The end of the client's stdin, once everything before it is written: a
+ * pipe is closed; a terminal has no end of input, only its EOF character
+ * (VEOF), which ends a read in canonical mode at the start of a line and
+ * only hands over the line typed so far elsewhere, so that is typed once
+ * or twice, as a person would.  The terminal's settings are read now, not
+ * at the start: the job may have changed them.  Without canonical mode
+ * VEOF is typed once, since readline and its kind take it as the end of
+ * input on an empty line.
+ */
+static void
+qrsh_stdin_end(struct qrsh_link *q)
+{
+	struct termios t;
+	char eof[2];
+
+	if (!q->in_eof || q->in_fd < 0 || QRSH_PENDING(&q->in))
+		return;
+	if (!q->pty) {
+		qrsh_close(&q->in_fd);
+		return;
+	}
+	if (q->eof_typed)
+		return;
+	q->eof_typed = true;
+	if (tcgetattr(q->in_fd, &t) < 0) {
+		/* The master answers for its terminal while it is open. */
+		log_warn("job %lld: cannot read its terminal's settings", (long long)q->id);
+		return;
+	}
+	if (t.c_cc[VEOF] == _POSIX_VDISABLE)
+		return;
+	eof[0] = eof[1] = (char)t.c_cc[VEOF];
+	qrsh_buf_add(&q->in, eof, (t.c_lflag & ICANON) && qrsh_pty_line_open(&t, q->in_last) ? 2 : 1);
+}
+
 /*
  * One round of the relay: waits at most timeout_ms (< 0: forever) and
  * returns a signal the shepherd must handle (SIGCHLD, SIGTERM) or 0.
@@ -345,6 +400,8 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 	int np = 0, isock = -1, iout = -1, ierr = -1, iin = -1, isig;
 	bool room = QRSH_PENDING(&q->tx) < QRSH_QUEUE_MAX;
 
+	/* Before the poll: an end with nothing left to write wakes no one. */
+	qrsh_stdin_end(q);
 	p[isig = np++] = (struct pollfd){ .fd = q->sigfd, .events = POLLIN };
 	if (q->sock >= 0) {
 		short ev = 0;
@@ -396,8 +453,6 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 			qrsh_close(&q->in_fd);
 		}
 	}
-	if (!q->pty && q->in_eof && q->in_fd >= 0 && !QRSH_PENDING(&q->in))
-		qrsh_close(&q->in_fd);
 	if (p[isig].revents & POLLIN) {
 		struct signalfd_siginfo si;
 		if (read(q->sigfd, &si, sizeof si) == (ssize_t)sizeof si)

@@ -248,6 +248,30 @@ sig_test() {
 	run bash -c 'printf "abc\n" | qrsh -pty y cat'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *abc* ]]
+	# No input at all, and a last line without its newline, which one EOF
+	# character would only hand to cat (timeout: that cat waits for ever).
+	run timeout 20 qrsh -pty y cat < /dev/null
+	[ "$status" -eq 0 ]
+	run bash -c 'printf "abc" | timeout 20 qrsh -pty y cat'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = abcabc ]
+}
+
+@test "-pty y: the EOF typed is the one the remote terminal has when our stdin ends" {
+	all_done
+	mkfifo "$WORK/veof.in"
+	timeout 20 qrsh -pty y sh -c 'stty eof ^B; echo ready; cat' < "$WORK/veof.in" > "$WORK/veof.out" &
+	local pid=$!
+	exec 8> "$WORK/veof.in"
+	wait_until 20 grep -q ready "$WORK/veof.out"
+	printf 'abc\n' >&8
+	exec 8>&-
+	local rc=0
+	wait "$pid" || rc=$?
+	cat "$WORK/veof.out"
+	[ "$rc" -eq 0 ]
+	[ "$(grep -c abc "$WORK/veof.out")" -eq 2 ]
 }
 
 @test "-pty y: all the command wrote before it ended arrives" {
