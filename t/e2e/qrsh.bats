@@ -335,17 +335,15 @@ sig_test() {
 	qrsh -N secret sh -c 'echo ran' > "$WORK/secret.out" 2> "$WORK/secret.err" &
 	local pid=$!
 	wait_until 20 bash -c 'qstat -s p | grep -q secret'
-	port=$(ss -ltnpH | awk -v p="pid=$pid," 'index($0, p) { n = split($4, a, ":"); print a[n] }')
-	[ -n "$port" ]
-	python3 - "$port" <<-'PY'
-	import json, socket, struct, sys
-	s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-	h = json.dumps({"secret": "0" * 32, "host": "x", "part": 0, "id": 1}).encode()
-	s.sendall(b"H" + struct.pack(">I", len(h)) + h)
-	# Refused: closed without a START.
-	assert s.recv(100) == b""
-	PY
-	grep -q "refused a connection: " "$WORK/secret.err"
+	id=$(qstat -s p | awk '$3 == "secret" { print $1 }')
+	read -r _ port secret <<< "$(job_qrsh "$id")"
+	[ -n "$secret" ]
+	# The job's id and part, a secret of the right length but not its own.
+	qrsh_hello "$port" "$id" "$(printf '%032d' 0)"
+	grep -q "refused a connection: wrong secret" "$WORK/secret.err"
+	# Another job's id, even with the secret.
+	qrsh_hello "$port" $((id + 1000)) "$secret"
+	grep -q "refused a connection: malformed HELLO" "$WORK/secret.err"
 	qdel $ids >/dev/null
 	wait "$pid"
 	[ "$(cat "$WORK/secret.out")" = ran ]
