@@ -126,7 +126,7 @@ qrsh_make_stdio(struct qrsh_link *q, const struct job *j, bool root, char *why, 
 			log_warn("cannot give %s to uid %u", name, (unsigned)j->uid);
 		if (q->ws.ws_row && ioctl(m, TIOCSWINSZ, &q->ws) < 0)
 			log_warn("cannot set the window size of %s", name);
-		q->in_fd = q->out_fd = m;
+		q->in_fd = q->out_fd = q->pty_fd = m;
 		q->err_fd = -1;
 		q->child[0] = q->child[1] = q->child[2] = sl;
 		fcntl(m, F_SETFL, O_NONBLOCK);
@@ -158,7 +158,7 @@ qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *w
 	sigset_t set;
 
 	memset(q, 0, sizeof *q);
-	q->sock = q->in_fd = q->out_fd = q->err_fd = q->sigfd = -1;
+	q->sock = q->in_fd = q->out_fd = q->err_fd = q->pty_fd = q->sigfd = -1;
 	q->child[0] = q->child[1] = q->child[2] = -1;
 	q->in_last = -1;
 	q->id = j->id;
@@ -296,7 +296,7 @@ qrsh_from_client(struct qrsh_link *q)
 		case QRSH_F_WINCH:
 			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);
 			if (q->pty && sscanf(text, "%hu %hu", &q->ws.ws_row, &q->ws.ws_col) == 2)
-				ioctl(q->out_fd, TIOCSWINSZ, &q->ws);
+				ioctl(q->pty_fd, TIOCSWINSZ, &q->ws);
 			break;
 		default:
 			break;
@@ -320,8 +320,14 @@ qrsh_from_job(struct qrsh_link *q, int *fd, int type)
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return true;
 	if (r <= 0) {
-		if (*fd == q->in_fd)
-			q->in_fd = -1;
+		if (q->pty) {
+			/* Not closed yet: a job closes its terminal before it
+			 * exits (cat closes stdout), and closing the master
+			 * would hang the terminal up, so SIGHUP would kill the
+			 * job on its way out (qrsh_finish closes it). */
+			q->in_fd = q->out_fd = -1;
+			return false;
+		}
 		qrsh_close(fd);
 		return false;
 	}
@@ -495,6 +501,9 @@ qrsh_finish(struct qrsh_link *q, int exit_status, int sig)
 		qrsh_close(&q->in_fd);
 	while ((q->out_fd >= 0 || q->err_fd >= 0) && !q->gone && mono_ms() < deadline)
 		qrsh_poll(q, (int)(deadline - mono_ms()));
+	/* The job has ended: the hangup reaches only what escaped it. */
+	qrsh_close(&q->pty_fd);
+	q->out_fd = -1;
 	if (q->gone)
 		return;
 	snprintf(text, sizeof text, "%d %d", exit_status, sig);

@@ -258,6 +258,16 @@ sig_test() {
 	[ "$output" = abcabc ]
 }
 
+@test "-pty y: a command that closes its terminal before it exits is not hung up" {
+	all_done
+	# cat does so at its end (its last close of stdout); the pause makes the
+	# window wide: the terminal has no one left on it well before the exit.
+	run qrsh -pty y sh -c 'echo bye; exec 0<&- 1>&- 2>&-; sleep 1; exit 3'
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *bye* ]]
+}
+
 @test "-pty y: the EOF typed is the one the remote terminal has when our stdin ends" {
 	all_done
 	mkfifo "$WORK/veof.in"
