@@ -60,6 +60,7 @@ static struct {
 	int              lfd;           /* listening */
 	int              sigpipe[2];
 	bool             pty, prefix, stdin_eof, tty_raw;
+	bool             need_cred;     /* the master has munge: so do our shepherds */
 	struct termios   tty_saved;
 	int              exit_code;     /* the first non-zero, else 0 */
 	int              killed_by;     /* a part's signal, if any */
@@ -271,7 +272,8 @@ handle_signals(void)
 }
 
 /* The shepherd's HELLO: the job's secret, and a munge credential of root or
- * our own user when it has one.  NULL when accepted, else why not. */
+ * our own user, which it must have when the master said so (need_cred).
+ * NULL when accepted, else why not. */
 static const char *
 hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 {
@@ -312,6 +314,9 @@ hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 			json_decref(h);
 			return why;
 		}
+	} else if (q.need_cred) {
+		json_decref(h);
+		return "no munge credential, which this cluster's shepherds send";
 	}
 	if (q.parts[part].connected) {
 		json_decref(h);
@@ -743,6 +748,7 @@ qrsh_run(int argc, char **argv)
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	q.id = jint(rep, "id", 0);
+	q.need_cred = jbool(rep, "qrsh_cred", false);
 	json_decref(rep);
 	signals_catch();
 	q.parts = xcalloc((size_t)q.nparts, sizeof *q.parts);

@@ -83,7 +83,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	[ "$output" = "$(printf 'in\nerr')" ]
 }
 
-@test "qrsh refuses a shepherd's credential of another key, user or secret, and a wrong secret, and waits for the genuine one" {
+@test "qrsh refuses a shepherd's credential of another key, user or secret, none, and a wrong secret, and waits for the genuine one" {
 	id -u nobody >/dev/null 2>&1 || skip "no user nobody"
 	# Held behind a held job, the qrsh job waits while we pose as its shepherd.
 	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
@@ -104,15 +104,18 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	# Root's, but made for another secret.
 	qrsh_hello "$port" "$id" "$secret" "$(munge_cred a "nowq:qrsh:$(printf '%032d' 0)")"
 	refused 'munge credential refused: munge credential was not made for this'
-	# A good credential does not stand for the secret.
+	# A good credential does not stand for the secret, nor the secret for
+	# a credential: the master told qrsh that its shepherds have munge.
 	qrsh_hello "$port" "$id" "$(printf '%032d' 0)" "$(munge_cred a "nowq:qrsh:$secret")"
 	refused 'wrong secret'
+	qrsh_hello "$port" "$id" "$secret"
+	refused 'no munge credential'
 	# Still waiting: the job's own shepherd is taken once it may start.
 	kill -0 "$pid"
 	qrls "$held"
 	wait "$pid"
 	[ "$(cat "$CLUSTER/forged.out")" = ran ]
-	[ "$(grep -c 'refused a connection' "$CLUSTER/forged.err")" -eq 4 ]
+	[ "$(grep -c 'refused a connection' "$CLUSTER/forged.err")" -eq 5 ]
 }
 
 @test "a credential is good once: the replay is refused and logged" {
