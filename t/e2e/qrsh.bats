@@ -360,6 +360,34 @@ sig_test() {
 	all_done
 }
 
+@test "connections that never say HELLO hold up neither the streams nor the genuine shepherd" {
+	fill_slots
+	qrsh -N silent sh -c 'echo ran' > "$WORK/silent.out" 2> "$WORK/silent.err" &
+	local pid=$!
+	wait_until 20 bash -c 'qstat -s p | grep -q silent'
+	id=$(qstat -s p | awk '$3 == "silent" { print $1 }')
+	read -r _ port _ <<< "$(job_qrsh "$id")"
+	# Three connections ahead of the shepherd's, silent for 30 s: waited
+	# for one after the other (5 s each), they kept the shepherd past its
+	# 10 s and the job failed.
+	python3 -c '
+import socket, sys, time
+s = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for i in range(3)]
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$port" "$WORK/silent.ready" &
+	local silent=$!
+	wait_until 20 test -e "$WORK/silent.ready"
+	qdel $(echo $ids | cut -d' ' -f1)
+	local rc=0
+	wait "$pid" || rc=$?
+	kill "$silent" 2>/dev/null || true
+	cat "$WORK/silent.err"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/silent.out")" = ran ]
+	qdel $ids >/dev/null || true
+	all_done
+}
+
 @test "a lost exec host ends qrsh with an error saying so" {
 	all_done
 	qrsh -N lostjob sh -c 'echo $$; exec sleep 60' > "$WORK/lost.out" 2> "$WORK/lost.err" &
