@@ -39,10 +39,20 @@ const struct cmd cmd_qrsh = {
  * -now y gives the scheduler (a dispatch is normally in the commit of the
  * submission; an idle host may be between two PULLs). */
 #define QRSH_HELLO_MS   5000
+/* Connections still to say HELLO, read in the relay's one poll; a new one
+ * beyond this many drops the oldest. */
+#define QRSH_HELLOS_MAX 8
 #define QRSH_NOW_MS     500
 /* After a part was killed by a signal, how long to wait for the master's
  * word on why (qdel, a lost host) before saying nothing more. */
 #define QRSH_WHY_MS     2000
+
+/* A connection that has not said HELLO yet. */
+struct hello {
+	int             fd;
+	int64_t         deadline;
+	struct qrsh_buf rx;
+};
 
 /* One part's stream. */
 struct part {
@@ -58,8 +68,11 @@ static struct {
 	int              nparts, nconnected, nended;
 	struct part     *parts;
 	int              lfd;           /* listening */
+	struct hello     hellos[QRSH_HELLOS_MAX];
+	int              nhellos;
 	int              sigpipe[2];
 	bool             pty, prefix, stdin_eof, tty_raw;
+	bool             need_cred;     /* the master has munge: so do our shepherds */
 	struct termios   tty_saved;
 	int              exit_code;     /* the first non-zero, else 0 */
 	int              killed_by;     /* a part's signal, if any */
@@ -271,7 +284,8 @@ handle_signals(void)
 }
 
 /* The shepherd's HELLO: the job's secret, and a munge credential of root or
- * our own user when it has one.  NULL when accepted, else why not. */
+ * our own user, which it must have when the master said so (need_cred).
+ * NULL when accepted, else why not. */
 static const char *
 hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 {
@@ -312,6 +326,9 @@ hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 			json_decref(h);
 			return why;
 		}
+	} else if (q.need_cred) {
+		json_decref(h);
+		return "no munge credential, which this cluster's shepherds send";
 	}
 	if (q.parts[part].connected) {
 		json_decref(h);
@@ -323,44 +340,41 @@ hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 	return NULL;
 }
 
-/* A shepherd connected: its HELLO (blocking, bounded), then START. */
+/* A connection refused: not ours (a port scan, a stale job, a forgery);
+ * we keep waiting for the genuine shepherd. */
 static void
-accept_part(void)
+hello_refuse(int i, const char *why)
 {
-	struct qrsh_buf rx = { 0 };
-	int fd = accept4(q.lfd, NULL, NULL, SOCK_CLOEXEC), one = 1, rank = -1, type;
-	int64_t deadline = mono_ms() + QRSH_HELLO_MS;
-	const char *data, *why = "no HELLO in time";
-	char host[256];
-	size_t n;
-	json_t *start;
-	char *text;
-	struct winsize ws;
+	client_warnx("refused a connection: %s", why);
+	qrsh_buf_free(&q.hellos[i].rx);
+	close(q.hellos[i].fd);
+	q.nhellos--;
+	memmove(&q.hellos[i], &q.hellos[i + 1], (size_t)(q.nhellos - i) * sizeof q.hellos[0]);
+}
+
+/* A connection came: its HELLO is read in the relay's poll with the rest,
+ * so one that says nothing holds up no stream and no other shepherd. */
+static void
+hello_accept(void)
+{
+	int fd = accept4(q.lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK), one = 1;
 
 	if (fd < 0)
 		return;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int rc = qrsh_frame_take(&rx, &type, &data, &n);
-		if (rc > 0) {
-			why = type == QRSH_F_HELLO ? hello_check(data, n, &rank, host, sizeof host) :
-			    "no HELLO";
-			break;
-		}
-		if (rc < 0 || mono_ms() >= deadline || poll(&p, 1, (int)(deadline - mono_ms())) <= 0 ||
-		    qrsh_buf_fill(&rx, fd, QRSH_DATA_CHUNK) <= 0)
-			break;
-	}
-	if (why) {
-		/* Not ours (a port scan, a stale job): ignored, we keep waiting. */
-		client_warnx("refused a connection: %s", why);
-		qrsh_buf_free(&rx);
-		close(fd);
-		return;
-	}
-	start = json_pack("{s:b}", "pty", q.pty);
+	if (q.nhellos == QRSH_HELLOS_MAX)
+		hello_refuse(0, "no HELLO before newer connections came");
+	q.hellos[q.nhellos++] = (struct hello){ .fd = fd, .deadline = mono_ms() + QRSH_HELLO_MS };
+}
+
+/* A shepherd proved itself: it is the part's stream, and gets START. */
+static void
+part_start(int rank, int fd, const char *host, struct qrsh_buf *rx)
+{
+	json_t *start = json_pack("{s:b}", "pty", q.pty);
+	char *text;
+	struct winsize ws;
+
 	if (q.pty && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
 		json_object_set_new(start, "rows", json_integer(ws.ws_row));
 		json_object_set_new(start, "cols", json_integer(ws.ws_col));
@@ -373,10 +387,43 @@ accept_part(void)
 	qrsh_buf_frame(&q.parts[rank].tx, QRSH_F_START, text, strlen(text));
 	free(text);
 	/* Whatever came after the HELLO is the part's already. */
-	q.parts[rank].rx = rx;
+	q.parts[rank].rx = *rx;
 	q.nconnected++;
 	if (q.nconnected == q.nparts)
 		client_progress_clear();
+}
+
+/* Bytes on a connection still to say HELLO: wait for the rest, or take it
+ * as a part's stream, or refuse it. */
+static void
+hello_read(int i)
+{
+	struct hello *h = &q.hellos[i];
+	const char *data, *why;
+	char host[256];
+	int type, rank = -1, fd = h->fd, rc = qrsh_buf_fill(&h->rx, h->fd, QRSH_DATA_CHUNK);
+	size_t n;
+
+	if (rc <= 0) {
+		hello_refuse(i, rc < 0 ? "the connection failed before its HELLO" :
+		    "closed before its HELLO");
+		return;
+	}
+	if ((rc = qrsh_frame_take(&h->rx, &type, &data, &n)) == 0)
+		return;
+	if (rc < 0)
+		why = "an oversized frame";
+	else if (type != QRSH_F_HELLO)
+		why = "no HELLO";
+	else
+		why = hello_check(data, n, &rank, host, sizeof host);
+	if (why) {
+		hello_refuse(i, why);
+		return;
+	}
+	part_start(rank, fd, host, &h->rx);
+	q.nhellos--;
+	memmove(&q.hellos[i], &q.hellos[i + 1], (size_t)(q.nhellos - i) * sizeof q.hellos[0]);
 }
 
 static void
@@ -488,13 +535,14 @@ explain_end(void)
 static int
 relay(void)
 {
-	struct pollfd *pf = xcalloc((size_t)q.nparts + 4, sizeof *pf);
+	struct pollfd *pf = xcalloc((size_t)q.nparts + 4 + QRSH_HELLOS_MAX, sizeof *pf);
+	int ihello[QRSH_HELLOS_MAX];
 	int *ipart = xcalloc((size_t)q.nparts, sizeof *ipart);
 	int64_t why_deadline = -1, end_deadline = -1;
 	bool waiting_shown = false;
 
 	for (;;) {
-		int np = 0, istdin = -1, ilisten = -1, imaster = -1, isig;
+		int np = 0, istdin = -1, ilisten = -1, imaster = -1, isig, timeout, nhellos = q.nhellos;
 		bool room = q.nconnected == q.nparts;
 
 		if (q.nended == q.nparts) {
@@ -533,6 +581,8 @@ relay(void)
 			pf[istdin = np++] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		if (q.nconnected < q.nparts)
 			pf[ilisten = np++] = (struct pollfd){ .fd = q.lfd, .events = POLLIN };
+		for (int k = 0; k < q.nhellos; k++)
+			pf[ihello[k] = np++] = (struct pollfd){ .fd = q.hellos[k].fd, .events = POLLIN };
 		if (q.wseq > 0 && !q.end && client_fd() >= 0)
 			pf[imaster = np++] = (struct pollfd){ .fd = client_fd(), .events = POLLIN };
 		for (int i = 0; i < q.nparts; i++) {
@@ -542,7 +592,14 @@ relay(void)
 				pf[ipart[i] = np++] = (struct pollfd){ .fd = p->fd,
 				    .events = (short)(POLLIN | (QRSH_PENDING(&p->tx) ? POLLOUT : 0)) };
 		}
-		if (poll(pf, (nfds_t)np, why_deadline >= 0 || end_deadline >= 0 ? 100 : -1) < 0) {
+		timeout = why_deadline >= 0 || end_deadline >= 0 ? 100 : -1;
+		if (q.nhellos) {
+			/* The oldest connection's deadline comes first. */
+			int64_t left = q.hellos[0].deadline - mono_ms();
+			left = left < 0 ? 0 : left;
+			timeout = timeout >= 0 && timeout < left ? timeout : (int)left;
+		}
+		if (poll(pf, (nfds_t)np, timeout) < 0) {
 			if (errno != EINTR)
 				fatal("poll");
 			continue;
@@ -561,8 +618,14 @@ relay(void)
 			q.lost = true;
 			return report_end();
 		}
+		/* From the newest down, as taking one moves those above it. */
+		for (int k = nhellos - 1; k >= 0; k--)
+			if (pf[ihello[k]].revents & (POLLIN | POLLHUP | POLLERR))
+				hello_read(k);
+		while (q.nhellos && mono_ms() >= q.hellos[0].deadline)
+			hello_refuse(0, "no HELLO in time");
 		if (ilisten >= 0 && (pf[ilisten].revents & POLLIN))
-			accept_part();
+			hello_accept();
 		if (istdin >= 0 && (pf[istdin].revents & (POLLIN | POLLHUP | POLLERR))) {
 			char buf[QRSH_DATA_CHUNK];
 			ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
@@ -743,6 +806,7 @@ qrsh_run(int argc, char **argv)
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
 	q.id = jint(rep, "id", 0);
+	q.need_cred = jbool(rep, "qrsh_cred", false);
 	json_decref(rep);
 	signals_catch();
 	q.parts = xcalloc((size_t)q.nparts, sizeof *q.parts);

@@ -209,10 +209,13 @@ struct qrsh_link {
 	int64_t        id;
 	int            sock;          /* to the client; -1 once it is gone */
 	int            in_fd;         /* the job's stdin (pipe, or the pty master) */
+	int            pty_fd;        /* the pty master, open until the job has ended; else -1 */
 	int            out_fd, err_fd;/* the job's stdout and stderr; -1 at their end */
 	int            child[3];      /* the job's ends, until it started */
 	int            sigfd;         /* SIGCHLD and SIGTERM */
 	bool           pty, in_eof, gone;
+	bool           eof_typed;     /* pty: the end of stdin went in as its EOF character */
+	int            in_last;       /* pty: the last byte of stdin so far, -1 before any */
 	pid_t          pid;
 	struct winsize ws;
 	struct qrsh_buf tx, rx, in;   /* to the client, from it, for the job's stdin */

@@ -126,7 +126,7 @@ qrsh_make_stdio(struct qrsh_link *q, const struct job *j, bool root, char *why, 
 			log_warn("cannot give %s to uid %u", name, (unsigned)j->uid);
 		if (q->ws.ws_row && ioctl(m, TIOCSWINSZ, &q->ws) < 0)
 			log_warn("cannot set the window size of %s", name);
-		q->in_fd = q->out_fd = m;
+		q->in_fd = q->out_fd = q->pty_fd = m;
 		q->err_fd = -1;
 		q->child[0] = q->child[1] = q->child[2] = sl;
 		fcntl(m, F_SETFL, O_NONBLOCK);
@@ -158,8 +158,9 @@ qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *w
 	sigset_t set;
 
 	memset(q, 0, sizeof *q);
-	q->sock = q->in_fd = q->out_fd = q->err_fd = q->sigfd = -1;
+	q->sock = q->in_fd = q->out_fd = q->err_fd = q->pty_fd = q->sigfd = -1;
 	q->child[0] = q->child[1] = q->child[2] = -1;
+	q->in_last = -1;
 	q->id = j->id;
 	if (job_qrsh_parse(j->qrsh, &a) < 0) {
 		snprintf(why, whylen, "the job's qrsh address is malformed");
@@ -270,15 +271,14 @@ qrsh_from_client(struct qrsh_link *q)
 		char text[32];
 		switch (type) {
 		case QRSH_F_STDIN:
-			if (q->in_fd >= 0 && !q->in_eof)
+			if (q->in_fd >= 0 && !q->in_eof && n > 0) {
 				qrsh_buf_add(&q->in, data, n);
+				q->in_last = (unsigned char)data[n - 1];
+			}
 			break;
 		case QRSH_F_EOF:
+			/* Acted on once what came before it is in (qrsh_stdin_end). */
 			q->in_eof = true;
-			/* A terminal has no end of input but its EOF character,
-			 * which a reader in canonical mode takes as one. */
-			if (q->pty && q->in_fd >= 0)
-				qrsh_buf_add(&q->in, "\004", 1);
 			break;
 		case QRSH_F_SIGNAL:
 			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);
@@ -296,7 +296,7 @@ qrsh_from_client(struct qrsh_link *q)
 		case QRSH_F_WINCH:
 			snprintf(text, sizeof text, "%.*s", (int)(n < 31 ? n : 31), data);
 			if (q->pty && sscanf(text, "%hu %hu", &q->ws.ws_row, &q->ws.ws_col) == 2)
-				ioctl(q->out_fd, TIOCSWINSZ, &q->ws);
+				ioctl(q->pty_fd, TIOCSWINSZ, &q->ws);
 			break;
 		default:
 			break;
@@ -320,14 +320,75 @@ qrsh_from_job(struct qrsh_link *q, int *fd, int type)
 	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return true;
 	if (r <= 0) {
-		if (*fd == q->in_fd)
-			q->in_fd = -1;
+		if (q->pty) {
+			/* Not closed yet: a job closes its terminal before it
+			 * exits (cat closes stdout), and closing the master
+			 * would hang the terminal up, so SIGHUP would kill the
+			 * job on its way out (qrsh_finish closes it). */
+			q->in_fd = q->out_fd = -1;
+			return false;
+		}
 		qrsh_close(fd);
 		return false;
 	}
 	if (!q->gone)
 		qrsh_buf_frame(&q->tx, type, buf, (size_t)r);
 	return true;
+}
+
+/* Whether the last byte a terminal with settings t was given leaves a
+ * line open in canonical mode: one its EOF character only hands to the
+ * reader, so a second is needed for the reader to see the end.  When in
+ * doubt (a CR it ignores) the line counts as open: one EOF too many ends
+ * the next read too, one too few leaves the job waiting for ever. */
+static bool
+qrsh_pty_line_open(const struct termios *t, int c)
+{
+	if (c < 0)
+		return false;
+	if (c == '\n')
+		return (t->c_iflag & INLCR) != 0;
+	if (c == '\r')
+		return !(t->c_iflag & ICRNL) || (t->c_iflag & IGNCR);
+	if (c == _POSIX_VDISABLE)
+		return true;
+	return c != t->c_cc[VEOF] && c != t->c_cc[VEOL] && c != t->c_cc[VEOL2];
+}
+
+/*
+ * The end of the client's stdin, once everything before it is written: a
+ * pipe is closed; a terminal has no end of input, only its EOF character
+ * (VEOF), which ends a read in canonical mode at the start of a line and
+ * only hands over the line typed so far elsewhere, so that is typed once
+ * or twice, as a person would.  The terminal's settings are read now, not
+ * at the start: the job may have changed them.  Without canonical mode
+ * VEOF is typed once, since readline and its kind take it as the end of
+ * input on an empty line.
+ */
+static void
+qrsh_stdin_end(struct qrsh_link *q)
+{
+	struct termios t;
+	char eof[2];
+
+	if (!q->in_eof || q->in_fd < 0 || QRSH_PENDING(&q->in))
+		return;
+	if (!q->pty) {
+		qrsh_close(&q->in_fd);
+		return;
+	}
+	if (q->eof_typed)
+		return;
+	q->eof_typed = true;
+	if (tcgetattr(q->in_fd, &t) < 0) {
+		/* The master answers for its terminal while it is open. */
+		log_warn("job %lld: cannot read its terminal's settings", (long long)q->id);
+		return;
+	}
+	if (t.c_cc[VEOF] == _POSIX_VDISABLE)
+		return;
+	eof[0] = eof[1] = (char)t.c_cc[VEOF];
+	qrsh_buf_add(&q->in, eof, (t.c_lflag & ICANON) && qrsh_pty_line_open(&t, q->in_last) ? 2 : 1);
 }
 
 /*
@@ -345,6 +406,8 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 	int np = 0, isock = -1, iout = -1, ierr = -1, iin = -1, isig;
 	bool room = QRSH_PENDING(&q->tx) < QRSH_QUEUE_MAX;
 
+	/* Before the poll: an end with nothing left to write wakes no one. */
+	qrsh_stdin_end(q);
 	p[isig = np++] = (struct pollfd){ .fd = q->sigfd, .events = POLLIN };
 	if (q->sock >= 0) {
 		short ev = 0;
@@ -368,6 +431,10 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 		p[iin = np++] = (struct pollfd){ .fd = q->in_fd, .events = POLLOUT };
 	if (poll(p, (nfds_t)np, timeout_ms) < 0)
 		return 0;
+	/* A descriptor polled after its close is our bug, and would make
+	 * every poll return at once. */
+	for (int i = 0; i < np; i++)
+		assert(!(p[i].revents & POLLNVAL));
 	if (isock >= 0 && (p[isock].revents & (POLLIN | POLLHUP | POLLERR))) {
 		if (qrsh_buf_fill(&q->rx, q->sock, QRSH_DATA_CHUNK) <= 0)
 			qrsh_client_gone(q, "closed the connection");
@@ -392,8 +459,6 @@ qrsh_poll(struct qrsh_link *q, int timeout_ms)
 			qrsh_close(&q->in_fd);
 		}
 	}
-	if (!q->pty && q->in_eof && q->in_fd >= 0 && !QRSH_PENDING(&q->in))
-		qrsh_close(&q->in_fd);
 	if (p[isig].revents & POLLIN) {
 		struct signalfd_siginfo si;
 		if (read(q->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -424,12 +489,21 @@ qrsh_finish(struct qrsh_link *q, int exit_status, int sig)
 	char text[32];
 
 	/* What the job wrote before it ended still goes out; a child that
-	 * escaped its group and keeps a pipe open gets QRSH_DRAIN_MS. */
-	qrsh_close(&q->in_fd);
+	 * escaped its group and keeps a pipe open gets QRSH_DRAIN_MS.  A
+	 * pty's master is the job's stdin and its output at once: it stays
+	 * open until it says EIO, which comes only once the kernel has handed
+	 * over everything the job wrote (that can arrive after the SIGCHLD:
+	 * a pty passes bytes on through a kernel worker). */
+	qrsh_buf_free(&q->in);
 	if (q->pty)
 		q->in_fd = -1;
+	else
+		qrsh_close(&q->in_fd);
 	while ((q->out_fd >= 0 || q->err_fd >= 0) && !q->gone && mono_ms() < deadline)
 		qrsh_poll(q, (int)(deadline - mono_ms()));
+	/* The job has ended: the hangup reaches only what escaped it. */
+	qrsh_close(&q->pty_fd);
+	q->out_fd = -1;
 	if (q->gone)
 		return;
 	snprintf(text, sizeof text, "%d %d", exit_status, sig);

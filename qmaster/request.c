@@ -362,6 +362,11 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "id", json_integer(j->id));
 	json_object_set_new(rep, "name", json_string(j->name));
+	/* Every execd of a munge master has munge, so the job's shepherd
+	 * will prove itself with a credential: qrsh then wants one, and a
+	 * secret learnt on the wire is not enough to pose as the job. */
+	if (j->qrsh && strcmp(conf->auth, "munge") == 0)
+		json_object_set_new(rep, "qrsh_cred", json_true());
 	net_send(c, rep);
 	if (JS_FINISHED(j->state)) {
 		/* A dependency that can never be met: on record for qacct. */

@@ -114,3 +114,25 @@ same_dumps() {
 		return 1
 	fi
 }
+
+# job_qrsh ID: a qrsh job's "HOST PORT SECRET", read from the master's
+# database (the master shows no one the secret), for hand-made shepherds.
+job_qrsh() { sqlite3 "file:$CLUSTER/qmaster/nowq.db?mode=ro" "SELECT qrsh FROM jobs WHERE id = $1"; }
+
+# qrsh_hello PORT ID SECRET [CRED]: says HELLO to a waiting qrsh as the
+# shepherd of job ID would, with that secret and munge credential; succeeds
+# when qrsh refuses it (closes the connection without a START).
+qrsh_hello() {
+	python3 - "$@" <<-'PY'
+	import json, socket, struct, sys
+	port, job, secret = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+	h = {"secret": secret, "host": "x", "part": 0, "id": job}
+	if len(sys.argv) > 4:
+	    h["cred"] = sys.argv[4]
+	s = socket.create_connection(("127.0.0.1", port))
+	b = json.dumps(h).encode()
+	s.sendall(b"H" + struct.pack(">I", len(b)) + b)
+	s.settimeout(30)
+	sys.exit(0 if s.recv(100) == b"" else "qrsh took the connection")
+	PY
+}

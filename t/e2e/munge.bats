@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# munge.bats: auth = munge on loopback TCP with the test's own munged: clients and an execd are known by their credentials, and replayed, expired, forged, foreign-key and misdirected credentials are refused with a clear error and logged; qrsh's shepherd connects back with a credential qrsh accepts.
+# munge.bats: auth = munge on loopback TCP with the test's own munged: clients and an execd are known by their credentials, and replayed, expired, forged, foreign-key and misdirected credentials are refused with a clear error and logged; qrsh's shepherd connects back with a credential qrsh accepts, and qrsh refuses forged ones.
 
 load helpers
 
@@ -81,6 +81,41 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	run bash -c 'echo in | qrsh sh -c "cat; echo err >&2; exit 6" 2>&1'
 	[ "$status" -eq 6 ]
 	[ "$output" = "$(printf 'in\nerr')" ]
+}
+
+@test "qrsh refuses a shepherd's credential of another key, user or secret, none, and a wrong secret, and waits for the genuine one" {
+	id -u nobody >/dev/null 2>&1 || skip "no user nobody"
+	# Held behind a held job, the qrsh job waits while we pose as its shepherd.
+	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
+	qrsh -N forged -hold_jid "$held" sh -c 'echo ran' > "$CLUSTER/forged.out" 2> "$CLUSTER/forged.err" &
+	local pid=$!
+	wait_until 20 bash -c "qstat -s p | grep -q forged"
+	id=$(qstat -s p | awk '$3 == "forged" { print $1 }')
+	read -r _ port secret <<< "$(job_qrsh "$id")"
+	[ -n "$secret" ]
+	refused() { grep -q "refused a connection: $1" "$CLUSTER/forged.err"; }
+	# The secret, with a credential of another realm (munged "other").
+	qrsh_hello "$port" "$id" "$secret" "$(munge_cred other "nowq:qrsh:$secret")"
+	refused 'munge credential refused: invalid munge credential (forged, damaged, or made with another key)'
+	# This realm, but of a user neither root nor qrsh's.
+	cred=$(setpriv --reuid=nobody --regid=nogroup --clear-groups munge -S "$MUNGE_SOCKET" -s "nowq:qrsh:$secret")
+	qrsh_hello "$port" "$id" "$secret" "$cred"
+	refused 'munge credential of uid [0-9]*, neither root nor ours'
+	# Root's, but made for another secret.
+	qrsh_hello "$port" "$id" "$secret" "$(munge_cred a "nowq:qrsh:$(printf '%032d' 0)")"
+	refused 'munge credential refused: munge credential was not made for this'
+	# A good credential does not stand for the secret, nor the secret for
+	# a credential: the master told qrsh that its shepherds have munge.
+	qrsh_hello "$port" "$id" "$(printf '%032d' 0)" "$(munge_cred a "nowq:qrsh:$secret")"
+	refused 'wrong secret'
+	qrsh_hello "$port" "$id" "$secret"
+	refused 'no munge credential'
+	# Still waiting: the job's own shepherd is taken once it may start.
+	kill -0 "$pid"
+	qrls "$held"
+	wait "$pid"
+	[ "$(cat "$CLUSTER/forged.out")" = ran ]
+	[ "$(grep -c 'refused a connection' "$CLUSTER/forged.err")" -eq 5 ]
 }
 
 @test "a credential is good once: the replay is refused and logged" {

@@ -248,6 +248,53 @@ sig_test() {
 	run bash -c 'printf "abc\n" | qrsh -pty y cat'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *abc* ]]
+	# No input at all, and a last line without its newline, which one EOF
+	# character would only hand to cat (timeout: that cat waits for ever).
+	run timeout 20 qrsh -pty y cat < /dev/null
+	[ "$status" -eq 0 ]
+	run bash -c 'printf "abc" | timeout 20 qrsh -pty y cat'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = abcabc ]
+}
+
+@test "-pty y: a command that closes its terminal before it exits is not hung up" {
+	all_done
+	# cat does so at its end (its last close of stdout); the pause makes the
+	# window wide: the terminal has no one left on it well before the exit.
+	run qrsh -pty y sh -c 'echo bye; exec 0<&- 1>&- 2>&-; sleep 1; exit 3'
+	echo "$output"
+	[ "$status" -eq 3 ]
+	[[ "$output" == *bye* ]]
+}
+
+@test "-pty y: the EOF typed is the one the remote terminal has when our stdin ends" {
+	all_done
+	mkfifo "$WORK/veof.in"
+	timeout 20 qrsh -pty y sh -c 'stty eof ^B; echo ready; cat' < "$WORK/veof.in" > "$WORK/veof.out" &
+	local pid=$!
+	exec 8> "$WORK/veof.in"
+	wait_until 20 grep -q ready "$WORK/veof.out"
+	printf 'abc\n' >&8
+	exec 8>&-
+	local rc=0
+	wait "$pid" || rc=$?
+	cat "$WORK/veof.out"
+	[ "$rc" -eq 0 ]
+	[ "$(grep -c abc "$WORK/veof.out")" -eq 2 ]
+}
+
+@test "-pty y: all the command wrote before it ended arrives" {
+	all_done
+	# The tail of a large output is often still in the pty when the
+	# shepherd hears of the end (a pty hands bytes on through a kernel
+	# worker); three runs, since that is a race.
+	for i in 1 2 3; do
+		run bash -c 'set -o pipefail; qrsh -pty y seq 1 50000 < /dev/null | tail -1'
+		echo "run $i: $output"
+		[ "$status" -eq 0 ]
+		[ "${output%$'\r'}" = 50000 ]
+	done
 }
 
 @test "-pty y: a typed ^C interrupts the remote command through its terminal" {
@@ -298,20 +345,46 @@ sig_test() {
 	qrsh -N secret sh -c 'echo ran' > "$WORK/secret.out" 2> "$WORK/secret.err" &
 	local pid=$!
 	wait_until 20 bash -c 'qstat -s p | grep -q secret'
-	port=$(ss -ltnpH | awk -v p="pid=$pid," 'index($0, p) { n = split($4, a, ":"); print a[n] }')
-	[ -n "$port" ]
-	python3 - "$port" <<-'PY'
-	import json, socket, struct, sys
-	s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-	h = json.dumps({"secret": "0" * 32, "host": "x", "part": 0, "id": 1}).encode()
-	s.sendall(b"H" + struct.pack(">I", len(h)) + h)
-	# Refused: closed without a START.
-	assert s.recv(100) == b""
-	PY
-	grep -q "refused a connection: " "$WORK/secret.err"
+	id=$(qstat -s p | awk '$3 == "secret" { print $1 }')
+	read -r _ port secret <<< "$(job_qrsh "$id")"
+	[ -n "$secret" ]
+	# The job's id and part, a secret of the right length but not its own.
+	qrsh_hello "$port" "$id" "$(printf '%032d' 0)"
+	grep -q "refused a connection: wrong secret" "$WORK/secret.err"
+	# Another job's id, even with the secret.
+	qrsh_hello "$port" $((id + 1000)) "$secret"
+	grep -q "refused a connection: malformed HELLO" "$WORK/secret.err"
 	qdel $ids >/dev/null
 	wait "$pid"
 	[ "$(cat "$WORK/secret.out")" = ran ]
+	all_done
+}
+
+@test "connections that never say HELLO hold up neither the streams nor the genuine shepherd" {
+	fill_slots
+	qrsh -N silent sh -c 'echo ran' > "$WORK/silent.out" 2> "$WORK/silent.err" &
+	local pid=$!
+	wait_until 20 bash -c 'qstat -s p | grep -q silent'
+	id=$(qstat -s p | awk '$3 == "silent" { print $1 }')
+	read -r _ port _ <<< "$(job_qrsh "$id")"
+	# Three connections ahead of the shepherd's, silent for 30 s: waited
+	# for one after the other (5 s each), they kept the shepherd past its
+	# 10 s and the job failed.
+	python3 -c '
+import socket, sys, time
+s = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for i in range(3)]
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$port" "$WORK/silent.ready" &
+	local silent=$!
+	wait_until 20 test -e "$WORK/silent.ready"
+	qdel $(echo $ids | cut -d' ' -f1)
+	local rc=0
+	wait "$pid" || rc=$?
+	kill "$silent" 2>/dev/null || true
+	cat "$WORK/silent.err"
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$WORK/silent.out")" = ran ]
+	qdel $ids >/dev/null || true
 	all_done
 }
 
