@@ -81,7 +81,7 @@ main(int argc, char **argv)
 	struct qsub_env env;
 	struct passwd *pw = getpwuid(getuid());
 	char cwd[PATH_MAX], err[512], *jobtext, *buf = NULL, *end;
-	const char *master = getenv("NOWQ_MASTER"), *why;
+	const char *master = getenv("NOWQ_MASTER"), *why = NULL;
 	size_t len = 0, cap = 0;
 	long long count, window = 2000, rate = 0, sent = 0, acked = 0, refused = 0;
 	int64_t t0, t1;

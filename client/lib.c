@@ -29,6 +29,8 @@
 const char *client_prog = "nowq";
 bool client_any_master;
 
+static void client_vmsg(const char *, const char *, va_list) NOWQ_ATTR_PRINTF(2, 0);
+
 static void
 client_vmsg(const char *kind, const char *fmt, va_list ap)
 {

@@ -65,6 +65,8 @@ log_level_parse(const char *name)
 	return -1;
 }
 
+static void log_vwrite(int, const char *, const char *, va_list, int) NOWQ_ATTR_PRINTF(3, 0);
+
 static void
 log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 {

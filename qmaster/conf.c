@@ -36,6 +36,8 @@ conf_say(const char *fmt, ...)
 }
 
 /* libconfuse reports parse errors through this; one line naming file and line. */
+static void conf_error(cfg_t *, const char *, va_list) NOWQ_ATTR_PRINTF(2, 0);
+
 static void
 conf_error(cfg_t *cfg, const char *fmt, va_list ap)
 {

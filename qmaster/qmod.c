@@ -61,6 +61,8 @@ qmod_apply_queues(void)
 		conf->queues[i].disabled = flag_get("queue", conf->queues[i].name);
 }
 
+static void result(json_t *, const char *, bool, const char *, ...) NOWQ_ATTR_PRINTF(4, 5);
+
 static void
 result(json_t *results, const char *target, bool ok, const char *fmt, ...)
 {

@@ -70,10 +70,15 @@ teardown() {
 
 @test "a job's start waits in the outbox as a second name of its job.pid, and what the outbox cannot read is set aside" {
 	master=$(cat "$CLUSTER/qmaster/qmaster.pid")
+	execd=$(cat "$CLUSTER/execd-1/execd.pid")
+	# The DISPATCH waits in a stopped execd's socket: the job shows "t"
+	# once the master has sent it (its loop answered qstat after that).
+	# Then a stopped master ACKs nothing, so the start stays in the outbox.
+	kill -STOP "$execd"
 	id=$(qsub -terse -o /dev/null -e /dev/null -b y sleep 60)
-	# The DISPATCH left with qsub's reply; a stopped master ACKs nothing,
-	# so the start stays in the outbox.
+	wait_until 20 state_is "$id" t
 	kill -STOP "$master"
+	kill -CONT "$execd"
 	out="$CLUSTER/execd-1/outbox"
 	act="$CLUSTER/execd-1/active/$id.0.1"
 	wait_until 20 test -e "$out/$id.0.1.reg"
