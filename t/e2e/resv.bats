@@ -108,7 +108,10 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	state_is "$long" qw
 	in=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y sleep 60)
 	pend=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y true)
-	wait_until 10 state_is "$in" r
+	# The window opens 10 s after the reserve (and the master's 1 s tick may
+	# add one): wait from here until well inside it, not a fixed 10 s from a
+	# moment that may be only 1 s after the reserve.
+	wait_until 22 state_is "$in" r
 	qhost | grep "^$H1 " | grep -q "reserved (win by root until"
 	# qstat -f says the same on the queue instance, with no state letter
 	# (not u, not d): a reservation is no failure; the job is listed there.
