@@ -28,6 +28,21 @@ work_start() {
 
 work_stop() { rm -rf "$WORK"; }
 
+# What a failed wait leaves in the test's output (bats shows it only on
+# failure): every job and the daemons' last words, since the cluster's
+# folder is gone by the time anyone reads a CI log.
+cluster_postmortem() {
+	local f
+	[ -n "${CLUSTER:-}" ] && [ -d "$CLUSTER" ] || return 0
+	echo "--- qstat -u '*' -s prz"
+	timeout 10 qstat -u '*' -s prz 2>&1 | head -40
+	for f in "$CLUSTER"/qmaster*/qmaster.log "$CLUSTER"/execd-*/execd.log; do
+		[ -f "$f" ] || continue
+		echo "--- the end of $f"
+		tail -n 25 "$f"
+	done
+}
+
 # wait_until SECONDS COMMAND...: polls every 50 ms until COMMAND succeeds;
 # the limit is wall time, however long each try takes on a busy machine.
 wait_until() {
@@ -36,6 +51,7 @@ wait_until() {
 	while ! "$@" >/dev/null 2>&1; do
 		if [ $(( ${EPOCHREALTIME/./} / 1000 )) -ge "$deadline" ]; then
 			echo "timed out waiting for: $*" >&2
+			cluster_postmortem >&2
 			return 1
 		fi
 		sleep 0.05
