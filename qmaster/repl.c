@@ -528,6 +528,7 @@ repl_install_snapshot(int64_t seq, int64_t epoch)
 		fatal("cannot install the snapshot as %s", db);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the snapshot: %s", why);
+	store_capture(store, false);
 	/* The copy carries the primary's meta rows (repl.seq, epoch) as they
 	 * were at seq: writing them here would make the next changeset,
 	 * which changes them, conflict. */
@@ -631,11 +632,31 @@ repl_up_frame(json_t *msg)
 			return;
 		}
 		free(data);
-		repl_up_applied(store_repl_seq(store));
+		/* Committed with the others of this read (repl_up_commit). */
 		return;
 	default:
 		log_debug("standby: ignoring %s from the primary", jstr(msg, "type"));
 	}
+}
+
+/* The changesets applied since the last commit are committed, then
+ * acknowledged: one transaction (one fsync) for all that one read brought,
+ * so a standby that falls behind catches up in larger steps instead of
+ * falling further behind at one commit per changeset. */
+static void
+repl_up_commit(void)
+{
+	char err[256];
+
+	if (!store_in_txn(store))
+		return;
+	if (store_apply_commit(store, err, sizeof err) < 0) {
+		log_warnx("%s; asking the primary for a snapshot", err);
+		rp.want_snapshot = true;
+		repl_up_close();
+		return;
+	}
+	repl_up_applied(store_repl_seq(store));
 }
 
 static void
@@ -649,12 +670,20 @@ repl_up_read_cb(struct bufferevent *bev, void *arg)
 	while (rp.up == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
 		if (r < 0) {
 			log_warnx("primary: bad frame (%s)", why);
+			store_rollback(store);
 			repl_up_close();
 			return;
 		}
+		/* Anything but a changeset sees the database as committed. */
+		if (msg_type_of(msg) != MSG_CHANGESET && msg_type_of(msg) != MSG_HEARTBEAT)
+			repl_up_commit();
 		repl_up_frame(msg);
 		json_decref(msg);
 	}
+	if (rp.up == bev)
+		repl_up_commit();
+	else if (store_in_txn(store))
+		store_rollback(store);
 }
 
 static void

@@ -39,15 +39,18 @@ bool store_in_txn(const struct store *st);
  * changes anything is numbered (meta repl.seq, written in it) and its
  * changeset (the session extension, every table) is kept after the commit
  * until store_changeset_done. */
-void        store_capture(struct store *st, bool on);
+void        store_capture(struct store *st, bool on);  /* off: a standby's, foreign keys off too */
 const void *store_changeset(struct store *st, int *n, int64_t *seq); /* NULL: none */
 void        store_changeset_done(struct store *st);
 int64_t     store_repl_seq(const struct store *st);
 int64_t     store_epoch(struct store *st);              /* 1 when never set */
 int         store_set_epoch(struct store *st, int64_t epoch);
 /* The standby: applies changeset seq (which must follow the last one) and
- * records seq, in one transaction; -1 with err when it does not apply. */
+ * records seq, in the open transaction (begun when none is); -1 with err,
+ * everything since the last commit rolled back, when it does not apply.
+ * store_apply_commit commits what was applied (the same on failure). */
 int         store_apply(struct store *st, const void *cs, int n, int64_t seq, char *err, size_t errlen);
+int         store_apply_commit(struct store *st, char *err, size_t errlen);
 /* A consistent copy of the database in path (SQLite's online backup). */
 int         store_backup(struct store *st, const char *path);
 /* Submission keys (qsub's idempotency key): the job a key made, 0 when none. */

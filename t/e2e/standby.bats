@@ -178,3 +178,22 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	wait_until 30 grep -q "Subject: nowq: standby qmaster took over" "$CLUSTER/mail.out"
 	grep -q "^To: root" "$CLUSTER/mail.out"
 }
+
+@test "a finished array job purged on the primary leaves the standby by its changeset, with no snapshot" {
+	# The purge deletes the job, and the foreign key's cascade its tasks;
+	# the changeset holds both, so a standby that cascaded too failed it
+	# and asked for a whole copy at every purge.
+	for f in qmaster.conf qmaster-2.conf; do echo 'finished_jobs_keep = 1' >> "$CLUSTER/$f"; done
+	kill -HUP "$(pid_of qmaster)" "$(pid_of qmaster-2)"
+	snaps() { grep -c "sent a snapshot" "$CLUSTER/qmaster/qmaster.log" || true; }
+	n0=$(snaps)
+	id=$(echo true | qsub -t 1-3 -terse | cut -d. -f1)
+	rows() { sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT (SELECT count(*) FROM jobs WHERE id = $id) + (SELECT count(*) FROM tasks WHERE job_id = $id)"; }
+	wait_until 20 bash -c "[ \"\$(sqlite3 '$CLUSTER/qmaster-2/nowq.db' 'SELECT count(*) FROM tasks WHERE job_id = $id')\" -gt 0 ]"
+	purged() { [ "$(rows)" = 0 ]; }
+	wait_until 30 purged
+	sleep 1
+	[ "$(snaps)" = "$n0" ]
+	! grep -q "asking the primary for a snapshot" "$CLUSTER/qmaster-2/qmaster.log" || false
+	in_sync
+}

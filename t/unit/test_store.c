@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+/* The session extension's declarations, as in spool/store.c. */
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
 
 #include "common/common.h"
@@ -1973,6 +1976,290 @@ dump_of(const char *dir)
 	return text;
 }
 
+/* One changeset of the primary, kept as the standby would receive it. */
+struct shipped {
+	void    *cs;
+	int      n;
+	int64_t  seq;
+};
+
+/* Commits the primary's open transaction and keeps its changeset. */
+static void
+ship(struct fix *f, struct shipped *s)
+{
+	const void *cs;
+
+	assert_int_equal(store_commit(f->st), 0);
+	assert_non_null(cs = store_changeset(f->st, &s->n, &s->seq));
+	s->cs = xmalloc((size_t)s->n);
+	memcpy(s->cs, cs, (size_t)s->n);
+	store_changeset_done(f->st);
+}
+
+/* Applies s to the copy and commits; the copy's answer. */
+static int
+land(struct store *copy, struct shipped *s)
+{
+	char err[256];
+
+	if (store_apply(copy, s->cs, s->n, s->seq, err, sizeof err) < 0)
+		return -1;
+	assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
+	return 0;
+}
+
+static void
+ship_and_land(struct fix *f, struct store *copy)
+{
+	struct shipped s;
+
+	ship(f, &s);
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+}
+
+/* How many changes of op on table s holds; *first and *firstop receive
+ * the first change's table and operation. */
+static int
+ops_in(const struct shipped *s, const char *table, int op, char *first, size_t firstlen,
+    int *firstop)
+{
+	sqlite3_changeset_iter *it;
+	const char *tab;
+	int n = 0, ncol, o;
+
+	assert_int_equal(sqlite3changeset_start(&it, s->n, s->cs), SQLITE_OK);
+	first[0] = '\0';
+	while (sqlite3changeset_next(it) == SQLITE_ROW) {
+		assert_int_equal(sqlite3changeset_op(it, &tab, &ncol, &o, NULL), SQLITE_OK);
+		if (!first[0]) {
+			snprintf(first, firstlen, "%s", tab);
+			*firstop = o;
+		}
+		n += strcmp(tab, table) == 0 && o == op;
+	}
+	assert_int_equal(sqlite3changeset_finalize(it), SQLITE_OK);
+	return n;
+}
+
+/* Changes one job on the copy behind the standby's back. */
+static void
+raw_set(sqlite3 *db, int64_t id, const char *set)
+{
+	char *sql = xasprintf("UPDATE jobs SET %s WHERE id = %lld", set, (long long)id);
+
+	raw_exec(db, sql);
+	free(sql);
+}
+
+/* A changeset that does not apply to the copy changes nothing there. */
+static void
+refused(struct store *copy, const char *copydir, struct shipped *s)
+{
+	char *before = dump_of(copydir), *after;
+	int64_t seq = store_repl_seq(copy);
+
+	assert_int_equal(land(copy, s), -1);
+	assert_int_equal(store_repl_seq(copy), seq);
+	after = dump_of(copydir);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+/* The standby's applier on changes of every kind: updates of different
+ * columns of one table (one statement each), deletes, rows that differ on
+ * the copy (conflicts that change nothing), changes that fail a constraint
+ * until later ones of the changeset are in, and a corrupt changeset. */
+static void
+replication_changes(struct fix *f)
+{
+	char copydir[64], first[32], *path, *d1, *d2;
+	struct job *a = mkjob("dave", 1003, 0, "#!/bin/sh\necho a\n"), *b, *c, *d;
+	struct store *copy;
+	struct shipped s;
+	struct acct_info ai;
+	const char *why;
+	sqlite3 *raw;
+	bool reordered = false;
+	int op;
+
+	/* A standby starts from a snapshot of the primary. */
+	strcpy(copydir, "/tmp/nowq-test-copy-XXXXXX");
+	assert_non_null(mkdtemp(copydir));
+	path = xasprintf("%s/nowq.db", copydir);
+	assert_int_equal(store_backup(f->st, path), 0);
+	assert_non_null(copy = store_open(copydir, &why));
+	assert_int_equal(store_repl_seq(copy), store_repl_seq(f->st));
+
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, a);
+	ship_and_land(f, copy);
+
+	/* An update of a few columns, then of others, then of the first
+	 * ones again. */
+	a->state = JS_RUNNING;
+	a->host = xstrdup("node1");
+	a->pid = 42;
+	a->start_time = 1700000001000LL;
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_update(f->st, a), 0);
+	ship(f, &s);
+	assert_int_equal(ops_in(&s, "jobs", SQLITE_UPDATE, first, sizeof first, &op), 1);
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+	a->prio = 5;
+	free(a->name);
+	a->name = xstrdup("renamed");
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_update(f->st, a), 0);
+	ship_and_land(f, copy);
+	a->pid = 43;
+	free(a->host);
+	a->host = xstrdup("node2");
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_update(f->st, a), 0);
+	ship_and_land(f, copy);
+	assert_non_null(b = store_job_get(copy, a->id, true));
+	assert_job_equal(a, b);
+	job_free(b);
+
+	/* A column an update changes differs on the copy: a conflict. */
+	raw = raw_open(path);
+	raw_set(raw, a->id, "name = 'tampered'");
+	free(a->name);
+	a->name = xstrdup("renamed again");
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_update(f->st, a), 0);
+	ship(f, &s);
+	refused(copy, copydir, &s);
+	raw_set(raw, a->id, "name = 'renamed'");
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+
+	/* Each column of a deleted row must be as it was. */
+	raw_set(raw, a->id, "cwd = '/elsewhere'");
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_delete(f->st, a->id), 0);
+	ship(f, &s);
+	assert_int_equal(ops_in(&s, "jobs", SQLITE_DELETE, first, sizeof first, &op), 1);
+	assert_int_equal(ops_in(&s, "scripts", SQLITE_DELETE, first, sizeof first, &op), 1);
+	refused(copy, copydir, &s);
+	raw_set(raw, a->id, "cwd = '/home/u/work'");
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+	assert_null(store_job_get(copy, a->id, false));
+
+	/* An accounting row written again replaces the old one, which can
+	 * come after the new one in the changeset: the new one fails the
+	 * unique (job_id, task, attempt) until the old one is gone. */
+	memset(&ai, 0, sizeof ai);
+	b = mkjob("erin", 1004, 0, NULL);
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, b);
+	ship_and_land(f, copy);
+	b->state = JS_FAILED;
+	b->end_time = 20;
+	for (int i = 0; i < 64 && !reordered; i++) {
+		b->exit_status = i;
+		assert_int_equal(store_begin(f->st), 0);
+		assert_int_equal(store_acct_insert(f->st, b, &ai), 0);
+		ship(f, &s);
+		if (i > 0) {
+			assert_int_equal(ops_in(&s, "accounting", SQLITE_DELETE, first, sizeof first,
+			    &op), 1);
+			assert_string_equal(first, "accounting");
+			reordered = op == SQLITE_INSERT;
+		}
+		assert_int_equal(land(copy, &s), 0);
+		free(s.cs);
+	}
+	assert_true(reordered);
+	/* A row only the copy has holds the unique key for good: refused. */
+	raw_exec(raw, "INSERT INTO accounting (job_id, task, attempt) VALUES (999999, 0, 0)");
+	c = mkjob("erin", 1004, 0, NULL);
+	c->id = 999999;
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_acct_insert(f->st, c, &ai), 0);
+	ship(f, &s);
+	refused(copy, copydir, &s);
+	raw_exec(raw, "DELETE FROM accounting WHERE job_id = 999999");
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+	job_free(c);
+
+	/* Foreign keys hold at the end of a changeset, not at each change:
+	 * jobs come before scripts when a job was changed first... */
+	c = mkjob("erin", 1004, 0, "#!/bin/sh\necho c\n");
+	assert_int_equal(store_begin(f->st), 0);
+	b->prio = 7;
+	assert_int_equal(store_job_update(f->st, b), 0);
+	insert(f, c);
+	ship(f, &s);
+	assert_int_equal(ops_in(&s, "scripts", SQLITE_INSERT, first, sizeof first, &op), 1);
+	assert_string_equal(first, "jobs");
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+	/* ...and a script goes before the job using it when scripts were
+	 * changed first. */
+	d = mkjob("erin", 1004, 0, "#!/bin/sh\necho d\n");
+	assert_int_equal(store_begin(f->st), 0);
+	insert(f, d);
+	assert_int_equal(store_job_delete(f->st, c->id), 0);
+	ship(f, &s);
+	assert_int_equal(ops_in(&s, "scripts", SQLITE_DELETE, first, sizeof first, &op), 1);
+	assert_string_equal(first, "scripts");
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+
+	d1 = dump_of(f->dir);
+	d2 = dump_of(copydir);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+
+	/* A changeset damaged on its way is refused, whatever the damage,
+	 * or applies as some other changeset would; never a crash. */
+	d->prio = 9;
+	assert_int_equal(store_begin(f->st), 0);
+	assert_int_equal(store_job_update(f->st, d), 0);
+	assert_int_equal(store_key_put(f->st, "0:damaged", d->id, 5), 0);
+	ship(f, &s);
+	{
+		unsigned char *bad = xmalloc((size_t)s.n);
+		char err[256];
+
+		for (int k = 0; k < s.n; k++) {
+			if (store_apply(copy, s.cs, k, s.seq, err, sizeof err) == 0)
+				store_rollback(copy);
+			memcpy(bad, s.cs, (size_t)s.n);
+			bad[k] ^= 0x5a;
+			if (store_apply(copy, bad, s.n, s.seq, err, sizeof err) == 0)
+				store_rollback(copy);
+			bad[k] = 0xff;
+			if (store_apply(copy, bad, s.n, s.seq, err, sizeof err) == 0)
+				store_rollback(copy);
+		}
+		free(bad);
+	}
+	assert_int_equal(land(copy, &s), 0);
+	free(s.cs);
+	d1 = dump_of(f->dir);
+	d2 = dump_of(copydir);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+
+	sqlite3_close(raw);
+	store_close(copy);
+	spool_rmtree(copydir);
+	free(path);
+	job_free(a);
+	job_free(b);
+	job_free(c);
+	job_free(d);
+}
+
 /* Replication: a transaction's changeset, applied to a copy made by the
  * online backup, reproduces it there with its sequence number; one out of
  * order or one that conflicts changes nothing. */
@@ -2017,6 +2304,7 @@ test_replication(void **state)
 	free(d2);
 	assert_int_equal(store_apply(copy, saved, n, 1, err, sizeof err), 0);
 	assert_int_equal(store_repl_seq(copy), 1);
+	assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
 	/* ...and the same once it applied it (meta repl.seq included). */
 	d2 = dump_of(copydir);
 	assert_string_equal(d1, d2);
@@ -2035,6 +2323,53 @@ test_replication(void **state)
 	assert_int_equal(store_commit(f->st), 0);
 	assert_null(store_changeset(f->st, &n, &seq));
 	assert_int_equal(store_repl_seq(f->st), 1);
+
+	/* Two more, for a standby that applies them in one transaction. */
+	{
+		struct job *j2 = mkjob("bob", 1001, 0, NULL), *j3 = mkjob("carol", 1002, 0, NULL);
+		void *s2, *s3;
+		int n2, n3;
+
+		assert_int_equal(store_begin(f->st), 0);
+		insert(f, j2);
+		assert_int_equal(store_commit(f->st), 0);
+		assert_non_null(cs = store_changeset(f->st, &n2, &seq));
+		assert_int_equal(seq, 2);
+		assert_int_equal(store_repl_seq(f->st), 2);
+		s2 = xmalloc((size_t)n2);
+		memcpy(s2, cs, (size_t)n2);
+		store_changeset_done(f->st);
+		assert_int_equal(store_begin(f->st), 0);
+		insert(f, j3);
+		assert_int_equal(store_commit(f->st), 0);
+		assert_non_null(cs = store_changeset(f->st, &n3, &seq));
+		assert_int_equal(seq, 3);
+		s3 = xmalloc((size_t)n3);
+		memcpy(s3, cs, (size_t)n3);
+		store_changeset_done(f->st);
+
+		/* A standby applies both in one transaction; when the second
+		 * does not apply (here: applied twice), neither is kept. */
+		assert_int_equal(store_apply(copy, s2, n2, 2, err, sizeof err), 0);
+		assert_int_equal(store_apply(copy, s2, n2, 3, err, sizeof err), -1);
+		assert_int_equal(store_repl_seq(copy), 1);
+		assert_null(store_job_get(copy, j2->id, false));
+		assert_int_equal(store_apply(copy, s2, n2, 2, err, sizeof err), 0);
+		assert_int_equal(store_apply(copy, s3, n3, 3, err, sizeof err), 0);
+		assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
+		assert_int_equal(store_repl_seq(copy), 3);
+		d1 = dump_of(f->dir);
+		d2 = dump_of(copydir);
+		assert_string_equal(d1, d2);
+		free(d1);
+		free(d2);
+
+		free(s2);
+		free(s3);
+		job_free(j2);
+		job_free(j3);
+	}
+	replication_changes(f);
 
 	/* Submission keys. */
 	assert_int_equal(store_key_job(f->st, "0:abc"), 0);
