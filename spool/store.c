@@ -503,7 +503,7 @@ struct store {
 	int              ncs;
 	int64_t          cs_seq;
 	int64_t          seq;     /* last replication sequence (meta repl.seq), applied in the open transaction on a standby */
-	int64_t          seq_begun; /* seq when the open transaction began: a rollback goes back to it */
+	int64_t          seq_committed; /* seq as committed: a rollback goes back to it */
 	bool             readonly; /* store_open_readonly: one read transaction, ended by close */
 	struct apply_tab *apply;   /* the standby's statements per table (store_apply) */
 };
@@ -807,6 +807,33 @@ fail:
 	return -1;
 }
 
+/* The last committed replication sequence, from meta (0: none yet). */
+static void
+store_load_seq(struct store *st)
+{
+	int64_t v = store_query_int(st->db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'repl.seq'");
+
+	st->seq = st->seq_committed = v > 0 ? v : 0;
+}
+
+/* The connection both opens share; NULL, with store_why, when it fails. */
+static sqlite3 *
+store_db_open(const char *path, int flags)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
+		    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, STORE_BUSY_MS);
+	return db;
+}
+
 struct store *
 store_open(const char *dir, const char **why)
 {
@@ -815,17 +842,9 @@ store_open(const char *dir, const char **why)
 	struct store *st;
 	sqlite3_stmt *s;
 	int64_t v;
-	int rc;
 
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	    SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
-		    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	if ((db = store_db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) == NULL)
 		goto fail;
-	}
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, STORE_BUSY_MS);
 	/* Read the version before changing anything, so a file from a newer
 	 * nowq (or not a database at all) is left exactly as it was. */
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK ||
@@ -867,8 +886,7 @@ store_open(const char *dir, const char **why)
 		goto fail;
 	st = xcalloc(1, sizeof *st);
 	st->db = db;
-	if ((v = store_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'repl.seq'")) > 0)
-		st->seq = v;
+	store_load_seq(st);
 	free(path);
 	return st;
 
@@ -888,16 +906,9 @@ store_open_readonly(const char *path, const char **why)
 	sqlite3 *db = NULL;
 	struct store *st;
 	int64_t v;
-	int rc;
 
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK) {
-		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
-		    db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	if ((db = store_db_open(path, SQLITE_OPEN_READONLY)) == NULL)
 		goto fail;
-	}
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_busy_timeout(db, STORE_BUSY_MS);
 	/* The first read of the file: a file that is not SQLite fails here. */
 	if (store_exec(db, "BEGIN") != SQLITE_OK ||
 	    (v = store_query_int(db, "PRAGMA user_version")) < 0) {
@@ -920,8 +931,7 @@ store_open_readonly(const char *path, const char **why)
 	st = xcalloc(1, sizeof *st);
 	st->db = db;
 	st->readonly = true;
-	if ((v = store_query_int(db, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'repl.seq'")) > 0)
-		st->seq = v;
+	store_load_seq(st);
 	return st;
 
 fail:
@@ -973,7 +983,6 @@ store_begin(struct store *st)
 	if (!(s = stmt_take(st, S_BEGIN, &own)) || stmt_run(st, s, own, "begin") < 0)
 		return -1;
 	st->in_txn = true;
-	st->seq_begun = st->seq;
 	if (st->capture) {
 		assert(!st->sess);
 		if (sqlite3session_create(st->db, "main", &st->sess) != SQLITE_OK ||
@@ -1027,6 +1036,7 @@ store_commit(struct store *st)
 	st->in_txn = false;
 	if (st->cs)
 		st->seq = st->cs_seq;
+	st->seq_committed = st->seq;
 	return 0;
 }
 
@@ -1037,7 +1047,7 @@ store_rollback(struct store *st)
 	sqlite3_stmt *s;
 
 	st->in_txn = false;
-	st->seq = st->seq_begun;
+	st->seq = st->seq_committed;
 	if (st->sess)
 		sqlite3session_delete(st->sess);
 	st->sess = NULL;
