@@ -28,6 +28,22 @@ work_start() {
 
 work_stop() { rm -rf "$WORK"; }
 
+# munge_execd_ini FILE NAME MASTERS SPOOL MUNGE_SOCKET LOG: an execd.ini for a
+# test's own munge cluster: two slots, never busy.
+munge_execd_ini() {
+	cat > "$1" <<EOF
+[execd]
+name = $2
+masters = $3
+spool_dir = $4
+slots = 2
+load_threshold = none
+auth = munge
+munge_socket = $5
+log_file = $6
+EOF
+}
+
 # What a failed wait leaves in the test's output (bats shows it only on
 # failure): every job and the daemons' last words, since the cluster's
 # folder is gone by the time anyone reads a CI log.

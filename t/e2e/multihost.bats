@@ -53,17 +53,8 @@ EOF
 	for h in a b; do
 		n=1
 		[ "$h" = b ] && n=2
-		cat > "$CLUSTER/execd-$h.ini" <<EOF
-[execd]
-name = node$h
-masters = 198.18.$n.1:$PORT
-spool_dir = $CLUSTER/execd-$h
-slots = 2
-load_threshold = none
-auth = munge
-munge_socket = $MUNGE_DIR/nodes/sock
-log_file = $CLUSTER/execd-$h.log
-EOF
+		munge_execd_ini "$CLUSTER/execd-$h.ini" "node$h" "198.18.$n.1:$PORT" \
+		    "$CLUSTER/execd-$h" "$MUNGE_DIR/nodes/sock" "$CLUSTER/execd-$h.log"
 	done
 	ip netns exec "$NSM" qmaster -c "$CLUSTER/qmaster.conf"
 	ip netns exec "$NSA" execd -c "$CLUSTER/execd-a.ini"

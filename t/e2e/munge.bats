@@ -30,17 +30,8 @@ log_level = "debug"
 allow_root_jobs = true
 queue "all.q" {}
 EOF
-	cat > "$CLUSTER/execd.ini" <<EOF
-[execd]
-name = mungehost
-masters = 127.0.0.1:$PORT
-spool_dir = $CLUSTER/execd
-slots = 2
-load_threshold = none
-auth = munge
-munge_socket = $MUNGE_DIR/a/sock
-log_file = $CLUSTER/execd.log
-EOF
+	munge_execd_ini "$CLUSTER/execd.ini" mungehost "127.0.0.1:$PORT" "$CLUSTER/execd" \
+	    "$MUNGE_DIR/a/sock" "$CLUSTER/execd.log"
 	unset MUNGE_SOCKET	# the daemons have it from their files
 	qmaster -c "$CLUSTER/qmaster.conf"
 	execd -c "$CLUSTER/execd.ini"

@@ -49,17 +49,8 @@ queue "all.q" {}
 EOF
 	done
 	for h in a b c; do
-		cat > "$CLUSTER/execd-$h.ini" <<EOF
-[execd]
-name = node$h
-masters = 198.18.0.1:7444, 198.18.0.2:7444
-spool_dir = $CLUSTER/execd-$h
-slots = 2
-load_threshold = none
-auth = munge
-munge_socket = $MUNGE_DIR/realm/sock
-log_file = $CLUSTER/execd-$h.log
-EOF
+		munge_execd_ini "$CLUSTER/execd-$h.ini" "node$h" "198.18.0.1:7444, 198.18.0.2:7444" \
+		    "$CLUSTER/execd-$h" "$MUNGE_DIR/realm/sock" "$CLUSTER/execd-$h.log"
 	done
 	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster-1.conf"
 	ip netns exec "${P}m2" qmaster -c "$CLUSTER/qmaster-2.conf"

@@ -33,6 +33,17 @@ fill_slots() {
 	ids=$(for i in 1 2 3; do qsub -terse -b y sleep 60; done)
 	wait_until 20 bash -c '[ "$(qstat -s r | grep -c " r ")" -eq 3 ]'
 }
+# waiting_qrsh NAME: with the slots full, a qrsh -N NAME of `echo ran` in the
+# background (output in $WORK/NAME.out and .err), waiting for a slot: its
+# pid in $qpid, its job in $id, the port and secret it listens with in
+# $port and $secret.
+waiting_qrsh() {
+	qrsh -N "$1" sh -c 'echo ran' > "$WORK/$1.out" 2> "$WORK/$1.err" &
+	qpid=$!
+	wait_until 20 bash -c "qstat -s p | grep -q $1"
+	id=$(qstat -s p | awk -v n="$1" '$3 == n { print $1 }')
+	read -r _ port secret <<< "$(job_qrsh "$id")"
+}
 # Waits for a file's first line: the remote side says it is ready.
 ready() { wait_until 20 test -s "$1"; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
@@ -342,11 +353,7 @@ sig_test() {
 
 @test "a connection without the job's secret is refused, and qrsh keeps waiting" {
 	fill_slots
-	qrsh -N secret sh -c 'echo ran' > "$WORK/secret.out" 2> "$WORK/secret.err" &
-	local pid=$!
-	wait_until 20 bash -c 'qstat -s p | grep -q secret'
-	id=$(qstat -s p | awk '$3 == "secret" { print $1 }')
-	read -r _ port secret <<< "$(job_qrsh "$id")"
+	waiting_qrsh secret
 	[ -n "$secret" ]
 	# The job's id and part, a secret of the right length but not its own.
 	qrsh_hello "$port" "$id" "$(printf '%032d' 0)"
@@ -355,18 +362,14 @@ sig_test() {
 	qrsh_hello "$port" $((id + 1000)) "$secret"
 	grep -q "refused a connection: malformed HELLO" "$WORK/secret.err"
 	qdel $ids >/dev/null
-	wait "$pid"
+	wait "$qpid"
 	[ "$(cat "$WORK/secret.out")" = ran ]
 	all_done
 }
 
 @test "connections that never say HELLO hold up neither the streams nor the genuine shepherd" {
 	fill_slots
-	qrsh -N silent sh -c 'echo ran' > "$WORK/silent.out" 2> "$WORK/silent.err" &
-	local pid=$!
-	wait_until 20 bash -c 'qstat -s p | grep -q silent'
-	id=$(qstat -s p | awk '$3 == "silent" { print $1 }')
-	read -r _ port _ <<< "$(job_qrsh "$id")"
+	waiting_qrsh silent
 	# Three connections ahead of the shepherd's, silent for 30 s: waited
 	# for one after the other (5 s each), they kept the shepherd past its
 	# 10 s and the job failed.
@@ -379,7 +382,7 @@ time.sleep(30)' "$port" "$WORK/silent.ready" &
 	wait_until 20 test -e "$WORK/silent.ready"
 	qdel $(echo $ids | cut -d' ' -f1)
 	local rc=0
-	wait "$pid" || rc=$?
+	wait "$qpid" || rc=$?
 	kill "$silent" 2>/dev/null || true
 	cat "$WORK/silent.err"
 	[ "$rc" -eq 0 ]

@@ -2270,8 +2270,7 @@ test_replication(void **state)
 	char copydir[64], err[256], *path, *d1, *d2;
 	struct store *copy;
 	const char *why;
-	const void *cs;
-	void *saved;
+	struct shipped one;
 	int n;
 	int64_t seq;
 	struct job *j = mkjob("alice", 1000, 0, NULL), *got;
@@ -2286,23 +2285,19 @@ test_replication(void **state)
 	store_capture(f->st, true);
 	assert_int_equal(store_begin(f->st), 0);
 	insert(f, j);
-	assert_int_equal(store_commit(f->st), 0);
-	assert_non_null(cs = store_changeset(f->st, &n, &seq));
-	assert_int_equal(seq, 1);
+	ship(f, &one);
+	assert_int_equal(one.seq, 1);
 	assert_int_equal(store_repl_seq(f->st), 1);
-	saved = xmalloc((size_t)n);
-	memcpy(saved, cs, (size_t)n);
-	store_changeset_done(f->st);
 
 	/* Out of order: refused. */
-	assert_int_equal(store_apply(copy, saved, n, 2, err, sizeof err), -1);
+	assert_int_equal(store_apply(copy, one.cs, one.n, 2, err, sizeof err), -1);
 	assert_null(store_job_get(copy, j->id, false));
 	/* The dumps tell the copy one transaction behind... */
 	d1 = dump_of(f->dir);
 	d2 = dump_of(copydir);
 	assert_string_not_equal(d1, d2);
 	free(d2);
-	assert_int_equal(store_apply(copy, saved, n, 1, err, sizeof err), 0);
+	assert_int_equal(store_apply(copy, one.cs, one.n, 1, err, sizeof err), 0);
 	assert_int_equal(store_repl_seq(copy), 1);
 	assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
 	/* ...and the same once it applied it (meta repl.seq included). */
@@ -2315,7 +2310,7 @@ test_replication(void **state)
 	assert_job_equal(j, got);
 	job_free(got);
 	/* Again as seq 2: the row exists, a conflict, nothing changes. */
-	assert_int_equal(store_apply(copy, saved, n, 2, err, sizeof err), -1);
+	assert_int_equal(store_apply(copy, one.cs, one.n, 2, err, sizeof err), -1);
 	assert_int_equal(store_repl_seq(copy), 1);
 
 	/* A transaction that changes nothing has no changeset and no number. */
@@ -2327,35 +2322,26 @@ test_replication(void **state)
 	/* Two more, for a standby that applies them in one transaction. */
 	{
 		struct job *j2 = mkjob("bob", 1001, 0, NULL), *j3 = mkjob("carol", 1002, 0, NULL);
-		void *s2, *s3;
-		int n2, n3;
+		struct shipped s2, s3;
 
 		assert_int_equal(store_begin(f->st), 0);
 		insert(f, j2);
-		assert_int_equal(store_commit(f->st), 0);
-		assert_non_null(cs = store_changeset(f->st, &n2, &seq));
-		assert_int_equal(seq, 2);
+		ship(f, &s2);
+		assert_int_equal(s2.seq, 2);
 		assert_int_equal(store_repl_seq(f->st), 2);
-		s2 = xmalloc((size_t)n2);
-		memcpy(s2, cs, (size_t)n2);
-		store_changeset_done(f->st);
 		assert_int_equal(store_begin(f->st), 0);
 		insert(f, j3);
-		assert_int_equal(store_commit(f->st), 0);
-		assert_non_null(cs = store_changeset(f->st, &n3, &seq));
-		assert_int_equal(seq, 3);
-		s3 = xmalloc((size_t)n3);
-		memcpy(s3, cs, (size_t)n3);
-		store_changeset_done(f->st);
+		ship(f, &s3);
+		assert_int_equal(s3.seq, 3);
 
 		/* A standby applies both in one transaction; when the second
 		 * does not apply (here: applied twice), neither is kept. */
-		assert_int_equal(store_apply(copy, s2, n2, 2, err, sizeof err), 0);
-		assert_int_equal(store_apply(copy, s2, n2, 3, err, sizeof err), -1);
+		assert_int_equal(store_apply(copy, s2.cs, s2.n, 2, err, sizeof err), 0);
+		assert_int_equal(store_apply(copy, s2.cs, s2.n, 3, err, sizeof err), -1);
 		assert_int_equal(store_repl_seq(copy), 1);
 		assert_null(store_job_get(copy, j2->id, false));
-		assert_int_equal(store_apply(copy, s2, n2, 2, err, sizeof err), 0);
-		assert_int_equal(store_apply(copy, s3, n3, 3, err, sizeof err), 0);
+		assert_int_equal(store_apply(copy, s2.cs, s2.n, 2, err, sizeof err), 0);
+		assert_int_equal(store_apply(copy, s3.cs, s3.n, 3, err, sizeof err), 0);
 		assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
 		assert_int_equal(store_repl_seq(copy), 3);
 		d1 = dump_of(f->dir);
@@ -2364,8 +2350,8 @@ test_replication(void **state)
 		free(d1);
 		free(d2);
 
-		free(s2);
-		free(s3);
+		free(s2.cs);
+		free(s3.cs);
 		job_free(j2);
 		job_free(j3);
 	}
@@ -2378,7 +2364,7 @@ test_replication(void **state)
 	assert_int_equal(store_key_purge(f->st, 6), 0);
 	assert_int_equal(store_key_job(f->st, "0:abc"), 0);
 
-	free(saved);
+	free(one.cs);
 	store_close(copy);
 	spool_rmtree(copydir);
 	free(path);
