@@ -687,19 +687,21 @@ shep_fs_owner(const struct shep *s, bool owner)
 
 /* The job's private TMPDIR, made by its owner's filesystem identity, so it
  * is the owner's and only the owner's rights decide whether it can be made
- * there.  One left over by this very attempt is reused only if it is a real
- * folder that only the owner can use. */
+ * there.  Its name is the attempt's key and a random part: clusters sharing a
+ * machine (personal ones, tests run side by side) have the same job ids, and
+ * a folder of another cluster's job 5, or one a killed shepherd left, must
+ * not stop this job 5 from starting. */
 static const char *
 shep_make_tmpdir(struct shep *s)
 {
 	static char why[512];
 	const struct job *j = s->j;
-	/* A parallel job's parts share the key: execds sharing a machine (and
-	 * its /tmp) keep them apart by host name. */
-	char *path = JOB_PARALLEL(j) ? xasprintf("%s/nowq.%s.%s", conf->tmpdir, s->key, conf->name) :
-	    xasprintf("%s/nowq.%s", conf->tmpdir, s->key);
-	struct stat st;
-	int rc, err;
+	/* A parallel job's parts share the key: the host name in it says which
+	 * execd's part a folder is, for whoever looks in /tmp. */
+	char *path = JOB_PARALLEL(j) ? xasprintf("%s/nowq.%s.%s.XXXXXX", conf->tmpdir, s->key,
+	    conf->name) : xasprintf("%s/nowq.%s.XXXXXX", conf->tmpdir, s->key);
+	char *made;
+	int err;
 
 	if (shep_fs_owner(s, true) < 0) {
 		snprintf(why, sizeof why, "cannot take the identity of uid %u to make TMPDIR: %s",
@@ -707,22 +709,13 @@ shep_make_tmpdir(struct shep *s)
 		free(path);
 		return why;
 	}
-	rc = mkdir(path, 0700);
+	made = mkdtemp(path);
 	err = errno;
 	shep_fs_owner(s, false);
-	if (rc < 0) {
-		if (err != EEXIST) {
-			snprintf(why, sizeof why, "cannot create TMPDIR %s: %s", path, strerror(err));
-			free(path);
-			return why;
-		}
-		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != j->uid ||
-		    (st.st_mode & 077)) {
-			snprintf(why, sizeof why, "TMPDIR %s exists and is not the job owner's "
-			    "private folder", path);
-			free(path);
-			return why;
-		}
+	if (!made) {
+		snprintf(why, sizeof why, "cannot create TMPDIR %s: %s", path, strerror(err));
+		free(path);
+		return why;
 	}
 	s->tmpdir = path;
 	return NULL;

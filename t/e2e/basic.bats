@@ -96,6 +96,23 @@ teardown_file() { cluster_stop; work_stop; }
 	grep -q "^NOWQ_MASTER=" "envall.o$id"
 }
 
+@test "a folder of another cluster's job with the same id in /tmp does not stop a job" {
+	cd "$WORK"
+	# Clusters sharing a machine number their jobs alike: the other one's
+	# job (here of another user) holds a folder of the name a TMPDIR made of
+	# the id alone would take.
+	id=$(qsub -terse -cwd -h -N tmpjob -b y sh -c 'echo "TMPDIR=$TMPDIR"; touch "$TMPDIR/x"')
+	mkdir "/tmp/nowq.$id.0.1"
+	chown nobody "/tmp/nowq.$id.0.1"
+	qrls "$id"
+	wait_until 20 job_finished "$id"
+	rmdir "/tmp/nowq.$id.0.1"
+	[ "$(job_field "$id" exit_status)" = "0" ]
+	tmp=$(sed -n 's/^TMPDIR=//p' "tmpjob.o$id")
+	[[ "$tmp" == "/tmp/nowq.$id.0.1."* ]]
+	[ ! -e "$tmp" ]
+}
+
 @test "without -cwd the job runs in the owner's home and writes its files there" {
 	id=$(qsub -terse -N homejob -b y pwd)
 	wait_until 20 job_finished "$id"

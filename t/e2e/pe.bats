@@ -235,7 +235,7 @@ all_gone() {
 	shep=$(ps -o ppid= -p "$pid" | tr -d ' ')
 	kill -9 "$(cat "$CLUSTER/execd-2/execd.pid")"
 	kill -9 "$shep" "$pid"
-	rm -rf "$CLUSTER/execd-2/active/$id".* "$CLUSTER/execd-2/outbox/"* "/tmp/nowq.$id.0.1.$H2"
+	rm -rf "$CLUSTER/execd-2/active/$id".* "$CLUSTER/execd-2/outbox/"* "/tmp/nowq.$id.0.1.$H2".*
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	wait_until 10 all_gone "$id"
