@@ -242,7 +242,7 @@ extern char       *limits_cgroup_parent; /* set when the mode is "cgroup" */
 const char *limits_probe(const char *parent, char *why, size_t whylen);
 void    limits_size_str(int64_t bytes, char *buf, size_t len);
 int64_t limits_oom_count(const char *events);
-/* PARENT/nowq.KEY with memory.max; *procs_fd open on its cgroup.procs. */
+/* PARENT/nowq.KEY.PID with memory.max; *procs_fd open on its cgroup.procs. */
 char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
             int *procs_fd, char *why, size_t whylen);
 bool    limits_cgroup_oom(const char *dir);

@@ -158,18 +158,21 @@ limits_probe(const char *parent, char *why, size_t whylen)
 }
 
 /*
- * The job's cgroup, PARENT/nowq.KEY, with memory.max at bytes and no swap
- * to spill into.  *procs_fd is its cgroup.procs, open for the job's process
- * to write "0" into: it joins before it execs, so nothing the job starts is
+ * The job's cgroup, PARENT/nowq.KEY.PID (the shepherd's pid: execds of
+ * clusters sharing a machine, and so a parent cgroup, number their jobs
+ * alike, and a job must not share another's limit or OOM count), with
+ * memory.max at bytes and no swap to spill into.  *procs_fd is its
+ * cgroup.procs, open for the job's process to write "0" into: it joins before it execs, so nothing the job starts is
  * ever outside.  Returns the folder, or NULL with a reason in why.
  */
 char *
 limits_cgroup_create(const char *parent, const char *key, int64_t bytes, int *procs_fd,
     char *why, size_t whylen)
 {
-	char *dir = xasprintf("%s/nowq.%s", parent, key), path[PATH_MAX], num[32];
+	char *dir = xasprintf("%s/nowq.%s.%d", parent, key, (int)getpid()), path[PATH_MAX], num[32];
 
 	*procs_fd = -1;
+	/* One that exists was left by a killed shepherd of this key and pid. */
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		snprintf(why, whylen, "cannot create the job's cgroup %s: %s", dir, strerror(errno));
 		free(dir);

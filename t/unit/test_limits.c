@@ -98,7 +98,7 @@ test_cgroup_create_fails_cleanly(void **state)
 	assert_null(limits_cgroup_create(dir, "7.0.1", 1 << 20, &fd, why, sizeof why));
 	assert_int_equal(fd, -1);
 	assert_non_null(strstr(why, "memory.max"));
-	path = xasprintf("%s/nowq.7.0.1", dir);
+	path = xasprintf("%s/nowq.7.0.1.%d", dir, (int)getpid());
 	assert_int_equal(access(path, F_OK), -1);
 	free(path);
 	assert_null(limits_cgroup_create("/nonexistent/nowq", "7.0.1", 1 << 20, &fd, why, sizeof why));
@@ -117,7 +117,7 @@ test_cgroup_create_on_stand_in(void **state)
 	int fd;
 
 	assert_non_null(mkdtemp(dir));
-	cgdir = xasprintf("%s/nowq.3.0.1", dir);
+	cgdir = xasprintf("%s/nowq.3.0.1.%d", dir, (int)getpid());
 	assert_int_equal(mkdir(cgdir, 0755), 0);
 	path = xasprintf("%s/memory.max", cgdir);
 	assert_int_equal(spool_write_file(path, "max\n", 4, 0644, false), 0);
