@@ -209,7 +209,10 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 }
 
 @test "tasks interleave with other jobs by priority: a later, higher job runs before the rest of the array" {
-	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep 4')")
+	# The first four tasks end two seconds apart, so one slot frees at a
+	# time: with two freed at once, b's and a task's own stamps could come
+	# in either order whatever order they were started in.
+	a=$(jid "$(q -o /dev/null -e /dev/null -p -100 -t 1-8 -b y sh -c 'echo "$(date +%s%N) t$SGE_TASK_ID" >> '"$WORK"'/order; sleep $(( SGE_TASK_ID <= 4 ? SGE_TASK_ID * 2 : 1 ))')")
 	wait_until 20 running_task "$a" 4
 	# The four slots are full: the tasks started now (their stamps may
 	# still come after sub on a loaded machine, as a task is r from the
