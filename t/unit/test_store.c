@@ -2042,6 +2042,25 @@ ops_in(const struct shipped *s, const char *table, int op, char *first, size_t f
 	return n;
 }
 
+/* The same changes in the order of SQLite's changegroup (its hash's). */
+static void
+regroup(struct shipped *s)
+{
+	sqlite3_changegroup *g;
+	void *out;
+	int n;
+
+	assert_int_equal(sqlite3changegroup_new(&g), SQLITE_OK);
+	assert_int_equal(sqlite3changegroup_add(g, s->n, s->cs), SQLITE_OK);
+	assert_int_equal(sqlite3changegroup_output(g, &n, &out), SQLITE_OK);
+	sqlite3changegroup_delete(g);
+	free(s->cs);
+	s->cs = xmalloc((size_t)n);
+	memcpy(s->cs, out, (size_t)n);
+	s->n = n;
+	sqlite3_free(out);
+}
+
 /* Changes one job on the copy behind the standby's back. */
 static void
 raw_set(sqlite3 *db, int64_t id, const char *set)
@@ -2150,8 +2169,9 @@ replication_changes(struct fix *f)
 	free(s.cs);
 	assert_null(store_job_get(copy, a->id, false));
 
-	/* An accounting row written again replaces the old one, which can
-	 * come after the new one in the changeset: the new one fails the
+	/* An accounting row written again replaces the old one.  The capture
+	 * puts the old one's delete first; in a changeset in another order
+	 * (SQLite's changegroup writes its hash's) the new one fails the
 	 * unique (job_id, task, attempt) until the old one is gone. */
 	memset(&ai, 0, sizeof ai);
 	b = mkjob("erin", 1004, 0, NULL);
@@ -2169,6 +2189,10 @@ replication_changes(struct fix *f)
 			assert_int_equal(ops_in(&s, "accounting", SQLITE_DELETE, first, sizeof first,
 			    &op), 1);
 			assert_string_equal(first, "accounting");
+			assert_int_equal(op, SQLITE_DELETE);
+			regroup(&s);
+			assert_int_equal(ops_in(&s, "accounting", SQLITE_DELETE, first, sizeof first,
+			    &op), 1);
 			reordered = op == SQLITE_INSERT;
 		}
 		assert_int_equal(land(copy, &s), 0);
@@ -2371,6 +2395,129 @@ test_replication(void **state)
 	job_free(j);
 }
 
+/* The capture against the truth: transactions of random changes on the
+ * primary (jobs inserted, changed, deleted, purged; scripts shared and
+ * dropped; accounting rows written again; dependencies and submission
+ * keys; several changes of one row in one transaction, rows made and
+ * removed in it), each shipped and applied to a copy, which must then dump
+ * as the primary does. */
+static void
+test_capture_random(void **state)
+{
+	struct fix *f = *state;
+	char copydir[64], *path, *d1, *d2, key[32];
+	const char *why, *scripts[] = { NULL, "#!/bin/sh\necho a\n", "#!/bin/sh\necho b\n" };
+	struct store *copy;
+	struct job *live[64];
+	struct acct_info ai;
+	int nlive = 0, nops = 0;
+	unsigned seed = 20261124;
+
+	memset(&ai, 0, sizeof ai);
+	strcpy(copydir, "/tmp/nowq-test-copy-XXXXXX");
+	assert_non_null(mkdtemp(copydir));
+	path = xasprintf("%s/nowq.db", copydir);
+	assert_int_equal(store_backup(f->st, path), 0);
+	assert_non_null(copy = store_open(copydir, &why));
+	store_capture(f->st, true);
+	for (int t = 0; t < 150; t++) {
+		int n = 1 + (int)(rand_r(&seed) % 6);
+		struct shipped sh;
+
+		assert_int_equal(store_begin(f->st), 0);
+		for (int k = 0; k < n; k++, nops++) {
+			int what = (int)(rand_r(&seed) % 9), i = nlive ? (int)(rand_r(&seed) % (unsigned)nlive) : -1;
+			struct job *j;
+
+			if (what <= 1 || i < 0) {
+				if (nlive == 64)
+					continue;
+				j = rand_r(&seed) % 3 == 0 ? mkbinjob("bin", 1001) :
+				    mkjob("alice", 1000, (int)(rand_r(&seed) % 5),
+				    scripts[1 + rand_r(&seed) % 2]);
+				insert(f, j);
+				live[nlive++] = j;
+				continue;
+			}
+			j = live[i];
+			switch (what) {
+			case 2:
+			case 3:
+				/* What store_check holds a job to: a host while it
+				 * runs, an end time once it ended. */
+				j->state = (enum job_state)(rand_r(&seed) % (JS_DELETED + 1));
+				free(j->host);
+				j->host = j->state == JS_DISPATCHED || j->state == JS_RUNNING ||
+				    rand_r(&seed) % 2 ? xstrdup("h1") : NULL;
+				free(j->reason);
+				j->reason = rand_r(&seed) % 2 ? xasprintf("why %u", rand_r(&seed)) : NULL;
+				j->utime = rand_r(&seed) % 2 ? rand_r(&seed) / 7.0 : j->utime;
+				j->end_time = JS_FINISHED(j->state) ? rand_r(&seed) % 2 ? 5 : 500 : 0;
+				assert_int_equal(store_job_update(f->st, j), 0);
+				break;
+			case 4:
+				/* The same values again: a change of nothing. */
+				assert_int_equal(store_job_update(f->st, j), 0);
+				break;
+			case 5:
+				assert_int_equal(store_job_delete(f->st, j->id), 0);
+				job_free(j);
+				live[i] = live[--nlive];
+				break;
+			case 6:
+				j->exit_status = (int)(rand_r(&seed) % 3);
+				assert_int_equal(store_acct_insert(f->st, j, &ai), 0);
+				break;
+			case 7:
+				if (nlive > 1) {
+					int64_t other = live[(i + 1) % nlive]->id;
+					if (rand_r(&seed) % 2)
+						assert_int_equal(store_dep_add(f->st, j->id, other, 1), 0);
+					else
+						assert_int_equal(store_dep_remove(f->st, j->id, other, 1), 0);
+				}
+				break;
+			default:
+				snprintf(key, sizeof key, "0:k%u", rand_r(&seed) % 8);
+				assert_int_equal(store_key_put(f->st, key, j->id, t), 0);
+				if (rand_r(&seed) % 4 == 0)
+					assert_int_equal(store_key_purge(f->st, t - 3), 0);
+				break;
+			}
+		}
+		/* Now and then the purge: finished jobs go, with their scripts. */
+		if (rand_r(&seed) % 10 == 0) {
+			assert_true(store_jobs_purge_finished(f->st, 100) >= 0);
+			for (int i = 0; i < nlive; i++)
+				if (JS_FINISHED(live[i]->state) && live[i]->end_time < 100 &&
+				    !store_job_get(f->st, live[i]->id, false)) {
+					job_free(live[i]);
+					live[i--] = live[--nlive];
+				}
+		}
+		assert_int_equal(store_commit(f->st), 0);
+		if (!store_changeset(f->st, &sh.n, &sh.seq))
+			continue;
+		sh.cs = xmalloc((size_t)sh.n);
+		memcpy(sh.cs, store_changeset(f->st, &sh.n, &sh.seq), (size_t)sh.n);
+		store_changeset_done(f->st);
+		assert_int_equal(land(copy, &sh), 0);
+		free(sh.cs);
+		d1 = dump_of(f->dir);
+		d2 = dump_of(copydir);
+		if (strcmp(d1, d2) != 0)
+			print_error("after transaction %d (%d changes in all)\n", t, nops);
+		assert_string_equal(d1, d2);
+		free(d1);
+		free(d2);
+	}
+	for (int i = 0; i < nlive; i++)
+		job_free(live[i]);
+	store_close(copy);
+	spool_rmtree(copydir);
+	free(path);
+}
+
 /* The scheduler's usage walk: the running jobs' owner, queue, host, slots,
  * PE and requests (exclusive), and none of the text it would decode for
  * nothing at every pass. */
@@ -2424,6 +2571,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_open_creates_schema),
 		T(test_replication),
+		T(test_capture_random),
 		T(test_open_refuses_future),
 		T(test_open_refuses_garbage),
 		T(test_migrate_v1),
