@@ -37,9 +37,10 @@ bool store_in_txn(const struct store *st);
 
 /* Replication (qmaster/repl.c).  With capture on, each transaction that
  * changes anything is numbered (meta repl.seq, written in it) and its
- * changeset (the session extension, every table) is kept after the commit
- * until store_changeset_done. */
+ * changeset (the session extension's format, every table with a key, and
+ * sqlite_sequence) is kept after the commit until store_changeset_done. */
 void        store_capture(struct store *st, bool on);  /* off: a standby's, foreign keys off too */
+struct sqlite3 *store_sqlite(struct store *st);         /* the connection, for tests to compare with */
 const void *store_changeset(struct store *st, int *n, int64_t *seq); /* NULL: none */
 void        store_changeset_done(struct store *st);
 int64_t     store_repl_seq(const struct store *st);

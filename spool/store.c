@@ -2854,6 +2854,12 @@ store_changeset_done(struct store *st)
 	st->ncs = 0;
 }
 
+sqlite3 *
+store_sqlite(struct store *st)
+{
+	return st->db;
+}
+
 int64_t
 store_repl_seq(const struct store *st)
 {

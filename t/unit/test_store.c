@@ -2395,23 +2395,123 @@ test_replication(void **state)
 	job_free(j);
 }
 
+/* One value of a change, as text: its type and its value; "-" when the
+ * change does not hold it. */
+static void
+canon_value(FILE *out, sqlite3_value *v)
+{
+	if (!v) {
+		fputs(" -", out);
+		return;
+	}
+	switch (sqlite3_value_type(v)) {
+	case SQLITE_INTEGER:
+		fprintf(out, " i%lld", (long long)sqlite3_value_int64(v));
+		break;
+	case SQLITE_FLOAT:
+		fprintf(out, " f%.17g", sqlite3_value_double(v));
+		break;
+	case SQLITE_TEXT:
+		fprintf(out, " t'%s'", (const char *)sqlite3_value_text(v));
+		break;
+	case SQLITE_BLOB:
+		fprintf(out, " b%d", sqlite3_value_bytes(v));
+		break;
+	default:
+		fputs(" n", out);
+		break;
+	}
+}
+
+static int
+canon_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A changeset as its changes, one line each (table, operation, indirect
+ * flag, old and new values), sorted: what it says, whatever its order.
+ * skip: a table left out. */
+static char *
+canon_changes(const void *cs, int n, const char *skip)
+{
+	sqlite3_changeset_iter *it;
+	char **lines = NULL, *text = NULL;
+	size_t len = 0;
+	int nl = 0, ncol, op, ind;
+	const char *tab;
+	FILE *out;
+
+	assert_int_equal(sqlite3changeset_start(&it, n, (void *)cs), SQLITE_OK);
+	while (sqlite3changeset_next(it) == SQLITE_ROW) {
+		char *line = NULL;
+		size_t ll = 0;
+		FILE *l;
+
+		assert_int_equal(sqlite3changeset_op(it, &tab, &ncol, &op, &ind), SQLITE_OK);
+		if (skip && strcmp(tab, skip) == 0)
+			continue;
+		assert_non_null(l = open_memstream(&line, &ll));
+		fprintf(l, "%s %d %d |", tab, op, ind);
+		for (int i = 0; i < ncol; i++) {
+			sqlite3_value *v = NULL;
+			if (op != SQLITE_INSERT)
+				assert_int_equal(sqlite3changeset_old(it, i, &v), SQLITE_OK);
+			canon_value(l, v);
+		}
+		fputs(" |", l);
+		for (int i = 0; i < ncol; i++) {
+			sqlite3_value *v = NULL;
+			if (op != SQLITE_DELETE)
+				assert_int_equal(sqlite3changeset_new(it, i, &v), SQLITE_OK);
+			canon_value(l, v);
+		}
+		fclose(l);
+		lines = xrealloc(lines, (size_t)(nl + 1) * sizeof *lines);
+		lines[nl++] = line;
+	}
+	assert_int_equal(sqlite3changeset_finalize(it), SQLITE_OK);
+	if (nl)
+		qsort(lines, (size_t)nl, sizeof *lines, canon_cmp);
+	assert_non_null(out = open_memstream(&text, &len));
+	for (int i = 0; i < nl; i++) {
+		fprintf(out, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	fclose(out);
+	free(lines);
+	return text;
+}
+
 /* The capture against the truth: transactions of random changes on the
  * primary (jobs inserted, changed, deleted, purged; scripts shared and
  * dropped; accounting rows written again; dependencies and submission
  * keys; several changes of one row in one transaction, rows made and
  * removed in it), each shipped and applied to a copy, which must then dump
- * as the primary does. */
+ * as the primary does.  A twin store takes the same changes under
+ * SQLite's own session, whose changeset must say what the capture's says
+ * (but sqlite_sequence, which the session leaves out). */
+/* The same change on the primary and on its twin. */
+#define TWICE(call) do { \
+		for (int w_ = 0; w_ < 2; w_++) { \
+			st = w_ ? twin : f->st; \
+			assert_int_equal((call), 0); \
+		} \
+	} while (0)
+
 static void
 test_capture_random(void **state)
 {
 	struct fix *f = *state;
 	char copydir[64], *path, *d1, *d2, key[32];
 	const char *why, *scripts[] = { NULL, "#!/bin/sh\necho a\n", "#!/bin/sh\necho b\n" };
-	struct store *copy;
+	char twindir[64], *twinpath;
+	struct store *copy, *twin, *st;
 	struct job *live[64];
 	struct acct_info ai;
-	int nlive = 0, nops = 0;
+	int nlive = 0, nops = 0, compared = 0;
 	unsigned seed = 20261124;
+	sqlite3_session *sess;
 
 	memset(&ai, 0, sizeof ai);
 	strcpy(copydir, "/tmp/nowq-test-copy-XXXXXX");
@@ -2419,12 +2519,23 @@ test_capture_random(void **state)
 	path = xasprintf("%s/nowq.db", copydir);
 	assert_int_equal(store_backup(f->st, path), 0);
 	assert_non_null(copy = store_open(copydir, &why));
+	strcpy(twindir, "/tmp/nowq-test-twin-XXXXXX");
+	assert_non_null(mkdtemp(twindir));
+	twinpath = xasprintf("%s/nowq.db", twindir);
+	assert_int_equal(store_backup(f->st, twinpath), 0);
+	assert_non_null(twin = store_open(twindir, &why));
 	store_capture(f->st, true);
 	for (int t = 0; t < 150; t++) {
 		int n = 1 + (int)(rand_r(&seed) % 6);
 		struct shipped sh;
+		void *scs;
+		int sn;
+		char *c1, *c2;
 
 		assert_int_equal(store_begin(f->st), 0);
+		assert_int_equal(store_begin(twin), 0);
+		assert_int_equal(sqlite3session_create(store_sqlite(twin), "main", &sess), SQLITE_OK);
+		assert_int_equal(sqlite3session_attach(sess, NULL), SQLITE_OK);
 		for (int k = 0; k < n; k++, nops++) {
 			int what = (int)(rand_r(&seed) % 9), i = nlive ? (int)(rand_r(&seed) % (unsigned)nlive) : -1;
 			struct job *j;
@@ -2436,6 +2547,11 @@ test_capture_random(void **state)
 				    mkjob("alice", 1000, (int)(rand_r(&seed) % 5),
 				    scripts[1 + rand_r(&seed) % 2]);
 				insert(f, j);
+				{
+					int64_t id = j->id;
+					assert_int_equal(store_job_insert(twin, j), 0);
+					assert_int_equal(j->id, id);
+				}
 				live[nlive++] = j;
 				continue;
 			}
@@ -2453,41 +2569,42 @@ test_capture_random(void **state)
 				j->reason = rand_r(&seed) % 2 ? xasprintf("why %u", rand_r(&seed)) : NULL;
 				j->utime = rand_r(&seed) % 2 ? rand_r(&seed) / 7.0 : j->utime;
 				j->end_time = JS_FINISHED(j->state) ? rand_r(&seed) % 2 ? 5 : 500 : 0;
-				assert_int_equal(store_job_update(f->st, j), 0);
+				TWICE(store_job_update(st, j));
 				break;
 			case 4:
 				/* The same values again: a change of nothing. */
-				assert_int_equal(store_job_update(f->st, j), 0);
+				TWICE(store_job_update(st, j));
 				break;
 			case 5:
-				assert_int_equal(store_job_delete(f->st, j->id), 0);
+				TWICE(store_job_delete(st, j->id));
 				job_free(j);
 				live[i] = live[--nlive];
 				break;
 			case 6:
 				j->exit_status = (int)(rand_r(&seed) % 3);
-				assert_int_equal(store_acct_insert(f->st, j, &ai), 0);
+				TWICE(store_acct_insert(st, j, &ai));
 				break;
 			case 7:
 				if (nlive > 1) {
 					int64_t other = live[(i + 1) % nlive]->id;
 					if (rand_r(&seed) % 2)
-						assert_int_equal(store_dep_add(f->st, j->id, other, 1), 0);
+						TWICE(store_dep_add(st, j->id, other, 1));
 					else
-						assert_int_equal(store_dep_remove(f->st, j->id, other, 1), 0);
+						TWICE(store_dep_remove(st, j->id, other, 1));
 				}
 				break;
 			default:
 				snprintf(key, sizeof key, "0:k%u", rand_r(&seed) % 8);
-				assert_int_equal(store_key_put(f->st, key, j->id, t), 0);
+				TWICE(store_key_put(st, key, j->id, t));
 				if (rand_r(&seed) % 4 == 0)
-					assert_int_equal(store_key_purge(f->st, t - 3), 0);
+					TWICE(store_key_purge(st, t - 3));
 				break;
 			}
 		}
 		/* Now and then the purge: finished jobs go, with their scripts. */
 		if (rand_r(&seed) % 10 == 0) {
 			assert_true(store_jobs_purge_finished(f->st, 100) >= 0);
+			assert_true(store_jobs_purge_finished(twin, 100) >= 0);
 			for (int i = 0; i < nlive; i++)
 				if (JS_FINISHED(live[i]->state) && live[i]->end_time < 100 &&
 				    !store_job_get(f->st, live[i]->id, false)) {
@@ -2496,8 +2613,27 @@ test_capture_random(void **state)
 				}
 		}
 		assert_int_equal(store_commit(f->st), 0);
-		if (!store_changeset(f->st, &sh.n, &sh.seq))
+		assert_int_equal(sqlite3session_changeset(sess, &sn, &scs), SQLITE_OK);
+		sqlite3session_delete(sess);
+		assert_int_equal(store_commit(twin), 0);
+		if (!store_changeset(f->st, &sh.n, &sh.seq)) {
+			assert_int_equal(sn, 0);
+			sqlite3_free(scs);
 			continue;
+		}
+		/* The session never saw the numbering: repl.seq is the capture's. */
+		c1 = canon_changes(store_changeset(f->st, &sh.n, &sh.seq), sh.n, "sqlite_sequence");
+		c2 = canon_changes(scs, sn, NULL);
+		sqlite3_free(scs);
+		{
+			char *m = strstr(c1, "meta ");
+			assert_non_null(m);
+			memmove(m, strchr(m, '\n') + 1, strlen(strchr(m, '\n') + 1) + 1);
+		}
+		assert_string_equal(c1, c2);
+		compared += c2[0] != '\0';
+		free(c1);
+		free(c2);
 		sh.cs = xmalloc((size_t)sh.n);
 		memcpy(sh.cs, store_changeset(f->st, &sh.n, &sh.seq), (size_t)sh.n);
 		store_changeset_done(f->st);
@@ -2511,11 +2647,17 @@ test_capture_random(void **state)
 		free(d1);
 		free(d2);
 	}
+	print_message("# %d transactions said the same as the session's, %d changes in all\n",
+	    compared, nops);
+	assert_true(compared > 100);
 	for (int i = 0; i < nlive; i++)
 		job_free(live[i]);
 	store_close(copy);
 	spool_rmtree(copydir);
 	free(path);
+	store_close(twin);
+	spool_rmtree(twindir);
+	free(twinpath);
 }
 
 /* The scheduler's usage walk: the running jobs' owner, queue, host, slots,
