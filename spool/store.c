@@ -3571,7 +3571,7 @@ cap_changeset(struct store *st)
 			cap_put(&key, SQLITE_TEXT, 0, 0, ct->t->name, (int)strlen(ct->t->name));
 			row.key = key.p;
 			row.nkey = key.n;
-			rc = cap_emit(&out, seqt, &row, seqt->sel, &cur, &hdr);
+			rc = cap_emit(&out, seqt, &row, s, &cur, &hdr);
 			free(key.p);
 		}
 	}

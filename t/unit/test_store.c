@@ -1976,6 +1976,19 @@ dump_of(const char *dir)
 	return text;
 }
 
+/* The two databases dump alike; context, if any, says when they did not. */
+static void
+assert_same_dump(const char *a, const char *b, const char *context)
+{
+	char *d1 = dump_of(a), *d2 = dump_of(b);
+
+	if (context && strcmp(d1, d2) != 0)
+		print_error("%s\n", context);
+	assert_string_equal(d1, d2);
+	free(d1);
+	free(d2);
+}
+
 /* One changeset of the primary, kept as the standby would receive it. */
 struct shipped {
 	void    *cs;
@@ -2093,7 +2106,7 @@ refused(struct store *copy, const char *copydir, struct shipped *s)
 static void
 replication_changes(struct fix *f)
 {
-	char copydir[64], first[32], *path, *d1, *d2;
+	char copydir[64], first[32], *path;
 	struct job *a = mkjob("dave", 1003, 0, "#!/bin/sh\necho a\n"), *b, *c, *d;
 	struct store *copy;
 	struct shipped s;
@@ -2236,11 +2249,7 @@ replication_changes(struct fix *f)
 	assert_int_equal(land(copy, &s), 0);
 	free(s.cs);
 
-	d1 = dump_of(f->dir);
-	d2 = dump_of(copydir);
-	assert_string_equal(d1, d2);
-	free(d1);
-	free(d2);
+	assert_same_dump(f->dir, copydir, NULL);
 
 	/* A changeset damaged on its way is refused, whatever the damage,
 	 * or applies as some other changeset would; never a crash. */
@@ -2268,11 +2277,7 @@ replication_changes(struct fix *f)
 	}
 	assert_int_equal(land(copy, &s), 0);
 	free(s.cs);
-	d1 = dump_of(f->dir);
-	d2 = dump_of(copydir);
-	assert_string_equal(d1, d2);
-	free(d1);
-	free(d2);
+	assert_same_dump(f->dir, copydir, NULL);
 
 	sqlite3_close(raw);
 	store_close(copy);
@@ -2368,11 +2373,7 @@ test_replication(void **state)
 		assert_int_equal(store_apply(copy, s3.cs, s3.n, 3, err, sizeof err), 0);
 		assert_int_equal(store_apply_commit(copy, err, sizeof err), 0);
 		assert_int_equal(store_repl_seq(copy), 3);
-		d1 = dump_of(f->dir);
-		d2 = dump_of(copydir);
-		assert_string_equal(d1, d2);
-		free(d1);
-		free(d2);
+		assert_same_dump(f->dir, copydir, NULL);
 
 		free(s2.cs);
 		free(s3.cs);
@@ -2503,7 +2504,7 @@ static void
 test_capture_random(void **state)
 {
 	struct fix *f = *state;
-	char copydir[64], *path, *d1, *d2, key[32];
+	char copydir[64], *path, key[32], ctx[80];
 	const char *why, *scripts[] = { NULL, "#!/bin/sh\necho a\n", "#!/bin/sh\necho b\n" };
 	char twindir[64], *twinpath;
 	struct store *copy, *twin, *st;
@@ -2639,13 +2640,8 @@ test_capture_random(void **state)
 		store_changeset_done(f->st);
 		assert_int_equal(land(copy, &sh), 0);
 		free(sh.cs);
-		d1 = dump_of(f->dir);
-		d2 = dump_of(copydir);
-		if (strcmp(d1, d2) != 0)
-			print_error("after transaction %d (%d changes in all)\n", t, nops);
-		assert_string_equal(d1, d2);
-		free(d1);
-		free(d2);
+		snprintf(ctx, sizeof ctx, "after transaction %d (%d changes in all)", t, nops);
+		assert_same_dump(f->dir, copydir, ctx);
 	}
 	print_message("# %d transactions said the same as the session's, %d changes in all\n",
 	    compared, nops);
