@@ -163,7 +163,8 @@ limits_probe(const char *parent, char *why, size_t whylen)
  * alike, and a job must not share another's limit or OOM count), with
  * memory.max at bytes and no swap to spill into.  *procs_fd is its
  * cgroup.procs, open for the job's process to write "0" into: it joins
- * before it execs, so nothing the job starts is ever outside.  Returns the folder, or NULL with a reason in why.
+ * before it execs, so nothing the job starts is ever outside.  Returns the
+ * folder, or NULL with a reason in why.
  */
 char *
 limits_cgroup_create(const char *parent, const char *key, int64_t bytes, int *procs_fd,

@@ -490,6 +490,37 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_KEY_PURGE] = "DELETE FROM submit_keys WHERE created < ?1",
 };
 
+/* The primary's capture of a transaction (cap_hook and below). */
+struct cap_buf {
+	unsigned char *p;
+	size_t         n, cap;
+};
+
+struct cap_row {
+	struct cap_row *hnext;      /* in its hash bucket */
+	struct cap_row *next;       /* its table's, in order of first change */
+	uint32_t        hash;
+	int             op;         /* the first change's */
+	bool            indirect;
+	size_t          nkey, nold;
+	unsigned char  *key;        /* the key's values, a record */
+	unsigned char  *old;        /* UPDATE, DELETE: the row before, a record */
+};
+
+struct cap_tab {
+	struct cap_tab   *next;
+	struct apply_tab *t;
+	struct cap_row   *head, **tail;
+	bool              inserted;  /* a row was: its AUTOINCREMENT may have moved */
+};
+
+struct capture {
+	struct cap_tab  *tabs, **tail;
+	struct cap_row **bucket;
+	int              nbucket, nrow;
+	int              err;       /* SQLite's error met in the hook */
+};
+
 struct store {
 	sqlite3      *db;
 	sqlite3_stmt *stmt[S_NSTMT];
@@ -513,8 +544,6 @@ static void apply_free(struct store *st);
 static void cap_free(struct store *st);
 static void cap_reset(struct capture *c);
 static int cap_changeset(struct store *st);
-static int cap_rows(const struct capture *c);
-static struct capture *cap_new(void);
 static bool apply_varint(const unsigned char *p, int n, int *i, uint64_t *v);
 static void cap_hook(void *arg, sqlite3 *db, int op, const char *zdb, const char *ztab,
     sqlite3_int64 k1, sqlite3_int64 k2);
@@ -1007,7 +1036,7 @@ store_capture_end(struct store *st)
 	st->ncs = 0;
 	if (!st->capture || !st->cap)
 		return 0;
-	if (cap_rows(st->cap) > 0) {
+	if (st->cap->nrow > 0) {
 		snprintf(v, sizeof v, "%lld", (long long)(st->seq + 1));
 		if (store_meta_set(st, "repl.seq", v) < 0)
 			return -1;
@@ -2828,8 +2857,10 @@ store_capture(struct store *st, bool on)
 {
 	assert(!st->in_txn);
 	st->capture = on;
-	if (on && !st->cap)
-		st->cap = cap_new();
+	if (on && !st->cap) {
+		st->cap = xcalloc(1, sizeof *st->cap);
+		st->cap->tail = &st->cap->tabs;
+	}
 	sqlite3_preupdate_hook(st->db, on ? cap_hook : NULL, st);
 	/* A standby's rows change only by changesets, which hold what the
 	 * primary's foreign keys did (a job's tasks deleted with it): its own
@@ -2911,6 +2942,7 @@ struct apply_tab {
 	uint64_t          pk;                   /* the primary key's columns */
 	unsigned char     pkpos[APPLY_MAXCOL];  /* each column's place in the key, 0: not in it */
 	sqlite3_stmt     *sel;                  /* the capture's read of a row by its key */
+	bool              autoinc;              /* sqlite_sequence: applied by apply_autoinc */
 	int               ncs;                  /* the changeset's columns the statements are for */
 	sqlite3_stmt     *ins, *del;
 	sqlite3_stmt     *up[APPLY_NUP];
@@ -2999,6 +3031,7 @@ apply_tab(struct store *st, const char *name, int *rc)
 	if (*rc == SQLITE_DONE && strcmp(name, "sqlite_sequence") == 0 && t->ncol == 2 && !t->pk) {
 		t->pk = 1;
 		t->pkpos[0] = 1;
+		t->autoinc = true;
 	}
 	if (*rc != SQLITE_DONE || t->ncol == 0) {
 		if (*rc == SQLITE_DONE)
@@ -3033,36 +3066,6 @@ apply_tab(struct store *st, const char *name, int *rc)
  * Changes come table by table, each table's in the order of their first
  * change; a change made by a foreign key's action is marked indirect.
  */
-struct cap_buf {
-	unsigned char *p;
-	size_t         n, cap;
-};
-
-struct cap_row {
-	struct cap_row *hnext;      /* in its hash bucket */
-	struct cap_row *next;       /* its table's, in order of first change */
-	uint32_t        hash;
-	int             op;         /* the first change's */
-	bool            indirect;
-	size_t          nkey, nold;
-	unsigned char  *key;        /* the key's values, a record */
-	unsigned char  *old;        /* UPDATE, DELETE: the row before, a record */
-};
-
-struct cap_tab {
-	struct cap_tab   *next;
-	struct apply_tab *t;
-	struct cap_row   *head, **tail;
-	bool              inserted;  /* a row was: its AUTOINCREMENT may have moved */
-};
-
-struct capture {
-	struct cap_tab  *tabs, **tail;
-	struct cap_row **bucket;
-	int              nbucket, nrow;
-	int              err;       /* SQLite's error met in the hook */
-};
-
 static void
 cap_grow(struct cap_buf *b, size_t more)
 {
@@ -3222,21 +3225,6 @@ cap_reset(struct capture *c)
 		memset(c->bucket, 0, (size_t)c->nbucket * sizeof *c->bucket);
 	c->nrow = 0;
 	c->err = 0;
-}
-
-static struct capture *
-cap_new(void)
-{
-	struct capture *c = xcalloc(1, sizeof *c);
-
-	c->tail = &c->tabs;
-	return c;
-}
-
-static int
-cap_rows(const struct capture *c)
-{
-	return c->nrow;
 }
 
 static void
@@ -4040,7 +4028,7 @@ apply_changeset(struct store *st, const void *cs, int n, int *rc)
 		}
 		if ((*rc = apply_read(it, t, ncs, op, old, new)) != SQLITE_OK)
 			break;
-		res = strcmp(t->name, "sqlite_sequence") == 0 ? apply_autoinc(st, t, op, old, new, rc) :
+		res = t->autoinc ? apply_autoinc(st, t, op, old, new, rc) :
 		    apply_one(st, t, ncs, op, old, new, rc);
 		if (res == AP_RETRY) {
 			res = AP_DONE;
