@@ -185,10 +185,15 @@ auth_loopback_peer_uid(int fd)
 
 /* A sock_diag request by the four ends, without the DUMP flag, finds one
  * socket (inet_diag_find_one_icsk); sockets the kernel does not know get
- * an error reply, ENOENT. */
+ * an error reply, ENOENT.  The netlink socket stays open for the next
+ * HELLO (a master sees thousands of qstat connections a minute); each
+ * request has its own sequence number, and an answer with another one (a
+ * stale answer, which should not exist) is skipped, never believed. */
 int64_t
 auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_storage *me)
 {
+	static int s = -1;
+	static uint32_t seq;
 	struct {
 		struct nlmsghdr         nlh;
 		struct inet_diag_req_v2 r;
@@ -201,13 +206,12 @@ auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_st
 	const struct nlmsghdr *h;
 	ssize_t n;
 	int64_t uid = AUTH_UID_UNKNOWN;
-	int s;
 
 	memset(&req, 0, sizeof req);
 	req.nlh.nlmsg_len = sizeof req;
 	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	req.nlh.nlmsg_flags = NLM_F_REQUEST;
-	req.nlh.nlmsg_seq = 1;
+	req.nlh.nlmsg_seq = ++seq;
 	req.r.sdiag_family = (uint8_t)peer->ss_family;
 	req.r.sdiag_protocol = IPPROTO_TCP;
 	req.r.idiag_states = ~0u;
@@ -225,17 +229,20 @@ auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_st
 		memcpy(req.r.id.idiag_src, &a->sin6_addr, sizeof a->sin6_addr);
 		memcpy(req.r.id.idiag_dst, &b->sin6_addr, sizeof b->sin6_addr);
 	}
-	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
+	if (s < 0 && (s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG)) < 0)
 		return AUTH_UID_UNKNOWN;
 	if (sendto(s, &req, sizeof req, 0, (struct sockaddr *)&kernel, sizeof kernel) != (ssize_t)sizeof req)
-		goto out;
+		goto fail;
 	/* The kernel answers while handling sendto, so this does not wait. */
+again:
 	do
 		n = recv(s, &rep, sizeof rep, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		goto out;
+		goto fail;
 	for (h = &rep.nlh; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		if (h->nlmsg_seq != seq)
+			goto again;
 		if (h->nlmsg_type == NLMSG_ERROR) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 			/* No such socket: the /proc scan would not find it either. */
@@ -250,9 +257,12 @@ auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_st
 			break;
 		}
 	}
-out:
-	close(s);
 	return uid;
+fail:
+	/* A fresh socket next time, with nothing left in it. */
+	close(s);
+	s = -1;
+	return AUTH_UID_UNKNOWN;
 }
 
 /* The kernel lists every TCP socket with its owner in /proc/net/tcp; the
