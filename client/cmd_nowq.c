@@ -124,6 +124,10 @@ parse_args(int argc, char **argv, bool is_start, struct nowq_args *a)
 		size_t n = eq ? (size_t)(eq - o) : strlen(o);
 
 		snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), o);
+		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
+			client_usage(&cmd_nowq, stdout);
+			exit(0);
+		}
 		if (strcmp(name, "--dir") != 0 && (!is_start || (strcmp(name, "--slots") != 0 &&
 		    strcmp(name, "--execds") != 0 && strcmp(name, "--port") != 0 &&
 		    strcmp(name, "--masters") != 0))) {

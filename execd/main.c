@@ -88,11 +88,14 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* -h and --help: the usage on stdout and success; a wrong call: stderr, 2. */
+static void usage(bool asked) NOWQ_NORETURN;
+
 static void
-usage(void)
+usage(bool asked)
 {
-	fprintf(stderr, "usage: execd [-f] [-d] [-c FILE]\n");
-	exit(2);
+	fprintf(asked ? stdout : stderr, "usage: execd [-f] [-d] [-c FILE]\n");
+	exit(asked ? 0 : 2);
 }
 
 /* One execd per spool: the lock lives as long as this process (the shepherds
@@ -142,17 +145,22 @@ main(int argc, char **argv)
 	struct timeval tv;
 	char why[160], *pidfile;
 	int ch, token, lockfd;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 
-	while ((ch = getopt(argc, argv, "fdc:h")) != -1) {
+	while ((ch = getopt_long(argc, argv, "fdc:h", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': foreground = true; break;
 		case 'd': debug = true; break;
 		case 'c': path = optarg; break;
-		default: usage();
+		case 'h': usage(true);
+		default: usage(false);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(false);
 	if ((conf = conf_load(path)) == NULL || active_shepherd_find() < 0)
 		exit(1);
 	/* Ignored signals survive exec: whatever started us may have ignored

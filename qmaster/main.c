@@ -152,12 +152,15 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* -h and --help: the usage on stdout and success; a wrong call: stderr, 2. */
+static void usage(bool asked) NOWQ_NORETURN;
+
 static void
-usage(void)
+usage(bool asked)
 {
-	fprintf(stderr, "usage: qmaster [-f] [-d] [-c FILE] [--rejoin]\n"
+	fprintf(asked ? stdout : stderr, "usage: qmaster [-f] [-d] [-c FILE] [--rejoin]\n"
 	    "       qmaster [-c FILE] --check | --dump [DATABASE]\n       qmaster --requests\n");
-	exit(2);
+	exit(asked ? 0 : 2);
 }
 
 /* --check and --dump: the configured spool's database, or the one named,
@@ -250,16 +253,17 @@ main(int argc, char **argv)
 			 * walks every request with an unprivileged identity. */
 			request_table_print(stdout);
 			exit(0);
-		default: usage();
+		case 'h': usage(true);
+		default: usage(false);
 		}
 	}
 	if (check || dump) {
 		if (check == dump || argc - optind > 1)
-			usage();
+			usage(false);
 		exit(check_database(path, optind < argc ? argv[optind] : NULL, dump));
 	}
 	if (optind != argc)
-		usage();
+		usage(false);
 	if ((conf = conf_load(path)) == NULL)
 		exit(1);
 	if (spool_mkdir_p(conf->spool_dir, 0755) < 0) {

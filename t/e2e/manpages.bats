@@ -152,3 +152,16 @@ check_options() {
 @test "qrsh(1) documents every option of qrsh, and only those" {
 	check_options qrsh
 }
+
+@test "the daemons and each nowq subcommand answer --help with their usage on stdout and success" {
+	local c out
+	for c in qmaster execd "nowq start" "nowq stop" "nowq env" "nowq status"; do
+		out=$("$top_builddir"/bin/$c --help 2>/dev/null) || { echo "$c --help failed"; return 1; }
+		[[ $out == usage:* ]] || { echo "$c --help printed: $out"; return 1; }
+	done
+	# A wrong option is still an error, on stderr.
+	run "$top_builddir/bin/execd" --no-such-option
+	[ "$status" -eq 2 ]
+	run "$top_builddir/bin/nowq" start --no-such-option
+	[ "$status" -eq 1 ]
+}
