@@ -66,12 +66,7 @@ frame(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 		*cap = (*len + n + 4) * 2;
 		*buf = xrealloc(*buf, *cap);
 	}
-	(*buf)[(*len)++] = (char)(n >> 24);
-	(*buf)[(*len)++] = (char)(n >> 16);
-	(*buf)[(*len)++] = (char)(n >> 8);
-	(*buf)[(*len)++] = (char)n;
-	memcpy(*buf + *len, s, n);
-	*len += n;
+	*len += proto_frame_put(*buf + *len, s, n);
 }
 
 int

@@ -80,13 +80,10 @@ frame(json_t *msg, size_t *len)
 	char *body = json_dumps(msg, JSON_COMPACT);
 	size_t n = strlen(body);
 	char *f = xmalloc(n + 4);
-	uint32_t be = htonl((uint32_t)n);
 
-	memcpy(f, &be, 4);
-	memcpy(f + 4, body, n);
+	*len = proto_frame_put(f, body, n);
 	free(body);
 	json_decref(msg);
-	*len = n + 4;
 	return f;
 }
 
@@ -170,14 +167,13 @@ on_readable(struct client *c, bool counting)
 		return;
 	}
 	while (c->busy && c->len >= 4) {
-		uint32_t be, n;
+		uint32_t n = proto_frame_len(c->buf);
+		const char *why;
 		json_t *msg;
 
-		memcpy(&be, c->buf, 4);
-		n = ntohl(be);
 		if (c->len < 4 + (size_t)n)
 			break;
-		if (!(msg = json_loadb(c->buf + 4, n, 0, NULL)) || !json_is_true(json_object_get(msg, "ok")))
+		if (!(msg = proto_decode(c->buf + 4, n, &why)) || !json_is_true(json_object_get(msg, "ok")))
 			fatalx("the master refused a poll: %.*s", (int)(n < 400 ? n : 400), c->buf + 4);
 		json_decref(msg);
 		memmove(c->buf, c->buf + 4 + n, c->len - 4 - n);
@@ -238,25 +234,20 @@ serve(const char *port)
 				continue;
 			}
 			while (o + 4 <= (size_t)r) {
-				uint32_t be, len;
+				uint32_t len = proto_frame_len(in + o);
+				const char *why;
 				json_t *msg;
 				char body[128];
 				int m;
 
-				memcpy(&be, in + o, 4);
-				len = ntohl(be);
 				if (o + 4 + len > (size_t)r)
 					break;
-				msg = json_loadb(in + o + 4, len, 0, NULL);
+				msg = proto_decode(in + o + 4, len, &why);
 				m = snprintf(body, sizeof body, "{\"type\":\"REPLY\",\"seq\":%lld,\"ok\":true}",
 				    (long long)json_integer_value(json_object_get(msg, "seq")));
 				json_decref(msg);
-				be = htonl((uint32_t)m);
-				if (n + 4 + (size_t)m <= sizeof out) {
-					memcpy(out + n, &be, 4);
-					memcpy(out + n + 4, body, (size_t)m);
-					n += 4 + (size_t)m;
-				}
+				if (n + 4 + (size_t)m <= sizeof out)
+					n += proto_frame_put(out + n, body, (size_t)m);
 				o += 4 + len;
 			}
 			if (n && send(fd, out, n, MSG_NOSIGNAL) < 0)

@@ -347,12 +347,7 @@ frame_add(char **buf, size_t *len, const json_t *msg)
 		return -1;
 	n = strlen(s);
 	*buf = xrealloc(*buf, *len + n + 4);
-	(*buf)[*len] = (char)(n >> 24);
-	(*buf)[*len + 1] = (char)(n >> 16);
-	(*buf)[*len + 2] = (char)(n >> 8);
-	(*buf)[*len + 3] = (char)n;
-	memcpy(*buf + *len + 4, s, n);
-	*len += n + 4;
+	*len += proto_frame_put(*buf + *len, s, n);
 	free(s);
 	return 0;
 }

@@ -125,6 +125,25 @@ write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+size_t
+proto_frame_put(char *dst, const char *s, size_t n)
+{
+	dst[0] = (char)(n >> 24);
+	dst[1] = (char)(n >> 16);
+	dst[2] = (char)(n >> 8);
+	dst[3] = (char)n;
+	memcpy(dst + 4, s, n);
+	return n + 4;
+}
+
+uint32_t
+proto_frame_len(const void *p)
+{
+	const unsigned char *h = p;
+
+	return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+}
+
 int
 proto_send_fd(int fd, const json_t *msg)
 {
@@ -144,12 +163,7 @@ proto_send_fd(int fd, const json_t *msg)
 	}
 	/* One write per frame: a request should leave in one segment. */
 	frame = xmalloc(n + 4);
-	frame[0] = (char)(n >> 24);
-	frame[1] = (char)(n >> 16);
-	frame[2] = (char)(n >> 8);
-	frame[3] = (char)n;
-	memcpy(frame + 4, s, n);
-	rc = write_all(fd, frame, n + 4);
+	rc = write_all(fd, frame, proto_frame_put(frame, s, n));
 	free(frame);
 	free(s);
 	return rc;
@@ -197,7 +211,7 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 	*msg = NULL;
 	if (read_all(fd, hdr, 4, deadline, why) < 0)
 		return -1;
-	n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	n = proto_frame_len(hdr);
 	if (n == 0 || n > PROTO_MAX_FRAME) {
 		*why = "bad frame length from peer";
 		return -1;

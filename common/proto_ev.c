@@ -50,7 +50,7 @@ proto_frame_take(struct evbuffer *buf, json_t **msg, size_t max, const char **wh
 	if (evbuffer_get_length(buf) < 4)
 		return 0;
 	evbuffer_copyout(buf, hdr, 4);
-	n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	n = proto_frame_len(hdr);
 	if (n > max) {
 		*why = "frame larger than the limit";
 		return -1;

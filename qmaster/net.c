@@ -231,24 +231,31 @@ conn_close_after_flush(struct conn *c, const char *why)
 		net_close(c, why);
 }
 
-/* Linux gives an accepted socket the TCP_NODELAY and SO_KEEPALIVE of its
- * listening socket (listen_tcp sets them there): two system calls fewer
- * for each of the thousands of qstat connections a minute.  The first
- * connection checks; a kernel that does not pass them on gets them set
- * on every connection. */
-static bool tcp_opts_checked, tcp_opts_per_conn;
-
-static void
-tcp_opts_check(int fd)
+/* The options of every TCP connection of the master. */
+static int
+tcp_opts_set(int fd)
 {
+	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){ 1 }, sizeof(int)) < 0 ? -1 : 0;
+}
+
+/* Linux gives an accepted socket the options of its listening socket
+ * (listen_tcp sets them there): two system calls fewer for each of the
+ * thousands of qstat connections a minute.  The first connection checks;
+ * a kernel that does not pass them on has them set on every connection. */
+static bool
+tcp_opts_needed(int fd)
+{
+	static int needed = -1;
 	int v = 0;
 	socklen_t len = sizeof v;
 
-	tcp_opts_checked = true;
-	if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) < 0 || !v) {
-		log_info("accepted sockets do not inherit TCP_NODELAY here; setting it on each");
-		tcp_opts_per_conn = true;
+	if (needed < 0) {
+		needed = getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &len) < 0 || !v;
+		if (needed)
+			log_info("accepted sockets do not inherit TCP_NODELAY here; setting it on each");
 	}
+	return needed;
 }
 
 static void
@@ -272,12 +279,8 @@ conn_new(int fd, bool is_unix, const char *peer)
 		c->uid = cred.uid;
 		c->gid = cred.gid;
 		snprintf(c->peer, sizeof c->peer, "unix:pid %d uid %u", (int)cred.pid, (unsigned)cred.uid);
-	} else if (!tcp_opts_checked)
-		tcp_opts_check(fd);
-	if (!is_unix && tcp_opts_per_conn) {
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
-		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){ 1 }, sizeof(int));
-	}
+	} else if (tcp_opts_needed(fd))
+		tcp_opts_set(fd);
 	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev)
 		fatalx("bufferevent_socket_new failed");
@@ -726,9 +729,8 @@ listen_tcp(const char *host, int port)
 		log_warn("cannot listen on %s:%d", host, port);
 		return -1;
 	}
-	/* Passed on to the accepted sockets (tcp_opts_check). */
-	if (setsockopt(evconnlistener_get_fd(lis_tcp), IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int)) < 0 ||
-	    setsockopt(evconnlistener_get_fd(lis_tcp), SOL_SOCKET, SO_KEEPALIVE, &(int){ 1 }, sizeof(int)) < 0) {
+	/* Passed on to the accepted sockets (tcp_opts_needed). */
+	if (tcp_opts_set(evconnlistener_get_fd(lis_tcp)) < 0) {
 		log_warn("cannot set TCP_NODELAY and SO_KEEPALIVE on %s:%d", host, port);
 		return -1;
 	}
