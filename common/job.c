@@ -211,6 +211,18 @@ const char *const job_brief_columns[] = {
 };
 
 void
+job_brief_head(struct jtext *t)
+{
+	jt_lit(t, "\"columns\":[");
+	for (size_t i = 0; job_brief_columns[i]; i++) {
+		if (i)
+			jt_lit(t, ",");
+		jt_str(t, job_brief_columns[i]);
+	}
+	jt_lit(t, "],\"rows\":[");
+}
+
+void
 job_brief_text(const struct job *j, struct jtext *t)
 {
 	job_brief_text_tasks(j, NULL, t);

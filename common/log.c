@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,9 @@ static const char *log_tag = "nowq";
 static int log_lvl = LOG_LVL_INFO;
 static char *log_path;
 static FILE *log_fp;
+/* qmaster's reader thread logs too: a line is never written to a FILE
+ * that log_reopen is closing. */
+static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 log_set(const char *tag, int level, const char *path)
@@ -39,9 +43,8 @@ log_init_lazy(const char *tag, int level, const char *path)
 	log_fp = NULL;   /* a FILE of the parent's, if any, is not ours */
 }
 
-/* Reopened on SIGHUP so logrotate can move the file away. */
-void
-log_reopen(void)
+static void
+log_reopen_locked(void)
 {
 	if (log_fp && log_fp != stderr)
 		fclose(log_fp);
@@ -53,6 +56,15 @@ log_reopen(void)
 			log_fp = fp;
 		}
 	}
+}
+
+/* Reopened on SIGHUP so logrotate can move the file away. */
+void
+log_reopen(void)
+{
+	pthread_mutex_lock(&log_mu);
+	log_reopen_locked();
+	pthread_mutex_unlock(&log_mu);
 }
 
 int
@@ -83,14 +95,16 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	/* One event, one line: a job name or a path with a newline in it
 	 * must not forge the next entry. */
 	text_oneline_to(msg, sizeof msg, raw);
+	pthread_mutex_lock(&log_mu);
 	if (!log_fp)
-		log_reopen();
+		log_reopen_locked();
 	if (err)
 		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s: %s\n", ts, now.tv_nsec / 1000000,
 		    log_tag, (int)getpid(), prefix, msg, strerror(err));
 	else
 		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s\n", ts, now.tv_nsec / 1000000,
 		    log_tag, (int)getpid(), prefix, msg);
+	pthread_mutex_unlock(&log_mu);
 }
 
 #define LOG_FN(fn, lvl, prefix, witherr)			\

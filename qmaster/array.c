@@ -17,9 +17,9 @@ array_range(const struct job *j)
 
 /* The task ids from `from` on that left the pending state; never NULL. */
 static int *
-array_taken(const struct job *j, int from, size_t *n)
+array_taken(struct store *st, const struct job *j, int from, size_t *n)
 {
-	int *ids = store_task_ids(store, j->id, from, n);
+	int *ids = store_task_ids(st, j->id, from, n);
 	if (!ids)
 		fatalx("cannot read the tasks of job %lld", (long long)j->id);
 	return ids;
@@ -28,10 +28,10 @@ array_taken(const struct job *j, int from, size_t *n)
 /* The part of the range no pending task precedes: from the cursor on, so
  * reading the rows costs those after it, not every task that ran. */
 static struct task_range
-array_rest(const struct job *j)
+array_rest(struct store *st, const struct job *j)
 {
 	struct task_range r = array_range(j);
-	int64_t cur = store_array_next(store, j->id);
+	int64_t cur = store_array_next(st, j->id);
 
 	if (cur < 0)
 		fatalx("cannot read the cursor of job %lld", (long long)j->id);
@@ -105,10 +105,10 @@ array_sched_open(struct job *j)
 {
 	struct array_sched *a = xcalloc(1, sizeof *a);
 	struct store_task_counts c;
-	struct task_range r = array_rest(j);
+	struct task_range r = array_rest(store, j);
 
 	a->j = j;
-	a->taken = array_taken(j, r.first, &a->ntaken);
+	a->taken = array_taken(store, j, r.first, &a->ntaken);
 	a->next = r.first <= r.last ? task_next(&r, a->taken, a->ntaken, 0) : 0;
 	if (store_task_counts(store, j->id, &c) < 0)
 		fatalx("cannot count the tasks of job %lld", (long long)j->id);
@@ -210,9 +210,9 @@ array_check_end(struct job *p, bool recount)
 		return;
 	if (!p->delete_req) {
 		if (recount) {
-			struct task_range rest = array_rest(p);
+			struct task_range rest = array_rest(store, p);
 			size_t n;
-			int *ids = array_taken(p, rest.first, &n);
+			int *ids = array_taken(store, p, rest.first, &n);
 			int64_t pending = task_pending_count(&rest, ids, n);
 			free(ids);
 			if (pending > 0)
@@ -355,7 +355,7 @@ array_delete(struct conn *c, struct job *j, const struct task_range *only, char 
 	{
 		struct task_range r = array_range(j);
 		size_t ntaken;
-		int *taken = array_taken(j, only->first, &ntaken);
+		int *taken = array_taken(store, j, only->first, &ntaken);
 		size_t k = 0;
 
 		for (int64_t t = only->first; t <= only->last; t += only->step) {
@@ -408,7 +408,7 @@ bool
 array_started(const struct job *p)
 {
 	size_t n;
-	free(array_taken(p, p->t_first, &n));
+	free(array_taken(store, p, p->t_first, &n));
 	return n > 0;
 }
 
@@ -418,9 +418,9 @@ array_started(const struct job *p)
 void
 array_fail_pending(struct job *p, const char *why)
 {
-	struct task_range r = array_rest(p);
+	struct task_range r = array_rest(store, p);
 	size_t ntaken, k = 0;
-	int *taken = array_taken(p, r.first, &ntaken);
+	int *taken = array_taken(store, p, r.first, &ntaken);
 	int64_t at = now_ms();
 
 	qm_txn();
@@ -440,7 +440,7 @@ array_fail_pending(struct job *p, const char *why)
 
 /* The pending tasks as Grid Engine writes them; "" when none are left. */
 static char *
-array_pending_text(const struct job *j)
+array_pending_text(struct store *st, const struct job *j)
 {
 	struct task_range r;
 	size_t n;
@@ -449,10 +449,10 @@ array_pending_text(const struct job *j)
 
 	if (j->state != JS_PENDING || j->delete_req)
 		return xstrdup("");
-	r = array_rest(j);
+	r = array_rest(st, j);
 	if (r.first > r.last)
 		return xstrdup("");
-	ids = array_taken(j, r.first, &n);
+	ids = array_taken(st, j, r.first, &n);
 	s = task_pending_format(&r, ids, n);
 	free(ids);
 	return s;
@@ -474,10 +474,10 @@ brief_task(void *arg, struct job *j)
 }
 
 void
-array_brief(const struct job *j, struct jtext *t, int64_t *n)
+array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n)
 {
 	struct brief_ctx b = { t, n };
-	char *pending = array_pending_text(j);
+	char *pending = array_pending_text(st, j);
 
 	/* One line for the pending tasks, one per task that left them. */
 	if (*pending || JS_FINISHED(j->state)) {
@@ -487,7 +487,7 @@ array_brief(const struct job *j, struct jtext *t, int64_t *n)
 	}
 	free(pending);
 	if (!JS_FINISHED(j->state) &&
-	    store_tasks_foreach(store, j->id, TASKS_UNFINISHED, brief_task, &b) < 0)
+	    store_tasks_foreach(st, j->id, TASKS_UNFINISHED, brief_task, &b) < 0)
 		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
 }
 
@@ -522,9 +522,9 @@ task_json(void *arg, struct job *j)
 }
 
 void
-array_status_json(const struct job *j, json_t *o, bool with_tasks)
+array_status_json(struct store *st, const struct job *j, json_t *o, bool with_tasks)
 {
-	char *pending = array_pending_text(j);
+	char *pending = array_pending_text(st, j);
 	json_t *list;
 
 	json_object_set_new(o, "tasks_pending", json_string(pending));
@@ -532,7 +532,7 @@ array_status_json(const struct job *j, json_t *o, bool with_tasks)
 	if (!with_tasks)
 		return;
 	list = json_array();
-	if (store_tasks_foreach(store, j->id, 0, task_json, &(struct task_json_ctx){ list, 0 }) < 0)
+	if (store_tasks_foreach(st, j->id, 0, task_json, &(struct task_json_ctx){ list, 0 }) < 0)
 		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
 	json_object_set_new(o, "tasks", list);
 }

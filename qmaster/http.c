@@ -232,7 +232,7 @@ page_one(void *arg, struct job *j)
 	if (pc->jobs == pc->limit)
 		return 1;
 	if (j->t_first)
-		array_brief(j, &pc->t, &pc->rows);
+		array_brief(store, j, &pc->t, &pc->rows);
 	else {
 		if (pc->rows++)
 			jt_lit(&pc->t, ",");
@@ -285,13 +285,8 @@ api_jobs(struct evhttp_request *req, struct evkeyvalq *q)
 	jt_str(&pc.t, state);
 	jt_lit(&pc.t, ",\"total\":");
 	jt_int(&pc.t, total < 0 ? 0 : total);
-	jt_lit(&pc.t, ",\"columns\":[");
-	for (size_t i = 0; job_brief_columns[i]; i++) {
-		if (i)
-			jt_lit(&pc.t, ",");
-		jt_str(&pc.t, job_brief_columns[i]);
-	}
-	jt_lit(&pc.t, "],\"rows\":[");
+	jt_lit(&pc.t, ",");
+	job_brief_head(&pc.t);
 	if (store_jobs_foreach(store, &f, page_one, &pc) < 0) {
 		free(jt_steal(&pc.t, NULL));
 		reply_error(req, 500, "Internal Server Error", "cannot read the job list");

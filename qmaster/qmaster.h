@@ -80,6 +80,7 @@ struct qm_conf {
 	int64_t          host_timeout_ms; /* silence after which a host is lost */
 	int              client_timeout;  /* s: to say HELLO, finish a frame, read replies */
 	bool             show_all_jobs;
+	enum { QUERY_THREAD_IDLE, QUERY_THREAD_NORMAL, QUERY_THREAD_OFF } query_thread;
 	size_t           max_frame;
 	char            *mailer;          /* program and options; reads the message */
 	int              mail_max_running; /* mailers at once */
@@ -135,6 +136,8 @@ struct conn {
 	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */
 	int64_t              hb_seq;        /* the highest sequence its execd echoed */
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
+	bool                 asked;         /* a request was handled here since HELLO */
+	bool                 promote, promoted; /* PRIO_WORK wanted, and set */
 };
 
 int  net_listen(void);
@@ -160,8 +163,49 @@ void net_release(int64_t acked);
 struct conn *net_next(struct conn *c);
 void net_close(struct conn *c, const char *why);
 
+/* A client connection moving between the loop and the reader thread:
+ * its socket, who it is (as HELLO found), and what it sent that the one
+ * taking it must handle first. */
+struct handoff {
+	TAILQ_ENTRY(handoff) entry;
+	int              fd;
+	bool             is_unix;
+	char             peer[64];
+	uid_t            uid;
+	gid_t            gid;
+	char            *user;
+	bool             manager, operator, daemon;
+	bool             see_all;         /* show_all_jobs or an operator, at the handoff */
+	bool             hold;            /* a standby: replies wait for repl_released */
+	size_t           max_frame;
+	int              client_timeout;
+	json_t          *msg;             /* the request to answer first, or NULL */
+	struct evbuffer *in;              /* what it sent after msg, not yet read */
+	struct evbuffer *out;             /* to the reader: replies not yet written */
+};
+/* The loop takes back a connection the reader cannot answer (main thread). */
+void net_adopt(struct handoff *h);
+
+/* reader.c: the query thread (query_thread): job listings answered from
+ * its own read-only connection to the database, at idle priority, so that
+ * clients polling qstat take no time from the loop's dispatch. */
+int  reader_start(void);
+void reader_stop(void);
+/* Would the reader answer msg, the first request of a client connection? */
+bool reader_takes(const json_t *msg);
+/* The connection is the reader's now (h stolen). */
+void reader_give(struct handoff *h);
+/* The loop replaced the database file (a snapshot installed). */
+void reader_store_replaced(void);
+
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
+/* The reply to a STATUS listing (no "jobs") read from st, as a user sees it
+ * (all: show_all_jobs or an operator); or NULL, with the brief listing's
+ * reply as JSON text in *text.  Reads only st: the reader thread calls it
+ * with its own connection. */
+json_t *status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, bool all,
+    char **text, size_t *len);
 /* May c change something owned by owner under the request being handled
  * (its owner, a manager, or an operator where the table says so)? */
 bool request_may_touch(const struct conn *c, const char *owner);
@@ -435,9 +479,9 @@ void        array_fail_pending(struct job *p, const char *why);
 const char *array_delete(struct conn *c, struct job *j, const struct task_range *only,
     char *buf, size_t n, bool *ok);
 /* A listing's rows: the pending tasks' line, then one per task out of it. */
-void        array_brief(const struct job *j, struct jtext *t, int64_t *n);
+void        array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n);
 /* Adds "tasks_pending" (and with_tasks, "tasks": every task's row) to o. */
-void        array_status_json(const struct job *j, json_t *o, bool with_tasks);
+void        array_status_json(struct store *st, const struct job *j, json_t *o, bool with_tasks);
 /* An execd (re)registered listing jobs ({id, task, attempt}): tasks it
  * does not have are pending again if they never started, else failed. */
 void        array_reconcile(const char *host, json_t *listed);
@@ -521,6 +565,9 @@ const char    *repl_primary_addr(void);   /* a standby's primary, or NULL */
 bool           repl_writable(void);
 /* The highest sequence sent to an in-sync standby and not yet acknowledged, or 0. */
 int64_t        repl_unacked(void);
+/* The highest sequence whose replies may go (with a standby configured);
+ * safe to call from any thread. */
+int64_t        repl_released(void);
 /* After each commit: ship the changeset, hold or release the replies. */
 void           repl_committed(void);
 void           repl_become_primary(int64_t epoch, const char *why);
@@ -547,6 +594,13 @@ void failover_conn_gone(struct conn *c);
 void failover_free(void);
 
 /* main.c: the loop, the group commit, the periodic duties. */
+/* The loop's priorities.  Everything is PRIO_WORK (libevent's default, the
+ * middle one) except what a new connection does until it asks for work:
+ * its accept and its HELLO wait, one callback at a time, for the commits,
+ * dispatches and execd messages that are due, so a storm of qstat
+ * connections cannot queue ahead of them. */
+enum { PRIO_WORK = 1, PRIO_NEW = 2, PRIO_COUNT = 3 };
+
 extern struct qm_conf *conf;
 extern struct store   *store;
 extern struct event_base *base;

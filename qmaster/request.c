@@ -382,6 +382,7 @@ bad:
 }
 
 struct status_ctx {
+	struct store *st;    /* what it reads: the master's, or the reader thread's */
 	json_t     *jobs;
 	json_t     *users;   /* NULL: everyone */
 	bool        full;
@@ -422,7 +423,7 @@ status_one(void *arg, struct job *j)
 	sc->last_prio = j->prio;
 	if (sc->brief) {
 		if (j->t_first) {
-			array_brief(j, &sc->text, &sc->n);
+			array_brief(sc->st, j, &sc->text, &sc->n);
 			return 0;
 		}
 		if (sc->n++)
@@ -433,7 +434,7 @@ status_one(void *arg, struct job *j)
 	o = job_to_json(j);
 	job_json_public(o);
 	if (j->t_first)
-		array_status_json(j, o, sc->full);
+		array_status_json(sc->st, j, o, sc->full);
 	if (!sc->full) {
 		json_object_del(o, "script");
 		json_object_del(o, "env");
@@ -497,138 +498,165 @@ request_users(json_t *msg, const char **why)
 	return users;
 }
 
-static void
-req_status(struct conn *c, int64_t seq, json_t *msg)
-{
-	struct status_ctx sc = { json_array(), NULL, false, jbool(msg, "brief", false), { 0 }, 0,
-	    jint(msg, "limit", 0), 0, 0, 0 };
-	struct store_job_filter f = { 0 };
-	const char *why = NULL, *states = jstr(msg, "states"), *order = jstr(msg, "order");
-	int64_t after_prio = jint(msg, "after_prio", INT64_MAX);
-	bool by_prio = order && strcmp(order, "prio") == 0;
-	json_t *ids, *users, *rep, *own = NULL, *mp;
-	size_t i;
-	json_t *v;
+/* A STATUS request's terms, checked: NULL, or the refusal. */
+struct status_req {
+	struct store_job_filter f;
+	json_t  *ids, *users;
+	bool     brief, by_prio;
+	int64_t  limit, after_prio;
+};
 
-	ids = request_ids(msg, &why);
-	users = request_users(msg, &why);
-	if (why) {
-		json_decref(sc.jobs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
-		return;
-	}
-	f.states = states_mask(states ? states : "pr");
+static json_t *
+status_parse(int64_t seq, json_t *msg, struct status_req *q)
+{
+	const char *why = NULL, *states = jstr(msg, "states"), *order = jstr(msg, "order");
+
+	memset(q, 0, sizeof *q);
+	q->brief = jbool(msg, "brief", false);
+	q->limit = jint(msg, "limit", 0);
+	q->after_prio = jint(msg, "after_prio", INT64_MAX);
+	q->by_prio = order && strcmp(order, "prio") == 0;
+	q->ids = request_ids(msg, &why);
+	q->users = request_users(msg, &why);
+	if (why)
+		return proto_reply_err(seq, ERR_INVAL, "%s", why);
+	q->f.states = states_mask(states ? states : "pr");
 	/* An array with pending tasks is a pending row whose tasks may run:
 	 * read it for those, and leave its pending line to the client's filter. */
-	if ((f.states & (1u << JS_RUNNING)) && !(f.states & (1u << JS_PENDING))) {
-		f.states |= 1u << JS_PENDING;
-		f.pending_arrays_only = true;
+	if ((q->f.states & (1u << JS_RUNNING)) && !(q->f.states & (1u << JS_PENDING))) {
+		q->f.states |= 1u << JS_PENDING;
+		q->f.pending_arrays_only = true;
 	}
-	f.brief = sc.brief;
+	q->f.brief = q->brief;
 	/* A listing a page at a time: jobs after the id "after", at most
 	 * "limit" of them; the reply says where to go on. */
-	f.after_id = jint(msg, "after", 0);
-	if (sc.limit < 0 || sc.limit > 100000 || f.after_id < 0 || ((sc.limit || f.after_id) && ids)) {
-		json_decref(sc.jobs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with a listing, not jobs"));
-		return;
-	}
-	if (!f.states) {
-		json_decref(sc.jobs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a"));
-		return;
-	}
+	q->f.after_id = jint(msg, "after", 0);
+	if (q->limit < 0 || q->limit > 100000 || q->f.after_id < 0 || ((q->limit || q->f.after_id) && q->ids))
+		return proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with a listing, not jobs");
+	if (!q->f.states)
+		return proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a");
 	/* The pending section of a listing in its own order (priority down,
 	 * then id), a page at a time from the cursor (after_prio, after), so
 	 * a client can print each page as it comes. */
-	if ((order && !by_prio) || (json_object_get(msg, "after_prio") && !by_prio) ||
-	    (by_prio && (f.states != 1u << JS_PENDING || ids))) {
-		json_decref(sc.jobs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL,
-		    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs"));
-		return;
-	}
+	if ((order && !q->by_prio) || (json_object_get(msg, "after_prio") && !q->by_prio) ||
+	    (q->by_prio && (q->f.states != 1u << JS_PENDING || q->ids)))
+		return proto_reply_err(seq, ERR_INVAL,
+		    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs");
+	return NULL;
+}
+
+json_t *
+status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, bool all,
+    char **text, size_t *len)
+{
+	struct status_req q;
+	struct status_ctx sc = { 0 };
+	json_t *rep, *own = NULL;
+
+	*text = NULL;
+	if ((rep = status_parse(seq, msg, &q)) != NULL)
+		return rep;
+	if (q.ids)
+		return proto_reply_err(seq, ERR_INVAL, "a listing names no jobs");
+	sc.st = st;
+	sc.brief = q.brief;
+	sc.limit = q.limit;
 	/* Sites differ on privacy: without show_all_jobs a user sees only their
 	 * own; operators and managers, who may act on any job, see every one. */
-	if (!conf->show_all_jobs && !c->operator)
-		sc.users = own = json_pack("[s]", c->user);
-	else
-		sc.users = users;
-	if (ids) {
-		sc.full = json_array_size(ids) == 1;
-		json_array_foreach(ids, i, v) {
-			struct job *j = store_job_get(store, json_integer_value(v), sc.full);
-			if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-				status_one(&(struct status_ctx){ sc.jobs, NULL, sc.full, false, { 0 }, 0, 0, 0, 0, 0 }, j);
-				/* Computed when asked, not kept per pass: qstat -j is rare. */
-				if (sc.full) {
-					json_t *o = json_array_get(sc.jobs, json_array_size(sc.jobs) - 1);
-					char info[512];
-
-					sched_why(j, info, sizeof info);
-					if (*info)
-						json_object_set_new(o, "scheduling_info", json_string(info));
-					if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
-						json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
-					if ((mp = mail_pending_json(j->id)) != NULL)
-						json_object_set_new(o, "mail_pending", mp);
-					if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
-						json_t *ph = pe_hosts_json(j);
-						if (ph)
-							json_object_set_new(o, "pe_hosts", ph);
-					}
-				}
-			}
-			job_free(j);
-		}
-	} else {
-		if (sc.brief) {
-			jt_lit(&sc.text, "{\"type\":\"REPLY\",\"seq\":");
-			jt_int(&sc.text, seq);
-			jt_lit(&sc.text, ",\"ok\":true,\"columns\":[");
-			for (i = 0; job_brief_columns[i]; i++) {
-				if (i)
-					jt_lit(&sc.text, ",");
-				jt_str(&sc.text, job_brief_columns[i]);
-			}
-			jt_lit(&sc.text, "],\"rows\":[");
-		}
-		if ((by_prio ? store_pending_by_prio(store, after_prio, f.after_id, sc.brief, status_one, &sc) :
-		    store_jobs_foreach(store, &f, status_one, &sc)) < 0) {
-			json_decref(sc.jobs);
-			json_decref(own);
-			free(jt_steal(&sc.text, NULL));
-			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list"));
-			return;
-		}
-		if (sc.brief) {
-			size_t len;
-			char *text;
-
-			jt_lit(&sc.text, "]");
-			if (sc.limit && sc.njobs == sc.limit) {
-				jt_lit(&sc.text, ",\"next\":");
-				jt_int(&sc.text, sc.last);
-				if (by_prio) {
-					jt_lit(&sc.text, ",\"next_prio\":");
-					jt_int(&sc.text, sc.last_prio);
-				}
-			}
-			jt_lit(&sc.text, "}");
-			text = jt_steal(&sc.text, &len);
-			json_decref(sc.jobs);
-			json_decref(own);
-			net_send_text(c, text, len);
-			return;
-		}
+	sc.users = all ? q.users : (own = json_pack("[s]", user));
+	if (sc.brief) {
+		jt_lit(&sc.text, "{\"type\":\"REPLY\",\"seq\":");
+		jt_int(&sc.text, seq);
+		jt_lit(&sc.text, ",\"ok\":true,");
+		job_brief_head(&sc.text);
+	} else
+		sc.jobs = json_array();
+	if ((q.by_prio ? store_pending_by_prio(st, q.after_prio, q.f.after_id, sc.brief, status_one, &sc) :
+	    store_jobs_foreach(st, &q.f, status_one, &sc)) < 0) {
+		json_decref(sc.jobs);
+		json_decref(own);
+		free(jt_steal(&sc.text, NULL));
+		return proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list");
 	}
 	json_decref(own);
+	if (sc.brief) {
+		jt_lit(&sc.text, "]");
+		if (sc.limit && sc.njobs == sc.limit) {
+			jt_lit(&sc.text, ",\"next\":");
+			jt_int(&sc.text, sc.last);
+			if (q.by_prio) {
+				jt_lit(&sc.text, ",\"next_prio\":");
+				jt_int(&sc.text, sc.last_prio);
+			}
+		}
+		jt_lit(&sc.text, "}");
+		*text = jt_steal(&sc.text, len);
+		return NULL;
+	}
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "jobs", sc.jobs);
 	if (sc.limit && sc.njobs == sc.limit) {
 		json_object_set_new(rep, "next", json_integer(sc.last));
-		if (by_prio)
+		if (q.by_prio)
 			json_object_set_new(rep, "next_prio", json_integer(sc.last_prio));
+	}
+	return rep;
+}
+
+/* STATUS of named jobs (qstat -j): their rows, and for one job what only
+ * the master's own state tells (why it waits, mail not yet sent). */
+static json_t *
+status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
+{
+	bool full = json_array_size(q->ids) == 1;
+	bool own = !conf->show_all_jobs && !c->operator;
+	json_t *jobs = json_array(), *v, *mp, *rep;
+	size_t i;
+
+	json_array_foreach(q->ids, i, v) {
+		struct job *j = store_job_get(store, json_integer_value(v), full);
+		if (j && (!own || strcmp(j->owner, c->user) == 0)) {
+			status_one(&(struct status_ctx){ .st = store, .jobs = jobs, .full = full }, j);
+			/* Computed when asked, not kept per pass: qstat -j is rare. */
+			if (full) {
+				json_t *o = json_array_get(jobs, json_array_size(jobs) - 1);
+				char info[512];
+
+				sched_why(j, info, sizeof info);
+				if (*info)
+					json_object_set_new(o, "scheduling_info", json_string(info));
+				if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
+					json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+				if ((mp = mail_pending_json(j->id)) != NULL)
+					json_object_set_new(o, "mail_pending", mp);
+				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
+					json_t *ph = pe_hosts_json(j);
+					if (ph)
+						json_object_set_new(o, "pe_hosts", ph);
+				}
+			}
+		}
+		job_free(j);
+	}
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "jobs", jobs);
+	return rep;
+}
+
+static void
+req_status(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct status_req q;
+	json_t *rep;
+	char *text;
+	size_t len;
+
+	if ((rep = status_parse(seq, msg, &q)) == NULL && q.ids)
+		rep = status_jobs(c, seq, &q);
+	else if (!rep && (rep = status_listing(store, seq, msg, c->user,
+	    conf->show_all_jobs || c->operator, &text, &len)) == NULL) {
+		net_send_text(c, text, len);
+		return;
 	}
 	net_send(c, rep);
 }

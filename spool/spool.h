@@ -22,6 +22,13 @@ void          store_close(struct store *st);
  * read transaction: safe beside a live master.  NULL with why when it is not
  * a database, not nowq's, or from a newer nowq. */
 struct store *store_open_readonly(const char *path, const char **why);
+/* The same checks, for a thread that reads beside the master (qmaster's
+ * reader): no transaction is held; each read is one snapshot, between
+ * store_read_begin (which loads the snapshot's store_repl_seq) and
+ * store_read_end.  A connection belongs to one thread. */
+struct store *store_open_reader(const char *path, const char **why);
+int           store_read_begin(struct store *st);
+void          store_read_end(struct store *st);
 /* Integrity check plus nowq's own invariants; prints problems to out, returns their count. */
 int           store_check(struct store *st, FILE *out);
 /* Every table's rows in primary-key order, one line each, the same for two

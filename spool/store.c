@@ -803,7 +803,8 @@ store_query_int(sqlite3 *db, const char *sql)
 
 /* Opening and migrations. */
 
-static char store_why[512];
+/* Per thread: qmaster's query thread opens the database too. */
+static _Thread_local char store_why[512];
 
 static int
 store_migrate(sqlite3 *db, const char *path)
@@ -938,8 +939,8 @@ fail:
 /* For --check and --dump, beside a live master: never creates, migrates or
  * writes anything (WAL lets it read while the master writes), and the one
  * read transaction it opens makes the check and the dump see one commit. */
-struct store *
-store_open_readonly(const char *path, const char **why)
+static struct store *
+store_open_ro(const char *path, bool hold, const char **why)
 {
 	sqlite3 *db = NULL;
 	struct store *st;
@@ -968,14 +969,47 @@ store_open_readonly(const char *path, const char **why)
 	}
 	st = xcalloc(1, sizeof *st);
 	st->db = db;
-	st->readonly = true;
+	st->readonly = hold;
 	store_load_seq(st);
+	if (!hold)
+		store_exec(db, "ROLLBACK");
 	return st;
 
 fail:
 	sqlite3_close(db);
 	*why = store_why;
 	return NULL;
+}
+
+struct store *
+store_open_readonly(const char *path, const char **why)
+{
+	return store_open_ro(path, true, why);
+}
+
+struct store *
+store_open_reader(const char *path, const char **why)
+{
+	return store_open_ro(path, false, why);
+}
+
+/* A deferred BEGIN takes its snapshot at the first read: the sequence
+ * read here is the last commit the reads that follow see. */
+int
+store_read_begin(struct store *st)
+{
+	assert(!st->readonly && !st->in_txn);
+	if (store_exec(st->db, "BEGIN") != SQLITE_OK)
+		return store_fail(st, "begin a read");
+	store_load_seq(st);
+	return 0;
+}
+
+void
+store_read_end(struct store *st)
+{
+	if (store_exec(st->db, "ROLLBACK") != SQLITE_OK)
+		store_fail(st, "end a read");
 }
 
 void
