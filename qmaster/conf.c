@@ -81,6 +81,15 @@ conf_validate_auth(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 static int
+conf_validate_query_thread(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = cfg_opt_getnstr(opt, 0);
+	if (strcmp(v, "idle") != 0 && strcmp(v, "normal") != 0 && strcmp(v, "off") != 0)
+		return conf_bad(cfg, "query_thread \"%s\" is not \"idle\", \"normal\" or \"off\"", v);
+	return 0;
+}
+
+static int
 conf_validate_positive(cfg_t *cfg, cfg_opt_t *opt)
 {
 	long v = cfg_opt_getnint(opt, 0);
@@ -253,6 +262,7 @@ conf_load(const char *path)
 		CFG_INT("host_timeout", 30, CFGF_NONE),
 		CFG_INT("client_timeout", 10, CFGF_NONE),
 		CFG_BOOL("show_all_jobs", cfg_true, CFGF_NONE),
+		CFG_STR("query_thread", "idle", CFGF_NONE),
 		CFG_INT("max_frame", PROTO_MAX_FRAME, CFGF_NONE),
 		CFG_STR("mailer", "/usr/sbin/sendmail -t -oi", CFGF_NONE),
 		CFG_INT("mail_max_running", 4, CFGF_NONE),
@@ -275,6 +285,7 @@ conf_load(const char *path)
 	cfg_set_error_function(cfg, conf_error);
 	cfg_set_validate_func(cfg, "log_level", conf_validate_level);
 	cfg_set_validate_func(cfg, "auth", conf_validate_auth);
+	cfg_set_validate_func(cfg, "query_thread", conf_validate_query_thread);
 	cfg_set_validate_func(cfg, "max_frame", conf_validate_positive);
 	switch (cfg_parse(cfg, path)) {
 	case CFG_SUCCESS:
@@ -372,6 +383,11 @@ conf_load(const char *path)
 	}
 	c->client_timeout = (int)cfg_getint(cfg, "client_timeout");
 	c->show_all_jobs = cfg_getbool(cfg, "show_all_jobs");
+	{
+		const char *q = cfg_getstr(cfg, "query_thread");
+		c->query_thread = strcmp(q, "off") == 0 ? QUERY_THREAD_OFF :
+		    strcmp(q, "normal") == 0 ? QUERY_THREAD_NORMAL : QUERY_THREAD_IDLE;
+	}
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
 	s = cfg_getstr(cfg, "mailer");
 	if (!s || s[0] != '/') {
@@ -538,6 +554,8 @@ conf_reload(char *err, size_t errlen)
 	/* So does the authentication of those listeners. */
 	free(nc->auth);
 	nc->auth = xstrdup(conf->auth);
+	/* And the query thread, started with them. */
+	nc->query_thread = conf->query_thread;
 	/* qmod -d outlives a reload: the flag is state, not configuration. */
 	for (int i = 0; i < nc->nqueues; i++) {
 		const struct qm_queue *old = conf_queue(conf, nc->queues[i].name);

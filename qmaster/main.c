@@ -279,9 +279,16 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
-	base = event_base_new();
-	if (!base)
-		fatalx("event_base_new failed");
+	{
+		/* PRIO_NEW callbacks one at a time: between two, the loop looks
+		 * for due work again (qmaster.h). */
+		struct event_config *cfg = event_config_new();
+		if (!cfg || event_config_set_max_dispatch_interval(cfg, NULL, 1, PRIO_NEW) < 0 ||
+		    (base = event_base_new_with_config(cfg)) == NULL ||
+		    event_base_priority_init(base, PRIO_COUNT) < 0)
+			fatalx("event_base_new failed");
+		event_config_free(cfg);
+	}
 	commit_ev = event_new(base, -1, 0, commit_cb, NULL);
 	tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, NULL);
 	for (int i = 0; i < 4; i++) {
@@ -292,6 +299,8 @@ main(int argc, char **argv)
 		fatalx("cannot serve the status page on http_listen %s", conf->http_listen);
 	if (net_listen() < 0)
 		fatalx("cannot listen; see the messages above");
+	if (reader_start() < 0)
+		fatalx("cannot start the query thread; see the message above");
 	if (strcmp(conf->auth, "munge") == 0) {
 		/* munged may come later; say now why every peer would be refused. */
 		char err[400], *cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), "nowq:probe",
@@ -320,6 +329,7 @@ main(int argc, char **argv)
 			fatalx("cannot commit on the way out");
 		net_flush_held();
 	}
+	reader_stop();
 	net_shutdown();
 	http_stop();
 	repl_stop();

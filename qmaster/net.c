@@ -20,7 +20,6 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/listener.h>
 
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
@@ -63,7 +62,8 @@ struct held {
 TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
 
-static struct evconnlistener *lis_unix, *lis_tcp;
+/* The listening sockets' accept events, at PRIO_NEW (qmaster.h). */
+static struct event *lis_unix, *lis_tcp;
 static struct event *accept_pause_ev;
 static int64_t accept_fail_logged;   /* mono ms of the last warning */
 static unsigned accept_failures;     /* since that warning */
@@ -215,9 +215,50 @@ net_close(struct conn *c, const char *why)
 		repl_conn_gone(c);
 	request_conn_gone(c);
 	bufferevent_free(c->bev);
+	close(c->fd);
 	c->bev = NULL;
 	c->dead = true;
 	conn_release(c);
+}
+
+/* Moves a client's connection to the query thread (reader.c), with the
+ * listing it asked for first and what it sent after it.  Nothing of it is
+ * held here (c->refs is 0), and its HELLO reply goes with it unwritten. */
+static void
+net_hand_off(struct conn *c, json_t *msg)
+{
+	struct handoff *h = xcalloc(1, sizeof *h);
+
+	assert(c->role == ROLE_CLIENT && c->refs == 0 && !c->dead);
+	h->fd = c->fd;
+	h->is_unix = c->is_unix;
+	memcpy(h->peer, c->peer, sizeof h->peer);
+	h->uid = c->uid;
+	h->gid = c->gid;
+	h->user = xstrdup(c->user);
+	h->manager = c->manager;
+	h->operator = c->operator;
+	h->daemon = c->daemon;
+	/* Configuration is the loop's: what the thread needs of it goes with
+	 * the connection, as it is now. */
+	h->see_all = conf->show_all_jobs || c->operator;
+	h->hold = conf->nmasters > 0;
+	h->max_frame = conf->max_frame;
+	h->client_timeout = conf->client_timeout;
+	h->msg = json_incref(msg);
+	h->in = evbuffer_new();
+	h->out = evbuffer_new();
+	/* A bufferevent's output is drained only by its own writes: open it. */
+	evbuffer_unfreeze(bufferevent_get_output(c->bev), 1);
+	evbuffer_add_buffer(h->in, bufferevent_get_input(c->bev));
+	evbuffer_add_buffer(h->out, bufferevent_get_output(c->bev));
+	TAILQ_REMOVE(&conns, c, entry);
+	bufferevent_free(c->bev);
+	c->bev = NULL;
+	c->dead = true;
+	conn_release(c);
+	log_debug("%s: to the query thread", h->peer);
+	reader_give(h);
 }
 
 /* Sends what is queued, then closes: used after a protocol error reply. */
@@ -258,7 +299,7 @@ tcp_opts_needed(int fd)
 	return needed;
 }
 
-static void
+static struct conn *
 conn_new(int fd, bool is_unix, const char *peer)
 {
 	struct conn *c = xcalloc(1, sizeof *c);
@@ -274,47 +315,64 @@ conn_new(int fd, bool is_unix, const char *peer)
 			log_warn("SO_PEERCRED");
 			close(fd);
 			free(c);
-			return;
+			return NULL;
 		}
 		c->uid = cred.uid;
 		c->gid = cred.gid;
 		snprintf(c->peer, sizeof c->peer, "unix:pid %d uid %u", (int)cred.pid, (unsigned)cred.uid);
 	} else if (tcp_opts_needed(fd))
 		tcp_opts_set(fd);
-	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	/* Not closed with its bufferevent: net_close closes it, and a
+	 * connection that moves to the query thread keeps it. */
+	c->bev = bufferevent_socket_new(base, fd, 0);
 	if (!c->bev)
 		fatalx("bufferevent_socket_new failed");
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_set_timeouts(c->bev, &tv, NULL);
+	bufferevent_priority_set(c->bev, PRIO_NEW);
 	/* Not EV_WRITE yet: libevent would watch the empty output until the
 	 * socket says writable, two epoll_ctl calls and a wake-up for each of
 	 * the thousands of qstat connections a minute. */
 	bufferevent_enable(c->bev, EV_READ);
 	TAILQ_INSERT_TAIL(&conns, c, entry);
+	return c;
 }
 
-static void
-accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len, void *arg)
-{
-	char peer[64] = "unix";
-	bool is_unix = sa->sa_family == AF_UNIX;
+static void accept_error(void);
 
-	if (!is_unix) {
+/* One connection a call: the event stays ready while the backlog holds
+ * more, and at PRIO_NEW each accept waits for the work that is due. */
+static void
+accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	char peer[64] = "unix";
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0) {
+		/* Gone before it was taken, or taken already: nothing to do. */
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
+			return;
+		accept_error();
+		return;
+	}
+	if (ss.ss_family != AF_UNIX) {
 		char host[48], port[8];
-		if (getnameinfo(sa, (socklen_t)len, host, sizeof host, port, sizeof port,
+		if (getnameinfo((struct sockaddr *)&ss, len, host, sizeof host, port, sizeof port,
 		    NI_NUMERICHOST | NI_NUMERICSERV) == 0)
 			snprintf(peer, sizeof peer, "%s:%s", host, port);
 	}
-	conn_new(fd, is_unix, peer);
+	conn_new(fd, ss.ss_family == AF_UNIX, peer);
 }
 
 static void
 accept_resume_cb(evutil_socket_t fd, short what, void *arg)
 {
 	if (lis_unix)
-		evconnlistener_enable(lis_unix);
+		event_add(lis_unix, NULL);
 	if (lis_tcp)
-		evconnlistener_enable(lis_tcp);
+		event_add(lis_tcp, NULL);
 }
 
 /* The oldest connection that has not said HELLO: the cheapest for a
@@ -330,9 +388,9 @@ net_oldest_stranger(void)
 }
 
 static void
-accept_error_cb(struct evconnlistener *l, void *arg)
+accept_error(void)
 {
-	int err = EVUTIL_SOCKET_ERROR();
+	int err = errno;
 	struct timeval tv = { 0, NET_ACCEPT_PAUSE_MS * 1000 };
 	struct conn *c;
 
@@ -354,9 +412,9 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 	if (!accept_pause_ev)
 		accept_pause_ev = evtimer_new(base, accept_resume_cb, NULL);
 	if (lis_unix)
-		evconnlistener_disable(lis_unix);
+		event_del(lis_unix);
 	if (lis_tcp)
-		evconnlistener_disable(lis_tcp);
+		event_del(lis_tcp);
 	evtimer_add(accept_pause_ev, &tv);
 }
 
@@ -417,6 +475,17 @@ conn_frame_deadline(struct conn *c, struct evbuffer *in)
 		bufferevent_set_timeouts(c->bev, &tv, &wr);
 	}
 	return true;
+}
+
+/* A connection that asks for work, or a daemon's: PRIO_WORK from now on.
+ * libevent refuses while its write event is active (a reply goes out in
+ * this turn): conn_read_cb and conn_write_cb try again. */
+static void
+conn_promote(struct conn *c)
+{
+	c->promote = true;
+	if (!c->promoted && bufferevent_priority_set(c->bev, PRIO_WORK) == 0)
+		c->promoted = true;
 }
 
 /* The identity of a TCP peer: from its munge credential (auth = munge), or
@@ -554,6 +623,8 @@ conn_hello(struct conn *c, json_t *msg)
 	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
+	if (c->role != ROLE_CLIENT)
+		conn_promote(c);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
 	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
 	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
@@ -582,6 +653,8 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	bool full = evbuffer_get_length(in) >= NET_LIBEVENT_READ;
 	int r, n;
 
+	if (c->promote && !c->promoted)
+		conn_promote(c);
 	while (!c->dead && !c->closing) {
 		/* Replies the peer does not read: stop reading it until they
 		 * drain (conn_write_cb resumes). */
@@ -632,6 +705,15 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			conn_set_timeouts(c);
 			continue;
 		}
+		/* A listing asked first is the query thread's, with the rest. */
+		if (!c->asked && c->role == ROLE_CLIENT && c->refs == 0 && reader_takes(msg)) {
+			net_hand_off(c, msg);
+			json_decref(msg);
+			return;
+		}
+		if (!c->asked)
+			conn_promote(c);
+		c->asked = true;
 		request_dispatch(c, msg);
 		json_decref(msg);
 	}
@@ -642,6 +724,42 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+void
+net_adopt(struct handoff *h)
+{
+	struct conn *c = conn_new(h->fd, h->is_unix, h->peer);
+	struct evbuffer *in;
+
+	h->fd = -1;
+	log_debug("%s: back from the query thread", h->peer);
+	if (c) {
+		memcpy(c->peer, h->peer, sizeof c->peer);
+		c->role = ROLE_CLIENT;
+		c->uid = h->uid;
+		c->gid = h->gid;
+		c->user = h->user;
+		h->user = NULL;
+		c->manager = h->manager;
+		c->operator = h->operator;
+		c->daemon = h->daemon;
+		c->asked = true;
+		conn_promote(c);
+		conn_set_timeouts(c);
+		in = bufferevent_get_input(c->bev);
+		evbuffer_unfreeze(in, 0);
+		evbuffer_add_buffer(in, h->in);
+		evbuffer_freeze(in, 0);
+		if (h->msg)
+			request_dispatch(c, h->msg);
+		if (!c->dead && !c->closing)
+			conn_read_cb(c->bev, c);
+	}
+	json_decref(h->msg);
+	evbuffer_free(h->in);
+	free(h->user);
+	free(h);
+}
+
 static void
 conn_write_cb(struct bufferevent *bev, void *arg)
 {
@@ -650,6 +768,8 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		net_close(c, "closed after error");
 		return;
 	}
+	if (c->promote && !c->promoted)
+		conn_promote(c);
 	/* Its replies drained below the mark: read its requests again. */
 	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
@@ -678,6 +798,30 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		net_close(c, "peer closed");
 }
 
+/* The accept event of a bound socket, at PRIO_NEW; NULL when it cannot listen. */
+static struct event *
+listen_event(int fd, int backlog)
+{
+	struct event *ev;
+
+	if (listen(fd, backlog) < 0)
+		return NULL;
+	ev = event_new(base, fd, EV_READ | EV_PERSIST, accept_cb, NULL);
+	if (!ev || event_priority_set(ev, PRIO_NEW) < 0 || event_add(ev, NULL) < 0)
+		fatalx("cannot watch a listening socket");
+	return ev;
+}
+
+/* Closes what listen_event watched. */
+static void
+listen_free(struct event *ev)
+{
+	if (!ev)
+		return;
+	close(event_get_fd(ev));
+	event_free(ev);
+}
+
 static int
 listen_unix(const char *path)
 {
@@ -697,11 +841,11 @@ listen_unix(const char *path)
 		return -1;
 	}
 	chmod(path, 0666);
-	lis_unix = evconnlistener_new(base, accept_cb, NULL,
-	    LEV_OPT_CLOSE_ON_FREE, 128, fd);
-	if (!lis_unix)
-		fatalx("evconnlistener_new failed");
-	evconnlistener_set_error_cb(lis_unix, accept_error_cb);
+	if ((lis_unix = listen_event(fd, 128)) == NULL) {
+		log_warn("cannot listen on unix socket %s", path);
+		close(fd);
+		return -1;
+	}
 	return 0;
 }
 
@@ -710,7 +854,7 @@ listen_tcp(const char *host, int port)
 {
 	struct addrinfo hints, *res;
 	char portstr[16];
-	int rc;
+	int rc, fd;
 
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = AF_UNSPEC;
@@ -721,20 +865,22 @@ listen_tcp(const char *host, int port)
 		log_warnx("cannot resolve listen address %s: %s", host, gai_strerror(rc));
 		return -1;
 	}
-	lis_tcp = evconnlistener_new_bind(base, accept_cb, NULL,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 512,
-	    res->ai_addr, (int)res->ai_addrlen);
-	freeaddrinfo(res);
-	if (!lis_tcp) {
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* A restarted master takes its port back at once (TIME_WAIT). */
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) < 0 ||
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || (lis_tcp = listen_event(fd, 512)) == NULL) {
 		log_warn("cannot listen on %s:%d", host, port);
+		freeaddrinfo(res);
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
+	freeaddrinfo(res);
 	/* Passed on to the accepted sockets (tcp_opts_needed). */
-	if (tcp_opts_set(evconnlistener_get_fd(lis_tcp)) < 0) {
+	if (tcp_opts_set(fd) < 0) {
 		log_warn("cannot set TCP_NODELAY and SO_KEEPALIVE on %s:%d", host, port);
 		return -1;
 	}
-	evconnlistener_set_error_cb(lis_tcp, accept_error_cb);
 	return 0;
 }
 
@@ -753,10 +899,8 @@ void
 net_shutdown(void)
 {
 	struct conn *c;
-	if (lis_unix)
-		evconnlistener_free(lis_unix);
-	if (lis_tcp)
-		evconnlistener_free(lis_tcp);
+	listen_free(lis_unix);
+	listen_free(lis_tcp);
 	lis_unix = lis_tcp = NULL;
 	if (accept_pause_ev)
 		event_free(accept_pause_ev);

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,10 @@ repl_primary_addr(void)
 	return NULL;
 }
 
+/* rp.released for the reader thread (reader.c), which holds no reply the
+ * loop would not send. */
+static _Atomic int64_t released_shared;
+
 int64_t
 repl_unacked(void)
 {
@@ -125,9 +130,17 @@ repl_release(void)
 		r = failover_witness_seq();
 	else
 		r = store_repl_seq(store);
-	if (r > rp.released)
+	if (r > rp.released) {
 		rp.released = r;
+		atomic_store_explicit(&released_shared, r, memory_order_release);
+	}
 	net_release(rp.released);
+}
+
+int64_t
+repl_released(void)
+{
+	return atomic_load_explicit(&released_shared, memory_order_acquire);
 }
 
 bool
@@ -528,6 +541,7 @@ repl_install_snapshot(int64_t seq, int64_t epoch)
 		fatal("cannot install the snapshot as %s", db);
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the snapshot: %s", why);
+	reader_store_replaced();
 	store_capture(store, false);
 	/* The copy carries the primary's meta rows (repl.seq, epoch) as they
 	 * were at seq: writing them here would make the next changeset,

@@ -160,6 +160,15 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	[ "$(sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT count(*) FROM jobs WHERE id = $id")" = 1 ]
 	# Not only the jobs: every row of every table.
 	same_dumps "$CLUSTER/qmaster/nowq.db" "$CLUSTER/qmaster-2/nowq.db"
+	# Promoted, it lists what the snapshot brought: its query thread
+	# reads the installed file, not the one it opened at start.
+	kill -9 "$(pid_of qmaster)"
+	export NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock"
+	wait_until 10 qsub -h -o /dev/null -e /dev/null -b y true
+	run qstat -u '*' -s p
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | awk 'NR > 2' | wc -l)" -ge $((want + 1)) ]
+	echo "$output" | awk -v id="$id" '$1 == id { f = 1 } END { exit !f }'
 }
 
 @test "managers get mail when the standby takes over (admin_mail)" {

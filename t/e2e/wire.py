@@ -2,6 +2,8 @@
 # wire.py: a raw nowq protocol peer for the hostile-input tests and bench/soak: requests past qsub's checks, idle, slow and garbage connections.
 """Usage (ADDR is HOST:PORT of the master's TCP listener, auth = none, or unix:PATH of its socket):
   wire.py send ADDR [JSON...]      HELLO as ourselves, send each message (else each line of stdin), print each reply
+  wire.py pipe ADDR JSON...        HELLO and every message in one write (as qstat and qsub send), then print
+                                   each reply in the order they come, until the master closes or is quiet
   wire.py idle ADDR N [hello]      open N connections (after HELLO with "hello"), print "open N", hold until stdin ends
   wire.py slow ADDR INTERVAL       HELLO, then a frame a byte every INTERVAL s; print the seconds until the master closed it
   wire.py noread ADDR SECONDS      HELLO, then 8000 STATUS requests without reading a reply; hold SECONDS
@@ -78,6 +80,22 @@ def cmd_send(a, msgs):
         obj.setdefault("seq", i + 2)
         s.sendall(frame(obj))
         print(json.dumps(recv_frame(s)), flush=True)
+
+
+def cmd_pipe(a, msgs):
+    s = open_socket(a, 2)
+    out = frame(hello())
+    for i, m in enumerate(msgs):
+        obj = json.loads(m) if m.startswith("{") else m.encode()
+        if isinstance(obj, dict):
+            obj.setdefault("seq", i + 2)
+        out += frame(obj)
+    s.sendall(out)
+    try:
+        while (r := recv_frame(s)) is not None:
+            print(json.dumps(r), flush=True)
+    except socket.timeout:
+        pass
 
 
 def raise_fds():
@@ -222,7 +240,9 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     cmd, a = sys.argv[1], sys.argv[2]
-    if cmd == "send":
+    if cmd == "pipe":
+        cmd_pipe(a, sys.argv[3:])
+    elif cmd == "send":
         cmd_send(a, sys.argv[3:] or sys.stdin.read().splitlines())
     elif cmd == "idle":
         cmd_idle(a, int(sys.argv[3]), len(sys.argv) > 4 and sys.argv[4] == "hello")

@@ -1,0 +1,478 @@
+/* reader.c: the query thread: job listings (qstat's STATUS) answered from a read-only connection to the database at idle priority, so polling clients take no time from the loop's dispatch. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "qmaster/qmaster.h"
+#include "spool/spool.h"
+
+/*
+ * Why a thread.  A qstat connects, says HELLO, asks for the listing, reads
+ * it and closes: on Linux most of that cost is the kernel's (the reply's
+ * write, the close), and the listing's reads and text are the rest.  Done
+ * by the loop, at the loop's priority, 10,000 of them a second delay every
+ * dispatch (BENCHMARKS.md).  The loop still accepts the connection and
+ * answers its HELLO (the authentication stays in one place); a listing
+ * asked first moves the connection here, to a thread the kernel runs only
+ * when nothing else wants the CPU (SCHED_IDLE).  Anything else it asks
+ * afterwards goes back to the loop, in order.
+ *
+ * The thread shares nothing with the loop but two queues of handoffs
+ * (under a mutex, each with an eventfd to wake the other side), the
+ * atomic repl_released, and the log.  It reads the database through its
+ * own SQLite connection, one snapshot per request: WAL shows it only
+ * committed transactions, and with a standby a reply waits, as the loop's
+ * do, until the standby has what it shows (else the loop answers it).
+ */
+
+struct rconn {
+	TAILQ_ENTRY(rconn) entry;
+	struct bufferevent *bev;
+	struct handoff     *h;      /* who it is; msg, in and out taken */
+	json_t             *back;   /* the request the loop must answer: given back once the output drains */
+	bool                going;  /* to the loop once the output drains */
+	bool                closing; /* closed once the output drains */
+};
+TAILQ_HEAD(rconn_list, rconn);
+TAILQ_HEAD(handoff_list, handoff);
+
+static struct {
+	bool                running;
+	pthread_t           thread;
+	pthread_mutex_t     mu;
+	struct handoff_list to, back;   /* under mu */
+	bool                stop;       /* under mu */
+	int                 to_fd, back_fd;
+	struct event_base  *rbase;      /* the thread's */
+	struct event       *to_ev;      /* on rbase */
+	struct event       *back_ev;    /* on the loop's base */
+	struct store       *st;         /* the thread's; NULL after a failed reopen */
+	char               *path;
+	unsigned            gen;        /* the thread's: store_gen when st was opened */
+	struct rconn_list   conns;      /* the thread's */
+	bool                idle;
+} rd = { .mu = PTHREAD_MUTEX_INITIALIZER, .to_fd = -1, .back_fd = -1 };
+
+static void rconn_work(struct rconn *rc);
+
+/* Bumped by the loop when the database file was replaced under the
+ * thread's connection (a standby installing a snapshot): the thread's
+ * connection still reads the old file, and must open the new one. */
+static _Atomic unsigned store_gen;
+
+void
+reader_store_replaced(void)
+{
+	atomic_fetch_add(&store_gen, 1);
+}
+
+/* The thread's connection to the database file the loop has now; false
+ * when it cannot be opened (the loop answers then). */
+static bool
+reader_store(void)
+{
+	unsigned gen = atomic_load(&store_gen);
+	const char *why;
+
+	if (rd.st && gen == rd.gen)
+		return true;
+	store_close(rd.st);
+	rd.gen = gen;
+	if ((rd.st = store_open_reader(rd.path, &why)) == NULL)
+		log_warnx("query thread: %s; the loop answers listings", why);
+	return rd.st != NULL;
+}
+
+static void
+handoff_free(struct handoff *h)
+{
+	if (h->fd >= 0)
+		close(h->fd);
+	json_decref(h->msg);
+	if (h->in)
+		evbuffer_free(h->in);
+	if (h->out)
+		evbuffer_free(h->out);
+	free(h->user);
+	free(h);
+}
+
+static void
+wake(int fd)
+{
+	uint64_t one = 1;
+	/* Fails only when the counter is full: it is awake already. */
+	(void)!write(fd, &one, sizeof one);
+}
+
+static void
+drain(int fd)
+{
+	uint64_t n;
+	(void)!read(fd, &n, sizeof n);
+}
+
+/* A whole queue under the lock; the caller walks its copy without it. */
+static void
+queue_take(struct handoff_list *q, struct handoff_list *out)
+{
+	struct handoff *h;
+
+	TAILQ_INIT(out);
+	pthread_mutex_lock(&rd.mu);
+	while ((h = TAILQ_FIRST(q)) != NULL) {
+		TAILQ_REMOVE(q, h, entry);
+		TAILQ_INSERT_TAIL(out, h, entry);
+	}
+	pthread_mutex_unlock(&rd.mu);
+}
+
+/* The other side takes the whole queue when woken: a queue that was not
+ * empty has a wake-up coming already. */
+static void
+queue_put(struct handoff_list *q, struct handoff *h, int fd)
+{
+	bool was_empty;
+
+	pthread_mutex_lock(&rd.mu);
+	was_empty = TAILQ_EMPTY(q);
+	TAILQ_INSERT_TAIL(q, h, entry);
+	pthread_mutex_unlock(&rd.mu);
+	if (was_empty)
+		wake(fd);
+}
+
+/* The thread's side. */
+
+static void
+rconn_free(struct rconn *rc)
+{
+	TAILQ_REMOVE(&rd.conns, rc, entry);
+	bufferevent_free(rc->bev);
+	json_decref(rc->back);
+	handoff_free(rc->h);
+	free(rc);
+}
+
+/* To the loop, with what it sent after the last request answered here. */
+static void
+rconn_give_back(struct rconn *rc)
+{
+	struct handoff *h = rc->h;
+	struct evbuffer *in = bufferevent_get_input(rc->bev);
+
+	h->msg = rc->back;
+	rc->back = NULL;
+	h->in = evbuffer_new();
+	evbuffer_unfreeze(in, 0);
+	evbuffer_add_buffer(h->in, in);
+	evbuffer_freeze(in, 0);
+	rc->h = NULL;
+	TAILQ_REMOVE(&rd.conns, rc, entry);
+	bufferevent_free(rc->bev);
+	free(rc);
+	queue_put(&rd.back, h, rd.back_fd);
+}
+
+static void
+rconn_send(struct rconn *rc, json_t *rep, const char *text, size_t len)
+{
+	struct evbuffer *out = bufferevent_get_output(rc->bev);
+	const char *why;
+
+	if ((rep ? proto_frame_append(out, rep, rc->h->max_frame, &why) :
+	    proto_frame_append_text(out, text, len, rc->h->max_frame, &why)) < 0) {
+		log_warnx("%s: cannot send a listing: %s", rc->h->peer, why);
+		rc->closing = true;
+	}
+}
+
+/* Answers one listing, or leaves it to the loop when its reply would show
+ * what the standby does not have yet. */
+static void
+rconn_answer(struct rconn *rc, json_t *msg)
+{
+	int64_t seq = jint(msg, "seq", 0);
+	json_t *rep;
+	char *text;
+	size_t len;
+
+	if (!reader_store()) {
+		rc->back = json_incref(msg);
+		return;
+	}
+	if (store_read_begin(rd.st) < 0) {
+		rep = proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list");
+		rconn_send(rc, rep, NULL, 0);
+		json_decref(rep);
+		return;
+	}
+	if (rc->h->hold && store_repl_seq(rd.st) > repl_released()) {
+		store_read_end(rd.st);
+		rc->back = json_incref(msg);
+		return;
+	}
+	rep = status_listing(rd.st, seq, msg, rc->h->user, rc->h->see_all, &text, &len);
+	store_read_end(rd.st);
+	rconn_send(rc, rep, text, len);
+	json_decref(rep);
+	free(text);
+}
+
+static bool
+is_listing(const json_t *msg)
+{
+	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
+}
+
+/* One request at a time: the next is read once the reply is written, so
+ * what a client leaves unread stays one reply. */
+static void
+rconn_work(struct rconn *rc)
+{
+	struct evbuffer *in = bufferevent_get_input(rc->bev);
+	json_t *msg;
+	const char *why;
+	int r;
+
+	while (evbuffer_get_length(bufferevent_get_output(rc->bev)) == 0) {
+		if (rc->closing) {
+			rconn_free(rc);
+			return;
+		}
+		if (rc->back || rc->going) {
+			rconn_give_back(rc);
+			return;
+		}
+		r = proto_frame_take(in, &msg, rc->h->max_frame, &why);
+		if (r == 0) {
+			/* Half a frame: the loop times it, and takes the rest. */
+			if (evbuffer_get_length(in) > 0) {
+				rc->going = true;
+				continue;
+			}
+			bufferevent_enable(rc->bev, EV_READ);
+			return;
+		}
+		if (r < 0) {
+			json_t *rep = proto_reply_err(0, ERR_PROTO, "%s", why);
+			log_info("%s: %s", rc->h->peer, why);
+			rconn_send(rc, rep, NULL, 0);
+			json_decref(rep);
+			rc->closing = true;
+		} else if (is_listing(msg))
+			rconn_answer(rc, msg);
+		else
+			rc->back = json_incref(msg);
+		json_decref(msg);
+	}
+	bufferevent_disable(rc->bev, EV_READ);
+}
+
+static void
+rconn_read_cb(struct bufferevent *bev, void *arg)
+{
+	rconn_work(arg);
+}
+
+static void
+rconn_write_cb(struct bufferevent *bev, void *arg)
+{
+	rconn_work(arg);
+}
+
+static void
+rconn_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct rconn *rc = arg;
+
+	if (what & BEV_EVENT_TIMEOUT)
+		log_info("%s: closing after %d s: left its replies unread", rc->h->peer,
+		    rc->h->client_timeout);
+	rconn_free(rc);
+}
+
+static void
+rconn_new(struct handoff *h)
+{
+	struct rconn *rc = xcalloc(1, sizeof *rc);
+	struct timeval wr = { h->client_timeout, 0 };
+	struct evbuffer *in;
+	json_t *msg = h->msg;
+
+	rc->h = h;
+	rc->bev = bufferevent_socket_new(rd.rbase, h->fd, 0);
+	if (!rc->bev)
+		fatalx("bufferevent_socket_new failed");
+	bufferevent_setcb(rc->bev, rconn_read_cb, rconn_write_cb, rconn_event_cb, rc);
+	bufferevent_set_timeouts(rc->bev, NULL, &wr);
+	in = bufferevent_get_input(rc->bev);
+	evbuffer_unfreeze(in, 0);
+	evbuffer_add_buffer(in, h->in);
+	evbuffer_freeze(in, 0);
+	evbuffer_add_buffer(bufferevent_get_output(rc->bev), h->out);
+	evbuffer_free(h->in);
+	evbuffer_free(h->out);
+	h->in = h->out = NULL;
+	h->msg = NULL;
+	TAILQ_INSERT_TAIL(&rd.conns, rc, entry);
+	rconn_answer(rc, msg);
+	json_decref(msg);
+	rconn_work(rc);
+}
+
+static void
+to_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct handoff_list q;
+	struct handoff *h;
+	bool stop;
+
+	drain(fd);
+	queue_take(&rd.to, &q);
+	while ((h = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, h, entry);
+		rconn_new(h);
+	}
+	pthread_mutex_lock(&rd.mu);
+	stop = rd.stop;
+	pthread_mutex_unlock(&rd.mu);
+	if (stop)
+		event_base_loopbreak(rd.rbase);
+}
+
+static void *
+reader_main(void *arg)
+{
+	struct rconn *rc;
+
+	/* Below every other thread of the host: polling waits, dispatch does
+	 * not.  A host with no idle time still serves it a little (Linux
+	 * gives SCHED_IDLE a small share), so a listing is late, never lost. */
+	if (rd.idle && pthread_setschedparam(pthread_self(), SCHED_IDLE, &(struct sched_param){ 0 }) != 0)
+		log_warnx("query thread: cannot take idle priority; it runs at the loop's");
+	event_base_dispatch(rd.rbase);
+	while ((rc = TAILQ_FIRST(&rd.conns)) != NULL)
+		rconn_free(rc);
+	return NULL;
+}
+
+/* The loop's side. */
+
+static void
+back_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct handoff_list q;
+	struct handoff *h;
+
+	drain(fd);
+	queue_take(&rd.back, &q);
+	while ((h = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, h, entry);
+		net_adopt(h);
+	}
+}
+
+bool
+reader_takes(const json_t *msg)
+{
+	/* Only a writable primary's answers are the cluster's (a standby
+	 * answers only clients that ask for any master, in the loop). */
+	return rd.running && is_listing(msg) && repl_role() == REPL_PRIMARY && repl_writable();
+}
+
+void
+reader_give(struct handoff *h)
+{
+	assert(rd.running);
+	queue_put(&rd.to, h, rd.to_fd);
+}
+
+int
+reader_start(void)
+{
+	const char *why;
+	sigset_t all, old;
+	int rc;
+
+	if (conf->query_thread == QUERY_THREAD_OFF)
+		return 0;
+	rd.path = xasprintf("%s/nowq.db", conf->spool_dir);
+	rd.gen = atomic_load(&store_gen);
+	if ((rd.st = store_open_reader(rd.path, &why)) == NULL) {
+		log_warnx("query thread: %s", why);
+		return -1;
+	}
+	TAILQ_INIT(&rd.to);
+	TAILQ_INIT(&rd.back);
+	TAILQ_INIT(&rd.conns);
+	rd.idle = conf->query_thread == QUERY_THREAD_IDLE;
+	if ((rd.to_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
+	    (rd.back_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+		fatal("eventfd");
+	if ((rd.rbase = event_base_new()) == NULL)
+		fatalx("event_base_new failed");
+	rd.to_ev = event_new(rd.rbase, rd.to_fd, EV_READ | EV_PERSIST, to_cb, NULL);
+	rd.back_ev = event_new(base, rd.back_fd, EV_READ | EV_PERSIST, back_cb, NULL);
+	event_add(rd.to_ev, NULL);
+	event_add(rd.back_ev, NULL);
+	/* Signals are the loop's: the thread starts with all of them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&rd.thread, NULL, reader_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		fatal("query thread");
+	}
+	rd.running = true;
+	log_info("query thread started (%s priority)", rd.idle ? "idle" : "normal");
+	return 0;
+}
+
+void
+reader_stop(void)
+{
+	struct handoff_list q;
+	struct handoff *h;
+
+	if (!rd.running)
+		return;
+	pthread_mutex_lock(&rd.mu);
+	rd.stop = true;
+	pthread_mutex_unlock(&rd.mu);
+	wake(rd.to_fd);
+	pthread_join(rd.thread, NULL);
+	rd.running = false;
+	/* What neither side took is closed with the rest. */
+	queue_take(&rd.to, &q);
+	while ((h = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, h, entry);
+		handoff_free(h);
+	}
+	queue_take(&rd.back, &q);
+	while ((h = TAILQ_FIRST(&q)) != NULL) {
+		TAILQ_REMOVE(&q, h, entry);
+		handoff_free(h);
+	}
+	event_free(rd.to_ev);
+	event_free(rd.back_ev);
+	event_base_free(rd.rbase);
+	close(rd.to_fd);
+	close(rd.back_fd);
+	store_close(rd.st);
+	free(rd.path);
+}
