@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -20,11 +21,12 @@
 extern char **environ;
 
 static const char usage[] =
-    "usage: bulksub [-w WINDOW] [-r RATE] [-q] COUNT QSUB_OPTION... [COMMAND ARG...]\n"
+    "usage: bulksub [-w WINDOW] [-r RATE] [-q] [-t] COUNT QSUB_OPTION... [COMMAND ARG...]\n"
     "  submits COUNT copies of the job qsub would build from the options (-b y given,\n"
     "  so the command is a program), at most WINDOW (default 2000) unanswered at once\n"
     "  and, with -r, RATE per second, over the first entry of $NOWQ_MASTER; prints\n"
-    "  the rate of acknowledged ones\n";
+    "  the rate of acknowledged ones; -t also prints \"first ID US\": the first job's id\n"
+    "  and the wall clock (microseconds) just before its SUBMIT was written\n";
 
 static int
 connect_master(const char *spec)
@@ -82,12 +84,13 @@ main(int argc, char **argv)
 	int64_t t0, t1;
 	json_t *job, *hello, *rep;
 	int fd, ai = 1;
-	bool quiet = false;
+	bool quiet = false, stamp = false;
+	long long first_id = 0, first_us = 0;
 
-	while (ai < argc && argv[ai][0] == '-' && strchr("wrq", argv[ai][1]) && argv[ai][1] && !argv[ai][2]) {
+	while (ai < argc && argv[ai][0] == '-' && strchr("wrqt", argv[ai][1]) && argv[ai][1] && !argv[ai][2]) {
 		long long *v = argv[ai][1] == 'w' ? &window : &rate;
-		if (argv[ai][1] == 'q') {
-			quiet = true;
+		if (argv[ai][1] == 'q' || argv[ai][1] == 't') {
+			*(argv[ai][1] == 'q' ? &quiet : &stamp) = true;
 			ai++;
 			continue;
 		}
@@ -154,6 +157,11 @@ main(int argc, char **argv)
 			free(s);
 			sent++;
 		}
+		if (!first_us) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			first_us = (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		}
 		for (size_t off = 0; off < len; ) {
 			ssize_t w = write(fd, buf + off, len - off);
 			if (w < 0 && errno == EINTR)
@@ -167,9 +175,10 @@ main(int argc, char **argv)
 		    rate ? 1 : 0) > 0) {
 			if (proto_recv_fd(fd, &rep, 60000, &why) < 0)
 				fatalx("reply: %s", why);
-			if (jbool(rep, "ok", false))
-				acked++;
-			else if (refused++ == 0)
+			if (jbool(rep, "ok", false)) {
+				if (acked++ == 0)
+					first_id = jint(rep, "id", 0);
+			} else if (refused++ == 0)
 				log_warnx("refused: %s", jstr(rep, "message") ? jstr(rep, "message") : "?");
 			json_decref(rep);
 			if (rate && sent < count && sent - acked - refused < window)
@@ -180,6 +189,8 @@ main(int argc, char **argv)
 	if (!quiet)
 		printf("submitted %lld refused %lld in %.3f s: %.0f jobs/s\n", acked, refused,
 		    (double)(t1 - t0) / 1e6, (double)acked / ((double)(t1 - t0) / 1e6));
+	if (stamp)
+		printf("first %lld %lld\n", first_id, first_us);
 	close(fd);
 	free(buf);
 	free(jobtext);
