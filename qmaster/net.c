@@ -477,14 +477,15 @@ conn_frame_deadline(struct conn *c, struct evbuffer *in)
 	return true;
 }
 
-/* A connection that asks for work, or a daemon's: PRIO_WORK from now on.
- * libevent refuses while its write event is active (a reply goes out in
- * this turn): conn_read_cb and conn_write_cb try again. */
+/* A connection that asked for work, or a daemon's, is served at
+ * PRIO_WORK.  libevent refuses the change while its write event is active
+ * (a reply goes out in this turn): conn_read_cb and conn_write_cb try
+ * again. */
 static void
 conn_promote(struct conn *c)
 {
-	c->promote = true;
-	if (!c->promoted && bufferevent_priority_set(c->bev, PRIO_WORK) == 0)
+	if (!c->promoted && (c->asked || (c->role != ROLE_NONE && c->role != ROLE_CLIENT)) &&
+	    bufferevent_priority_set(c->bev, PRIO_WORK) == 0)
 		c->promoted = true;
 }
 
@@ -623,8 +624,7 @@ conn_hello(struct conn *c, json_t *msg)
 	}
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
-	if (c->role != ROLE_CLIENT)
-		conn_promote(c);
+	conn_promote(c);
 	json_object_set_new(rep, "master", json_string(my_hostname()));
 	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
 	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
@@ -653,8 +653,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	bool full = evbuffer_get_length(in) >= NET_LIBEVENT_READ;
 	int r, n;
 
-	if (c->promote && !c->promoted)
-		conn_promote(c);
+	conn_promote(c);
 	while (!c->dead && !c->closing) {
 		/* Replies the peer does not read: stop reading it until they
 		 * drain (conn_write_cb resumes). */
@@ -711,9 +710,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			json_decref(msg);
 			return;
 		}
-		if (!c->asked)
+		if (!c->asked) {
+			c->asked = true;
 			conn_promote(c);
-		c->asked = true;
+		}
 		request_dispatch(c, msg);
 		json_decref(msg);
 	}
@@ -725,15 +725,23 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 }
 
 void
+net_input_add(struct bufferevent *bev, struct evbuffer *from)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	evbuffer_unfreeze(in, 0);
+	evbuffer_add_buffer(in, from);
+	evbuffer_freeze(in, 0);
+}
+
+void
 net_adopt(struct handoff *h)
 {
 	struct conn *c = conn_new(h->fd, h->is_unix, h->peer);
-	struct evbuffer *in;
 
 	h->fd = -1;
 	log_debug("%s: back from the query thread", h->peer);
 	if (c) {
-		memcpy(c->peer, h->peer, sizeof c->peer);
 		c->role = ROLE_CLIENT;
 		c->uid = h->uid;
 		c->gid = h->gid;
@@ -745,10 +753,7 @@ net_adopt(struct handoff *h)
 		c->asked = true;
 		conn_promote(c);
 		conn_set_timeouts(c);
-		in = bufferevent_get_input(c->bev);
-		evbuffer_unfreeze(in, 0);
-		evbuffer_add_buffer(in, h->in);
-		evbuffer_freeze(in, 0);
+		net_input_add(c->bev, h->in);
 		if (h->msg)
 			request_dispatch(c, h->msg);
 		if (!c->dead && !c->closing)
@@ -768,8 +773,7 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		net_close(c, "closed after error");
 		return;
 	}
-	if (c->promote && !c->promoted)
-		conn_promote(c);
+	conn_promote(c);
 	/* Its replies drained below the mark: read its requests again. */
 	if (!c->closing && !(bufferevent_get_enabled(bev) & EV_READ)) {
 		bufferevent_setwatermark(bev, EV_WRITE, 0, 0);

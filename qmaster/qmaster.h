@@ -137,7 +137,7 @@ struct conn {
 	int64_t              hb_seq;        /* the highest sequence its execd echoed */
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
 	bool                 asked;         /* a request was handled here since HELLO */
-	bool                 promote, promoted; /* PRIO_WORK wanted, and set */
+	bool                 promoted;      /* at PRIO_WORK (conn_promote) */
 };
 
 int  net_listen(void);
@@ -185,6 +185,9 @@ struct handoff {
 };
 /* The loop takes back a connection the reader cannot answer (main thread). */
 void net_adopt(struct handoff *h);
+/* Puts what a connection sent before it moved (from, emptied) into the
+ * input of its new bufferevent, whose end libevent keeps frozen. */
+void net_input_add(struct bufferevent *bev, struct evbuffer *from);
 
 /* reader.c: the query thread (query_thread): job listings answered from
  * its own read-only connection to the database, at idle priority, so that
@@ -200,7 +203,9 @@ void reader_store_replaced(void);
 
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
-/* The reply to a STATUS listing (no "jobs") read from st, as a user sees it
+/* A STATUS without "jobs": a listing, what qstat asks without -j. */
+bool status_is_listing(const json_t *msg);
+/* The reply to a STATUS listing (status_is_listing) read from st, as a user sees it
  * (all: show_all_jobs or an operator); or NULL, with the brief listing's
  * reply as JSON text in *text.  Reads only st: the reader thread calls it
  * with its own connection. */

@@ -99,6 +99,8 @@ reader_store(void)
 static void
 handoff_free(struct handoff *h)
 {
+	if (!h)
+		return;
 	if (h->fd >= 0)
 		close(h->fd);
 	json_decref(h->msg);
@@ -125,19 +127,21 @@ drain(int fd)
 	(void)!read(fd, &n, sizeof n);
 }
 
-/* A whole queue under the lock; the caller walks its copy without it. */
+/* Takes the whole queue under the lock, then gives each handoff to fn
+ * without it. */
 static void
-queue_take(struct handoff_list *q, struct handoff_list *out)
+queue_each(struct handoff_list *q, void (*fn)(struct handoff *))
 {
+	struct handoff_list mine = TAILQ_HEAD_INITIALIZER(mine);
 	struct handoff *h;
 
-	TAILQ_INIT(out);
 	pthread_mutex_lock(&rd.mu);
-	while ((h = TAILQ_FIRST(q)) != NULL) {
-		TAILQ_REMOVE(q, h, entry);
-		TAILQ_INSERT_TAIL(out, h, entry);
-	}
+	TAILQ_CONCAT(&mine, q, entry);
 	pthread_mutex_unlock(&rd.mu);
+	while ((h = TAILQ_FIRST(&mine)) != NULL) {
+		TAILQ_REMOVE(&mine, h, entry);
+		fn(h);
+	}
 }
 
 /* The other side takes the whole queue when woken: a queue that was not
@@ -172,18 +176,13 @@ static void
 rconn_give_back(struct rconn *rc)
 {
 	struct handoff *h = rc->h;
-	struct evbuffer *in = bufferevent_get_input(rc->bev);
 
 	h->msg = rc->back;
 	rc->back = NULL;
 	h->in = evbuffer_new();
-	evbuffer_unfreeze(in, 0);
-	evbuffer_add_buffer(h->in, in);
-	evbuffer_freeze(in, 0);
+	evbuffer_add_buffer(h->in, bufferevent_get_input(rc->bev));
 	rc->h = NULL;
-	TAILQ_REMOVE(&rd.conns, rc, entry);
-	bufferevent_free(rc->bev);
-	free(rc);
+	rconn_free(rc);
 	queue_put(&rd.back, h, rd.back_fd);
 }
 
@@ -232,12 +231,6 @@ rconn_answer(struct rconn *rc, json_t *msg)
 	free(text);
 }
 
-static bool
-is_listing(const json_t *msg)
-{
-	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
-}
-
 /* One request at a time: the next is read once the reply is written, so
  * what a client leaves unread stays one reply. */
 static void
@@ -273,7 +266,7 @@ rconn_work(struct rconn *rc)
 			rconn_send(rc, rep, NULL, 0);
 			json_decref(rep);
 			rc->closing = true;
-		} else if (is_listing(msg))
+		} else if (status_is_listing(msg))
 			rconn_answer(rc, msg);
 		else
 			rc->back = json_incref(msg);
@@ -310,7 +303,6 @@ rconn_new(struct handoff *h)
 {
 	struct rconn *rc = xcalloc(1, sizeof *rc);
 	struct timeval wr = { h->client_timeout, 0 };
-	struct evbuffer *in;
 	json_t *msg = h->msg;
 
 	rc->h = h;
@@ -319,10 +311,7 @@ rconn_new(struct handoff *h)
 		fatalx("bufferevent_socket_new failed");
 	bufferevent_setcb(rc->bev, rconn_read_cb, rconn_write_cb, rconn_event_cb, rc);
 	bufferevent_set_timeouts(rc->bev, NULL, &wr);
-	in = bufferevent_get_input(rc->bev);
-	evbuffer_unfreeze(in, 0);
-	evbuffer_add_buffer(in, h->in);
-	evbuffer_freeze(in, 0);
+	net_input_add(rc->bev, h->in);
 	evbuffer_add_buffer(bufferevent_get_output(rc->bev), h->out);
 	evbuffer_free(h->in);
 	evbuffer_free(h->out);
@@ -337,16 +326,10 @@ rconn_new(struct handoff *h)
 static void
 to_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct handoff_list q;
-	struct handoff *h;
 	bool stop;
 
 	drain(fd);
-	queue_take(&rd.to, &q);
-	while ((h = TAILQ_FIRST(&q)) != NULL) {
-		TAILQ_REMOVE(&q, h, entry);
-		rconn_new(h);
-	}
+	queue_each(&rd.to, rconn_new);
 	pthread_mutex_lock(&rd.mu);
 	stop = rd.stop;
 	pthread_mutex_unlock(&rd.mu);
@@ -375,15 +358,8 @@ reader_main(void *arg)
 static void
 back_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct handoff_list q;
-	struct handoff *h;
-
 	drain(fd);
-	queue_take(&rd.back, &q);
-	while ((h = TAILQ_FIRST(&q)) != NULL) {
-		TAILQ_REMOVE(&q, h, entry);
-		net_adopt(h);
-	}
+	queue_each(&rd.back, net_adopt);
 }
 
 bool
@@ -391,7 +367,7 @@ reader_takes(const json_t *msg)
 {
 	/* Only a writable primary's answers are the cluster's (a standby
 	 * answers only clients that ask for any master, in the loop). */
-	return rd.running && is_listing(msg) && repl_role() == REPL_PRIMARY && repl_writable();
+	return rd.running && status_is_listing(msg) && repl_role() == REPL_PRIMARY && repl_writable();
 }
 
 void
@@ -446,9 +422,6 @@ reader_start(void)
 void
 reader_stop(void)
 {
-	struct handoff_list q;
-	struct handoff *h;
-
 	if (!rd.running)
 		return;
 	pthread_mutex_lock(&rd.mu);
@@ -458,16 +431,8 @@ reader_stop(void)
 	pthread_join(rd.thread, NULL);
 	rd.running = false;
 	/* What neither side took is closed with the rest. */
-	queue_take(&rd.to, &q);
-	while ((h = TAILQ_FIRST(&q)) != NULL) {
-		TAILQ_REMOVE(&q, h, entry);
-		handoff_free(h);
-	}
-	queue_take(&rd.back, &q);
-	while ((h = TAILQ_FIRST(&q)) != NULL) {
-		TAILQ_REMOVE(&q, h, entry);
-		handoff_free(h);
-	}
+	queue_each(&rd.to, handoff_free);
+	queue_each(&rd.back, handoff_free);
 	event_free(rd.to_ev);
 	event_free(rd.back_ev);
 	event_base_free(rd.rbase);

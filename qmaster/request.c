@@ -545,6 +545,12 @@ status_parse(int64_t seq, json_t *msg, struct status_req *q)
 	return NULL;
 }
 
+bool
+status_is_listing(const json_t *msg)
+{
+	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
+}
+
 json_t *
 status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, bool all,
     char **text, size_t *len)
@@ -556,8 +562,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 	*text = NULL;
 	if ((rep = status_parse(seq, msg, &q)) != NULL)
 		return rep;
-	if (q.ids)
-		return proto_reply_err(seq, ERR_INVAL, "a listing names no jobs");
+	assert(status_is_listing(msg) && !q.ids);
 	sc.st = st;
 	sc.brief = q.brief;
 	sc.limit = q.limit;
@@ -651,13 +656,14 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	char *text;
 	size_t len;
 
-	if ((rep = status_parse(seq, msg, &q)) == NULL && q.ids)
+	if (status_is_listing(msg)) {
+		if ((rep = status_listing(store, seq, msg, c->user, conf->show_all_jobs || c->operator,
+		    &text, &len)) == NULL) {
+			net_send_text(c, text, len);
+			return;
+		}
+	} else if ((rep = status_parse(seq, msg, &q)) == NULL)
 		rep = status_jobs(c, seq, &q);
-	else if (!rep && (rep = status_listing(store, seq, msg, c->user,
-	    conf->show_all_jobs || c->operator, &text, &len)) == NULL) {
-		net_send_text(c, text, len);
-		return;
-	}
 	net_send(c, rep);
 }
 
