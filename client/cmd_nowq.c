@@ -403,20 +403,49 @@ master_env(const struct nowq_master *m)
 	return s;
 }
 
-static int
-free_port(void)
+/* Can a listener have 127.0.0.1:port now (as the master binds it)? */
+static bool
+port_free(int port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = 0 };
-	socklen_t len = sizeof sin;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port;
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len) < 0)
-		client_die("cannot find a free TCP port on 127.0.0.1: %s", strerror(errno));
-	port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
+	ok = fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) == 0 &&
+	    bind(fd, (struct sockaddr *)&sin, sizeof sin) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A port for a master, with port + 1 free too (its query endpoint), other
+ * than avoid and avoid + 1.  Taken below the kernel's ephemeral range:
+ * there every outgoing connection takes a port, and holds it in TIME_WAIT
+ * for a minute after, so a port free now may not be when the master binds
+ * it, and port + 1 often is not.
+ */
+static int
+free_port(int avoid)
+{
+	int lo = 32768, hi = 60999;
+	const char *why;
+	char *text = read_file("/proc/sys/net/ipv4/ip_local_port_range", 64, NULL, &why);
+
+	if (text && sscanf(text, "%d %d", &lo, &hi) != 2)
+		lo = 32768;
+	free(text);
+	/* 10000 and up: below are the well-known services' ports. */
+	if (lo - 2 > 10000)
+		for (int tries = 0; tries < 1000; tries++) {
+			int port = 10000 + (int)(random() % (lo - 2 - 10000));
+			if (port + 1 >= avoid && port <= avoid + 1)
+				continue;
+			if (port_free(port) && port_free(port + 1))
+				return port;
+		}
+	client_die("cannot find two free TCP ports in a row on 127.0.0.1 below %d; use --port", lo);
 }
 
 static const char *
@@ -754,10 +783,9 @@ nowq_start(const struct nowq_args *a)
 	if (!master_read(a->dir, &m)) {
 		int ports[2];
 		nmasters = a->masters ? a->masters : 1;
-		ports[0] = a->port ? a->port : free_port();
-		do
-			ports[1] = free_port();
-		while (ports[1] == ports[0]);
+		srandom((unsigned)getpid() ^ (unsigned)mono_ms());
+		ports[0] = a->port ? a->port : free_port(-10);
+		ports[1] = free_port(ports[0]);
 		for (int i = 1; i <= nmasters; i++)
 			write_master_conf(a->dir, i, nmasters, ports);
 		if (!master_read(a->dir, &m))

@@ -25,6 +25,8 @@
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
 #define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
 #define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
+/* The query endpoint's connect and HELLO: past this, the port answers. */
+#define CLIENT_QUERY_MS         2000
 
 const char *client_prog = "nowq";
 bool client_any_master;
@@ -241,6 +243,16 @@ connect_unix(const char *path, const char **why)
 	return fd;
 }
 
+static bool
+self_connected(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof me, pl = sizeof peer;
+
+	return getsockname(fd, (struct sockaddr *)&me, &ml) == 0 &&
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) == 0 && ml == pl && memcmp(&me, &peer, ml) == 0;
+}
+
 /* A connect that gives up after timeout_ms, so a dead host in the list
  * costs seconds rather than the kernel's minutes. */
 static int
@@ -279,13 +291,21 @@ connect_timed(const struct addrinfo *ai, int timeout_ms, const char **why)
 		close(fd);
 		return -1;
 	}
+	/* A loopback port in the ephemeral range with nothing listening can
+	 * be given to us as our own end: TCP then connects us to ourselves,
+	 * and we would read our own requests. */
+	if (self_connected(fd)) {
+		*why = strerror(ECONNREFUSED);
+		close(fd);
+		return -1;
+	}
 	/* Requests are single small frames: send each at once. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	return fd;
 }
 
 static int
-connect_tcp(const char *hostport, const char **why)
+connect_tcp(const char *hostport, int timeout_ms, const char **why)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *res, *ai;
@@ -304,17 +324,46 @@ connect_tcp(const char *hostport, const char **why)
 		return -1;
 	}
 	for (ai = res; ai && fd < 0; ai = ai->ai_next)
-		fd = connect_timed(ai, CLIENT_CONNECT_MS, why);
+		fd = connect_timed(ai, timeout_ms, why);
 	freeaddrinfo(res);
 	return fd;
 }
 
 static int
-connect_one(const char *addr, const char **why)
+connect_one(const char *addr, int timeout_ms, const char **why)
 {
 	if (strncmp(addr, "unix:", 5) == 0)
 		return connect_unix(addr + 5, why);
-	return connect_tcp(addr, why);
+	return connect_tcp(addr, timeout_ms, why);
+}
+
+/* Where a master answers listings in a thread of their own, without its
+ * loop seeing them (qmaster/reader.c): port + 1, or the unix socket's
+ * path + ".query".  NULL for an address that is neither. */
+static char *
+query_addr(const char *addr)
+{
+	char *host, *q;
+	int port;
+
+	if (strncmp(addr, "unix:", 5) == 0)
+		return xasprintf("%s.query", addr);
+	if (parse_hostport(addr, &host, &port) < 0)
+		return NULL;
+	if (port == 65535) {
+		free(host);
+		return NULL;
+	}
+	q = xasprintf(strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port + 1);
+	free(host);
+	return q;
+}
+
+/* A job listing (STATUS without "jobs", what qstat asks first)? */
+static bool
+is_listing(const json_t *req)
+{
+	return req && msg_type_of(req) == MSG_STATUS && !json_object_get(req, "jobs");
 }
 
 const char *
@@ -435,9 +484,11 @@ client_auth(const char *addr, char *err, size_t errlen)
 /* Tries one master: connect, then HELLO and the request (if any) in one
  * write, so a submission costs one round trip.  Without a request, the
  * HELLO's reply is returned.  NULL with *why, and *next set when the next
- * master should be asked instead (unreachable, or it redirects). */
+ * master should be asked instead (unreachable, or it redirects).  query:
+ * addr is a query endpoint (query_addr), which must say so in its HELLO's
+ * reply, and is given up on quickly. */
 static json_t *
-call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *next)
+call_one(const char *addr, bool query, json_t *req, int timeout_ms, const char **why, bool *next)
 {
 	static char msg[1024];
 	/* Why munge gave no credential ("" if it did), for a refusal's message. */
@@ -446,7 +497,7 @@ call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *
 	char *buf = NULL;
 	size_t len = 0;
 	int64_t hseq;
-	int fd = connect_one(addr, why);
+	int fd = connect_one(addr, query ? CLIENT_QUERY_MS : CLIENT_CONNECT_MS, why);
 
 	*next = true;
 	if (fd < 0)
@@ -477,8 +528,18 @@ call_one(const char *addr, json_t *req, int timeout_ms, const char **why, bool *
 		return NULL;
 	}
 	free(buf);
-	if ((rep = recv_reply(hseq, timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms, why)) == NULL) {
+	if ((rep = recv_reply(hseq, query ? CLIENT_QUERY_MS : timeout_ms < 0 ? CLIENT_REPLY_MS :
+	    timeout_ms, why)) == NULL) {
 		client_disconnect();
+		return NULL;
+	}
+	/* Anything but a master's query endpoint letting us in: ask at the
+	 * port, which says what is wrong, if anything is. */
+	if (query && (!jbool(rep, "ok", false) || !jstr(rep, "endpoint") ||
+	    strcmp(jstr(rep, "endpoint"), "query") != 0)) {
+		json_decref(rep);
+		client_disconnect();
+		*why = "no query endpoint";
 		return NULL;
 	}
 	if (!jbool(rep, "ok", false)) {
@@ -524,7 +585,16 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		for (char **m = masters; m && *m; m++) {
 			const char *w = NULL;
 			bool next;
-			json_t *rep = call_one(*m, req, timeout_ms, &w, &next);
+			char *q = is_listing(req) && !client_any_master ? query_addr(*m) : NULL;
+			json_t *rep = NULL;
+
+			/* A listing is a read: whatever goes wrong at the query
+			 * endpoint, the port is asked the same. */
+			if (q)
+				rep = call_one(q, true, req, timeout_ms, &w, &next);
+			free(q);
+			if (!rep)
+				rep = call_one(*m, false, req, timeout_ms, &w, &next);
 			if (rep || !next) {
 				strv_free(masters);
 				*why = w;

@@ -186,14 +186,15 @@ auth_loopback_peer_uid(int fd)
 /* A sock_diag request by the four ends, without the DUMP flag, finds one
  * socket (inet_diag_find_one_icsk); sockets the kernel does not know get
  * an error reply, ENOENT.  The netlink socket stays open for the next
- * HELLO (a master sees thousands of qstat connections a minute); each
+ * HELLO (a master sees thousands of qstat connections a minute), one per
+ * thread (the master's query thread checks its own clients); each
  * request has its own sequence number, and an answer with another one (a
  * stale answer, which should not exist) is skipped, never believed. */
 int64_t
 auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_storage *me)
 {
-	static int s = -1;
-	static uint32_t seq;
+	static _Thread_local int s = -1;
+	static _Thread_local uint32_t seq;
 	struct {
 		struct nlmsghdr         nlh;
 		struct inet_diag_req_v2 r;

@@ -6,10 +6,27 @@
 #include <string.h>
 
 #include <confuse.h>
+#include <pthread.h>
 #include <grp.h>
 #include <pwd.h>
 
 #include "qmaster/qmaster.h"
+
+/* Held for writing by the loop while it swaps conf, for reading by the
+ * query thread while it reads conf; the loop itself reads without it. */
+static pthread_rwlock_t conf_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+void
+conf_read_begin(void)
+{
+	pthread_rwlock_rdlock(&conf_lock);
+}
+
+void
+conf_read_end(void)
+{
+	pthread_rwlock_unlock(&conf_lock);
+}
 
 static const char *conf_file;
 /* While qconf -reload reads the file, the first problem goes to its reply
@@ -263,6 +280,7 @@ conf_load(const char *path)
 		CFG_INT("client_timeout", 10, CFGF_NONE),
 		CFG_BOOL("show_all_jobs", cfg_true, CFGF_NONE),
 		CFG_STR("query_thread", "idle", CFGF_NONE),
+		CFG_BOOL("query_listen", cfg_true, CFGF_NONE),
 		CFG_INT("max_frame", PROTO_MAX_FRAME, CFGF_NONE),
 		CFG_STR("mailer", "/usr/sbin/sendmail -t -oi", CFGF_NONE),
 		CFG_INT("mail_max_running", 4, CFGF_NONE),
@@ -388,6 +406,7 @@ conf_load(const char *path)
 		c->query_thread = strcmp(q, "off") == 0 ? QUERY_THREAD_OFF :
 		    strcmp(q, "normal") == 0 ? QUERY_THREAD_NORMAL : QUERY_THREAD_IDLE;
 	}
+	c->query_listen = cfg_getbool(cfg, "query_listen");
 	c->max_frame = (size_t)cfg_getint(cfg, "max_frame");
 	s = cfg_getstr(cfg, "mailer");
 	if (!s || s[0] != '/') {
@@ -554,16 +573,20 @@ conf_reload(char *err, size_t errlen)
 	/* So does the authentication of those listeners. */
 	free(nc->auth);
 	nc->auth = xstrdup(conf->auth);
-	/* And the query thread, started with them. */
+	/* And the query thread and its endpoint, started with them. */
 	nc->query_thread = conf->query_thread;
+	nc->query_listen = conf->query_listen;
 	/* qmod -d outlives a reload: the flag is state, not configuration. */
 	for (int i = 0; i < nc->nqueues; i++) {
 		const struct qm_queue *old = conf_queue(conf, nc->queues[i].name);
 		if (old)
 			nc->queues[i].disabled = old->disabled;
 	}
+	/* The query thread reads conf too (conf_read_begin). */
+	pthread_rwlock_wrlock(&conf_lock);
 	conf_free(conf);
 	conf = nc;
+	pthread_rwlock_unlock(&conf_lock);
 	log_init("qmaster", conf->log_level, conf->log_file);
 	log_info("configuration re-read");
 	sched_kick();

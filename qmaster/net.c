@@ -27,9 +27,6 @@
 /* conf->client_timeout bounds what a slow or silent peer can hold: it must
  * say HELLO within it, finish a frame within it of the frame's first byte,
  * and read the replies that wait for it within it. */
-/* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
- * cannot make the master hold max_frame bytes for it. */
-#define NET_HELLO_MAX_FRAME (64u * 1024)
 /* A peer with this much unread stops being read until it drains, so
  * pipelined requests cannot grow the master's output without bound. */
 #define NET_MAX_UNREAD (64u * 1024 * 1024)
@@ -42,9 +39,6 @@
 /* What one libevent read takes at most (EVBUFFER_MAX_READ): a read that
  * took less emptied the socket, so reading on would only hear EAGAIN. */
 #define NET_LIBEVENT_READ 4096
-/* After accept fails for want of descriptors, listening pauses this long
- * instead of spinning on a backlog it cannot take. */
-#define NET_ACCEPT_PAUSE_MS 100
 /* The descriptors the master asks for when it may (root). */
 #define NET_WANT_FDS 65536
 
@@ -281,7 +275,7 @@ tcp_opts_set(int fd)
 }
 
 /* Linux gives an accepted socket the options of its listening socket
- * (listen_tcp sets them there): two system calls fewer for each of the
+ * (net_bind_tcp sets them there): two system calls fewer for each of the
  * thousands of qstat connections a minute.  The first connection checks;
  * a kernel that does not pass them on has them set on every connection. */
 static bool
@@ -347,23 +341,34 @@ accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof ss;
-	char peer[64] = "unix";
+	char peer[64];
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0) {
-		/* Gone before it was taken, or taken already: nothing to do. */
-		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED)
-			return;
-		accept_error();
+		if (!net_accept_transient(errno))
+			accept_error();
 		return;
 	}
-	if (ss.ss_family != AF_UNIX) {
-		char host[48], port[8];
-		if (getnameinfo((struct sockaddr *)&ss, len, host, sizeof host, port, sizeof port,
-		    NI_NUMERICHOST | NI_NUMERICSERV) == 0)
-			snprintf(peer, sizeof peer, "%s:%s", host, port);
-	}
+	net_peer_name(&ss, len, peer, sizeof peer);
 	conn_new(fd, ss.ss_family == AF_UNIX, peer);
+}
+
+bool
+net_accept_transient(int err)
+{
+	/* Gone before it was taken, or taken already: nothing to do. */
+	return err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ECONNABORTED;
+}
+
+void
+net_peer_name(const struct sockaddr_storage *ss, socklen_t len, char *buf, size_t n)
+{
+	char host[48], port[8];
+
+	snprintf(buf, n, "unix");
+	if (ss->ss_family != AF_UNIX && getnameinfo((const struct sockaddr *)ss, len, host, sizeof host,
+	    port, sizeof port, NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+		snprintf(buf, n, "%s:%s", host, port);
 }
 
 static void
@@ -489,44 +494,76 @@ conn_promote(struct conn *c)
 		c->promoted = true;
 }
 
-/* The identity of a TCP peer: from its munge credential (auth = munge), or
- * (auth = none, loopback only, refused otherwise by conf.c) the claimed uid
- * if it owns the peer's socket.  0, or -1 with the refusal in err. */
-static int
-conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
+int
+net_tcp_identity(int fd, json_t *msg, const char *payload, const char *munge_socket, uid_t *uid,
+    gid_t *gid, char *err, size_t errlen)
 {
 	json_t *auth = json_object_get(msg, "auth");
 	const char *method = jstr(auth, "method");
-	const struct user_cache *u;
-	int64_t uid;
+	int64_t claim;
 
-	if (strcmp(conf->auth, "munge") == 0) {
+	*gid = (gid_t)-1;
+	if (munge_socket) {
 		if (!method || strcmp(method, "munge") != 0) {
 			snprintf(err, errlen, "this master wants a munge credential (auth = munge)");
 			return -1;
 		}
 		/* The credential is the only source: no claimed uid is read. */
-		if (auth_munge_decode(auth_munge_socket(conf->munge_socket), jstr(auth, "cred"),
-		    payload, &c->uid, &c->gid, err, errlen) < 0)
-			return -1;
-		return 0;
+		return auth_munge_decode(auth_munge_socket(*munge_socket ? munge_socket : NULL),
+		    jstr(auth, "cred"), payload, uid, gid, err, errlen);
 	}
-	uid = jint(msg, "uid", -1);
-	if (uid < 0 || uid > UINT32_MAX - 1) {
+	claim = jint(msg, "uid", -1);
+	if (claim < 0 || claim > UINT32_MAX - 1) {
 		snprintf(err, errlen, "HELLO without a valid uid");
 		return -1;
 	}
 	/* auth = none never means "believe anyone": the claim must be the uid
 	 * that owns the peer's loopback socket. */
-	if (auth_loopback_peer_uid(c->fd) != uid) {
+	if (auth_loopback_peer_uid(fd) != claim) {
 		snprintf(err, errlen, "cannot confirm uid %lld for this connection "
-		    "(auth = none accepts only the owner of a loopback socket)", (long long)uid);
+		    "(auth = none accepts only the owner of a loopback socket)", (long long)claim);
 		return -1;
 	}
-	c->uid = (uid_t)uid;
-	u = user_lookup(c->uid);
-	c->gid = u ? u->gid : (gid_t)c->uid;
+	*uid = (uid_t)claim;
 	return 0;
+}
+
+/* The identity of a TCP peer (net_tcp_identity by conf).  0, or -1 with
+ * the refusal in err. */
+static int
+conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
+{
+	const struct user_cache *u;
+	bool munge = strcmp(conf->auth, "munge") == 0;
+
+	if (net_tcp_identity(c->fd, msg, payload, munge ? (conf->munge_socket ? conf->munge_socket : "") :
+	    NULL, &c->uid, &c->gid, err, errlen) < 0)
+		return -1;
+	if (c->gid == (gid_t)-1) {
+		u = user_lookup(c->uid);
+		c->gid = u ? u->gid : (gid_t)c->uid;
+	}
+	return 0;
+}
+
+json_t *
+net_hello_reply(int64_t seq, uid_t uid, const char *user, bool manager, bool operator, int64_t epoch,
+    int64_t failover_timeout_ms, bool query)
+{
+	json_t *rep = proto_reply_ok(seq);
+
+	json_object_set_new(rep, "master", json_string(my_hostname()));
+	json_object_set_new(rep, "epoch", json_integer(epoch));
+	json_object_set_new(rep, "failover_timeout", json_integer(failover_timeout_ms));
+	json_object_set_new(rep, "uid", json_integer(uid));
+	json_object_set_new(rep, "user", json_string(user));
+	json_object_set_new(rep, "manager", json_boolean(manager));
+	json_object_set_new(rep, "operator", json_boolean(operator));
+	/* The client asked at port + 1: this tells it a master's query
+	 * endpoint answered, not something else listening there. */
+	if (query)
+		json_object_set_new(rep, "endpoint", json_string("query"));
+	return rep;
 }
 
 /* The master's answer to an execd's nonce: a credential of the daemon
@@ -612,7 +649,8 @@ conn_hello(struct conn *c, json_t *msg)
 		net_send_unheld(c, rep);
 		return false;
 	}
-	rep = proto_reply_ok(seq);
+	rep = net_hello_reply(seq, c->uid, c->user, c->manager, c->operator, repl_epoch(),
+	    conf->failover_timeout_ms, c->query);
 	/* Daemons (an execd, its witness link, the other master) act on what
 	 * a master tells them: it proves who it is. */
 	if ((execd || peer || witness) && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
@@ -625,13 +663,6 @@ conn_hello(struct conn *c, json_t *msg)
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
 	conn_promote(c);
-	json_object_set_new(rep, "master", json_string(my_hostname()));
-	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
-	json_object_set_new(rep, "failover_timeout", json_integer(conf->failover_timeout_ms));
-	json_object_set_new(rep, "uid", json_integer(c->uid));
-	json_object_set_new(rep, "user", json_string(c->user));
-	json_object_set_new(rep, "manager", json_boolean(c->manager));
-	json_object_set_new(rep, "operator", json_boolean(c->operator));
 	/* Not held behind the standby's acknowledgement: it says nothing about
 	 * the database, and an execd echoes the HEARTBEATs that release held
 	 * replies only once it has it. */
@@ -740,8 +771,14 @@ net_adopt(struct handoff *h)
 	struct conn *c = conn_new(h->fd, h->is_unix, h->peer);
 
 	h->fd = -1;
-	log_debug("%s: back from the query thread", h->peer);
-	if (c) {
+	log_debug("%s: back from the query thread%s", h->peer, h->stranger ? ", before HELLO" : "");
+	if (c && h->stranger) {
+		/* The query endpoint's client that the thread does not let in
+		 * itself: the loop's HELLO decides, as for any other. */
+		c->query = true;
+		net_input_add(c->bev, h->in);
+		conn_read_cb(c->bev, c);
+	} else if (c) {
 		c->role = ROLE_CLIENT;
 		c->uid = h->uid;
 		c->gid = h->gid;
@@ -802,13 +839,13 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		net_close(c, "peer closed");
 }
 
-/* The accept event of a bound socket, at PRIO_NEW; NULL when it cannot listen. */
+/* The accept event of a listening socket, at PRIO_NEW; NULL for fd -1. */
 static struct event *
-listen_event(int fd, int backlog)
+listen_event(int fd)
 {
 	struct event *ev;
 
-	if (listen(fd, backlog) < 0)
+	if (fd < 0)
 		return NULL;
 	ev = event_new(base, fd, EV_READ | EV_PERSIST, accept_cb, NULL);
 	if (!ev || event_priority_set(ev, PRIO_NEW) < 0 || event_add(ev, NULL) < 0)
@@ -826,8 +863,8 @@ listen_free(struct event *ev)
 	event_free(ev);
 }
 
-static int
-listen_unix(const char *path)
+int
+net_bind_unix(const char *path, int backlog)
 {
 	struct sockaddr_un sun;
 	int fd;
@@ -845,16 +882,16 @@ listen_unix(const char *path)
 		return -1;
 	}
 	chmod(path, 0666);
-	if ((lis_unix = listen_event(fd, 128)) == NULL) {
+	if (listen(fd, backlog) < 0) {
 		log_warn("cannot listen on unix socket %s", path);
 		close(fd);
 		return -1;
 	}
-	return 0;
+	return fd;
 }
 
-static int
-listen_tcp(const char *host, int port)
+int
+net_bind_tcp(const char *host, int port, int backlog)
 {
 	struct addrinfo hints, *res;
 	char portstr[16];
@@ -872,7 +909,7 @@ listen_tcp(const char *host, int port)
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	/* A restarted master takes its port back at once (TIME_WAIT). */
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) < 0 ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || (lis_tcp = listen_event(fd, 512)) == NULL) {
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, backlog) < 0) {
 		log_warn("cannot listen on %s:%d", host, port);
 		freeaddrinfo(res);
 		if (fd >= 0)
@@ -883,18 +920,19 @@ listen_tcp(const char *host, int port)
 	/* Passed on to the accepted sockets (tcp_opts_needed). */
 	if (tcp_opts_set(fd) < 0) {
 		log_warn("cannot set TCP_NODELAY and SO_KEEPALIVE on %s:%d", host, port);
+		close(fd);
 		return -1;
 	}
-	return 0;
+	return fd;
 }
 
 int
 net_listen(void)
 {
 	net_raise_fd_limit();
-	if (conf->unix_socket && listen_unix(conf->unix_socket) < 0)
+	if (conf->unix_socket && (lis_unix = listen_event(net_bind_unix(conf->unix_socket, 128))) == NULL)
 		return -1;
-	if (conf->listen && listen_tcp(conf->listen_host, conf->listen_port) < 0)
+	if (conf->listen && (lis_tcp = listen_event(net_bind_tcp(conf->listen_host, conf->listen_port, 512))) == NULL)
 		return -1;
 	return 0;
 }

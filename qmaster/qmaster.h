@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -81,6 +82,7 @@ struct qm_conf {
 	int              client_timeout;  /* s: to say HELLO, finish a frame, read replies */
 	bool             show_all_jobs;
 	enum { QUERY_THREAD_IDLE, QUERY_THREAD_NORMAL, QUERY_THREAD_OFF } query_thread;
+	bool             query_listen;    /* the query thread listens on port + 1 and unix_socket.query */
 	size_t           max_frame;
 	char            *mailer;          /* program and options; reads the message */
 	int              mail_max_running; /* mailers at once */
@@ -105,6 +107,9 @@ bool                   queue_rerun_default(const char *queue);
 /* Reads path into a new configuration and swaps it in, keeping the queues'
  * disabled flags; on a bad file the running one stays and err says why. */
 int                    conf_reload(char *err, size_t errlen);
+/* Another thread reads conf between these two (the loop swaps it on reload). */
+void                   conf_read_begin(void);
+void                   conf_read_end(void);
 /* GE's "name value" lines of one queue, for qconf -sq. */
 char                  *conf_queue_text(const struct qm_queue *q);
 const struct qm_pe    *conf_pe(const struct qm_conf *c, const char *name);
@@ -138,10 +143,34 @@ struct conn {
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
 	bool                 asked;         /* a request was handled here since HELLO */
 	bool                 promoted;      /* at PRIO_WORK (conn_promote) */
+	bool                 query;         /* came in at the query endpoint (reader.c) */
 };
+
+/* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
+ * cannot make the master hold max_frame bytes for it. */
+#define NET_HELLO_MAX_FRAME (64u * 1024)
+/* After accept fails for want of descriptors, listening pauses this long
+ * instead of spinning on a backlog it cannot take. */
+#define NET_ACCEPT_PAUSE_MS 100
 
 int  net_listen(void);
 void net_shutdown(void);
+/* A listening socket (non-blocking), or -1 with the reason logged. */
+int  net_bind_tcp(const char *host, int port, int backlog);
+int  net_bind_unix(const char *path, int backlog);
+/* "HOST:PORT" of an accepted peer, or "unix". */
+void net_peer_name(const struct sockaddr_storage *ss, socklen_t len, char *buf, size_t n);
+/* The uid of a client over TCP, from any thread: with munge_socket
+ * (auth = munge; "" for the default socket) its credential, which must
+ * carry payload, else the claimed uid if it owns the loopback socket fd.
+ * *gid from the credential, else -1.  0, or -1 with the refusal in err. */
+int  net_tcp_identity(int fd, json_t *msg, const char *payload, const char *munge_socket, uid_t *uid,
+    gid_t *gid, char *err, size_t errlen);
+/* A HELLO's successful reply (query: at the query endpoint). */
+json_t *net_hello_reply(int64_t seq, uid_t uid, const char *user, bool manager, bool operator,
+    int64_t epoch, int64_t failover_timeout_ms, bool query);
+/* Did accept fail for nothing to worry about (errno err)? */
+bool net_accept_transient(int err);
 /* Queues msg (stolen) for c: sent at once when no transaction is open, else
  * right after the commit, in the order queued. */
 void net_send(struct conn *c, json_t *msg);
@@ -170,6 +199,7 @@ struct handoff {
 	TAILQ_ENTRY(handoff) entry;
 	int              fd;
 	bool             is_unix;
+	bool             stranger;        /* has not said HELLO: in holds all it sent */
 	char             peer[64];
 	uid_t            uid;
 	gid_t            gid;
@@ -568,6 +598,10 @@ const char    *repl_primary_addr(void);   /* a standby's primary, or NULL */
 /* Primary that may accept writes: no peer configured, or a fresh lease
  * from the standby, or from a majority of the registered execds. */
 bool           repl_writable(void);
+/* From any thread: true when this master is a primary whose writability
+ * needs no check of the loop's (no standby, or the standby's lease is
+ * fresh); false means "ask the loop".  Its epoch in *epoch. */
+bool           repl_surely_writable(int64_t *epoch);
 /* The highest sequence sent to an in-sync standby and not yet acknowledged, or 0. */
 int64_t        repl_unacked(void);
 /* The highest sequence whose replies may go (with a standby configured);

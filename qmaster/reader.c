@@ -4,12 +4,14 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -36,7 +38,27 @@
  * own SQLite connection, one snapshot per request: WAL shows it only
  * committed transactions, and with a standby a reply waits, as the loop's
  * do, until the standby has what it shows (else the loop answers it).
+ *
+ * The query endpoint.  Even so, the loop's part of each poll (the accept,
+ * the HELLO, waking the thread) is work at the loop's priority, and
+ * 10,000 of them a second still showed in dispatch.  So the thread also
+ * listens on a port of its own, the master's port + 1 (and the unix
+ * socket's path + ".query"), where qstat asks first: there it accepts and
+ * checks the HELLO itself, and the loop sees nothing of a poll.  It lets in
+ * only what it can tell the loop would: a client, asking for no
+ * particular master, of a master writable for sure (repl_surely_writable),
+ * whose identity it confirms as the loop does (net_tcp_identity).  Any
+ * other HELLO goes to the loop as it came, and the loop answers it as it
+ * answers one at the port (its reply says "endpoint": "query" too).
  */
+
+/* Polls that wait for the thread to accept them: it runs only when the
+ * CPU is idle, so a burst waits in the kernel rather than being refused
+ * (the kernel caps it at net.core.somaxconn). */
+#define READER_BACKLOG 4096
+/* Accepts per wake-up: the thread takes a burst without an epoll_wait
+ * between two of its connections. */
+#define READER_ACCEPTS 64
 
 struct rconn {
 	TAILQ_ENTRY(rconn) entry;
@@ -64,6 +86,11 @@ static struct {
 	unsigned            gen;        /* the thread's: store_gen when st was opened */
 	struct rconn_list   conns;      /* the thread's */
 	bool                idle;
+	bool                munge;      /* auth = munge (fixed at start) */
+	struct event       *lis[2];     /* the query endpoint (TCP, unix), on rbase */
+	char               *unix_path;  /* the unix one's, or NULL */
+	struct event       *pause_ev;   /* listening again after accept failed */
+	int64_t             accept_logged; /* mono ms of the last warning */
 } rd = { .mu = PTHREAD_MUTEX_INITIALIZER, .to_fd = -1, .back_fd = -1 };
 
 static void rconn_work(struct rconn *rc);
@@ -176,10 +203,17 @@ static void
 rconn_give_back(struct rconn *rc)
 {
 	struct handoff *h = rc->h;
+	const char *why;
 
-	h->msg = rc->back;
-	rc->back = NULL;
 	h->in = evbuffer_new();
+	/* A stranger's HELLO goes first, for the loop to read as it came (a
+	 * frame of at most NET_HELLO_MAX_FRAME stays one when written again). */
+	if (h->stranger && rc->back && proto_frame_append(h->in, rc->back, NET_HELLO_MAX_FRAME, &why) < 0)
+		fatalx("a HELLO taken in cannot be written again: %s", why);
+	else if (!h->stranger) {
+		h->msg = rc->back;
+		rc->back = NULL;
+	}
 	evbuffer_add_buffer(h->in, bufferevent_get_input(rc->bev));
 	rc->h = NULL;
 	rconn_free(rc);
@@ -231,6 +265,74 @@ rconn_answer(struct rconn *rc, json_t *msg)
 	free(text);
 }
 
+/* A name for uid as user_lookup gives it, from this thread. */
+static char *
+reader_user(uid_t uid, gid_t *gid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
+		if (*gid == (gid_t)-1)
+			*gid = (gid_t)uid;
+		return xasprintf("%u", (unsigned)uid);
+	}
+	if (*gid == (gid_t)-1)
+		*gid = pw.pw_gid;
+	return xstrdup(pw.pw_name);
+}
+
+/* A HELLO at the query endpoint, answered here when the loop would let
+ * the client in and the thread can tell (see the top of this file); false
+ * leaves it to the loop, which says why it refuses, if it does. */
+static bool
+rconn_hello(struct rconn *rc, json_t *msg)
+{
+	struct handoff *h = rc->h;
+	const char *role = jstr(msg, "role");
+	char err[512], *munge_socket = NULL;
+	int64_t epoch, failover_ms;
+	struct timeval wr;
+	json_t *rep;
+
+	if (msg_type_of(msg) != MSG_HELLO || jint(msg, "version", -1) != PROTO_VERSION || !role ||
+	    strcmp(role, "client") != 0 || jbool(msg, "any", false) || !repl_surely_writable(&epoch))
+		return false;
+	if (!h->is_unix) {
+		if (rd.munge) {
+			conf_read_begin();
+			munge_socket = xstrdup(conf->munge_socket ? conf->munge_socket : "");
+			conf_read_end();
+		}
+		if (net_tcp_identity(h->fd, msg, AUTH_PAYLOAD_CLIENT, munge_socket, &h->uid, &h->gid, err,
+		    sizeof err) < 0) {
+			free(munge_socket);
+			return false;
+		}
+		free(munge_socket);
+	}
+	h->user = reader_user(h->uid, &h->gid);
+	conf_read_begin();
+	h->manager = qm_is_manager(h->user, h->uid);
+	h->operator = h->manager || qm_is_operator(h->user);
+	h->daemon = qm_is_daemon(h->uid);
+	h->see_all = conf->show_all_jobs || h->operator;
+	h->hold = conf->nmasters > 0;
+	h->max_frame = conf->max_frame;
+	h->client_timeout = conf->client_timeout;
+	failover_ms = conf->failover_timeout_ms;
+	conf_read_end();
+	h->stranger = false;
+	wr = (struct timeval){ h->client_timeout, 0 };
+	bufferevent_set_timeouts(rc->bev, NULL, &wr);
+	rep = net_hello_reply(jint(msg, "seq", 0), h->uid, h->user, h->manager, h->operator, epoch,
+	    failover_ms, true);
+	rconn_send(rc, rep, NULL, 0);
+	json_decref(rep);
+	log_debug("%s: client %s (uid %u) at the query endpoint", h->peer, h->user, (unsigned)h->uid);
+	return true;
+}
+
 /* One request at a time: the next is read once the reply is written, so
  * what a client leaves unread stays one reply. */
 static void
@@ -241,7 +343,12 @@ rconn_work(struct rconn *rc)
 	const char *why;
 	int r;
 
-	while (evbuffer_get_length(bufferevent_get_output(rc->bev)) == 0) {
+	/* A HELLO's reply need not be written before the request sent with
+	 * it (qstat sends both in one write) is read. */
+	bool hello = false;
+
+	while (hello || evbuffer_get_length(bufferevent_get_output(rc->bev)) == 0) {
+		hello = false;
 		if (rc->closing) {
 			rconn_free(rc);
 			return;
@@ -250,10 +357,11 @@ rconn_work(struct rconn *rc)
 			rconn_give_back(rc);
 			return;
 		}
-		r = proto_frame_take(in, &msg, rc->h->max_frame, &why);
+		r = proto_frame_take(in, &msg, rc->h->stranger ? NET_HELLO_MAX_FRAME : rc->h->max_frame, &why);
 		if (r == 0) {
-			/* Half a frame: the loop times it, and takes the rest. */
-			if (evbuffer_get_length(in) > 0) {
+			/* Half a frame: the loop times it, and takes the rest
+			 * (half a HELLO is timed here, as a stranger's). */
+			if (evbuffer_get_length(in) > 0 && !rc->h->stranger) {
 				rc->going = true;
 				continue;
 			}
@@ -266,6 +374,11 @@ rconn_work(struct rconn *rc)
 			rconn_send(rc, rep, NULL, 0);
 			json_decref(rep);
 			rc->closing = true;
+		} else if (rc->h->stranger) {
+			if (rconn_hello(rc, msg))
+				hello = true;
+			else
+				rc->back = json_incref(msg);
 		} else if (status_is_listing(msg))
 			rconn_answer(rc, msg);
 		else
@@ -293,31 +406,41 @@ rconn_event_cb(struct bufferevent *bev, short what, void *arg)
 	struct rconn *rc = arg;
 
 	if (what & BEV_EVENT_TIMEOUT)
-		log_info("%s: closing after %d s: left its replies unread", rc->h->peer,
-		    rc->h->client_timeout);
+		log_info("%s: closing after %d s: %s", rc->h->peer, rc->h->client_timeout,
+		    what & BEV_EVENT_WRITING ? "left its replies unread" : "said nothing in time");
 	rconn_free(rc);
 }
 
-static void
-rconn_new(struct handoff *h)
+/* The thread's connection for h: a stranger must say HELLO within
+ * client_timeout, and any peer read its replies within it. */
+static struct rconn *
+rconn_open(struct handoff *h)
 {
 	struct rconn *rc = xcalloc(1, sizeof *rc);
-	struct timeval wr = { h->client_timeout, 0 };
-	json_t *msg = h->msg;
+	struct timeval tv = { h->client_timeout, 0 };
 
 	rc->h = h;
 	rc->bev = bufferevent_socket_new(rd.rbase, h->fd, 0);
 	if (!rc->bev)
 		fatalx("bufferevent_socket_new failed");
 	bufferevent_setcb(rc->bev, rconn_read_cb, rconn_write_cb, rconn_event_cb, rc);
-	bufferevent_set_timeouts(rc->bev, NULL, &wr);
+	bufferevent_set_timeouts(rc->bev, h->stranger ? &tv : NULL, &tv);
+	TAILQ_INSERT_TAIL(&rd.conns, rc, entry);
+	return rc;
+}
+
+static void
+rconn_new(struct handoff *h)
+{
+	struct rconn *rc = rconn_open(h);
+	json_t *msg = h->msg;
+
 	net_input_add(rc->bev, h->in);
 	evbuffer_add_buffer(bufferevent_get_output(rc->bev), h->out);
 	evbuffer_free(h->in);
 	evbuffer_free(h->out);
 	h->in = h->out = NULL;
 	h->msg = NULL;
-	TAILQ_INSERT_TAIL(&rd.conns, rc, entry);
 	rconn_answer(rc, msg);
 	json_decref(msg);
 	rconn_work(rc);
@@ -335,6 +458,104 @@ to_cb(evutil_socket_t fd, short what, void *arg)
 	pthread_mutex_unlock(&rd.mu);
 	if (stop)
 		event_base_loopbreak(rd.rbase);
+}
+
+static void
+accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	for (int i = 0; i < 2; i++)
+		if (rd.lis[i])
+			event_add(rd.lis[i], NULL);
+}
+
+/* A client at the query endpoint, a stranger until its HELLO; false when
+ * there is none to take. */
+static bool
+accept_one(int lfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+	struct handoff *h;
+	struct rconn *rc;
+	struct ucred cred;
+	socklen_t clen = sizeof cred;
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0) {
+		struct timeval tv = { 0, NET_ACCEPT_PAUSE_MS * 1000 };
+		if (net_accept_transient(errno))
+			return false;
+		/* Out of descriptors or memory: the backlog waits (the loop,
+		 * which makes room by dropping strangers, is not starved). */
+		if (mono_ms() - rd.accept_logged >= 10000) {
+			log_warn("query endpoint: accept failed; pausing");
+			rd.accept_logged = mono_ms();
+		}
+		for (int i = 0; i < 2; i++)
+			if (rd.lis[i])
+				event_del(rd.lis[i]);
+		evtimer_add(rd.pause_ev, &tv);
+		return false;
+	}
+	h = xcalloc(1, sizeof *h);
+	h->fd = fd;
+	h->stranger = true;
+	h->max_frame = NET_HELLO_MAX_FRAME;
+	h->is_unix = ss.ss_family == AF_UNIX;
+	net_peer_name(&ss, len, h->peer, sizeof h->peer);
+	if (h->is_unix) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+			log_warn("query endpoint: SO_PEERCRED");
+			handoff_free(h);
+			return true;
+		}
+		h->uid = cred.uid;
+		h->gid = cred.gid;
+		snprintf(h->peer, sizeof h->peer, "unix:pid %d uid %u", (int)cred.pid, (unsigned)cred.uid);
+	}
+	conf_read_begin();
+	h->client_timeout = conf->client_timeout;
+	conf_read_end();
+	rc = rconn_open(h);
+	bufferevent_enable(rc->bev, EV_READ);
+	return true;
+}
+
+static void
+accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	for (int i = 0; i < READER_ACCEPTS && accept_one(lfd); i++)
+		;
+}
+
+/* The query endpoint: port + 1 and the unix socket's path + ".query".
+ * One that cannot be had is logged, and its clients use the port. */
+static void
+reader_listen(void)
+{
+	int fd;
+
+	rd.pause_ev = evtimer_new(rd.rbase, accept_resume_cb, NULL);
+	if (conf->listen && conf->listen_port < 65535 &&
+	    (fd = net_bind_tcp(conf->listen_host, conf->listen_port + 1, READER_BACKLOG)) >= 0)
+		rd.lis[0] = event_new(rd.rbase, fd, EV_READ | EV_PERSIST, accept_cb, NULL);
+	else if (conf->listen)
+		log_warnx("no query endpoint at %s:%d: qstat asks at the port", conf->listen_host,
+		    conf->listen_port + 1);
+	if (conf->unix_socket) {
+		rd.unix_path = xasprintf("%s.query", conf->unix_socket);
+		if (strlen(rd.unix_path) < sizeof ((struct sockaddr_un *)0)->sun_path &&
+		    (fd = net_bind_unix(rd.unix_path, READER_BACKLOG)) >= 0)
+			rd.lis[1] = event_new(rd.rbase, fd, EV_READ | EV_PERSIST, accept_cb, NULL);
+		else {
+			log_warnx("no query endpoint at %s: qstat asks at %s", rd.unix_path, conf->unix_socket);
+			free(rd.unix_path);
+			rd.unix_path = NULL;
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (rd.lis[i] && event_add(rd.lis[i], NULL) < 0)
+			fatalx("cannot watch the query endpoint");
 }
 
 static void *
@@ -405,6 +626,10 @@ reader_start(void)
 	rd.back_ev = event_new(base, rd.back_fd, EV_READ | EV_PERSIST, back_cb, NULL);
 	event_add(rd.to_ev, NULL);
 	event_add(rd.back_ev, NULL);
+	rd.munge = strcmp(conf->auth, "munge") == 0;
+	(void)my_hostname();     /* computed once, here, before the thread reads it */
+	if (conf->query_listen)
+		reader_listen();
 	/* Signals are the loop's: the thread starts with all of them blocked. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -415,7 +640,8 @@ reader_start(void)
 		fatal("query thread");
 	}
 	rd.running = true;
-	log_info("query thread started (%s priority)", rd.idle ? "idle" : "normal");
+	log_info("query thread started (%s priority)%s", rd.idle ? "idle" : "normal",
+	    rd.lis[0] || rd.lis[1] ? ", with the query endpoint" : "");
 	return 0;
 }
 
@@ -435,6 +661,16 @@ reader_stop(void)
 	queue_each(&rd.back, handoff_free);
 	event_free(rd.to_ev);
 	event_free(rd.back_ev);
+	for (int i = 0; i < 2; i++)
+		if (rd.lis[i]) {
+			close(event_get_fd(rd.lis[i]));
+			event_free(rd.lis[i]);
+		}
+	if (rd.pause_ev)
+		event_free(rd.pause_ev);
+	if (rd.unix_path)
+		unlink(rd.unix_path);
+	free(rd.unix_path);
 	event_base_free(rd.rbase);
 	close(rd.to_fd);
 	close(rd.back_fd);

@@ -107,6 +107,29 @@ repl_primary_addr(void)
  * loop would not send. */
 static _Atomic int64_t released_shared;
 
+/* For the query thread: until when (mono ms) this master is writable
+ * for sure, and its epoch; repl_share keeps them. */
+static _Atomic int64_t writable_until_shared, epoch_shared;
+
+/* After a change of role, epoch or the standby's lease.  A primary that
+ * is writable only through the execds' majority is not writable "for
+ * sure": the thread leaves its clients to the loop, which knows. */
+static void
+repl_share(void)
+{
+	int64_t until = rp.role != REPL_PRIMARY ? 0 : conf->nmasters == 0 ? INT64_MAX : rp.standby_lease;
+
+	atomic_store_explicit(&writable_until_shared, until, memory_order_release);
+	atomic_store_explicit(&epoch_shared, rp.epoch, memory_order_release);
+}
+
+bool
+repl_surely_writable(int64_t *epoch)
+{
+	*epoch = atomic_load_explicit(&epoch_shared, memory_order_acquire);
+	return mono_ms() < atomic_load_explicit(&writable_until_shared, memory_order_acquire);
+}
+
 int64_t
 repl_unacked(void)
 {
@@ -880,8 +903,10 @@ repl_heartbeat(struct conn *c, int64_t seq, json_t *msg)
 	if (t <= 0 || t > mono_ms())
 		return;
 	if (c == rp.standby) {
-		if (until > rp.standby_lease)
+		if (until > rp.standby_lease) {
 			rp.standby_lease = until;
+			repl_share();
+		}
 		rp.standby_seen = now_ms();
 	} else if (c->role == ROLE_EXECD) {
 		if (until > c->lease_until)
@@ -942,6 +967,7 @@ repl_become_standby(int idx)
 	rp.role = REPL_STANDBY;
 	rp.since = now_ms();
 	rp.primary_idx = idx;
+	repl_share();
 	rp.last_heard = mono_ms();
 	store_capture(store, false);
 	log_info("standby of %s (epoch %lld, sequence %lld)", conf->masters[idx], (long long)rp.epoch,
@@ -966,6 +992,7 @@ repl_become_primary(int64_t epoch, const char *why)
 		if (store_set_epoch(store, epoch) < 0)
 			fatalx("cannot record epoch %lld", (long long)epoch);
 	}
+	repl_share();
 	log_info("primary (epoch %lld, sequence %lld): %s", (long long)rp.epoch,
 	    (long long)store_repl_seq(store), why);
 	qm_serve();
