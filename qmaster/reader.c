@@ -265,21 +265,32 @@ rconn_answer(struct rconn *rc, json_t *msg)
 	free(text);
 }
 
-/* A name for uid as user_lookup gives it, from this thread. */
+/* A name for uid as user_lookup gives it, from this thread: its own
+ * cache, kept as long as the loop's, since a lookup reads /etc/passwd
+ * (or asks NSS) and the same few users poll again and again. */
 static char *
 reader_user(uid_t uid, gid_t *gid)
 {
+	static struct { uid_t uid; gid_t gid; char *name; int64_t fetched; } cache[64];
 	struct passwd pw, *res = NULL;
 	char buf[4096];
+	unsigned k = uid % 64;
 
-	if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
-		if (*gid == (gid_t)-1)
-			*gid = (gid_t)uid;
-		return xasprintf("%u", (unsigned)uid);
+	if (!cache[k].name || cache[k].uid != uid || now_ms() - cache[k].fetched >= 300000) {
+		if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
+			if (*gid == (gid_t)-1)
+				*gid = (gid_t)uid;
+			return xasprintf("%u", (unsigned)uid);
+		}
+		free(cache[k].name);
+		cache[k].uid = uid;
+		cache[k].gid = pw.pw_gid;
+		cache[k].name = xstrdup(pw.pw_name);
+		cache[k].fetched = now_ms();
 	}
 	if (*gid == (gid_t)-1)
-		*gid = pw.pw_gid;
-	return xstrdup(pw.pw_name);
+		*gid = cache[k].gid;
+	return xstrdup(cache[k].name);
 }
 
 /* A HELLO at the query endpoint, answered here when the loop would let
