@@ -359,13 +359,6 @@ query_addr(const char *addr)
 	return q;
 }
 
-/* A job listing (STATUS without "jobs", what qstat asks first)? */
-static bool
-is_listing(const json_t *req)
-{
-	return req && msg_type_of(req) == MSG_STATUS && !json_object_get(req, "jobs");
-}
-
 const char *
 client_user(void)
 {
@@ -585,7 +578,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		for (char **m = masters; m && *m; m++) {
 			const char *w = NULL;
 			bool next;
-			char *q = is_listing(req) && !client_any_master ? query_addr(*m) : NULL;
+			char *q = req && proto_is_listing(req) && !client_any_master ? query_addr(*m) : NULL;
 			json_t *rep = NULL;
 
 			/* A listing is a read: whatever goes wrong at the query

@@ -253,6 +253,9 @@ enum msg_type {
 const char     *msg_type_name(enum msg_type t);
 enum msg_type   msg_type_lookup(const char *name);
 enum msg_type   msg_type_of(const json_t *msg);
+/* A job listing: a STATUS without "jobs", what qstat asks first, which a
+ * master answers in its query thread (qmaster/reader.c). */
+bool            proto_is_listing(const json_t *msg);
 
 /* Error codes carried in a REPLY's "error". */
 #define ERR_PROTO     "protocol"

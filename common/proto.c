@@ -79,6 +79,12 @@ msg_type_of(const json_t *msg)
 	return msg_type_lookup(jstr(msg, "type"));
 }
 
+bool
+proto_is_listing(const json_t *msg)
+{
+	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
+}
+
 json_t *
 proto_decode(const char *data, size_t n, const char **why)
 {

@@ -215,6 +215,17 @@ net_close(struct conn *c, const char *why)
 	conn_release(c);
 }
 
+/* Configuration is the loop's: what the thread needs of it goes with
+ * the connection. */
+void
+net_handoff_conf(struct handoff *h)
+{
+	h->see_all = conf->show_all_jobs || h->operator;
+	h->hold = conf->nmasters > 0;
+	h->max_frame = conf->max_frame;
+	h->client_timeout = conf->client_timeout;
+}
+
 /* Moves a client's connection to the query thread (reader.c), with the
  * listing it asked for first and what it sent after it.  Nothing of it is
  * held here (c->refs is 0), and its HELLO reply goes with it unwritten. */
@@ -233,12 +244,7 @@ net_hand_off(struct conn *c, json_t *msg)
 	h->manager = c->manager;
 	h->operator = c->operator;
 	h->daemon = c->daemon;
-	/* Configuration is the loop's: what the thread needs of it goes with
-	 * the connection, as it is now. */
-	h->see_all = conf->show_all_jobs || c->operator;
-	h->hold = conf->nmasters > 0;
-	h->max_frame = conf->max_frame;
-	h->client_timeout = conf->client_timeout;
+	net_handoff_conf(h);
 	h->msg = json_incref(msg);
 	h->in = evbuffer_new();
 	h->out = evbuffer_new();
@@ -495,22 +501,22 @@ conn_promote(struct conn *c)
 }
 
 int
-net_tcp_identity(int fd, json_t *msg, const char *payload, const char *munge_socket, uid_t *uid,
-    gid_t *gid, char *err, size_t errlen)
+net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const char *munge_socket,
+    uid_t *uid, gid_t *gid, char *err, size_t errlen)
 {
 	json_t *auth = json_object_get(msg, "auth");
 	const char *method = jstr(auth, "method");
 	int64_t claim;
 
 	*gid = (gid_t)-1;
-	if (munge_socket) {
+	if (munge) {
 		if (!method || strcmp(method, "munge") != 0) {
 			snprintf(err, errlen, "this master wants a munge credential (auth = munge)");
 			return -1;
 		}
 		/* The credential is the only source: no claimed uid is read. */
-		return auth_munge_decode(auth_munge_socket(*munge_socket ? munge_socket : NULL),
-		    jstr(auth, "cred"), payload, uid, gid, err, errlen);
+		return auth_munge_decode(auth_munge_socket(munge_socket), jstr(auth, "cred"), payload,
+		    uid, gid, err, errlen);
 	}
 	claim = jint(msg, "uid", -1);
 	if (claim < 0 || claim > UINT32_MAX - 1) {
@@ -534,10 +540,9 @@ static int
 conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
 {
 	const struct user_cache *u;
-	bool munge = strcmp(conf->auth, "munge") == 0;
 
-	if (net_tcp_identity(c->fd, msg, payload, munge ? (conf->munge_socket ? conf->munge_socket : "") :
-	    NULL, &c->uid, &c->gid, err, errlen) < 0)
+	if (net_tcp_identity(c->fd, msg, payload, strcmp(conf->auth, "munge") == 0, conf->munge_socket,
+	    &c->uid, &c->gid, err, errlen) < 0)
 		return -1;
 	if (c->gid == (gid_t)-1) {
 		u = user_lookup(c->uid);

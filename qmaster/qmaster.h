@@ -160,12 +160,16 @@ int  net_bind_tcp(const char *host, int port, int backlog);
 int  net_bind_unix(const char *path, int backlog);
 /* "HOST:PORT" of an accepted peer, or "unix". */
 void net_peer_name(const struct sockaddr_storage *ss, socklen_t len, char *buf, size_t n);
-/* The uid of a client over TCP, from any thread: with munge_socket
- * (auth = munge; "" for the default socket) its credential, which must
- * carry payload, else the claimed uid if it owns the loopback socket fd.
- * *gid from the credential, else -1.  0, or -1 with the refusal in err. */
-int  net_tcp_identity(int fd, json_t *msg, const char *payload, const char *munge_socket, uid_t *uid,
-    gid_t *gid, char *err, size_t errlen);
+/* The uid of a client over TCP, from any thread: with munge (auth =
+ * munge; munge_socket NULL for the default one) its credential, which
+ * must carry payload, else the claimed uid if it owns the loopback socket
+ * fd.  *gid from the credential, else -1.  0, or -1 with the refusal in err. */
+int  net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const char *munge_socket,
+    uid_t *uid, gid_t *gid, char *err, size_t errlen);
+struct handoff;
+/* What the query thread needs of the configuration for h (its operator
+ * flag set), as it is now; the thread calls it under conf_read_begin. */
+void net_handoff_conf(struct handoff *h);
 /* A HELLO's successful reply (query: at the query endpoint). */
 json_t *net_hello_reply(int64_t seq, uid_t uid, const char *user, bool manager, bool operator,
     int64_t epoch, int64_t failover_timeout_ms, bool query);
@@ -233,9 +237,7 @@ void reader_store_replaced(void);
 
 /* request.c: the one table of request handlers, and client requests. */
 void request_dispatch(struct conn *c, json_t *msg);
-/* A STATUS without "jobs": a listing, what qstat asks without -j. */
-bool status_is_listing(const json_t *msg);
-/* The reply to a STATUS listing (status_is_listing) read from st, as a user sees it
+/* The reply to a STATUS listing (proto_is_listing) read from st, as a user sees it
  * (all: show_all_jobs or an operator); or NULL, with the brief listing's
  * reply as JSON text in *text.  Reads only st: the reader thread calls it
  * with its own connection. */
@@ -269,6 +271,9 @@ struct user_cache {
 	int64_t  fetched;
 };
 const struct user_cache *user_lookup(uid_t uid);
+/* How long a user's or group's entry is believed (user_lookup, group_lookup,
+ * the query thread's names). */
+#define USER_CACHE_MS 300000
 /* The name of a group id, cached the same way; NULL: no such group. */
 const char *group_lookup(gid_t gid);
 

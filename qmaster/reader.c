@@ -276,7 +276,7 @@ reader_user(uid_t uid, gid_t *gid)
 	char buf[4096];
 	unsigned k = uid % 64;
 
-	if (!cache[k].name || cache[k].uid != uid || now_ms() - cache[k].fetched >= 300000) {
+	if (!cache[k].name || cache[k].uid != uid || now_ms() - cache[k].fetched >= USER_CACHE_MS) {
 		if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
 			if (*gid == (gid_t)-1)
 				*gid = (gid_t)uid;
@@ -312,11 +312,11 @@ rconn_hello(struct rconn *rc, json_t *msg)
 	if (!h->is_unix) {
 		if (rd.munge) {
 			conf_read_begin();
-			munge_socket = xstrdup(conf->munge_socket ? conf->munge_socket : "");
+			munge_socket = conf->munge_socket ? xstrdup(conf->munge_socket) : NULL;
 			conf_read_end();
 		}
-		if (net_tcp_identity(h->fd, msg, AUTH_PAYLOAD_CLIENT, munge_socket, &h->uid, &h->gid, err,
-		    sizeof err) < 0) {
+		if (net_tcp_identity(h->fd, msg, AUTH_PAYLOAD_CLIENT, rd.munge, munge_socket, &h->uid,
+		    &h->gid, err, sizeof err) < 0) {
 			free(munge_socket);
 			return false;
 		}
@@ -327,10 +327,7 @@ rconn_hello(struct rconn *rc, json_t *msg)
 	h->manager = qm_is_manager(h->user, h->uid);
 	h->operator = h->manager || qm_is_operator(h->user);
 	h->daemon = qm_is_daemon(h->uid);
-	h->see_all = conf->show_all_jobs || h->operator;
-	h->hold = conf->nmasters > 0;
-	h->max_frame = conf->max_frame;
-	h->client_timeout = conf->client_timeout;
+	net_handoff_conf(h);
 	failover_ms = conf->failover_timeout_ms;
 	conf_read_end();
 	h->stranger = false;
@@ -390,7 +387,7 @@ rconn_work(struct rconn *rc)
 				hello = true;
 			else
 				rc->back = json_incref(msg);
-		} else if (status_is_listing(msg))
+		} else if (proto_is_listing(msg))
 			rconn_answer(rc, msg);
 		else
 			rc->back = json_incref(msg);
@@ -599,7 +596,7 @@ reader_takes(const json_t *msg)
 {
 	/* Only a writable primary's answers are the cluster's (a standby
 	 * answers only clients that ask for any master, in the loop). */
-	return rd.running && status_is_listing(msg) && repl_role() == REPL_PRIMARY && repl_writable();
+	return rd.running && proto_is_listing(msg) && repl_role() == REPL_PRIMARY && repl_writable();
 }
 
 void

@@ -194,7 +194,7 @@ user_lookup(uid_t uid)
 	struct passwd *pw;
 	int n = 64;
 
-	if (u->name && u->uid == uid && now_ms() - u->fetched < 300000)
+	if (u->name && u->uid == uid && now_ms() - u->fetched < USER_CACHE_MS)
 		return u;
 	pw = getpwuid(uid);
 	if (!pw)
@@ -228,7 +228,7 @@ group_lookup(gid_t gid)
 	struct group *gr;
 	int k = gid % 64;
 
-	if (gcache[k].name && gcache[k].gid == gid && now_ms() - gcache[k].fetched < 300000)
+	if (gcache[k].name && gcache[k].gid == gid && now_ms() - gcache[k].fetched < USER_CACHE_MS)
 		return gcache[k].name;
 	if ((gr = getgrgid(gid)) == NULL)
 		return NULL;
@@ -545,12 +545,6 @@ status_parse(int64_t seq, json_t *msg, struct status_req *q)
 	return NULL;
 }
 
-bool
-status_is_listing(const json_t *msg)
-{
-	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
-}
-
 json_t *
 status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, bool all,
     char **text, size_t *len)
@@ -562,7 +556,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 	*text = NULL;
 	if ((rep = status_parse(seq, msg, &q)) != NULL)
 		return rep;
-	assert(status_is_listing(msg) && !q.ids);
+	assert(proto_is_listing(msg) && !q.ids);
 	sc.st = st;
 	sc.brief = q.brief;
 	sc.limit = q.limit;
@@ -656,7 +650,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	char *text;
 	size_t len;
 
-	if (status_is_listing(msg)) {
+	if (proto_is_listing(msg)) {
 		if ((rep = status_listing(store, seq, msg, c->user, conf->show_all_jobs || c->operator,
 		    &text, &len)) == NULL) {
 			net_send_text(c, text, len);
