@@ -164,7 +164,7 @@ def page_text(path):
 
 
 def sentences(text):
-    for para in re.split(r"\n\s*\n|\n\s*[*|]\s", text):
+    for para in re.split(r"\n\s*\n|\n\s*[-*|]\s", text):
         para = " ".join(para.split())
         for s in re.split(r"(?<=[.;:])\s+(?=[A-Z*'`(])", para):
             yield s
@@ -172,13 +172,14 @@ def sentences(text):
 
 def help_flags(binbin, cmd, cache={}):
     if cmd not in cache:
-        text = ""
+        text, works = "", set()
         for flag in ("--help", "-help"):
-            rc, out, _ = run([binbin(cmd), flag] if cmd != "nowq" else [binbin(cmd), flag])
+            rc, out, _ = run([binbin(cmd), flag])
             if rc == 0 and out:
-                text = out
-                break
-        cache[cmd] = set(m.group(1) for m in re.finditer(r"(?:^|[][\s|(])(--?[A-Za-z][\w-]*)", text))
+                text = text or out
+                works.add(flag)
+        # The usage text need not list the option that prints it.
+        cache[cmd] = works | set(m.group(1) for m in re.finditer(r"(?:^|[][\s|(])(--?[A-Za-z][\w-]*)", text))
     return cache[cmd]
 
 
