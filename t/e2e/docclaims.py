@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docclaims.py: checks the manuals and documents against the built programs: every setting a page lists is accepted, and no page calls a command, option, setting or feature absent that the programs have."""
+"""docclaims.py: checks the manuals and documents against the built programs: the settings the configuration pages list are those the daemons accept, and no page calls a command, option, setting or feature absent that the programs have."""
 
 import os
 import re
@@ -110,6 +110,16 @@ def check_settings(src, binbin):
         ok, out = execd_has(binbin, key)
         if not ok:
             print("execd.ini.5 lists the setting %s, but execd says: %s" % (key, out))
+            bad = 1
+    # The other way: every key the parsers know is on the page.
+    for page, source, rx in (
+            ("qmaster.conf.5", "qmaster/conf.c", r'CFG_(?:INT|STR|BOOL|STR_LIST|FLOAT)\("(\w+)"'),
+            ("execd.ini.5", "execd/conf.c", r'strcmp\(key, "(\w+)"\)')):
+        listed = set(k for _, k in mdoc_settings(os.path.join(src, "doc", page)))
+        with open(os.path.join(src, source), encoding="utf-8") as f:
+            parsed = set(re.findall(rx, f.read()))
+        for key in sorted(parsed - listed):
+            print("%s takes the setting %s, but %s does not list it" % (source, key, page))
             bad = 1
     return bad
 

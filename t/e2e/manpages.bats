@@ -169,7 +169,7 @@ check_options() {
 # The pages and documents a new admin reads.
 DOCS="doc/*.1 doc/*.5 doc/*.7 doc/*.8 doc/*.md README.md"
 
-@test "every setting qmaster.conf(5) and execd.ini(5) list is one the daemons accept" {
+@test "qmaster.conf(5) and execd.ini(5) list exactly the settings the daemons accept" {
 	run python3 "$top_srcdir/t/e2e/docclaims.py" settings "$top_srcdir" "$top_builddir/bin"
 	echo "$output"
 	[ "$status" -eq 0 ]
