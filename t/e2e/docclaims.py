@@ -186,8 +186,9 @@ def help_flags(binbin, cmd, cache={}):
         for flag in ("--help", "-help"):
             rc, out, _ = run([binbin(cmd), flag])
             if rc == 0 and out:
-                text = text or out
+                text = out
                 works.add(flag)
+                break
         # The usage text need not list the option that prints it.
         cache[cmd] = works | set(m.group(1) for m in re.finditer(r"(?:^|[][\s|(])(--?[A-Za-z][\w-]*)", text))
     return cache[cmd]

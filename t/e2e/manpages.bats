@@ -194,7 +194,8 @@ DOCS="doc/*.1 doc/*.5 doc/*.7 doc/*.8 doc/*.md README.md"
 }
 
 @test "nowq --help and nowq(1) name every command the client program is installed as" {
-	local names n
+	local names n help
+	help=$("$top_builddir/bin/nowq" --help)
 	# Called by a name it does not know, the program lists those it does.
 	ln -sf "$top_builddir/bin/nowq" "$BATS_TEST_TMPDIR/not-a-command"
 	run "$BATS_TEST_TMPDIR/not-a-command"
@@ -204,7 +205,7 @@ DOCS="doc/*.1 doc/*.5 doc/*.7 doc/*.8 doc/*.md README.md"
 	for n in $names; do
 		[ "$n" = nowq ] && continue
 		[ -x "$top_builddir/bin/$n" ] || { echo "bin/$n is not installed"; return 1; }
-		"$top_builddir/bin/nowq" --help | grep -qw -- "$n" || { echo "nowq --help does not name $n"; return 1; }
+		printf '%s\n' "$help" | grep -qw -- "$n" || { echo "nowq --help does not name $n"; return 1; }
 		grep -qx "\.Nm $n *,\{0,1\}" "$top_srcdir/doc/nowq.1" || { echo "nowq.1 does not name $n (.Nm $n)"; return 1; }
 		case " $PAGES " in *" $n.1 "*) ;; *) echo "no manual page $n.1 in PAGES"; return 1 ;; esac
 	done
