@@ -55,6 +55,17 @@ help_flags() {
 	[ "$bad" -eq 0 ]
 }
 
+@test "no quotation in a page opens inside another" {
+	# ".Ql a , Ql b" quotes "a, 'b'" as one: Ql takes the rest of its line.
+	local p bad=0 out
+	for p in $PAGES; do
+		out=$(mandoc -T ascii "$top_srcdir/doc/$p" | sed 's/.\x08//g' | tr '\n' ' ' |
+		    grep -o "\`[^']*\`[^']*'" || true)
+		[ -z "$out" ] || { printf '%s: %s\n' "$p" "$out"; bad=1; }
+	done
+	[ "$bad" -eq 0 ]
+}
+
 @test "nowq(7) refers to every other page in SEE ALSO" {
 	for p in $PAGES; do
 		[ "$p" = nowq.7 ] && continue
