@@ -50,7 +50,7 @@ daemon_ready(int token, const char *pidfile)
 	if (pidfile) {
 		char buf[32];
 		int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-		if (spool_write_atomic(pidfile, buf, (size_t)n, 0644) < 0)
+		if (spool_write_atomic(pidfile, buf, (size_t)n, 0600) < 0)
 			log_warn("cannot write pid file %s", pidfile);
 	}
 	if (token >= 0) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,11 +51,20 @@ log_reopen_locked(void)
 		fclose(log_fp);
 	log_fp = stderr;
 	if (log_path) {
-		FILE *fp = fopen(log_path, "ae");
-		if (fp) {
+		/* A log names jobs, users and what went wrong with them: it is
+		 * the daemon's user's alone, whatever the umask or the file's
+		 * earlier mode (a file of another user's is left as it is). */
+		int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0600);
+		struct stat sb;
+		FILE *fp;
+		if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (sb.st_mode & 077) &&
+		    sb.st_uid == geteuid())
+			(void)fchmod(fd, sb.st_mode & 0700);
+		if (fd >= 0 && (fp = fdopen(fd, "a")) != NULL) {
 			setvbuf(fp, NULL, _IOLBF, 0);
 			log_fp = fp;
-		}
+		} else if (fd >= 0)
+			close(fd);
 	}
 }
 

@@ -522,7 +522,7 @@ active_vacate(struct attempt *a, const char *why)
 	char *text = xasprintf("owner returned (%s)", why);
 	struct timeval tv = { conf->vacate_grace, 0 };
 
-	if (execd_write_file(path, text, 0644, false) < 0)
+	if (execd_write_file(path, text, 0600, false) < 0)
 		log_warn("cannot write %s", path);
 	log_info("job %s: vacating: %s", a->key, text);
 	free(path);
@@ -545,7 +545,7 @@ active_suspend(struct attempt *a, bool stop)
 	char *mark = execd_path("active/%s/suspended", a->key);
 
 	if (stop) {
-		if (execd_write_file(mark, "owner_returns\n", 0644, false) < 0)
+		if (execd_write_file(mark, "owner_returns\n", 0600, false) < 0)
 			log_warn("cannot write %s", mark);
 		active_kill(a, SIGSTOP);
 	} else {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,26 +102,31 @@ usage(bool asked)
 /* One execd per spool: the lock lives as long as this process (the shepherds
  * close their copy so a restart is never locked out by a running job). */
 static int
-spool_prepare(void)
+spool_prepare(int *tightened)
 {
 	char *lock = execd_path("execd.lock");
 	char *active = execd_path("active");
 	char *outbox = execd_path("outbox");
 	struct stat st;
-	int fd;
+	char why[PATH_MAX + 256];
+	int fd, n;
 
 	/* Job owners reach their script in active/ID.TASK.ATTEMPT/ by path,
-	 * so the folders above it are traversable; job.json stays 0600. */
-	if (spool_mkdir_p(conf->spool_dir, 0755) < 0 || spool_mkdir_p(active, 0711) < 0 ||
-	    spool_mkdir_p(outbox, 0700) < 0) {
-		fprintf(stderr, "execd: cannot create the spool in %s: %s\n",
-		    conf->spool_dir, strerror(errno));
+	 * so the folders above it are traversable (0711), never listable;
+	 * every file in them (the job, its environment and qrsh secret in
+	 * job.json, the outbox's events) is the execd's user's alone. */
+	if ((n = spool_make_private(conf->spool_dir, 0711, why, sizeof why)) < 0 ||
+	    spool_mkdir_p(active, 0711) < 0 || spool_mkdir_p(outbox, 0700) < 0 ||
+	    chmod(outbox, 0700) < 0) {
+		fprintf(stderr, "execd: spool %s: %s\n", conf->spool_dir,
+		    n < 0 ? why : strerror(errno));
 		exit(1);
 	}
+	*tightened = n;
 	if (geteuid() == 0 && stat(conf->spool_dir, &st) == 0 && !(st.st_mode & S_IXOTH))
 		fprintf(stderr, "execd: warning: %s is not searchable by others; "
 		    "jobs of other users will not reach their scripts\n", conf->spool_dir);
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "execd: cannot open %s: %s\n", lock, strerror(errno));
 		exit(1);
@@ -144,7 +150,7 @@ main(int argc, char **argv)
 	struct event *sigs[4];
 	struct timeval tv;
 	char why[160], *pidfile;
-	int ch, token, lockfd;
+	int ch, token, lockfd, tightened;
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -174,20 +180,25 @@ main(int argc, char **argv)
 	}
 	execd_log_level = debug ? LOG_LVL_DEBUG : conf->log_level;
 	log_init("execd", execd_log_level, NULL);
+	/* Jobs inherit this umask; every file of the execd's own is made
+	 * with an explicit mode. */
 	umask(022);
 	/* The log file may live in the spool: create that first. */
-	lockfd = spool_prepare();
+	lockfd = spool_prepare(&tightened);
 	execd_log_path = foreground || !conf->log_file ? NULL : xstrdup(conf->log_file);
 	if (execd_log_path) {
-		FILE *fp = fopen(execd_log_path, "ae");
-		if (!fp) {
+		int fd = open(execd_log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0) {
 			fprintf(stderr, "execd: cannot open log file %s: %s\n", execd_log_path,
 			    strerror(errno));
 			exit(1);
 		}
-		fclose(fp);
+		close(fd);
 	}
 	log_init("execd", execd_log_level, execd_log_path);
+	if (tightened > 0)
+		log_warnx("took the permissions of group and others from %d entr%s of spool %s",
+		    tightened, tightened == 1 ? "y" : "ies", conf->spool_dir);
 	token = daemon_begin(foreground);
 	signal(SIGPIPE, SIG_IGN);
 

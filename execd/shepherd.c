@@ -837,7 +837,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * execd report the attempt, and it ends as "shepherd died".  The
 	 * outbox's CHILD_REGISTER is job.pid under a second name; only where
 	 * the two folders cannot share the file is it a file of its own. */
-	if (shep_write_file(&s, "job.pid", buf, 0644) < 0 || outbox_link_reg(key) < 0) {
+	if (shep_write_file(&s, "job.pid", buf, 0600) < 0 || outbox_link_reg(key) < 0) {
 		msg = outbox_reg_msg(key, buf);
 		assert(msg);
 		outbox_write(key, OUTBOX_REG, msg, false);

@@ -101,7 +101,7 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	}
 	/* Durable before it is cast: a restarted execd must not vote again. */
 	snprintf(buf, sizeof buf, "%lld\n", (long long)e);
-	if (spool_write_atomic(wt.path, buf, strlen(buf), 0644) < 0) {
+	if (spool_write_atomic(wt.path, buf, strlen(buf), 0600) < 0) {
 		log_warn("cannot record our vote in %s; not voting", wt.path);
 		return;
 	}

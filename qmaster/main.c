@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,7 +130,7 @@ qm_serve(void)
 	mailer_init();
 	event_add(tick_ev, &one);
 	act = xasprintf("%s/act_qmaster", conf->spool_dir);
-	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0644) < 0)
+	if (spool_write_atomic(act, my_hostname(), strlen(my_hostname()), 0600) < 0)
 		log_warn("cannot write %s", act);
 	free(act);
 }
@@ -211,7 +212,7 @@ static int
 lock_spool(const char *dir)
 {
 	char *path = xasprintf("%s/qmaster.lock", dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		fatal("cannot open %s", path);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -236,7 +237,8 @@ main(int argc, char **argv)
 	const char *path = SYSCONFDIR "/nowq/qmaster.conf";
 	bool foreground = false, debug = false, check = false, dump = false, rejoin = false;
 	const char *why;
-	int ch, token;
+	char swhy[PATH_MAX + 256];
+	int ch, token, tightened;
 	struct event *sigs[4];
 	const int signums[4] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
 
@@ -266,12 +268,19 @@ main(int argc, char **argv)
 		usage(false);
 	if ((conf = conf_load(path)) == NULL)
 		exit(1);
-	if (spool_mkdir_p(conf->spool_dir, 0755) < 0) {
-		fprintf(stderr, "qmaster: cannot create spool directory %s: %s\n",
-		    conf->spool_dir, strerror(errno));
+	/* Every file the master makes holds job data or describes it (the
+	 * database and its WAL, which SQLite creates with the database's
+	 * mode, snapshots, logs) and none is for anyone else: whatever the
+	 * umask of the shell that started us. */
+	umask(077);
+	if ((tightened = spool_make_private(conf->spool_dir, 0700, swhy, sizeof swhy)) < 0) {
+		fprintf(stderr, "qmaster: spool directory %s: %s\n", conf->spool_dir, swhy);
 		exit(1);
 	}
 	log_init("qmaster", debug ? LOG_LVL_DEBUG : conf->log_level, foreground ? NULL : conf->log_file);
+	if (tightened > 0)
+		log_warnx("took the permissions of group and others from %d entr%s of spool %s",
+		    tightened, tightened == 1 ? "y" : "ies", conf->spool_dir);
 	lock_spool(conf->spool_dir);
 	/* A master that steps down re-executes itself (--rejoin): it is a
 	 * daemon already and keeps its pid. */

@@ -1,4 +1,4 @@
-/* spooldir.c: durable files in spool directories: atomic replacement, directory sync, creation and removal of trees. */
+/* spooldir.c: durable files in spool directories: atomic replacement, directory sync, creation, privacy and removal of trees. */
 #include "config.h"
 
 #include <errno.h>
@@ -232,4 +232,68 @@ spool_rmtree(const char *path)
 	if (lstat(path, &sb) < 0)
 		return errno == ENOENT ? 0 : -1;
 	return nftw(path, spool_rmtree_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
+}
+
+/* nftw passes no argument through to its callback. */
+static struct {
+	int     dirmode;
+	int     count;
+	char   *why;
+	size_t  whylen;
+} priv;
+
+/* Only ever takes bits away: a folder a job owner must traverse keeps its
+ * x for others (dirmode 0711), a script its owner's x. */
+static int
+spool_private_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	mode_t keep, now = sb->st_mode & 07777;
+
+	if (type == FTW_D)
+		keep = now & (mode_t)priv.dirmode;
+	else if (type == FTW_F)
+		keep = now & 0700;
+	else if (type == FTW_DNR || type == FTW_NS) {
+		snprintf(priv.why, priv.whylen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	} else
+		return 0;   /* a symbolic link or a socket: nothing to read through it */
+	if (keep == now)
+		return 0;
+	if (chmod(path, keep) < 0) {
+		snprintf(priv.why, priv.whylen, "cannot make %s (owner uid %u, mode %04o) private to "
+		    "uid %u: %s", path, (unsigned)sb->st_uid, (unsigned)now, (unsigned)geteuid(),
+		    strerror(errno));
+		return -1;
+	}
+	priv.count++;
+	return 0;
+}
+
+int
+spool_make_private(const char *dir, int dirmode, char *why, size_t whylen)
+{
+	char *real;
+	int rc;
+
+	if (spool_mkdir_p(dir, 0755) < 0) {
+		snprintf(why, whylen, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	/* A spool may be a link to a folder elsewhere: walk the folder. */
+	if ((real = realpath(dir, NULL)) == NULL) {
+		snprintf(why, whylen, "cannot resolve %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	priv.dirmode = dirmode;
+	priv.count = 0;
+	priv.why = why;
+	priv.whylen = whylen;
+	why[0] = '\0';
+	/* A folder is tightened before nftw opens it to read what it holds. */
+	rc = nftw(real, spool_private_one, 16, FTW_PHYS);
+	if (rc != 0 && !why[0])
+		snprintf(why, whylen, "cannot walk %s: %s", real, strerror(errno));
+	free(real);
+	return rc != 0 ? -1 : priv.count;
 }
