@@ -283,11 +283,16 @@ handle_signals(void)
 	}
 }
 
-/* The shepherd's HELLO: the job's secret, and a munge credential of root or
- * our own user, which it must have when the master said so (need_cred).
- * NULL when accepted, else why not. */
+/*
+ * The shepherd's HELLO on fd: the job's secret, and proof that root or our
+ * own user made the connection, for the secret alone is only as private as
+ * every copy of the job: a munge credential of that uid, which it must
+ * have when the master said so (need_cred), else (auth = none, one host)
+ * the kernel's word on who owns the connecting socket.  NULL when
+ * accepted, else why not.
+ */
 static const char *
-hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
+hello_check(int fd, const char *data, size_t n, int *rank, char *host, size_t hostlen)
 {
 	static char why[512];
 	json_error_t jerr;
@@ -329,6 +334,18 @@ hello_check(const char *data, size_t n, int *rank, char *host, size_t hostlen)
 	} else if (q.need_cred) {
 		json_decref(h);
 		return "no munge credential, which this cluster's shepherds send";
+	} else {
+		int64_t owner = auth_loopback_peer_uid(fd);
+		if (owner < 0) {
+			json_decref(h);
+			return "no munge credential, and the connection is not from this host";
+		}
+		if (owner != 0 && owner != (int64_t)getuid()) {
+			snprintf(why, sizeof why, "the connection is uid %lld's, neither root's nor ours",
+			    (long long)owner);
+			json_decref(h);
+			return why;
+		}
 	}
 	if (q.parts[part].connected) {
 		json_decref(h);
@@ -416,7 +433,7 @@ hello_read(int i)
 	else if (type != QRSH_F_HELLO)
 		why = "no HELLO";
 	else
-		why = hello_check(data, n, &rank, host, sizeof host);
+		why = hello_check(fd, data, n, &rank, host, sizeof host);
 	if (why) {
 		hello_refuse(i, why);
 		return;

@@ -157,6 +157,18 @@ auth_peercred_uid(int fd)
 	return (int64_t)cred.uid;
 }
 
+/* A v4-mapped IPv6 address as the IPv4 one it stands for. */
+static void
+auth_unmap(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 a6 = *(struct sockaddr_in6 *)ss;
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = a6.sin6_port };
+
+	memcpy(&a4.sin_addr, &a6.sin6_addr.s6_addr[12], sizeof a4.sin_addr);
+	memset(ss, 0, sizeof *ss);
+	memcpy(ss, &a4, sizeof a4);
+}
+
 /*
  * The owner of the socket at the other end of a loopback TCP connection.
  * The kernel's sock_diag answers for that one socket, named by its four
@@ -178,6 +190,14 @@ auth_loopback_peer_uid(int fd)
 	if (peer.ss_family != me.ss_family ||
 	    (peer.ss_family != AF_INET && peer.ss_family != AF_INET6))
 		return -1;
+	/* On a dual-stack listener (qrsh's) an IPv4 peer has a mapped IPv6
+	 * address, but its socket is an IPv4 one, listed as such. */
+	if (peer.ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&peer)->sin6_addr) &&
+	    IN6_IS_ADDR_V4MAPPED(&((struct sockaddr_in6 *)&me)->sin6_addr)) {
+		auth_unmap(&peer);
+		auth_unmap(&me);
+	}
 	if ((uid = auth_peer_uid_diag(&peer, &me)) == AUTH_UID_UNKNOWN)
 		uid = auth_peer_uid_proc(&peer, &me);
 	return uid;

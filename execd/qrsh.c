@@ -168,6 +168,16 @@ qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *w
 	}
 	if ((q->sock = qrsh_connect_addr(&a, why, whylen)) < 0)
 		return -1;
+	/* auth = none, one host: the job's streams go only to a socket of the
+	 * job's owner, never to whoever holds the port after qrsh. */
+	if (strcmp(conf->auth, "none") == 0) {
+		int64_t owner = auth_loopback_peer_uid(q->sock);
+		if (owner != (int64_t)j->uid) {
+			snprintf(why, whylen, "the qrsh client's port %d is held by uid %lld, not the "
+			    "job's owner", a.port, (long long)owner);
+			return -1;
+		}
+	}
 	fcntl(q->sock, F_SETFL, O_NONBLOCK);
 	hello = json_pack("{s:s, s:s, s:i, s:I}", "secret", a.secret, "host", conf->name,
 	    "part", part, "id", (json_int_t)j->id);
