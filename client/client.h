@@ -53,7 +53,10 @@ char **client_masters(void);
 /* Sends req (its "seq" is set here) and returns the reply with that seq,
  * connecting and saying HELLO first if need be.  timeout_ms < 0 waits
  * forever.  NULL with *why when no master can be reached or the connection
- * breaks; the caller decides whether a retry is safe. */
+ * breaks.  A request with an idempotency "key" is sent again when its
+ * reply is lost, to the next master or the same one after a reconnect,
+ * for a bounded time; any other never is: the caller decides whether a
+ * retry is safe. */
 json_t *client_call(json_t *req, int timeout_ms, const char **why);
 /* client_call for requests that may not fail: takes req over, and dies
  * with a one-line error when no master answers.  A reply with ok false is

@@ -27,6 +27,16 @@
 #define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
 /* The query endpoint's connect and HELLO: past this, the port answers. */
 #define CLIENT_QUERY_MS         2000
+/* A master answers HELLO in well under a millisecond.  One that has not
+ * within this while another master could be asked is frozen (its listen
+ * backlog still accepts) or badly overloaded: the others are asked first,
+ * and it again later with twice the wait, so a busy master is still
+ * waited for, up to CLIENT_REPLY_MS. */
+#define CLIENT_HELLO_MS         500
+/* The first wait for the reply to a request that carries a key (a SUBMIT):
+ * past it the other masters are asked and the request sent again, which
+ * the master that has the key answers with what the first one did. */
+#define CLIENT_RESEND_MS        5000
 
 const char *client_prog = "nowq";
 bool client_any_master;
@@ -421,13 +431,31 @@ client_disconnect(void)
 	conn.addr = NULL;
 }
 
-/* Reads frames until the reply to seq; anything else is not for us. */
+/* Reads frames until the reply to seq; anything else is not for us.  Only
+ * the wait for a frame's start is bounded by wait_ms (< 0: forever): past
+ * it, NULL with *late set; a frame half read would leave the connection
+ * unusable anyway. */
 static json_t *
-recv_reply(int64_t seq, int timeout_ms, const char **why)
+recv_reply(int64_t seq, int wait_ms, const char **why, bool *late)
 {
+	int64_t deadline = wait_ms < 0 ? -1 : mono_ms() + wait_ms;
+
+	*late = false;
 	for (;;) {
 		json_t *msg;
-		if (proto_recv_fd(conn.fd, &msg, timeout_ms, why) < 0)
+		if (deadline >= 0) {
+			struct pollfd pfd = { .fd = conn.fd, .events = POLLIN };
+			int64_t left = deadline - mono_ms();
+			int r = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0) {
+				*late = true;
+				*why = "no reply in time";
+				return NULL;
+			}
+		}
+		if (proto_recv_fd(conn.fd, &msg, CLIENT_REPLY_MS, why) < 0)
 			return NULL;
 		if (msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", -1) == seq)
 			return msg;
@@ -474,55 +502,90 @@ client_auth(const char *addr, char *err, size_t errlen)
 	return auth;
 }
 
-/* Tries one master: connect, then HELLO and the request (if any) in one
- * write, so a submission costs one round trip.  Without a request, the
- * HELLO's reply is returned.  NULL with *why, and *next set when the next
- * master should be asked instead (unreachable, or it redirects).  query:
- * addr is a query endpoint (query_addr), which must say so in its HELLO's
- * reply, and is given up on quickly. */
+/* How a try at one master ended when it gave no reply. */
+enum call_end {
+	CALL_DONE,     /* a reply, or an error to report (*why) */
+	CALL_NEXT,     /* unreachable, or it redirects: ask the next master */
+	CALL_SLOW,     /* no reply in time: ask the others, it later */
+	CALL_LOST,     /* the request went and its reply did not come */
+};
+
+/* Sending a request with the HELLO saves a round trip, but a master whose
+ * HELLO reply is late is given up on with the request perhaps read: only
+ * one that may be sent twice goes along (a listing, a keyed request). */
+static bool
+call_pipelines(const json_t *req)
+{
+	return req && (json_object_get(req, "key") || proto_is_listing(req));
+}
+
+/* Sends HELLO, and req with it when it may be sent twice; its reply in
+ * *hello. */
+static enum call_end
+call_hello(bool query, json_t *req, int hello_ms, json_t **hello, char *mungeerr, size_t errlen,
+    const char **why)
+{
+	json_t *msg;
+	char *buf = NULL;
+	size_t len = 0;
+	int64_t hseq = ++conn.seq;
+	bool late;
+
+	*hello = NULL;
+	msg = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
+	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
+	    "auth", client_auth(conn.addr, mungeerr, errlen), "uid", (json_int_t)getuid(),
+	    "user", client_user());
+	if (client_any_master)
+		json_object_set_new(msg, "any", json_true());
+	if (call_pipelines(req))
+		json_object_set_new(req, "seq", json_integer(++conn.seq));
+	if (frame_add(&buf, &len, msg) < 0 || (call_pipelines(req) && frame_add(&buf, &len, req) < 0)) {
+		json_decref(msg);
+		free(buf);
+		*why = "cannot encode the request";
+		return CALL_DONE;
+	}
+	json_decref(msg);
+	if (send_all(conn.fd, buf, len, why) < 0) {
+		free(buf);
+		return CALL_NEXT;
+	}
+	free(buf);
+	if ((*hello = recv_reply(hseq, query ? (hello_ms < CLIENT_QUERY_MS ? hello_ms : CLIENT_QUERY_MS) :
+	    hello_ms, why, &late)) == NULL)
+		return late ? CALL_SLOW : CALL_NEXT;
+	return CALL_DONE;
+}
+
+/* Tries one master: connect, then HELLO and the request (if any), in one
+ * write when the request may be sent twice, so a submission costs one
+ * round trip.  Without a request, the HELLO's reply is returned.  NULL
+ * with *why and *end saying what to do next.  query: addr is a query
+ * endpoint (query_addr), which must say so in its HELLO's reply, and is
+ * given up on quickly.  hello_ms bounds the wait for the HELLO's reply,
+ * req_ms that for a keyed request's, timeout_ms that for any other. */
 static json_t *
-call_one(const char *addr, bool query, json_t *req, int timeout_ms, const char **why, bool *next)
+call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, int timeout_ms,
+    const char **why, enum call_end *end)
 {
 	static char msg[1024];
 	/* Why munge gave no credential ("" if it did), for a refusal's message. */
 	char mungeerr[400] = "";
-	json_t *hello, *rep;
-	char *buf = NULL;
-	size_t len = 0;
-	int64_t hseq;
+	json_t *rep;
+	bool keyed = req && json_object_get(req, "key"), late;
 	int fd = connect_one(addr, query ? CLIENT_QUERY_MS : CLIENT_CONNECT_MS, why);
 
-	*next = true;
+	*end = CALL_NEXT;
 	if (fd < 0)
 		return NULL;
 	conn.fd = fd;
 	conn.addr = xstrdup(addr);
-	hseq = ++conn.seq;
-	hello = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
-	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", client_auth(conn.addr, mungeerr, sizeof mungeerr), "uid", (json_int_t)getuid(),
-	    "user", client_user());
-	if (client_any_master)
-		json_object_set_new(hello, "any", json_true());
-	if (req)
-		json_object_set_new(req, "seq", json_integer(++conn.seq));
-	if (frame_add(&buf, &len, hello) < 0 || (req && frame_add(&buf, &len, req) < 0)) {
-		json_decref(hello);
-		free(buf);
-		client_disconnect();
-		*why = "cannot encode the request";
-		*next = false;
-		return NULL;
-	}
-	json_decref(hello);
-	if (send_all(conn.fd, buf, len, why) < 0) {
-		free(buf);
+	if ((*end = call_hello(query, req, hello_ms, &rep, mungeerr, sizeof mungeerr, why)) != CALL_DONE) {
 		client_disconnect();
 		return NULL;
 	}
-	free(buf);
-	if ((rep = recv_reply(hseq, query ? CLIENT_QUERY_MS : timeout_ms < 0 ? CLIENT_REPLY_MS :
-	    timeout_ms, why)) == NULL) {
+	if (!rep) {
 		client_disconnect();
 		return NULL;
 	}
@@ -533,10 +596,11 @@ call_one(const char *addr, bool query, json_t *req, int timeout_ms, const char *
 		json_decref(rep);
 		client_disconnect();
 		*why = "no query endpoint";
+		*end = CALL_NEXT;
 		return NULL;
 	}
 	if (!jbool(rep, "ok", false)) {
-		*next = is_redirect(rep);
+		*end = is_redirect(rep) ? CALL_NEXT : CALL_DONE;
 		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
 		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
 		json_decref(rep);
@@ -544,14 +608,32 @@ call_one(const char *addr, bool query, json_t *req, int timeout_ms, const char *
 		*why = msg;
 		return NULL;
 	}
-	*next = false;
 	if (!req)
 		return rep;
 	json_decref(rep);
-	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
+	if (!call_pipelines(req)) {
+		char *buf = NULL;
+		size_t len = 0;
+		json_object_set_new(req, "seq", json_integer(++conn.seq));
+		if (frame_add(&buf, &len, req) < 0) {
+			free(buf);
+			client_disconnect();
+			*why = "cannot encode the request";
+			return NULL;
+		}
+		if (send_all(conn.fd, buf, len, why) < 0) {
+			free(buf);
+			*end = CALL_LOST;
+			return connection_lost(why);
+		}
+		free(buf);
+	}
+	if ((rep = recv_reply(jint(req, "seq", 0), keyed ? req_ms : timeout_ms, why, &late)) == NULL) {
+		*end = keyed && late ? CALL_SLOW : CALL_LOST;
 		return connection_lost(why);
+	}
 	if (is_redirect(rep)) {
-		*next = true;
+		*end = CALL_NEXT;
 		snprintf(msg, sizeof msg, "%s", client_reply_message(rep));
 		*why = msg;
 		json_decref(rep);
@@ -561,52 +643,115 @@ call_one(const char *addr, bool query, json_t *req, int timeout_ms, const char *
 	return rep;
 }
 
+/* Waits of a master that was late n times: twice as long each time. */
+static int
+call_wait(int base, int n, int most)
+{
+	int64_t w = (int64_t)base << (n < 16 ? n : 16);
+	if (most >= 0 && w > most)
+		w = most;
+	return w > CLIENT_REPLY_MS ? CLIENT_REPLY_MS : (int)w;
+}
+
 /* The masters in order, following redirects.  During a failover none may
- * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS.
- * Without a request, only the HELLO is made and its reply returned. */
+ * be writable for a few seconds: rounds go on for CLIENT_FAILOVER_MS.  A
+ * master late to answer is asked after the others in the next rounds,
+ * with a longer wait (rounds go on up to CLIENT_REPLY_MS).  A request
+ * that carries a key and lost its reply is sent again, to the next master
+ * or to the same one after a reconnect, for CLIENT_FAILOVER_MS after the
+ * loss; a request without a key is never sent twice.  Without a request,
+ * only the HELLO is made and its reply returned. */
 static json_t *
 connect_and_call(json_t *req, int timeout_ms, const char **why)
 {
-	static char errbuf[2048], msg[sizeof errbuf + 64];
-	int64_t deadline = mono_ms() + CLIENT_FAILOVER_MS;
-	bool redirected = false;
+	static char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
+	int64_t start = mono_ms(), deadline = start + CLIENT_FAILOVER_MS;
+	bool again = false, keyed = req && json_object_get(req, "key");
+	int *nlate = NULL;
+	size_t nmasters = 0;
 
+	lost[0] = '\0';
 	for (;;) {
 		char **masters = client_masters();
-		size_t off = 0;
-		errbuf[0] = '\0';
-		for (char **m = masters; m && *m; m++) {
-			const char *w = NULL;
-			bool next;
-			char *q = req && proto_is_listing(req) && !client_any_master ? query_addr(*m) : NULL;
-			json_t *rep = NULL;
+		size_t n = strv_len(masters), off = 0;
+		/* With one master there is nobody else to ask: wait for it. */
+		bool alone = n == 1;
 
+		if (n != nmasters) {
+			free(nlate);
+			nlate = xcalloc(n + 1, sizeof *nlate);
+			nmasters = n;
+		}
+		errbuf[0] = '\0';
+		/* Those that were never late first, then the late ones. */
+		for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++) {
+			const char *m = masters[i], *w = NULL;
+			enum call_end end;
+			char *q;
+			json_t *rep = NULL;
+			int hello_ms, req_ms;
+
+			if ((nlate[i] > 0) != (pass == 1))
+				continue;
+			hello_ms = alone ? (timeout_ms < 0 ? CLIENT_REPLY_MS : timeout_ms) :
+			    call_wait(CLIENT_HELLO_MS, nlate[i], -1);
+			req_ms = alone ? timeout_ms : call_wait(CLIENT_RESEND_MS, nlate[i], timeout_ms);
 			/* A listing is a read: whatever goes wrong at the query
-			 * endpoint, the port is asked the same. */
+			 * endpoint, the port is asked the same, unless another
+			 * master could answer and the endpoint was late: its
+			 * process is then frozen or overloaded, and the port,
+			 * asked after the others in the next rounds, would be
+			 * too. */
+			q = req && proto_is_listing(req) && !client_any_master && nlate[i] == 0 ?
+			    query_addr(m) : NULL;
+			end = CALL_NEXT;
 			if (q)
-				rep = call_one(q, true, req, timeout_ms, &w, &next);
+				rep = call_one(q, true, req, hello_ms, req_ms, timeout_ms, &w, &end);
+			if (!rep && !(q && end == CALL_SLOW && !alone))
+				rep = call_one(m, false, req, hello_ms, req_ms, timeout_ms, &w, &end);
 			free(q);
-			if (!rep)
-				rep = call_one(*m, false, req, timeout_ms, &w, &next);
-			if (rep || !next) {
+			if (rep || end == CALL_DONE || (end == CALL_LOST && !keyed)) {
 				strv_free(masters);
+				free(nlate);
 				*why = w;
 				return rep;
 			}
-			redirected |= w && strstr(w, "ask another") != NULL;
+			if (keyed && (end == CALL_LOST || end == CALL_SLOW)) {
+				/* It may have taken effect: said if nobody
+				 * answers it again, which the first loss
+				 * gives the failover time. */
+				if (end == CALL_LOST && !lost[0] && mono_ms() + CLIENT_FAILOVER_MS > deadline)
+					deadline = mono_ms() + CLIENT_FAILOVER_MS;
+				snprintf(lost, sizeof lost, "the master at %s did not answer the request: %s",
+				    m, w);
+				again = true;
+			}
+			if (end == CALL_SLOW) {
+				nlate[i]++;
+				if (start + CLIENT_REPLY_MS > deadline)
+					deadline = start + CLIENT_REPLY_MS;
+				again = true;
+			}
+			again |= end == CALL_NEXT && w && strstr(w, "ask another") != NULL;
 			off += (size_t)snprintf(errbuf + off, off < sizeof errbuf ? sizeof errbuf - off : 0,
-			    "%s%s (%s)", off ? ", " : "", *m, w);
+			    "%s%s (%s)", off ? ", " : "", m, w);
 			if (off >= sizeof errbuf)
 				off = sizeof errbuf - 1;
 		}
 		strv_free(masters);
 		/* Only a cluster with a standby fails over; one master that is
 		 * down is reported at once. */
-		if (!redirected || mono_ms() >= deadline)
+		if (!again || mono_ms() >= deadline)
 			break;
 		usleep(100000);
 	}
-	snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
+	free(nlate);
+	if (lost[0])
+		snprintf(msg, sizeof msg, "%s; no master answered it again (tried %s), so whether it "
+		    "took effect is unknown", lost, errbuf);
+	else
+		snprintf(msg, sizeof msg, "cannot reach the master: tried %s", errbuf);
 	*why = msg;
 	return NULL;
 }
@@ -681,6 +826,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 	char *buf = NULL;
 	size_t len = 0;
 	json_t *rep;
+	bool late;
 
 	if (conn.fd < 0)
 		return connect_and_call(req, timeout_ms, why);
@@ -694,7 +840,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 		goto broken;
 	}
 	free(buf);
-	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why)) == NULL)
+	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why, &late)) == NULL)
 		goto broken;
 	if (is_redirect(rep)) {
 		/* This master stepped down or lost its majority: the request

@@ -7,7 +7,7 @@ cluster_start() {
 	CLUSTER=$(mktemp -d /tmp/nowq-e2e.XXXXXX)
 	chmod 755 "$CLUSTER"
 	export CLUSTER
-	nowq start --dir "$CLUSTER" --slots "${SLOTS:-4}" --execds "${EXECDS:-1}" >/dev/null
+	nowq start --dir "$CLUSTER" --slots "${SLOTS:-4}" --execds "${EXECDS:-1}" --masters "${MASTERS:-1}" >/dev/null
 	eval "$(nowq env --dir "$CLUSTER")"
 	export NOWQ_MASTER
 }

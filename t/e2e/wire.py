@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# wire.py: a raw nowq protocol peer for the hostile-input tests and bench/soak: requests past qsub's checks, idle, slow and garbage connections.
+# wire.py: a raw nowq protocol peer for the hostile-input tests and bench/soak: requests past qsub's checks, idle, slow and garbage connections, and a master that loses its replies.
 """Usage (ADDR is HOST:PORT of the master's TCP listener, auth = none, or unix:PATH of its socket):
   wire.py send ADDR [JSON...]      HELLO as ourselves, send each message (else each line of stdin), print each reply
   wire.py pipe ADDR JSON...        HELLO and every message in one write (as qstat and qsub send), then print
@@ -11,6 +11,10 @@
                                    print how many were sent
   wire.py hellos ADDR N            N connections one after another, each a HELLO and its reply; print the median
                                    and 90th percentile of the round trips in microseconds (bench/hello)
+  wire.py drop unix:PATH N [UP]    a master that loses replies: listen at PATH; for each of N connections answer
+                                   the HELLO, read the request, pass both on to the master at UP (if given) and
+                                   wait for its answer, then close without one; print each request's type
+                                   and key
 """
 import json
 import os
@@ -236,6 +240,31 @@ def cmd_hellos(a, n):
     print("median %d p90 %d" % (times[n // 2] * 1e6, times[n * 9 // 10] * 1e6), flush=True)
 
 
+def cmd_drop(a, n, up):
+    lis = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lis.bind(a[5:])
+    lis.listen(8)
+    lis.settimeout(60)
+    for _ in range(n):
+        c, _ = lis.accept()
+        c.settimeout(10)
+        hi = recv_frame(c)
+        c.sendall(frame({"type": "REPLY", "seq": hi["seq"], "ok": True, "epoch": 1}))
+        req = recv_frame(c)
+        if req is None:
+            c.close()
+            continue
+        if up:
+            # What the master did with it stands; only its answer is lost.
+            s = open_socket(up, 10)
+            s.sendall(frame(hi) + frame(req))
+            while (r := recv_frame(s)) is not None and r.get("seq") != req["seq"]:
+                pass
+            s.close()
+        print(req["type"], req.get("key", ""), flush=True)
+        c.close()
+
+
 def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
@@ -254,6 +283,8 @@ def main():
         cmd_garbage(a, float(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "hellos":
         cmd_hellos(a, int(sys.argv[3]))
+    elif cmd == "drop":
+        cmd_drop(a, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
     else:
         raise SystemExit(__doc__)
 

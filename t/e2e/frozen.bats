@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# frozen.bats: a primary stopped by kill -STOP (its listen backlog still accepts): once the standby took over, clients stop waiting for the frozen one within seconds.
+
+load helpers
+
+setup() {
+	MASTERS=2 EXECDS=3 SLOTS=2 cluster_start
+	STANDBY="unix:$CLUSTER/qmaster-2.sock"
+	wait_until 10 in_sync
+}
+
+teardown() {
+	# A stopped master is woken, so that nowq stop can stop it.
+	[ -z "${FROZEN:-}" ] || kill -CONT "$FROZEN" 2>/dev/null || true
+	cluster_stop
+}
+
+in_sync() { qconf -sm | grep -q "in sync"; }
+pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
+standby_is_primary() {
+	NOWQ_MASTER=$STANDBY qconf -sm --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(m['role'] != 'primary')"
+}
+now_ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+
+@test "kill -STOP of the primary: after the takeover qsub, qstat and a job's run each take under 3 s, the frozen master first in NOWQ_MASTER" {
+	FROZEN=$(pid_of qmaster)
+	kill -STOP "$FROZEN"
+	# The takeover: the standby, asked alone, takes a submission.
+	NOWQ_MASTER=$STANDBY wait_until 20 qsub -h -b y true
+	t0=$(now_ms)
+	run timeout 30 qsub -terse -b y true
+	t1=$(now_ms)
+	echo "# qsub: $output in $((t1 - t0)) ms" >&3
+	[ "$status" -eq 0 ]
+	id=$output
+	[ $((t1 - t0)) -lt 3000 ]
+	t0=$(now_ms)
+	run timeout 30 qstat -s prz
+	t1=$(now_ms)
+	echo "# qstat in $((t1 - t0)) ms" >&3
+	[ "$status" -eq 0 ]
+	[ $((t1 - t0)) -lt 3000 ]
+	# An execd registered with the new primary runs the job at once.
+	t0=$(now_ms)
+	NOWQ_MASTER=$STANDBY wait_until 20 job_finished "$id"
+	t1=$(now_ms)
+	echo "# the job finished $((t1 - t0)) ms later" >&3
+	[ $((t1 - t0)) -lt 3000 ]
+}
