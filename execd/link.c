@@ -25,6 +25,11 @@
 /* A master that accepted us but does not answer HELLO/REGISTER in time is
  * treated as down. */
 #define LINK_REPLY_TIMEOUT_S    30
+/* How long, after our vote, a candidate that redirects us (it awaits the
+ * other votes) is asked again instead of the next master: the master we
+ * voted out cannot take us (its epoch is older than our vote), and a
+ * frozen one would hold us for LINK_REPLY_TIMEOUT_S, which bounds it. */
+#define LINK_CANDIDATE_MS       (LINK_REPLY_TIMEOUT_S * 1000)
 
 enum link_state {
 	LINK_DOWN,        /* waiting for the retry timer */
@@ -57,6 +62,8 @@ static struct {
 	int64_t             last_heard;   /* mono ms of the master's last frame */
 	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
 	bool                master_ok;    /* the master proved its identity */
+	char               *candidate;    /* the masters entry we last voted for */
+	int64_t             candidate_until;  /* mono ms: waited for until then */
 } lk;
 
 static void link_try_next(void);
@@ -190,6 +197,28 @@ link_down(const char *why)
 	link_schedule_retry();
 }
 
+/* The first address of the candidate we wait for, or -1. */
+static int
+link_candidate(void)
+{
+	if (!lk.candidate || mono_ms() >= lk.candidate_until)
+		return -1;
+	for (int i = 0; i < lk.naddrs; i++)
+		if (strcmp(lk.addrs[i].label, lk.candidate) == 0)
+			return i;
+	return -1;
+}
+
+/* A round starts at the candidate we voted for, if we wait for one: our
+ * vote is its lease only for the failover timeout, and a connection to an
+ * old primary cut off from us may take longer than that to fail. */
+static void
+link_start_round(void)
+{
+	int c = link_candidate();
+	lk.cur = c >= 0 ? c - 1 : -1;
+}
+
 static bool
 link_is_unix(void)
 {
@@ -316,9 +345,17 @@ link_reply(json_t *msg)
 
 	if (seq == lk.hello_seq || seq == lk.register_seq) {
 		if (!ok && jstr(msg, "error") && strcmp(jstr(msg, "error"), ERR_REDIRECT) == 0) {
-			/* A standby, or a master that steps down: the next one. */
+			int c = link_candidate();
 			log_debug("master %s redirects: %s", link_peer(), text ? text : "");
 			link_close();
+			/* The candidate we voted for, still short of its
+			 * majority: it again, shortly. */
+			if (c >= 0 && strcmp(lk.addrs[c].label, link_peer()) == 0) {
+				lk.backoff_ms = LINK_BACKOFF_MIN_MS;
+				link_schedule_retry();
+				return;
+			}
+			/* A standby, or a master that steps down: the next one. */
 			link_try_next();
 			return;
 		}
@@ -348,6 +385,7 @@ link_reply(json_t *msg)
 		lk.state = LINK_READY;
 		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
 		lk.warned = false;
+		lk.candidate_until = 0;
 		bufferevent_set_timeouts(lk.bev, NULL, NULL);
 		log_info("registered with master %s (epoch %lld): %d slot%s, %d job%s held",
 		    link_peer(), (long long)lk.epoch, conf->slots, conf->slots == 1 ? "" : "s",
@@ -544,6 +582,7 @@ static void
 link_retry_cb(evutil_socket_t fd, short what, void *arg)
 {
 	link_resolve();
+	link_start_round();
 	link_try_next();
 }
 
@@ -559,6 +598,9 @@ link_last_heard(void)
 void
 link_fence(int64_t epoch, const char *candidate)
 {
+	free(lk.candidate);
+	lk.candidate = xstrdup(candidate);
+	lk.candidate_until = mono_ms() + LINK_CANDIDATE_MS;
 	if (lk.bev && lk.epoch < epoch && lk.state != LINK_CONNECTING) {
 		log_warnx("master %s: its epoch was superseded by our vote; reconnecting", link_peer());
 		link_close();
@@ -567,15 +609,7 @@ link_fence(int64_t epoch, const char *candidate)
 	if (lk.state == LINK_DOWN) {
 		evtimer_del(lk.retry_ev);
 		lk.backoff_ms = LINK_BACKOFF_MIN_MS;
-		/* The candidate first: our vote is its lease only for the
-		 * failover timeout, and a connection to an old primary cut off
-		 * from us may take longer than that to fail. */
-		lk.cur = -1;
-		for (int i = 0; i < lk.naddrs; i++)
-			if (strcmp(lk.addrs[i].label, candidate) == 0) {
-				lk.cur = i - 1;
-				break;
-			}
+		link_start_round();
 		link_try_next();
 	}
 }
@@ -599,5 +633,7 @@ link_stop(void)
 		event_free(lk.retry_ev);
 	lk.retry_ev = NULL;
 	link_free_addrs();
+	free(lk.candidate);
+	lk.candidate = NULL;
 	lk.state = LINK_DOWN;
 }
