@@ -15,11 +15,14 @@ teardown() {
 	cluster_stop
 }
 
-# fake_start N [UPSTREAM]: a master at $FAKE_SOCK that answers the HELLO of
-# N connections, reads each one's request (passing it on to UPSTREAM when
-# given) and closes without a reply; it prints each request's type and key.
+# fake_start drop|hold N [UPSTREAM]: a master at $FAKE_SOCK that answers the
+# HELLO of N connections, reads each one's request (passing it on to
+# UPSTREAM when given) and closes without a reply (drop) or holds the
+# connection unanswered (hold); it prints each request's type and key.
 fake_start() {
-	timeout 60 python3 "$WIRE" drop "unix:$FAKE_SOCK" "$@" > "$CLUSTER/dropped" &
+	local how=$1
+	shift
+	timeout 60 python3 "$WIRE" "$how" "unix:$FAKE_SOCK" "$@" > "$CLUSTER/dropped" &
 	FAKE=$!
 	wait_until 20 test -S "$FAKE_SOCK"
 }
@@ -27,7 +30,7 @@ fake_start() {
 jobs_named() { qstat -u '*' -s prz | awk -v n="$1" 'NR > 2 && $3 == n' | wc -l; }
 
 @test "a master that reads a SUBMIT and closes before its reply: qsub asks the next master, and the job is made once" {
-	fake_start 1
+	fake_start drop 1
 	NOWQ_MASTER="unix:$FAKE_SOCK,$NOWQ_MASTER" run timeout 20 qsub -terse -h -N lost1 -b y true
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^[0-9]+$ ]]
@@ -36,7 +39,7 @@ jobs_named() { qstat -u '*' -s prz | awk -v n="$1" 'NR > 2 && $3 == n' | wc -l; 
 }
 
 @test "a master that commits a SUBMIT and loses its reply: the resent SUBMIT, with the same key, gets the same job" {
-	fake_start 1 "${NOWQ_MASTER%%,*}"
+	fake_start drop 1 "${NOWQ_MASTER%%,*}"
 	NOWQ_MASTER="unix:$FAKE_SOCK,$NOWQ_MASTER" run timeout 20 qsub -terse -h -N lost2 -b y true
 	[ "$status" -eq 0 ]
 	[[ "$output" =~ ^[0-9]+$ ]]
@@ -45,7 +48,7 @@ jobs_named() { qstat -u '*' -s prz | awk -v n="$1" 'NR > 2 && $3 == n' | wc -l; 
 }
 
 @test "the only master loses every reply: qsub sends the same SUBMIT again after reconnecting, then gives one error saying the outcome is unknown" {
-	fake_start 1000
+	fake_start drop 1000
 	t0=$(date +%s)
 	NOWQ_MASTER="unix:$FAKE_SOCK" run timeout 40 qsub -terse -h -N lost3 -b y true
 	t1=$(date +%s)
@@ -63,4 +66,15 @@ jobs_named() { qstat -u '*' -s prz | awk -v n="$1" 'NR > 2 && $3 == n' | wc -l; 
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"lost the connection"* ]]
 	[ "$(cat "$CLUSTER/dropped")" = "HOLD " ]
+}
+
+@test "a master that reads a SUBMIT and freezes: qsub asks the next master after 5 s, not 120 s" {
+	fake_start hold 1
+	t0=$(date +%s)
+	NOWQ_MASTER="unix:$FAKE_SOCK,$NOWQ_MASTER" run timeout 30 qsub -terse -h -N held -b y true
+	t1=$(date +%s)
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^[0-9]+$ ]]
+	[ $((t1 - t0)) -le 10 ]
+	[ "$(jobs_named held)" = 1 ]
 }

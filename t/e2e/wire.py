@@ -15,6 +15,8 @@
                                    the HELLO, read the request, pass both on to the master at UP (if given) and
                                    wait for its answer, then close without one; print each request's type
                                    and key
+  wire.py hold unix:PATH N         the same, without UP, but a master frozen after reading the request: each
+                                   connection is held open, unanswered, until the client closes it
 """
 import json
 import os
@@ -240,7 +242,7 @@ def cmd_hellos(a, n):
     print("median %d p90 %d" % (times[n // 2] * 1e6, times[n * 9 // 10] * 1e6), flush=True)
 
 
-def cmd_drop(a, n, up):
+def cmd_drop(a, n, up, hold=False):
     lis = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     lis.bind(a[5:])
     lis.listen(8)
@@ -262,6 +264,13 @@ def cmd_drop(a, n, up):
                 pass
             s.close()
         print(req["type"], req.get("key", ""), flush=True)
+        if hold:
+            c.settimeout(60)
+            try:
+                while c.recv(65536):
+                    pass
+            except OSError:
+                pass
         c.close()
 
 
@@ -283,6 +292,8 @@ def main():
         cmd_garbage(a, float(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "hellos":
         cmd_hellos(a, int(sys.argv[3]))
+    elif cmd == "hold":
+        cmd_drop(a, int(sys.argv[3]), None, True)
     elif cmd == "drop":
         cmd_drop(a, int(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
     else:
