@@ -104,9 +104,11 @@ void  jt_key(struct jtext *t, const char *k, bool first);
 char *jt_steal(struct jtext *t, size_t *len);    /* the text; t is empty again */
 
 /* daemon.c: going to the background only once ready, so a starter knows it worked. */
+/* Closes every descriptor but 0, 1 and 2: a daemon keeps nothing it inherited. */
 /* Forks unless foreground; the child gets its own session.  Returns a token
  * to pass to daemon_ready (-1 in the foreground).  The parent waits and exits
  * 0 when the child calls daemon_ready, 1 if the child exits first. */
+void daemon_close_inherited(void);
 int  daemon_begin(bool foreground);
 /* Writes the pid file (if path), detaches stdio, and releases the parent. */
 void daemon_ready(int token, const char *pidfile);

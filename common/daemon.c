@@ -1,4 +1,4 @@
-/* daemon.c: backgrounding a daemon only once it is ready, and pid files. */
+/* daemon.c: a daemon's clean start (no inherited descriptors), backgrounding only once it is ready, and pid files. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,6 +13,23 @@
 #include "common.h"
 #include "spool/spool.h"
 
+/*
+ * Whatever the starter had open beyond 0, 1 and 2 (a shell's redirection, a
+ * test harness's pipes, a terminal's extra descriptors) is not the daemon's:
+ * held, it keeps files and pipes open for as long as the daemon lives and
+ * reaches every child it starts.  Called first thing, before the daemon opens
+ * anything of its own.
+ */
+void
+daemon_close_inherited(void)
+{
+	if (close_range(3, ~0U, 0) == 0)
+		return;
+	/* Kernels before 5.9: one close per possible descriptor. */
+	for (long fd = 3, max = sysconf(_SC_OPEN_MAX); fd < (max > 0 ? max : 1024); fd++)
+		close((int)fd);
+}
+
 int
 daemon_begin(bool foreground)
 {
@@ -22,7 +39,7 @@ daemon_begin(bool foreground)
 
 	if (foreground)
 		return -1;
-	if (pipe(p) < 0)
+	if (pipe2(p, O_CLOEXEC) < 0)
 		fatal("pipe");
 	pid = fork();
 	if (pid < 0)
@@ -38,7 +55,6 @@ daemon_begin(bool foreground)
 		_exit(r == 1 && c == 'R' ? 0 : 1);
 	}
 	close(p[0]);
-	set_cloexec(p[1]);
 	if (setsid() < 0)
 		fatal("setsid");
 	return p[1];
@@ -54,7 +70,7 @@ daemon_ready(int token, const char *pidfile)
 			log_warn("cannot write pid file %s", pidfile);
 	}
 	if (token >= 0) {
-		int fd = open("/dev/null", O_RDWR);
+		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {
 			dup2(fd, 0);
 			dup2(fd, 1);

@@ -218,7 +218,8 @@ active_shepherd_spawn(const char *key, int dirfd)
 	if (pid == 0) {
 		/* Only system calls until exec: the child runs on our memory.
 		 * The lock loses close-on-exec in the child's descriptor table
-		 * only (vfork shares memory, not descriptors). */
+		 * only (vfork shares memory, not descriptors); the shepherd
+		 * sets it again for its own children. */
 		if (fcntl(dirfd, F_SETFD, 0) == 0)
 			execve(shepherd_path, argv, environ);
 		child_errno = errno;
@@ -250,8 +251,9 @@ active_shepherd_spawn(const char *key, int dirfd)
  * nobody reads the file before the shepherd.
  *
  * The folder is flocked before the shepherd starts and the shepherd inherits
- * the lock, so "locked" means "its shepherd lives" with no pid file and no
- * moment in which a live shepherd has not said so yet.
+ * the lock (and keeps it from its job: close-on-exec), so "locked" means
+ * "its shepherd lives" with no pid file and no moment in which a live
+ * shepherd has not said so yet.
  */
 void
 active_start(const json_t *jobj)

@@ -167,6 +167,7 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage(false);
+	daemon_close_inherited();
 	if ((conf = conf_load(path)) == NULL || active_shepherd_find() < 0)
 		exit(1);
 	/* Ignored signals survive exec: whatever started us may have ignored

@@ -768,6 +768,10 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	setsid();
 	assert(lockfd >= 3);
 	shep_close_fds(lockfd);
+	/* The lock says we live: the job must not inherit it, or a job
+	 * whose shepherd was killed would pass for supervised until it
+	 * ended.  execd cleared close-on-exec only to hand it to us. */
+	set_cloexec(lockfd);
 	/* Each page of code a shepherd runs is a page fault of its own, so
 	 * the usual run writes no log: execd logs the start and the end as
 	 * it sends them, and the file is opened only for a problem. */

@@ -145,7 +145,7 @@ spawn(const char *message)
 		size_t off = 0, len = strlen(message);
 		pid_t m;
 
-		if (pipe(p) < 0)
+		if (pipe2(p, O_CLOEXEC) < 0)
 			_exit(71);
 		if ((m = fork()) < 0)
 			_exit(71);
@@ -153,7 +153,7 @@ spawn(const char *message)
 			dup2(p[0], 0);
 			close(p[0]);
 			close(p[1]);
-			if ((fd = open("/dev/null", O_WRONLY)) >= 0) {
+			if ((fd = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
 				dup2(fd, 1);
 				dup2(fd, 2);
 			}

@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
-# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs.
+# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs; a job starts with 0, 1 and 2 only, and daemons keep nothing of their starter.
 
 load helpers
 
 setup_file() {
 	cluster_start
+	# A parallel environment on the one execd, for a -pe job's descriptors.
+	echo 'pe "smp" { slots = 8  allocation_rule = "$pe_slots" }' >> "$CLUSTER/qmaster.conf"
+	qconf -reload >/dev/null
 }
 
 teardown_file() {
@@ -16,6 +19,8 @@ setup() {
 }
 
 teardown() {
+	# A second cluster a test started.
+	[ -d "${WORK:-}/c/qmaster" ] && nowq stop --dir "$WORK/c" >/dev/null 2>&1
 	work_stop
 }
 
@@ -97,4 +102,36 @@ teardown() {
 	grep -q 'outbox event 999999.0.1.reg is unusable (not an event)' "$CLUSTER/execd-1/execd.log"
 	qdel "$id"
 	wait_until 20 job_finished "$id"
+}
+
+@test "a daemon keeps no descriptor it inherited from whoever started it" {
+	nowq start --dir "$WORK/c" 7>"$WORK/held" >/dev/null
+	qm=$(cat "$WORK/c/qmaster/qmaster.pid")
+	ex=$(cat "$WORK/c/execd-1/execd.pid")
+	ls -l "/proc/$qm/fd" "/proc/$ex/fd" >&3
+	! ls -l "/proc/$qm/fd" | grep -q "$WORK/held" || false
+	! ls -l "/proc/$ex/fd" | grep -q "$WORK/held" || false
+	nowq stop --dir "$WORK/c" >/dev/null
+}
+
+# The descriptors of the job's shell, as it started: sh lists its own
+# (the shell opens nothing for -c), one a line.
+FDS_CMD='ls /proc/$$/fd; :'
+
+@test "a job starts with descriptors 0, 1 and 2 only: plain, array task, -pe and qrsh" {
+	want=$(printf '0\n1\n2')
+	plain=$(qsub -terse -o "$WORK/plain.out" -e /dev/null -b y sh -c "$FDS_CMD")
+	arr=$(qsub -terse -t 1-2 -o "$WORK/arr.\$TASK_ID" -e /dev/null -b y sh -c "$FDS_CMD")
+	arr=${arr%%.*}
+	pe=$(qsub -terse -pe smp 2 -o "$WORK/pe.out" -e /dev/null -b y sh -c "$FDS_CMD")
+	out=$(timeout 60 qrsh sh -c "$FDS_CMD")
+	echo "qrsh: $out" >&3
+	[ "$out" = "$want" ]
+	for id in "$plain" "$arr" "$pe"; do
+		wait_until 30 job_finished "$id"
+	done
+	for f in plain.out arr.1 arr.2 pe.out; do
+		echo "$f: $(cat "$WORK/$f")" >&3
+		[ "$(cat "$WORK/$f")" = "$want" ]
+	done
 }
