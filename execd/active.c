@@ -356,30 +356,42 @@ out:
 	free(dir);
 }
 
+/* The attempt's job.pid, written by its shepherd once the job started. */
+static bool
+active_job_pid(const char *key, struct job_pid *jp)
+{
+	char *path = execd_path("active/%s/job.pid", key);
+	const char *why;
+	char *text = read_file(path, PATH_MAX + 128, NULL, &why);
+	bool ok = text && job_pid_parse(text, jp);
+
+	free(path);
+	free(text);
+	return ok;
+}
+
 /* The job's process group, once its shepherd has seen it start; 0 before,
  * or when its leader's pid now belongs to another process. */
 static pid_t
 active_job_pgid(const char *key)
 {
-	char *path = execd_path("active/%s/job.pid", key);
-	const char *why;
-	char *s = read_file(path, 128, NULL, &why);
-	unsigned long long want = 0, have;
-	long pid = 0;
+	struct job_pid jp;
+	unsigned long long have;
 
-	free(path);
-	if (!s)
-		return 0;
-	if (sscanf(s, "%ld %llu", &pid, &want) < 1)
-		pid = 0;
-	free(s);
-	if (pid <= 1)
+	if (!active_job_pid(key, &jp))
 		return 0;
 	/* A dead leader is fine: its group lives on in what it left behind,
 	 * and the kernel reuses no pid that still names a group. */
-	if (want && shepherd_proc_start((pid_t)pid, &have) && have != want)
+	if (jp.start && shepherd_proc_start(jp.pid, &have) && have != jp.start)
 		return 0;
-	return (pid_t)pid;
+	return jp.pid;
+}
+
+static bool
+active_in_session(const struct proc_ids *p, void *arg)
+{
+	pid_t sid = *(pid_t *)arg;
+	return p->session == sid && p->pgrp != sid;
 }
 
 /* The processes of session sid outside its leader's process group: a job
@@ -388,36 +400,7 @@ active_job_pgid(const char *key)
 static void
 active_kill_session(pid_t sid, int sig)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		char path[64], buf[512], *p;
-		long pid, pgrp, session;
-		ssize_t n;
-		int fd;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		pid = atol(e->d_name);
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) state ppid pgrp session ...": comm may hold anything. */
-		if ((p = strrchr(buf, ')')) == NULL ||
-		    sscanf(p + 1, " %*c %*d %ld %ld", &pgrp, &session) != 2)
-			continue;
-		if (session == sid && pgrp != sid)
-			kill((pid_t)pid, sig);
-	}
-	closedir(d);
+	proc_kill_where(active_in_session, &sid, sig);
 }
 
 static void
@@ -609,9 +592,123 @@ active_shepherd_alive(struct attempt *a)
 	return alive;
 }
 
-/* The safety net for one attempt; see active_check. */
+static bool
+active_is_stray(const struct proc_ids *p, void *arg)
+{
+	struct attempt *a;
+
+	if (p->ppid != *(pid_t *)arg || sense_command_is(p->pid))
+		return false;
+	TAILQ_FOREACH(a, &attempts, entry)
+		if (a->shepherd == p->pid)
+			return false;
+	return true;
+}
+
+/*
+ * execd is a subreaper (main.c), so what the job of a dead shepherd left
+ * (the job itself, the daemons it detached with setsid, which its process
+ * group and session no longer hold) became our children.  execd starts no
+ * children but its shepherds and the site command: any other is such a
+ * leftover.  Called at a shepherd's death and whenever such a child is
+ * reaped, since each death hands us its children.  A shepherd of an earlier
+ * execd is not our child, nor are its orphans: for those, only the job's
+ * group, session and cgroup are killed.
+ */
+void
+active_kill_strays(void)
+{
+	pid_t self = getpid();
+	int n = proc_kill_where(active_is_stray, &self, SIGKILL);
+
+	if (n > 0)
+		log_info("killed %d process%s left by a job whose shepherd died", n,
+		    n == 1 ? "" : "es");
+}
+
+/* The job's TMPDIR, removed as its owner (job.json says who); only a
+ * folder where execd makes TMPDIRs is taken from job.pid. */
 static void
-active_check_one(struct attempt *a)
+active_remove_tmpdir(const char *key, const char *tmpdir)
+{
+	char *prefix = xasprintf("%s/nowq.", conf->tmpdir), *path, *text;
+	const char *why = NULL;
+	json_t *jobj = NULL;
+	struct job *j = NULL;
+
+	if (strncmp(tmpdir, prefix, strlen(prefix)) != 0 || strstr(tmpdir, "/../") ||
+	    strchr(tmpdir + strlen(prefix), '/')) {
+		log_warnx("job %s: TMPDIR %s is not execd's; leaving it", key, tmpdir);
+		free(prefix);
+		return;
+	}
+	free(prefix);
+	path = execd_path("active/%s/job.json", key);
+	if ((text = read_file(path, PROTO_MAX_FRAME, NULL, &why)) != NULL &&
+	    (jobj = json_loads(text, 0, NULL)) != NULL)
+		j = job_from_json(jobj, &why);
+	if (j)
+		execd_tmpdir_remove(tmpdir, j);
+	else
+		log_warnx("job %s: cannot read %s to remove its TMPDIR %s: %s", key, path, tmpdir,
+		    why ? why : "not JSON");
+	job_free(j);
+	json_decref(jobj);
+	free(text);
+	free(path);
+}
+
+/*
+ * A shepherd died before recording its job's end.  What the job left is
+ * killed (its group and session, our stray children, its cgroup) and its
+ * TMPDIR removed.  A job that had started ran under no supervision from
+ * then on: its end is reported as killed ("lost", which the master treats
+ * like a lost host's: run again only when rerunnable).  One that had not
+ * started could not start ("failed").  shepherd: its pid if we reaped it.
+ */
+static void
+active_lost(struct attempt *a, pid_t shepherd)
+{
+	struct job_pid jp;
+	bool started = active_job_pid(a->key, &jp);
+	char key[ATTEMPT_KEY_MAX];
+	json_t *exit, *term;
+
+	log_warnx("job %s: its shepherd died before recording the end%s", a->key,
+	    started ? "; killing what is left of the job" : "");
+	if (started)
+		active_kill(a, SIGKILL);
+	active_kill_strays();
+	if (started && jp.shepherd)
+		shepherd = jp.shepherd;
+	/* Its cgroup (h_vmem) would outlive it too: the shepherd removes it
+	 * at the end it never reached. */
+	if (limits_cgroup_parent && shepherd > 0) {
+		char *cg = xasprintf("%s/nowq.%s.%d", limits_cgroup_parent, a->key, (int)shepherd);
+		if (access(cg, F_OK) == 0)
+			limits_cgroup_remove(cg);
+		free(cg);
+	}
+	if (!started) {
+		active_fail(a->id, a->task, a->attempt, "shepherd died before the job started");
+		return;
+	}
+	if (jp.tmpdir[0])
+		active_remove_tmpdir(a->key, jp.tmpdir);
+	active_key(key, sizeof key, a->id, a->task, a->attempt);
+	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", 128 + SIGKILL,
+	    "signal", SIGKILL, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
+	    "end_time", (json_int_t)now_ms(), "lost", "shepherd died; the job was killed");
+	term = outbox_term_msg(a->id, a->task, a->attempt, exit);
+	outbox_write(key, OUTBOX_TERM, term, true);
+	json_decref(term);
+	json_decref(exit);
+}
+
+/* The safety net for one attempt; see active_check.  shepherd: the pid of
+ * the shepherd just reaped, or 0. */
+static void
+active_check_one(struct attempt *a, pid_t shepherd)
 {
 	char *dir = execd_path("active/%s", a->key);
 	struct stat st;
@@ -629,19 +726,7 @@ active_check_one(struct attempt *a)
 	if (outbox_has(a->key, OUTBOX_TERM) || active_shepherd_alive(a) ||
 	    outbox_has(a->key, OUTBOX_TERM))
 		return;
-	/* Nobody would wait for what is left of the job, nor account for it:
-	 * the attempt is over, so is its process group. */
-	log_warnx("job %s: its shepherd died before recording the end", a->key);
-	active_kill(a, SIGKILL);
-	/* Its cgroup (h_vmem) would outlive it too: the shepherd removes it
-	 * at the end it never reached. */
-	if (limits_cgroup_parent) {
-		char *cg = xasprintf("%s/nowq.%s", limits_cgroup_parent, a->key);
-		if (access(cg, F_OK) == 0)
-			limits_cgroup_remove(cg);
-		free(cg);
-	}
-	active_fail(a->id, a->task, a->attempt, "shepherd died");
+	active_lost(a, shepherd);
 	a->ended = true;
 }
 
@@ -649,7 +734,7 @@ active_check_one(struct attempt *a)
  * The safety net behind the shepherds, at start-up, every
  * EXECD_SCAN_INTERVAL seconds and when a shepherd we started exits:
  *  - an attempt whose shepherd is dead and that has no CHILD_TERM event
- *    (the durable record of its end) gets one, failed "shepherd died";
+ *    (the durable record of its end) gets one (active_lost);
  *  - one whose folder was removed by hand is forgotten (its slot is free).
  */
 void
@@ -658,11 +743,11 @@ active_check(void)
 	struct attempt *a, *next;
 	for (a = TAILQ_FIRST(&attempts); a; a = next) {
 		next = TAILQ_NEXT(a, entry);
-		active_check_one(a);
+		active_check_one(a, 0);
 	}
 }
 
-void
+bool
 active_reaped(pid_t pid, int status)
 {
 	struct attempt *a;
@@ -671,14 +756,15 @@ active_reaped(pid_t pid, int status)
 		if (a->shepherd == pid)
 			break;
 	if (!a)
-		return;
+		return false;
 	a->shepherd = 0;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warnx("shepherd %d of job %s ended abnormally (%s %d)", (int)pid, a->key,
 		    WIFSIGNALED(status) ? "signal" : "exit status",
 		    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	active_check_one(a);
+	active_check_one(a, pid);
 	outbox_flush();
+	return true;
 }
 
 int

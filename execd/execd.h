@@ -2,6 +2,7 @@
 #ifndef NOWQ_EXECD_H
 #define NOWQ_EXECD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -118,6 +119,24 @@ void    outbox_notify(const char *key, const char *what);
 /* The kernel's start time of pid (clock ticks since boot) from /proc; false
  * when the process is gone or a zombie.  Tells a live pid from a reused one. */
 bool    shepherd_proc_start(pid_t pid, unsigned long long *start);
+/* A started job's job.pid: "PID PROC_START START_MS SHEPHERD_PID TMPDIR"
+ * (the last two absent in what older shepherds wrote). */
+struct job_pid {
+	pid_t               pid;        /* the job's leader: its group and session */
+	unsigned long long  start;      /* its start in /proc, 0 if unknown */
+	long long           start_ms;
+	pid_t               shepherd;   /* 0 if unknown */
+	char                tmpdir[PATH_MAX];  /* "" if unknown */
+};
+bool    job_pid_parse(const char *text, struct job_pid *jp);
+/* A process as /proc/PID/stat names it and its kin. */
+struct proc_ids {
+	pid_t pid, ppid, pgrp, session;
+};
+/* Sends sig to every process match accepts; returns how many it reached. */
+int     proc_kill_where(bool (*match)(const struct proc_ids *p, void *arg), void *arg, int sig);
+/* Removes a job's TMPDIR, what is inside as the job's owner (j's ids). */
+void    execd_tmpdir_remove(const char *path, const struct job *j);
 
 /* link.c: the connection to the master: connect in order with backoff,
  * HELLO and REGISTER, LOAD, PULL, and the master's messages. */
@@ -168,6 +187,8 @@ bool idle_check(double load[3], char *why, size_t whylen);
 void sense_command_start(void);
 /* SIGCHLD: true if pid was the site command (its verdict is taken). */
 bool sense_command_reaped(pid_t pid, int status);
+/* Whether pid is the site command under way. */
+bool sense_command_is(pid_t pid);
 /* False until the site command (if any) has answered once. */
 bool sense_ready(void);
 void sense_stop(void);
@@ -188,8 +209,11 @@ void    active_signal(int64_t id, int task, int attempt, int sig);
 void    active_note(const char *key, const char *what);
 /* The master holds the attempt's CHILD_TERM: forget it, the slot is free. */
 void    active_remove(const char *key);
-/* SIGCHLD: a shepherd we started has exited. */
-void    active_reaped(pid_t pid, int status);
+/* SIGCHLD: true if pid was a shepherd we started (its job is checked). */
+bool    active_reaped(pid_t pid, int status);
+/* Kills every child of execd that is neither a shepherd nor the site
+ * command: what the job of a dead shepherd left (execd is a subreaper). */
+void    active_kill_strays(void);
 /* Safety net: dead shepherds without an exit, exits without a term event. */
 void    active_check(void);
 /* Applies owner_returns to every running job after a verdict: suspend or

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -68,14 +69,19 @@ scan_cb(evutil_socket_t fd, short what, void *arg)
 static void
 sig_cb(evutil_socket_t sig, short what, void *arg)
 {
+	bool strays = false;
 	pid_t pid;
 	int status;
 
 	switch (sig) {
 	case SIGCHLD:
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (!sense_command_reaped(pid, status))
-				active_reaped(pid, status);
+			if (!sense_command_reaped(pid, status) && !active_reaped(pid, status))
+				strays = true;
+		/* A leftover of a dead shepherd's job died and handed us its
+		 * children: they are leftovers too. */
+		if (strays)
+			active_kill_strays();
 		break;
 	case SIGHUP:
 		log_reopen();
@@ -202,6 +208,11 @@ main(int argc, char **argv)
 		    tightened, tightened == 1 ? "y" : "ies", conf->spool_dir);
 	token = daemon_begin(foreground);
 	signal(SIGPIPE, SIG_IGN);
+	/* Should a shepherd die, its job and what the job detached from its
+	 * session become ours, not init's, and are killed
+	 * (active_kill_strays): no job runs unsupervised. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_warn("cannot become a subreaper; the job of a killed shepherd may leave processes");
 
 	base = event_base_new();
 	if (!base)

@@ -1,9 +1,12 @@
-/* records.c: what execd and its shepherd program both write in the spool: paths in it, whole files, the outbox's event files and the wake-up datagram. */
+/* records.c: what execd and its shepherd program both write in the spool (paths in it, whole files, the outbox's event files, the wake-up datagram) and both do to a job's leftovers (its processes, its TMPDIR). */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "execd/execd.h"
@@ -151,7 +155,7 @@ json_t *
 outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
 {
 	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
-	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit" };
+	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit", "lost" };
 	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
 	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
 
@@ -221,4 +225,101 @@ shepherd_proc_start(pid_t pid, unsigned long long *start)
 	*start = strtoull(p, NULL, 10);
 	free(s);
 	return true;
+}
+
+bool
+job_pid_parse(const char *text, struct job_pid *jp)
+{
+	long pid;
+	int shepherd = 0, off = 0;
+
+	memset(jp, 0, sizeof *jp);
+	if (sscanf(text, "%ld %llu %lld %d %n", &pid, &jp->start, &jp->start_ms, &shepherd,
+	    &off) < 3 || pid <= 1)
+		return false;
+	jp->pid = (pid_t)pid;
+	jp->shepherd = shepherd > 1 ? (pid_t)shepherd : 0;
+	if (off > 0 && text[off] != '\0' && text[off] != '\n') {
+		snprintf(jp->tmpdir, sizeof jp->tmpdir, "%s", text + off);
+		jp->tmpdir[strcspn(jp->tmpdir, "\n")] = '\0';
+	}
+	return true;
+}
+
+int
+proc_kill_where(bool (*match)(const struct proc_ids *p, void *arg), void *arg, int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) != NULL) {
+		char path[64], buf[512], *s;
+		struct proc_ids p;
+		long ppid, pgrp, session;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		p.pid = (pid_t)atol(e->d_name);
+		snprintf(path, sizeof path, "/proc/%d/stat", (int)p.pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) state ppid pgrp session ...": comm may hold anything. */
+		if ((s = strrchr(buf, ')')) == NULL ||
+		    sscanf(s + 1, " %*c %ld %ld %ld", &ppid, &pgrp, &session) != 3)
+			continue;
+		p.ppid = (pid_t)ppid;
+		p.pgrp = (pid_t)pgrp;
+		p.session = (pid_t)session;
+		if (match(&p, arg) && kill(p.pid, sig) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Removes a job's TMPDIR as its owner, so a job's symlinks can never make
+ * root delete anything; root only removes the then-empty folder itself.
+ * Most jobs leave TMPDIR empty, and rmdir of an empty folder follows
+ * nothing: only a non-empty one needs a child running as the owner, and
+ * only when we are not the owner anyway.
+ */
+void
+execd_tmpdir_remove(const char *path, const struct job *j)
+{
+	pid_t pid;
+	int status;
+
+	if (rmdir(path) == 0 || errno == ENOENT)
+		return;
+	if (geteuid() != 0 || j->uid == geteuid()) {
+		if (spool_rmtree(path) < 0 && errno != ENOENT)
+			log_warn("cannot remove %s", path);
+		return;
+	}
+	if ((pid = fork()) < 0) {
+		log_warn("cannot fork to remove %s", path);
+		return;
+	}
+	if (pid == 0) {
+		if (setgroups((size_t)j->ngroups, j->groups) == 0 &&
+		    setresgid(j->gid, j->gid, j->gid) == 0 &&
+		    setresuid(j->uid, j->uid, j->uid) == 0 && geteuid() == j->uid)
+			_exit(spool_rmtree(path) < 0 && errno != ENOENT ? 1 : 0);
+		_exit(2);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (rmdir(path) < 0 && errno != ENOENT)
+		log_warn("cannot remove %s", path);
 }

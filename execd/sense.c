@@ -163,6 +163,12 @@ sense_command_start(void)
 }
 
 bool
+sense_command_is(pid_t pid)
+{
+	return cmd.pid > 0 && pid == cmd.pid;
+}
+
+bool
 sense_command_reaped(pid_t pid, int status)
 {
 	int before = cmd.verdict;

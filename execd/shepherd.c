@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -443,43 +444,11 @@ shep_write_file(const struct shep *s, const char *name, const char *text, int mo
 	return rc;
 }
 
-/* Removes the job's TMPDIR as its owner, so a job's symlinks can never make
- * root delete anything; root only removes the then-empty folder itself. */
 static void
 shep_remove_tmpdir(const struct shep *s)
 {
-	const struct job *j = s->j;
-	pid_t pid;
-	int status;
-
-	if (!s->tmpdir)
-		return;
-	/* Most jobs leave TMPDIR empty, and rmdir of an empty folder follows
-	 * nothing: only a non-empty one needs a child running as the owner.
-	 * Likewise when the owner is who we are anyway. */
-	if (rmdir(s->tmpdir) == 0 || errno == ENOENT)
-		return;
-	if (!s->root || j->uid == geteuid()) {
-		if (spool_rmtree(s->tmpdir) < 0 && errno != ENOENT)
-			log_warn("cannot remove %s", s->tmpdir);
-		return;
-	}
-	if ((pid = fork()) < 0) {
-		log_warn("cannot fork to remove %s", s->tmpdir);
-		return;
-	}
-	if (pid == 0) {
-		close(s->lockfd);
-		if (setgroups((size_t)j->ngroups, j->groups) == 0 &&
-		    setresgid(j->gid, j->gid, j->gid) == 0 &&
-		    setresuid(j->uid, j->uid, j->uid) == 0 && geteuid() == j->uid)
-			_exit(spool_rmtree(s->tmpdir) < 0 && errno != ENOENT ? 1 : 0);
-		_exit(2);
-	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (rmdir(s->tmpdir) < 0 && errno != ENOENT)
-		log_warn("cannot remove %s", s->tmpdir);
+	if (s->tmpdir)
+		execd_tmpdir_remove(s->tmpdir, s->j);
 }
 
 /* The durable CHILD_TERM event is the one record of the end, then the
@@ -748,6 +717,47 @@ shep_close_fds(int keep)
 			close(fd);
 }
 
+static bool
+shep_is_child(const struct proc_ids *p, void *arg)
+{
+	return p->ppid == *(pid_t *)arg;
+}
+
+/*
+ * What the job left behind once it ended: processes that called setsid
+ * escaped its process group, and orphans of its own went to the nearest
+ * subreaper, which we are (PR_SET_CHILD_SUBREAPER).  So every one of them is
+ * a child of ours by now or will be once its parent dies: killing our
+ * children until none is left ends them all, however deep.  Bounded, since a
+ * process stuck in the kernel (a dead NFS server) may not die: the end is
+ * recorded already, and a stuck shepherd must not hold TMPDIR forever.
+ */
+static void
+shep_end_leftovers(const char *key)
+{
+	int64_t give_up = mono_ms() + 10000;
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	pid_t self = getpid(), r;
+	sigset_t chld;
+	int status;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
+			;
+		if (r < 0 && errno != EINTR)
+			return;    /* ECHILD: nothing is left */
+		if (mono_ms() >= give_up) {
+			log_warnx("job %s: processes it left do not die; leaving them", key);
+			return;
+		}
+		if (r == 0)
+			proc_kill_where(shep_is_child, &self, SIGKILL);
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
 static void NOWQ_NORETURN
 shepherd_main(const char *key, struct job *j, int lockfd)
 {
@@ -757,7 +767,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	sigset_t waitset;
 	struct rusage ru;
 	struct job_rusage jru;
-	char buf[64], *limit;
+	char *pidline, *limit;
 	unsigned long long start;
 	const char *why;
 	int status, fd;
@@ -772,6 +782,10 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * whose shepherd was killed would pass for supervised until it
 	 * ended.  execd cleared close-on-exec only to hand it to us. */
 	set_cloexec(lockfd);
+	/* Orphans of the job, setsid daemons included, become ours, so
+	 * its end ends them too (shep_end_leftovers). */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_warn("job %s: cannot become a subreaper; what the job detaches may outlive it", key);
 	/* Each page of code a shepherd runs is a page fault of its own, so
 	 * the usual run writes no log: execd logs the start and the end as
 	 * it sends them, and the file is opened only for a problem. */
@@ -836,13 +850,17 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * time tells it from a later process given the same pid. */
 	if (!shepherd_proc_start(pid, &start))
 		start = 0;
-	snprintf(buf, sizeof buf, "%d %llu %lld\n", (int)pid, start, (long long)start_ms);
+	/* Our pid and TMPDIR tell execd what to clean up should we be
+	 * killed: the job's cgroup bears our pid in its name. */
+	if (asprintf(&pidline, "%d %llu %lld %d %s\n", (int)pid, start, (long long)start_ms,
+	    (int)getpid(), s.tmpdir) < 0)
+		fatalx("out of memory");
 	/* Not synced: if the host crashes, the durable active/ folder makes
-	 * execd report the attempt, and it ends as "shepherd died".  The
+	 * execd report the attempt as lost ("shepherd died").  The
 	 * outbox's CHILD_REGISTER is job.pid under a second name; only where
 	 * the two folders cannot share the file is it a file of its own. */
-	if (shep_write_file(&s, "job.pid", buf, 0600) < 0 || outbox_link_reg(key) < 0) {
-		msg = outbox_reg_msg(key, buf);
+	if (shep_write_file(&s, "job.pid", pidline, 0600) < 0 || outbox_link_reg(key) < 0) {
+		msg = outbox_reg_msg(key, pidline);
 		assert(msg);
 		outbox_write(key, OUTBOX_REG, msg, false);
 		json_decref(msg);
@@ -852,8 +870,17 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	memset(&ru, 0, sizeof ru);
 	for (;;) {
 		struct timespec ts;
-		if ((r = wait4(pid, &status, WNOHANG, &ru)) == pid)
+		struct rusage oru;
+		int ostatus;
+		/* Orphans the job left are ours to reap too (we are their
+		 * subreaper): only the job's own end and usage count. */
+		while ((r = wait4(-1, &ostatus, WNOHANG, &oru)) > 0 && r != pid)
+			;
+		if (r == pid) {
+			status = ostatus;
+			ru = oru;
 			break;
+		}
 		if (r < 0 && errno != EINTR) {
 			log_warn("lost track of job %s (pid %d)", key, (int)pid);
 			shep_failed(&s, "the shepherd lost track of the job");
@@ -887,6 +914,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	shep_record_end(&s, msg);
 	/* msg and limit are not freed: we exit, and freeing would only
 	 * touch (and so fault in) pages of the heap for nothing. */
+	shep_end_leftovers(key);
 	shep_remove_tmpdir(&s);
 	if (s.cgroup)
 		limits_cgroup_remove(s.cgroup);

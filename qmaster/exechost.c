@@ -616,7 +616,7 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct job *j = event_job(c, msg);
 	const char *failed = jstr(msg, "failed"), *vacated = jstr(msg, "vacated");
-	const char *limit = jstr(msg, "limit"), *why = NULL;
+	const char *limit = jstr(msg, "limit"), *lost = jstr(msg, "lost"), *why = NULL;
 	char *rwhy;
 	bool requeue = false;
 	struct job_rusage ru;
@@ -673,6 +673,12 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			 * exit status, and the limit is the reason. */
 			j->state = JS_FAILED;
 			j->reason = xasprintf("%.800s", limit);
+		} else if (lost) {
+			/* The job ran but its execd lost it (its shepherd died)
+			 * and killed what was left: like a lost host's, it runs
+			 * again only when it may. */
+			j->state = job_rerunnable(j) ? JS_PENDING : JS_FAILED;
+			j->reason = xasprintf("%.200s: %.800s", c->host->name, lost);
 		} else if (vacated) {
 			/* The host's owner came back and the execd's policy
 			 * vacated the job: like a lost host, it runs again only
@@ -697,7 +703,7 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,
 		    job_state_name(j->state), j->exit_status);
 		attempt_close(j, failed ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
-		    j->signal ? ACCT_FAILED_AFTER : 0, &ru);
+		    j->signal || lost ? ACCT_FAILED_AFTER : 0, &ru);
 	}
 	job_free(j);
 	send_ack(c, seq);

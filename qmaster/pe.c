@@ -348,6 +348,7 @@ pe_child_term(struct conn *c, struct job *j, json_t *msg)
 {
 	json_t *o = pe_load(j), *p, *v;
 	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
+	const char *lost = jstr(msg, "lost");
 	struct job_rusage ru;
 	int part = -1, exit_status, sig;
 
@@ -375,6 +376,7 @@ pe_child_term(struct conn *c, struct job *j, json_t *msg)
 	if (failed || limit || exit_status != 0 || sig != 0) {
 		char *r = failed ? xasprintf("part %d on %.200s could not start: %.600s", part, c->host->name, failed) :
 		    limit ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, limit) :
+		    lost ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, lost) :
 		    sig ? xasprintf("part %d on %.200s killed by signal %d", part, c->host->name, sig) :
 		    xasprintf("part %d on %.200s exited with status %d", part, c->host->name, exit_status);
 		pe_kill_others(j, o, r);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs; a job starts with 0, 1 and 2 only, and daemons keep nothing of their starter.
+# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs; a job starts with 0, 1 and 2 only, daemons keep nothing of their starter, and a job whose shepherd is killed is killed with all it left and reported so.
 
 load helpers
 
@@ -19,9 +19,25 @@ setup() {
 }
 
 teardown() {
-	# A second cluster a test started.
+	local f
+	# A second cluster a test started, and the daemons jobs detached,
+	# by the pids the jobs wrote down.
 	[ -d "${WORK:-}/c/qmaster" ] && nowq stop --dir "$WORK/c" >/dev/null 2>&1
+	for f in "${WORK:-/nonexistent}"/*.daemon; do
+		[ -f "$f" ] && kill -9 "$(cat "$f")" 2>/dev/null
+	done
 	work_stop
+}
+
+reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+qacct_failed() { qacct -j "$1" | awk '$1 == "failed" { $1 = ""; sub(/^ /, ""); print }'; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+ini_host() { awk -F' *= *' '$1 == "name" { print $2 }' "$CLUSTER/execd-1.ini"; }
+# shepherd_of ID [ATTEMPT]: the pid of the running job's shepherd.
+shepherd_of() {
+	local jobpid
+	read -r jobpid _ < "$CLUSTER/execd-1/active/$1.0.${2:-1}/job.pid"
+	ps -o ppid= -p "$jobpid" | tr -d ' '
 }
 
 @test "a job's parent is the nowq-shepherd program, a child of execd, in the job's own session" {
@@ -90,7 +106,7 @@ teardown() {
 	# One file under two names: a job start allocates no inode of its own.
 	[ "$(stat -c %i "$out/$id.0.1.reg")" = "$(stat -c %i "$act/job.pid")" ]
 	[ "$(stat -c %h "$act/job.pid")" = 2 ]
-	read -r pid start ms < "$act/job.pid"
+	read -r pid start ms _ < "$act/job.pid"
 	[ "$pid" -gt 1 ] && [ "$start" -gt 0 ] && [ "$ms" -gt 0 ]
 	printf 'garbage\n' > "$out/999999.0.1.reg"
 	kill -CONT "$master"
@@ -134,4 +150,92 @@ FDS_CMD='ls /proc/$$/fd; :'
 		echo "$f: $(cat "$WORK/$f")" >&3
 		[ "$(cat "$WORK/$f")" = "$want" ]
 	done
+}
+
+@test "kill -9 of a running job's shepherd kills the job, says why, removes its TMPDIR and runs it again only with -r y" {
+	cat > "$WORK/job.sh" <<-'EOF'
+	#!/bin/sh
+	touch "$TMPDIR/left"
+	echo "$TMPDIR" > "$WORK/$JOB_ID.tmpdir"
+	sleep 60
+	EOF
+	chmod 755 "$WORK/job.sh"
+	once=$(qsub -terse -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/job.sh")
+	again=$(qsub -terse -r y -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/job.sh")
+	wait_until 20 test -s "$WORK/$once.tmpdir"
+	wait_until 20 test -s "$WORK/$again.tmpdir"
+	read -r jobpid _ < "$CLUSTER/execd-1/active/$once.0.1/job.pid"
+	tmpdir=$(cat "$WORK/$once.tmpdir")
+	[ -e "$tmpdir/left" ]
+	kill -9 "$(shepherd_of "$once")"
+	wait_until 20 job_finished "$once"
+	# Killed, not left running; failed with the reason, not in Eqw.
+	wait_until 10 gone "$jobpid"
+	qstat -j "$once" >&3
+	[ "$(reason "$once")" = "$(ini_host): shepherd died; the job was killed" ]
+	[ "$(job_field "$once" exit_status)" = 137 ]
+	[ "$(qacct_failed "$once")" = "100 : assumedly after job ($(ini_host): shepherd died; the job was killed)" ]
+	[ ! -e "$tmpdir" ]
+	# -r y: queued again and run as attempt 2.
+	kill -9 "$(shepherd_of "$again")"
+	wait_until 30 test -s "$CLUSTER/execd-1/active/$again.0.2/job.pid"
+	wait_until 20 state_is "$again" r
+	qdel "$again"
+	wait_until 20 job_finished "$again"
+	# The first ran once: one attempt in the accounting.
+	[ "$(qacct -j "$once" | grep -c '^jobnumber')" = 1 ]
+}
+
+@test "a shepherd killed while execd is down: the restarted execd kills its job and reports it" {
+	cat > "$WORK/job.sh" <<-'EOF'
+	#!/bin/sh
+	echo "$TMPDIR" > "$WORK/$JOB_ID.tmpdir"
+	sleep 60
+	EOF
+	chmod 755 "$WORK/job.sh"
+	id=$(qsub -terse -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/job.sh")
+	wait_until 20 test -s "$WORK/$id.tmpdir"
+	read -r jobpid _ < "$CLUSTER/execd-1/active/$id.0.1/job.pid"
+	shep=$(shepherd_of "$id")
+	execd=$(cat "$CLUSTER/execd-1/execd.pid")
+	kill -9 "$execd"
+	wait_until 10 gone "$execd"
+	kill -9 "$shep"
+	# Nobody's child now: only the unlocked folder says its shepherd died.
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 job_finished "$id"
+	wait_until 10 gone "$jobpid"
+	[ "$(reason "$id")" = "$(ini_host): shepherd died; the job was killed" ]
+	[ ! -e "$(cat "$WORK/$id.tmpdir")" ]
+}
+
+@test "what a job detached with setsid ends with the job, with qdel and with a killed shepherd" {
+	# Each job detaches a daemon, then waits (at most a minute) for the
+	# test to let it end.
+	cat > "$WORK/detach.sh" <<-'EOF'
+	#!/bin/sh
+	setsid sleep 3171 < /dev/null > /dev/null 2>&1 &
+	echo $! > "$WORK/$JOB_ID.daemon"
+	i=0
+	while [ ! -e "$WORK/$JOB_ID.go" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	EOF
+	chmod 755 "$WORK/detach.sh"
+	ends=$(qsub -terse -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/detach.sh")
+	deleted=$(qsub -terse -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/detach.sh")
+	killed=$(qsub -terse -o /dev/null -e /dev/null -v WORK="$WORK" "$WORK/detach.sh")
+	for id in "$ends" "$deleted" "$killed"; do
+		wait_until 20 test -s "$WORK/$id.daemon"
+		# Its own session: out of the job's group and session.
+		d=$(cat "$WORK/$id.daemon")
+		wait_until 10 sh -c "[ \"\$(ps -o sid= -p $d | tr -d ' ')\" = $d ]"
+	done
+	touch "$WORK/$ends.go"
+	qdel "$deleted"
+	kill -9 "$(shepherd_of "$killed")"
+	for id in "$ends" "$deleted" "$killed"; do
+		wait_until 20 job_finished "$id"
+		wait_until 10 gone "$(cat "$WORK/$id.daemon")"
+	done
+	[ "$(job_field "$ends" exit_status)" = 0 ]
+	[ "$(reason "$killed")" = "$(ini_host): shepherd died; the job was killed" ]
 }
