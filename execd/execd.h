@@ -77,6 +77,10 @@ void               conf_free(struct execd_conf *c);
 extern struct event_base *base;
 extern bool   execd_idle;        /* the latest idle verdict */
 extern char   execd_why[256];    /* and its reason */
+/* The spool has too little room for another job: the host takes no work
+ * (whatever its owner does: running jobs go on), and says why. */
+extern bool   execd_full;
+extern char   execd_full_why[160];
 extern double execd_load[3];     /* the latest load averages */
 /* Decides idleness again now, applies owner_returns to running jobs, and
  * reports LOAD when report is set or the verdict changed. */

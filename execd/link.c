@@ -263,10 +263,23 @@ link_check_master(json_t *rep, char *why, size_t n)
 	return link_master_ok(bufferevent_getfd(lk.bev), link_is_unix(), rep, lk.nonce, why, n);
 }
 
+/* Whether the host asks for work, and if not, why (for qhost). */
+static bool
+link_takes_work(char *why, size_t n)
+{
+	if (execd_idle && !execd_full)
+		return true;
+	snprintf(why, n, "%s%s%s", execd_full ? execd_full_why : "",
+	    execd_full && !execd_idle ? "; " : "", execd_idle ? "" : execd_why);
+	return false;
+}
+
 static void
 link_hello(void)
 {
 	json_t *load = json_pack("[f, f, f]", execd_load[0], execd_load[1], execd_load[2]);
+	char why[sizeof execd_why + sizeof execd_full_why + 2];
+	bool takes = link_takes_work(why, sizeof why);
 
 	auth_nonce(lk.nonce, sizeof lk.nonce);
 	lk.master_ok = false;
@@ -275,13 +288,13 @@ link_hello(void)
 	    "uid", (json_int_t)geteuid(), "nonce", lk.nonce));
 	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o, s:s}",
 	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
-	    "load", load, "idle", execd_idle, "jobs", active_jobs_json(),
+	    "load", load, "idle", takes, "jobs", active_jobs_json(),
 	    "attrs", host_attrs_to_json(&conf->attrs), "vmem_limit", limits_vmem_mode));
 	/* A busy host says why in a LOAD right after registering. */
-	if (!execd_idle)
+	if (!takes)
 		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s}", "type", "LOAD",
 		    "load", execd_load[0], execd_load[1], execd_load[2], "idle", false,
-		    "reason", execd_why));
+		    "reason", why));
 }
 
 void
@@ -289,7 +302,7 @@ link_kick(void)
 {
 	int free_slots;
 
-	if (lk.state != LINK_READY || !execd_idle || lk.pull_hold)
+	if (lk.state != LINK_READY || !execd_idle || execd_full || lk.pull_hold)
 		return;
 	free_slots = active_free_slots();
 	/* A new PULL replaces the one the master holds, so one whose count of
@@ -315,17 +328,19 @@ link_kick(void)
 void
 link_load(void)
 {
+	char why[sizeof execd_why + sizeof execd_full_why + 2];
+	bool takes = link_takes_work(why, sizeof why);
 	json_t *msg;
 
 	if (lk.state != LINK_READY)
 		return;
 	msg = json_pack("{s:s, s:[f, f, f], s:b}", "type", "LOAD",
-	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", execd_idle);
+	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", takes);
 	/* Why the host takes no work, for qhost and the master's log. */
-	if (!execd_idle)
-		json_object_set_new(msg, "reason", json_string(execd_why));
+	if (!takes)
+		json_object_set_new(msg, "reason", json_string(why));
 	link_send(msg);
-	if (!execd_idle) {
+	if (!takes) {
 		/* The master drops the PULL of a host that reports itself
 		 * busy; when idle again we send a fresh one. */
 		lk.pulling = false;

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -24,7 +25,27 @@
 struct event_base *base;
 bool   execd_idle = true;
 char   execd_why[256];
+bool   execd_full;
+char   execd_full_why[160];
 double execd_load[3];
+
+/* Below this much room on the spool the host asks for no work: a job's
+ * folder and the record of its end must fit. */
+#define EXECD_SPOOL_MIN (4 * 1024 * 1024)
+
+/* Whether the spool is too full for another job; why says how full. */
+static bool
+spool_full(char *why, size_t n)
+{
+	struct statvfs sv;
+	int64_t avail;
+
+	if (statvfs(conf->spool_dir, &sv) < 0)
+		return false;
+	avail = (int64_t)sv.f_bavail * (int64_t)sv.f_frsize;
+	snprintf(why, n, "spool %s full (%lld KiB free)", conf->spool_dir, (long long)(avail >> 10));
+	return avail < EXECD_SPOOL_MIN;
+}
 
 static struct event *load_ev, *scan_ev;
 
@@ -33,11 +54,15 @@ execd_decide(bool report)
 {
 	char why[sizeof execd_why];
 	bool idle = idle_check(execd_load, why, sizeof why);
-	bool changed = idle != execd_idle;
+	bool full = spool_full(execd_full_why, sizeof execd_full_why);
+	bool changed = idle != execd_idle || full != execd_full;
 
-	if (changed)
+	if (idle != execd_idle)
 		log_info("host is now %s: %s", idle ? "idle" : "busy", why);
+	if (full != execd_full)
+		log_info("%s", full ? execd_full_why : "the spool has room again");
 	execd_idle = idle;
+	execd_full = full;
 	snprintf(execd_why, sizeof execd_why, "%s", why);
 	active_owner(idle, why);
 	if (report || changed)

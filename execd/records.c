@@ -100,15 +100,18 @@ outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
 {
 	char *path = outbox_file(key, kind);
 	char *s = json_dumps(msg, JSON_COMPACT);
-	int rc;
+	int rc, e;
 
 	if (!s)
 		fatalx("cannot encode an outbox event");
+
 	rc = spool_write_file(path, s, strlen(s), 0600, durable);
+	e = errno;
 	if (rc < 0)
 		log_warn("cannot write %s", path);
 	free(s);
 	free(path);
+	errno = e;   /* the shepherd waits out ENOSPC */
 	return rc;
 }
 

@@ -453,7 +453,8 @@ shep_remove_tmpdir(const struct shep *s)
 
 /* The durable CHILD_TERM event is the one record of the end, then the
  * wake-up; if we die before the event is on disk, execd's safety net reports
- * the attempt as "shepherd died". */
+ * the attempt as "shepherd died".  On a full spool the end stays here, and
+ * we try again until it fits: while we live, execd reports nothing. */
 static void
 shep_record_end(const struct shep *s, json_t *exit)
 {
@@ -461,7 +462,9 @@ shep_record_end(const struct shep *s, json_t *exit)
 	json_t *term;
 
 	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
-	outbox_write(s->key, OUTBOX_TERM, term, true);
+	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
+	    (errno == ENOSPC || errno == EDQUOT); tries++)
+		sleep(tries < 10 ? 1 : 5);
 	json_decref(term);
 	outbox_notify(s->key, OUTBOX_TERM);
 }
