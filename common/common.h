@@ -269,6 +269,9 @@ bool            proto_is_listing(const json_t *msg);
 #define ERR_INTERNAL  "internal"
 /* Not the writable master: ask the next one (reply field "master" may name it). */
 #define ERR_REDIRECT  "redirect"
+/* The master's spool is full: nothing of the request was kept; try again later. */
+#define ERR_NOSPACE   "nospace"
+#define ERR_NOSPACE_MSG "no space left on the master's spool"
 
 struct evbuffer;
 /* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */

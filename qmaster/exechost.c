@@ -131,6 +131,20 @@ exechost_init(void)
 		fatalx("cannot read the hosts table");
 }
 
+static void
+host_free(struct exechost *h)
+{
+	host_attrs_clear(&h->attrs);
+	free(h->busy_reason);
+	free(h->vmem_limit);
+	strv_free(h->aliases);
+	strv_free(h->users);
+	strv_free(h->owners);
+	free(h->resv);
+	free(h->name);
+	free(h);
+}
+
 void
 exechost_free_all(void)
 {
@@ -139,16 +153,52 @@ exechost_free_all(void)
 	memset(&htab, 0, sizeof htab);
 	while ((h = TAILQ_FIRST(&hosts)) != NULL) {
 		TAILQ_REMOVE(&hosts, h, entry);
-		host_attrs_clear(&h->attrs);
-		free(h->busy_reason);
-		free(h->vmem_limit);
-		strv_free(h->aliases);
+		host_free(h);
+	}
+}
+
+static int
+reload_one(void *arg, const struct host_rec *r)
+{
+	struct exechost *h = exechost_find(r->name);
+
+	(void)arg;
+	if (!h) {
+		init_one(NULL, r);
+		h = exechost_find(r->name);
+	} else {
 		strv_free(h->users);
 		strv_free(h->owners);
-		free(h->resv);
-		free(h->name);
-		free(h);
+		h->users = strv_dup(r->users);
+		h->owners = strv_dup(r->owners);
 	}
+	h->stored = true;
+	return 0;
+}
+
+void
+exechost_reload(void)
+{
+	struct exechost *h, *next, **pp;
+
+	if (store_hosts_foreach(store, reload_one, NULL) < 0)
+		fatalx("cannot read the hosts table");
+	TAILQ_FOREACH_SAFE(h, &hosts, entry, next) {
+		strv_free(h->aliases);
+		h->aliases = NULL;
+		h->disabled = qmod_host_disabled(h->name);
+		if (h->stored || h->conn) {
+			h->stored = false;
+			continue;
+		}
+		for (pp = &htab.b[host_bucket(h->name, htab.cap)]; *pp != h; pp = &(*pp)->hnext)
+			;
+		*pp = h->hnext;
+		htab.n--;
+		TAILQ_REMOVE(&hosts, h, entry);
+		host_free(h);
+	}
+	hostlist_init();
 }
 
 static void

@@ -31,6 +31,8 @@ static struct sending *sending;  /* conf->mail_max_running entries at most */
 static int             nsending;
 static struct event   *pump_ev, *chld_ev;
 
+static pid_t spawn(const char *message);
+
 static const char *
 mail_from(void)
 {
@@ -62,6 +64,23 @@ mail_admin(const char *subject, const char *body)
 {
 	for (size_t i = 0; conf->admin_mail && conf->admin_mail[i]; i++)
 		mail_user(conf->admin_mail[i], subject, body);
+}
+
+void
+mail_admin_now(const char *subject, const char *body)
+{
+	for (size_t i = 0; conf->admin_mail && conf->admin_mail[i]; i++) {
+		const char *to = conf->admin_mail[i];
+		char *msg;
+
+		if (!mail_valid_address(to))
+			continue;
+		msg = mail_compose_admin(to, mail_from(), subject, body, now_ms());
+		/* chld_cb reaps it: a pid not in sending is only waited for. */
+		if (spawn(msg) < 0)
+			log_warn("mail: cannot fork a mailer for %s", to);
+		free(msg);
+	}
 }
 
 void

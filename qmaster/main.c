@@ -24,6 +24,8 @@ struct event_base *base;
 
 static struct event *commit_ev, *tick_ev;
 
+static void qm_reload(void);
+
 /* The group commit.  Requests read in one loop turn mutate the database
  * inside one transaction; this event, activated by the first of them, runs
  * after all of them (libevent runs active events in order), lets the
@@ -34,18 +36,40 @@ commit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t t0;
 
-	/* Only a writable primary starts jobs: a fenced one must not. */
-	if (sched_wanted() && repl_writable())
+	/* Only a writable primary starts jobs: a fenced one must not, nor
+	 * one whose spool is full (what ends them must still fit). */
+	if (sched_wanted() && repl_writable() && !space_full())
 		sched_run();
 	if (!store_in_txn(store))
 		return;
 	t0 = mono_us();
-	if (store_commit(store) < 0)
+	if (store_commit(store) < 0) {
 		/* Replies promise durability; without the commit there is no
-		 * honest reply to give.  Restarting recovers the last commit. */
-		fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
+		 * honest reply to give.  Out of space, the turn is undone and
+		 * refused, and the master goes on; anything else stops it, and
+		 * restarting recovers the last commit. */
+		if (!store_out_of_space(store))
+			fatalx("cannot commit to the database; stopping so no unsaved change is acknowledged");
+		store_rollback(store);
+		space_commit_failed();
+		net_refuse_turn(ERR_NOSPACE, ERR_NOSPACE_MSG);
+		qm_reload();
+		return;
+	}
 	http_observe_commit(mono_us() - t0);
 	repl_committed();
+}
+
+/* After a rollback: what the loop keeps in memory of the database (hosts'
+ * lists and flags, aliases, reservations, queue flags) is read again, so
+ * it says what the database says. */
+static void
+qm_reload(void)
+{
+	exechost_reload();
+	resv_free_all();
+	resv_init();
+	qmod_apply_queues();
 }
 
 void
@@ -94,12 +118,15 @@ qm_is_daemon(uid_t uid)
  *  - make the jobs of cron entries that are due;
  *  - declare hosts silent for host_timeout lost (exechost.c);
  *  - open and close reservation windows (resv.c);
- *  - forget submission keys older than SUBMIT_KEY_KEEP_MS.
+ *  - forget submission keys older than SUBMIT_KEY_KEEP_MS;
+ *  - take the spool's reserve back once a full spool has room (space.c).
  * A fenced primary or a standby does none of it. */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int n;
+
+	space_tick();
 	/* A fenced primary changes nothing on its own: the new one does. */
 	if (!repl_writable())
 		return;
@@ -110,7 +137,9 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	if (n > 0)
 		log_info("purged %d finished jobs", n);
 	deps_tick(now_ms());
-	cron_tick(now_ms());
+	/* A full spool makes no new jobs: the tick after it has room does. */
+	if (!space_full())
+		cron_tick(now_ms());
 	exechost_check_lost();
 	resv_tick(now_ms());
 	if (store_key_purge(store, now_ms() - SUBMIT_KEY_KEEP_MS) < 0)
@@ -287,8 +316,10 @@ main(int argc, char **argv)
 	 * daemon already and keeps its pid. */
 	token = daemon_begin(foreground || rejoin);
 	signal(SIGPIPE, SIG_IGN);
+	space_init();
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
-		fatalx("cannot open the database in %s: %s", conf->spool_dir, why);
+		fatalx("cannot open the database in %s: %s%s", conf->spool_dir, why,
+		    space_full() ? " (no space left on the spool)" : "");
 	{
 		/* PRIO_NEW callbacks one at a time: between two, the loop looks
 		 * for due work again (qmaster.h). */

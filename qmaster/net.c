@@ -50,8 +50,9 @@ struct held {
 	struct conn      *c;
 	int64_t           upto;     /* replication seq the standby must ack first; 0: not yet known */
 	json_t           *msg;      /* or, when NULL, */
-	char             *text;     /* the message as JSON text */
+	char             *text;     /* the message as JSON text, */
 	size_t            len;
+	int64_t           seq;      /* a reply to this request */
 };
 TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
@@ -96,13 +97,14 @@ conn_write_now(struct conn *c, json_t *msg, const char *text, size_t len)
 }
 
 static void
-net_hold(struct conn *c, json_t *msg, char *text, size_t len)
+net_hold(struct conn *c, json_t *msg, char *text, size_t len, int64_t seq)
 {
 	struct held *h = xmalloc(sizeof *h);
 	h->c = c;
 	h->msg = msg;
 	h->text = text;
 	h->len = len;
+	h->seq = seq;
 	/* Outside a transaction, only the changesets already sent hold it back. */
 	h->upto = store_in_txn(store) ? 0 : repl_unacked();
 	c->refs++;
@@ -142,7 +144,7 @@ net_send(struct conn *c, json_t *msg)
 		return;
 	}
 	if (store_in_txn(store) || repl_unacked()) {
-		net_hold(c, msg, NULL, 0);
+		net_hold(c, msg, NULL, 0, 0);
 		return;
 	}
 	conn_write_now(c, msg, NULL, 0);
@@ -150,10 +152,10 @@ net_send(struct conn *c, json_t *msg)
 }
 
 void
-net_send_text(struct conn *c, char *text, size_t len)
+net_send_text(struct conn *c, int64_t seq, char *text, size_t len)
 {
 	if (store_in_txn(store) || repl_unacked()) {
-		net_hold(c, NULL, text, len);
+		net_hold(c, NULL, text, len, seq);
 		return;
 	}
 	conn_write_now(c, NULL, text, len);
@@ -171,22 +173,72 @@ net_hold_tag(int64_t seq)
 	}
 }
 
+/* Takes h off the queue, writing it first when send. */
+static void
+held_done(struct held *h, bool send)
+{
+	TAILQ_REMOVE(&held, h, entry);
+	if (send)
+		conn_write_now(h->c, h->msg, h->text, h->len);
+	json_decref(h->msg);
+	free(h->text);
+	h->c->refs--;
+	if (h->c->dead)
+		conn_release(h->c);
+	free(h);
+}
+
 /* Messages go in the order they were queued: the first one still waiting
  * for a later acknowledgement stops the walk. */
 void
 net_release(int64_t acked)
 {
 	struct held *h;
-	while ((h = TAILQ_FIRST(&held)) != NULL && (acked < 0 || (h->upto && h->upto <= acked))) {
-		TAILQ_REMOVE(&held, h, entry);
-		conn_write_now(h->c, h->msg, h->text, h->len);
-		json_decref(h->msg);
-		free(h->text);
-		h->c->refs--;
-		if (h->c->dead)
-			conn_release(h->c);
-		free(h);
+	while ((h = TAILQ_FIRST(&held)) != NULL && (acked < 0 || (h->upto && h->upto <= acked)))
+		held_done(h, true);
+}
+
+/* The failed turn's messages are the last ones not yet tagged with a
+ * sequence (net_hold_tag tags them at the commit).  A client's successful
+ * replies say no in their place and keep their order behind what earlier
+ * commits hold (a refusal stays as it is: it changed nothing); anything
+ * else would speak of changes that were never made: a DISPATCH, an ACK
+ * that would let an execd forget an event, a SIGNAL. */
+void
+net_refuse_turn(const char *code, const char *text)
+{
+	struct held *h, *first = NULL, *prev, *next;
+	int64_t behind;
+	struct conn *c;
+
+	TAILQ_FOREACH_REVERSE(h, &held, held_list, entry) {
+		if (h->upto)
+			break;
+		first = h;
 	}
+	if (!first)
+		return;
+	prev = TAILQ_PREV(first, held_list, entry);
+	behind = prev ? prev->upto : 0;
+	for (h = first; h; h = next) {
+		next = TAILQ_NEXT(h, entry);
+		if (h->c->role == ROLE_CLIENT && (h->text || json_is_true(json_object_get(h->msg, "ok")))) {
+			int64_t seq = h->text ? h->seq : jint(h->msg, "seq", 0);
+			json_decref(h->msg);
+			free(h->text);
+			h->text = NULL;
+			h->msg = proto_reply_err(seq, code, "%s", text);
+			h->upto = behind;
+			continue;
+		}
+		c = h->c;
+		held_done(h, false);
+		if (c->role == ROLE_EXECD && !c->dead)
+			net_close(c, "a commit of its messages failed; it registers again");
+	}
+	/* Nothing earlier waits: they go now. */
+	while (!behind && (h = TAILQ_FIRST(&held)) != NULL && !h->upto)
+		held_done(h, true);
 }
 
 void

@@ -178,8 +178,8 @@ bool net_accept_transient(int err);
 /* Queues msg (stolen) for c: sent at once when no transaction is open, else
  * right after the commit, in the order queued. */
 void net_send(struct conn *c, json_t *msg);
-/* The same for a message written as JSON text (stolen), for large replies. */
-void net_send_text(struct conn *c, char *text, size_t len);
+/* The same for a reply to seq written as JSON text (stolen), for large replies. */
+void net_send_text(struct conn *c, int64_t seq, char *text, size_t len);
 /* Sends at once, never held (replication, heartbeats, votes). */
 void net_send_now(struct conn *c, json_t *msg);
 /* Sends at once unless an earlier message to c is held: for replies that
@@ -192,6 +192,11 @@ void net_flush_held(void);
  * sends those whose seq is acknowledged. */
 void net_hold_tag(int64_t seq);
 void net_release(int64_t acked);
+/* After a commit failed and was rolled back: the replies held for it
+ * become the error code/text, its other messages are dropped, and the
+ * execds that were sent any are disconnected (they register again and
+ * resend what they hold). */
+void net_refuse_turn(const char *code, const char *text);
 /* Every connection (for heartbeats to execds and votes from witnesses). */
 struct conn *net_next(struct conn *c);
 void net_close(struct conn *c, const char *why);
@@ -306,11 +311,16 @@ struct exechost {
 	/* The reservations that hold it, waiting or active (resv.c's index). */
 	const struct match_resv **resv;
 	int          nresv;
+	bool         stored;      /* exechost_reload: the database has its row */
 };
 TAILQ_HEAD(exechost_list, exechost);
 extern struct exechost_list pulling_hosts;
 void exechost_init(void);      /* the hosts of the database, before any calls */
 void exechost_free_all(void);
+/* After a rollback: each host's lists, aliases and disabled flag as the
+ * database has them; a host it does not have (a REGISTER rolled back)
+ * and no execd holds is forgotten.  resv_init must follow (its index). */
+void exechost_reload(void);
 /* From the tick: hosts silent for host_timeout are lost, their jobs end. */
 void exechost_check_lost(void);
 /* Whether a job may run again after a lost host, a vacate or exit 99 is
@@ -495,6 +505,9 @@ void    mail_job_ended(const struct job *j);
 void    mail_job_suspended(const struct job *j);
 /* A message to every admin_mail address (host lost, jobs requeued). */
 void    mail_admin(const char *subject, const char *body);
+/* The same, handed to the mailer now without the outbox (which needs the
+ * database), and not retried: for a spool that is full. */
+void    mail_admin_now(const char *subject, const char *body);
 /* A message to one user (a reservation's owner). */
 void    mail_user(const char *to, const char *subject, const char *body);
 /* {count, error, next_try} of a job's undelivered mail, or NULL. */
@@ -636,6 +649,17 @@ void failover_vote(struct conn *c, int64_t seq, json_t *msg);
 void failover_takeover(struct conn *c, int64_t seq, json_t *msg);
 void failover_conn_gone(struct conn *c);
 void failover_free(void);
+
+/* space.c: a full spool. */
+/* Before the database is opened: takes the reserve, or starts full. */
+void space_init(void);
+bool space_full(void);
+/* Whether a request of type t on c waits for space (refused with ERR_NOSPACE). */
+bool space_refuses(const struct conn *c, enum msg_type t);
+/* A commit failed for want of space (and was rolled back). */
+void space_commit_failed(void);
+/* Once a second: recovery, and mail to the admins. */
+void space_tick(void);
 
 /* main.c: the loop, the group commit, the periodic duties. */
 /* The loop's priorities.  Everything is PRIO_WORK (libevent's default, the

@@ -155,6 +155,10 @@ request_dispatch(struct conn *c, json_t *msg)
 				    h->perm == PERM_OPERATOR ? "operator or manager" : "manager", msg_type_name(t)));
 			return;
 		}
+		if (h->mutates && space_refuses(c, t)) {
+			net_send(c, proto_reply_err(seq, ERR_NOSPACE, ERR_NOSPACE_MSG));
+			return;
+		}
 		current = h;
 		h->fn(c, seq, msg);
 		current = NULL;
@@ -653,7 +657,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	if (proto_is_listing(msg)) {
 		if ((rep = status_listing(store, seq, msg, c->user, conf->show_all_jobs || c->operator,
 		    &text, &len)) == NULL) {
-			net_send_text(c, text, len);
+			net_send_text(c, seq, text, len);
 			return;
 		}
 	} else if ((rep = status_parse(seq, msg, &q)) == NULL)

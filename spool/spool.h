@@ -41,6 +41,8 @@ int  store_begin(struct store *st);
 int  store_commit(struct store *st);
 void store_rollback(struct store *st);
 bool store_in_txn(const struct store *st);
+/* Whether the last failure (a commit's, say) was for want of disk space. */
+bool store_out_of_space(const struct store *st);
 
 /* Replication (qmaster/repl.c).  With capture on, each transaction that
  * changes anything is numbered (meta repl.seq, written in it) and its

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +539,7 @@ struct store {
 	int64_t          seq_committed; /* seq as committed: a rollback goes back to it */
 	bool             readonly; /* store_open_readonly: one read transaction, ended by close */
 	struct apply_tab *apply;   /* the standby's statements per table (store_apply) */
+	bool             nospace;  /* the last failure was for want of space (store_out_of_space) */
 };
 
 static void apply_free(struct store *st);
@@ -551,6 +553,10 @@ static void cap_hook(void *arg, sqlite3 *db, int op, const char *zdb, const char
 static int
 store_fail(struct store *st, const char *what)
 {
+	int e = sqlite3_system_errno(st->db);
+
+	/* SQLite says SQLITE_FULL for ENOSPC; a quota is an I/O error with EDQUOT. */
+	st->nospace = sqlite3_errcode(st->db) == SQLITE_FULL || e == ENOSPC || e == EDQUOT;
 	log_warnx("store: %s: %s", what, sqlite3_errmsg(st->db));
 	return -1;
 }
@@ -905,8 +911,12 @@ store_open(const char *dir, const char **why)
 		    path, (long long)v, STORE_SCHEMA_VERSION);
 		goto fail;
 	}
+	/* cache_spill off: a transaction's pages reach the WAL only at its
+	 * COMMIT, so a full disk fails the commit, which the master rolls back
+	 * and refuses, never a statement in the middle of a handler. */
 	if (store_exec(db, "PRAGMA foreign_keys = ON") != SQLITE_OK ||
-	    store_exec(db, "PRAGMA synchronous = FULL") != SQLITE_OK) {
+	    store_exec(db, "PRAGMA synchronous = FULL") != SQLITE_OK ||
+	    store_exec(db, "PRAGMA cache_spill = OFF") != SQLITE_OK) {
 		snprintf(store_why, sizeof store_why, "cannot configure %s: %s", path, sqlite3_errmsg(db));
 		goto fail;
 	}
@@ -1126,6 +1136,12 @@ bool
 store_in_txn(const struct store *st)
 {
 	return st->in_txn;
+}
+
+bool
+store_out_of_space(const struct store *st)
+{
+	return st->nospace;
 }
 
 /* Operations of several statements must land together; inside the caller's

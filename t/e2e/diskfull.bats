@@ -38,6 +38,38 @@ fill() { dd if=/dev/zero of="$CLUSTER/filler" bs=64k 2>/dev/null || true; }
 
 qhost_reason() { qhost | grep -q "spool $CLUSTER/execd-1 full"; }
 
+@test "a full spool: submissions refused with the reason, reads, deletions and execds served, mail sent, and all taken again once space returns" {
+	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
+	fill
+	run qsub -terse -o /dev/null -e /dev/null -b y true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no space left on the master's spool"* ]]
+	# Nothing of it was kept, and the master still answers.
+	run qstat -s prz
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | awk 'NR > 2' | wc -l)" -eq 1 ]
+	# What frees space still commits, on the reserve the master gave up.
+	qdel "$held"
+	wait_until 10 job_finished "$held"
+	run qsub -terse -o /dev/null -e /dev/null -b y true
+	[[ "$output" == *"no space left on the master's spool"* ]]
+	wait_until 10 grep -q "Subject: nowq: the master's spool is full" "$WORK/mail.out"
+	# The execd, on the same disk, takes no work and says why (filled
+	# again: the reserve the master gave up is free space).
+	fill
+	wait_until 15 qhost_reason
+	rm -f "$CLUSTER/filler"
+	wait_until 15 qsub -terse -o /dev/null -e /dev/null -b y true
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y true)
+	wait_until 20 job_finished "$id"
+	[ "$(qstat -s z | awk -v id="$id" '$1 == id { print $5 }')" = "z" ]
+	[ "$(qacct -j "$id" | awk '$1 == "failed" { print $2 }')" = 0 ]
+	wait_until 10 grep -q "Subject: nowq: the master's spool has room again" "$WORK/mail.out"
+	run qhost
+	[[ "$output" != *"full"* ]]
+}
+
 @test "a job that ends while the execd's spool is full is not failed: its end is written when space returns" {
 	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "while [ ! -e $WORK/go ]; do sleep 0.1; done")
 	wait_until 20 state_is "$id" r
