@@ -27,6 +27,8 @@ void log_debug(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 void fatal(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
 void fatalx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2) NOWQ_NORETURN;
 void log_reopen(void);
+/* Where fatal errors go besides the log while a daemon starts (-1: nowhere). */
+void log_starter_fd(int fd);
 
 /* util.c */
 void   *xmalloc(size_t n);

@@ -35,7 +35,6 @@ daemon_begin(bool foreground)
 {
 	int p[2];
 	pid_t pid;
-	char c;
 
 	if (foreground)
 		return -1;
@@ -46,15 +45,33 @@ daemon_begin(bool foreground)
 		fatal("fork");
 	if (pid > 0) {
 		/* The starter learns success only from the child's byte, so
-		 * "nowq start" can report a daemon that failed to come up. */
+		 * "nowq start" can report a daemon that failed to come up; what
+		 * comes instead is why (its fatal error, see log_starter_fd),
+		 * passed on to our stderr, since the log may be where nobody
+		 * looks or on a disk that is full. */
+		char buf[1024];
 		ssize_t r;
+		bool ready = false, first = true;
+
 		close(p[1]);
-		do
-			r = read(p[0], &c, 1);
-		while (r < 0 && errno == EINTR);
-		_exit(r == 1 && c == 'R' ? 0 : 1);
+		for (;;) {
+			r = read(p[0], buf, sizeof buf);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			if (first && buf[0] == 'R') {
+				ready = true;
+				break;
+			}
+			first = false;
+			if (write(2, buf, (size_t)r) < 0)
+				break;
+		}
+		_exit(ready ? 0 : 1);
 	}
 	close(p[0]);
+	log_starter_fd(p[1]);
 	if (setsid() < 0)
 		fatal("setsid");
 	return p[1];
@@ -66,9 +83,11 @@ daemon_ready(int token, const char *pidfile)
 	if (pidfile) {
 		char buf[32];
 		int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
+		/* Without it nobody could tell it runs, nor stop it. */
 		if (spool_write_atomic(pidfile, buf, (size_t)n, 0600) < 0)
-			log_warn("cannot write pid file %s", pidfile);
+			fatal("cannot write pid file %s", pidfile);
 	}
+	log_starter_fd(-1);
 	if (token >= 0) {
 		int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 		if (fd >= 0) {

@@ -17,6 +17,9 @@ static const char *log_tag = "nowq";
 static int log_lvl = LOG_LVL_INFO;
 static char *log_path;
 static FILE *log_fp;
+/* The starter's pipe (daemon.c) until the daemon is ready: why it could
+ * not start goes there too, so the one who started it reads why. */
+static int log_starter = -1;
 /* qmaster's reader thread logs too: a line is never written to a FILE
  * that log_reopen is closing. */
 static pthread_mutex_t log_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -115,6 +118,14 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s\n", ts, now.tv_nsec / 1000000,
 		    log_tag, (int)getpid(), prefix, msg);
 	pthread_mutex_unlock(&log_mu);
+	if (lvl == LOG_LVL_ERR && log_starter >= 0)
+		dprintf(log_starter, "%s: %s%s%s\n", log_tag, msg, err ? ": " : "", err ? strerror(err) : "");
+}
+
+void
+log_starter_fd(int fd)
+{
+	log_starter = fd;
 }
 
 #define LOG_FN(fn, lvl, prefix, witherr)			\

@@ -86,3 +86,28 @@ qhost_reason() { qhost | grep -q "spool $CLUSTER/execd-1 full"; }
 	[ "$(qacct -j "$id" | awk '$1 == "failed" { print $2 }')" = 0 ]
 	[ "$(qacct -j "$id" | awk '$1 == "exit_status" { print $2 }')" = 0 ]
 }
+
+@test "a master started on a full spool gives up its reserve and serves; with no room at all, nowq start says why it failed" {
+	nowq stop --dir "$CLUSTER" >/dev/null
+	fill
+	run nowq start --dir "$CLUSTER"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"started qmaster (pid "[1-9]* ]]
+	run qsub -o /dev/null -e /dev/null -b y true
+	[[ "$output" == *"no space left on the master's spool"* ]]
+	qstat -s prz >/dev/null
+	nowq stop --dir "$CLUSTER" >/dev/null
+	# The reserve is gone and its room filled too: nothing to give up.
+	fill
+	run nowq start --dir "$CLUSTER"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"qmaster: cannot open the database"*"(no space left on the spool)"* ]]
+	[[ "$output" == *"qmaster did not start"* ]]
+	[[ "$output" != *"pid 0"* ]]
+	rm -f "$CLUSTER/filler"
+	nowq start --dir "$CLUSTER" >/dev/null
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y true)
+	wait_until 20 job_finished "$id"
+}
