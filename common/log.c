@@ -98,6 +98,7 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	char ts[32], raw[2048], msg[4096];
 	struct timespec now;
 	struct tm tm;
+	int starter;
 
 	if (lvl > log_lvl)
 		return;
@@ -117,9 +118,11 @@ log_vwrite(int lvl, const char *prefix, const char *fmt, va_list ap, int err)
 	else
 		fprintf(log_fp, "%s.%03ld %s[%d]: %s%s\n", ts, now.tv_nsec / 1000000,
 		    log_tag, (int)getpid(), prefix, msg);
+	/* On stderr it was seen already: the starter's stderr is ours. */
+	starter = lvl == LOG_LVL_ERR && log_fp != stderr ? log_starter : -1;
 	pthread_mutex_unlock(&log_mu);
-	if (lvl == LOG_LVL_ERR && log_starter >= 0)
-		dprintf(log_starter, "%s: %s%s%s\n", log_tag, msg, err ? ": " : "", err ? strerror(err) : "");
+	if (starter >= 0)
+		dprintf(starter, "%s: %s%s%s\n", log_tag, msg, err ? ": " : "", err ? strerror(err) : "");
 }
 
 void

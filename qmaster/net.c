@@ -208,8 +208,8 @@ void
 net_refuse_turn(const char *code, const char *text)
 {
 	struct held *h, *first = NULL, *prev, *next;
-	int64_t behind;
 	struct conn *c;
+	int64_t behind;
 
 	TAILQ_FOREACH_REVERSE(h, &held, held_list, entry) {
 		if (h->upto)
@@ -231,9 +231,10 @@ net_refuse_turn(const char *code, const char *text)
 			h->upto = behind;
 			continue;
 		}
-		c = h->c;
+		/* A live connection outlives held_done (only a dead one is freed there). */
+		c = h->c->role == ROLE_EXECD && !h->c->dead ? h->c : NULL;
 		held_done(h, false);
-		if (c->role == ROLE_EXECD && !c->dead)
+		if (c)
 			net_close(c, "a commit of its messages failed; it registers again");
 	}
 	/* Nothing earlier waits: they go now. */
