@@ -126,10 +126,10 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int n;
 
-	space_tick();
 	/* A fenced primary changes nothing on its own: the new one does. */
 	if (!repl_writable())
 		return;
+	space_tick();
 	qm_txn();
 	n = store_jobs_purge_finished(store, now_ms() - conf->finished_keep_ms);
 	if (n < 0)
