@@ -256,6 +256,8 @@ main(int argc, char **argv)
 		fatalx("cannot read the spool's active jobs in %s", conf->spool_dir);
 	execd_idle = idle_check(execd_load, execd_why, sizeof execd_why);
 	log_info("host is %s: %s", execd_idle ? "idle" : "busy", execd_why);
+	if ((execd_full = spool_full(execd_full_why, sizeof execd_full_why)))
+		log_info("%s", execd_full_why);
 	active_owner(execd_idle, execd_why);
 	sense_command_start();
 
