@@ -54,10 +54,18 @@ char   *read_file(const char *path, size_t max, size_t *len, const char **why); 
 const char *my_hostname(void);   /* short host name, cached */
 /* Reads a pid file; 0 when absent or the process is gone. */
 pid_t   pidfile_read_live(const char *path);
-/* src with every control character written as \n, \t, \r or \xNN, so that
- * a text someone else chose (a job name, a path, a peer's message) stays on
- * one line of a log, an error or a listing.  The first writes at most
- * dstlen - 1 bytes (cut, never mid-escape); the second allocates. */
+/* The length in bytes (1 to 4) of the valid UTF-8 character s starts
+ * with; 0 at the end of s or when s does not start one. */
+size_t  utf8_char_len(const char *s);
+/* Makes s valid UTF-8 in place, as JSON needs: a character cut off at the
+ * end (a truncation) is dropped, any other byte that is not UTF-8 becomes
+ * '?'. */
+void    utf8_scrub(char *s);
+/* src with every control character, and every byte that is not UTF-8,
+ * written as \n, \t, \r or \xNN, so that a text someone else chose (a job
+ * name, a path, a peer's message) stays on one line of a log, an error or a
+ * listing, and is valid UTF-8.  The first writes at most dstlen - 1 bytes
+ * (cut, never mid-escape nor mid-character); the second allocates. */
 void    text_oneline_to(char *dst, size_t dstlen, const char *src);
 char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
@@ -297,6 +305,9 @@ json_t *proto_decode(const char *data, size_t n, const char **why);
 /* Builders for replies. */
 json_t *proto_reply_ok(int64_t seq);
 json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
+/* A JSON string of s made valid UTF-8 (utf8_scrub), for texts that quote
+ * users' input: never NULL, as json_string of a cut character would be. */
+json_t *proto_text(const char *s);
 
 /* json accessors that tolerate absent fields (input is never trusted). */
 const char *jstr(const json_t *o, const char *key);          /* NULL unless a string */

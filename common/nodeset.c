@@ -43,6 +43,15 @@ struct ns_parser {
 
 static void ns_fail(struct ns_parser *ps, const char *fmt, ...) NOWQ_ATTR_PRINTF(2, 3);
 
+/* The character an error quotes: all of a UTF-8 character, whose first
+ * byte alone would not be text; one byte of anything else. */
+static int
+ns_char_len(const char *p)
+{
+	size_t n = utf8_char_len(p);
+	return n ? (int)n : 1;
+}
+
 static void
 ns_fail(struct ns_parser *ps, const char *fmt, ...)
 {
@@ -119,7 +128,8 @@ ns_factor(struct ns_parser *ps)
 		ps->p++;
 	if (!ns_name_start(*ps->p)) {
 		if (*ps->p)
-			ns_fail(ps, "unexpected \"%c\" at offset %d", *ps->p, (int)(ps->p - ps->s));
+			ns_fail(ps, "unexpected \"%.*s\" at offset %d", ns_char_len(ps->p), ps->p,
+			    (int)(ps->p - ps->s));
 		else
 			ns_fail(ps, "a host name is missing at the end");
 		return NULL;
@@ -196,7 +206,8 @@ nodeset_parse(const char *expr, char *err, size_t errlen)
 	if (n) {
 		ns_skip(&ps);
 		if (*ps.p) {
-			ns_fail(&ps, "unexpected \"%c\" at offset %d", *ps.p, (int)(ps.p - expr));
+			ns_fail(&ps, "unexpected \"%.*s\" at offset %d", ns_char_len(ps.p), ps.p,
+			    (int)(ps.p - expr));
 			nodeset_free(n);
 			return NULL;
 		}

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -243,11 +244,31 @@ proto_reply_err(int64_t seq, const char *code, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
+	json_t *rep;
+
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return json_pack("{s:s, s:I, s:b, s:s, s:s}", "type", "REPLY", "seq", (json_int_t)seq,
-	    "ok", 0, "error", code, "message", msg);
+	/* The sentence may quote what a user sent, and the cut may split a
+	 * character: jansson takes only UTF-8, and would give no reply. */
+	utf8_scrub(msg);
+	rep = json_pack("{s:s, s:I, s:b, s:s, s:o}", "type", "REPLY", "seq", (json_int_t)seq,
+	    "ok", 0, "error", code, "message", json_string(msg));
+	assert(rep);
+	return rep;
+}
+
+json_t *
+proto_text(const char *s)
+{
+	char *t = xstrdup(s);
+	json_t *v;
+
+	utf8_scrub(t);
+	v = json_string(t);
+	free(t);
+	assert(v);
+	return v;
 }
 
 const char *

@@ -29,6 +29,12 @@ proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t ma
 {
 	uint32_t be;
 
+	/* The peer would take an empty frame for a broken stream: a message
+	 * that could not be encoded (NULL, n 0) is not sent at all. */
+	if (!s || n == 0) {
+		*why = "empty message (it could not be encoded)";
+		return -1;
+	}
 	if (n > max) {
 		*why = "message larger than the frame limit";
 		return -1;

@@ -280,18 +280,87 @@ name_chars_ok(const char *s, size_t max)
 	return true;
 }
 
+/* RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF. */
+size_t
+utf8_char_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return p[0] ? 1 : 0;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		cp = p[0] & 0x07;
+	} else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+void
+utf8_scrub(char *s)
+{
+	char *w = s;
+	size_t n;
+
+	while (*s) {
+		if ((n = utf8_char_len(s)) > 0) {
+			memmove(w, s, n);
+			w += n;
+			s += n;
+			continue;
+		}
+		/* The lead byte of a character the string's end cut off: a
+		 * truncation, whose remains are dropped. */
+		if ((unsigned char)*s >= 0xc2 && (unsigned char)*s <= 0xf4) {
+			size_t k = 1;
+			while (k < 4 && ((unsigned char)s[k] & 0xc0) == 0x80)
+				k++;
+			if (s[k] == '\0')
+				break;
+		}
+		*w++ = '?';
+		s++;
+	}
+	*w = '\0';
+}
+
+/* Whole characters or nothing: a cut never splits a UTF-8 character, and
+ * a byte that is not UTF-8 is escaped like a control character, so the
+ * result is always valid UTF-8 (which JSON needs). */
 void
 text_oneline_to(char *dst, size_t dstlen, const char *src)
 {
-	size_t n = 0;
+	size_t n = 0, k;
 
 	assert(dstlen > 0);
-	for (; *src; src++) {
+	for (; *src; src += k ? k : 1) {
 		unsigned char c = (unsigned char)*src;
 		char esc[5];
-		size_t k;
 
-		if (c >= 0x20 && c != 0x7f) {
+		if ((k = c >= 0x80 ? utf8_char_len(src) : 0) > 0) {
+			if (n + k >= dstlen)
+				break;
+			memcpy(dst + n, src, k);
+			n += k;
+			continue;
+		}
+		if (c >= 0x20 && c != 0x7f && c < 0x80) {
 			esc[0] = (char)c;
 			esc[1] = '\0';
 		} else if (c == '\n')
@@ -302,11 +371,10 @@ text_oneline_to(char *dst, size_t dstlen, const char *src)
 			memcpy(esc, "\\r", 3);
 		else
 			snprintf(esc, sizeof esc, "\\x%02x", c);
-		k = strlen(esc);
-		if (n + k >= dstlen)
+		if (n + strlen(esc) >= dstlen)
 			break;
-		memcpy(dst + n, esc, k);
-		n += k;
+		memcpy(dst + n, esc, strlen(esc));
+		n += strlen(esc);
 	}
 	dst[n] = '\0';
 }

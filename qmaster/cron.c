@@ -275,8 +275,8 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 		bool ok;
 		const char *m = cron_op(c, action, json_integer_value(v), jbool(msg, "force", false),
 		    buf, sizeof buf, &ok);
-		json_array_append_new(results, json_pack("{s:I, s:b, s:s}", "id",
-		    (json_int_t)json_integer_value(v), "ok", ok, "message", m));
+		json_array_append_new(results, json_pack("{s:I, s:b, s:o}", "id",
+		    (json_int_t)json_integer_value(v), "ok", ok, "message", proto_text(m)));
 	}
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "results", results);

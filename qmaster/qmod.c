@@ -72,7 +72,8 @@ result(json_t *results, const char *target, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	json_array_append_new(results, json_pack("{s:s, s:b, s:s}", "target", target, "ok", ok, "message", buf));
+	json_array_append_new(results, json_pack("{s:o, s:b, s:o}", "target", proto_text(target), "ok", ok,
+	    "message", proto_text(buf)));
 }
 
 /* One queue or host: a queue's name first, then a host's; "*@HOST" names

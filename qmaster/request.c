@@ -746,8 +746,8 @@ struct op_ctx {
 static void
 op_result(struct op_ctx *oc, int64_t id, bool ok, const char *message)
 {
-	json_array_append_new(oc->results, json_pack("{s:I, s:b, s:s}", "id", (json_int_t)id,
-	    "ok", ok, "message", message));
+	json_array_append_new(oc->results, json_pack("{s:I, s:b, s:o}", "id", (json_int_t)id,
+	    "ok", ok, "message", proto_text(message)));
 }
 
 static int
@@ -1150,8 +1150,8 @@ req_alter(struct conn *c, int64_t seq, json_t *msg)
 			m = buf;
 		} else
 			m = alter_one(c, msg, j, buf, sizeof buf, &ok);
-		json_array_append_new(results, json_pack("{s:I, s:b, s:s}", "id", (json_int_t)id,
-		    "ok", ok, "message", m));
+		json_array_append_new(results, json_pack("{s:I, s:b, s:o}", "id", (json_int_t)id,
+		    "ok", ok, "message", proto_text(m)));
 		job_free(j);
 	}
 	rep = proto_reply_ok(seq);

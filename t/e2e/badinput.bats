@@ -114,3 +114,28 @@ SH
 		"$top_builddir/bin/qstat"
 	[ "$status" -eq 0 ]
 }
+
+@test "errors quoting non-ASCII input arrive whole, in one line, however long" {
+	local e n out
+	e=$(printf 'é%.0s' $(seq 20))
+	for cmd in "qsub -l hosts=é -b y true" "qconf -sexpr é" "reserve -N utf8 -H é -s +3600 -d 60"; do
+		run $cmd
+		echo "$output"
+		[ "$status" -ne 0 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *': error: '*'"é"'* ]]
+	done
+	# Names over 1,000 bytes: the master's sentences are cut at 1,024
+	# bytes and the client's lines at its own limit, both on a character
+	# boundary (one or the other parity cuts inside an é otherwise).
+	e=$(printf 'é%.0s' $(seq 600))
+	for n in 0 1; do
+		out=$(qsub -q "$(printf 'a%.0s' $(seq 0 "$n"))$e" -b y true 2>&1) && false
+		[[ "$out" == "qsub: error: Unable to run job: "*"unknown queue"* ]] || { echo "$out"; false; }
+		iconv -f UTF-8 -t UTF-8 <<<"$out" >/dev/null
+		out=$(qconf -aalias "$(printf 'a%.0s' $(seq 0 "$n"))$e" nohost 2>&1) && false
+		[[ "$out" == "qconf: error: "* && "$out" != *"frame"* ]] || { echo "$out"; false; }
+		iconv -f UTF-8 -t UTF-8 <<<"$out" >/dev/null
+	done
+	qstat >/dev/null
+}
