@@ -893,6 +893,12 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 		/* A peer that holds resources without progress is worth a line. */
 		log_info("%s: closing after %d s: %s", c->peer, conf->client_timeout, why);
 		net_close(c, why);
+	} else if ((what & BEV_EVENT_EOF) && !(what & BEV_EVENT_ERROR) && !c->dead &&
+	    (c->refs > 0 || evbuffer_get_length(bufferevent_get_output(bev)) > 0)) {
+		/* A half-close (shutdown of writing) after a request: that
+		 * request may be committed already, so its reply still goes
+		 * out, and the connection closes once it is written. */
+		conn_close_after_flush(c, "peer closed its side; sending what it asked first");
 	} else if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
 		net_close(c, "peer closed");
 }

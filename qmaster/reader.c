@@ -416,6 +416,13 @@ rconn_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_TIMEOUT)
 		log_info("%s: closing after %d s: %s", rc->h->peer, rc->h->client_timeout,
 		    what & BEV_EVENT_WRITING ? "left its replies unread" : "said nothing in time");
+	else if (what == (BEV_EVENT_EOF | BEV_EVENT_READING) &&
+	    evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+		/* A half-close after a listing: the reply is written first
+		 * (rconn_work frees it once the output drains). */
+		rc->closing = true;
+		return;
+	}
 	rconn_free(rc);
 }
 

@@ -258,3 +258,22 @@ logs_whole() {
 	done
 	qdel "$ascii" "$wide" "$cjk" >/dev/null
 }
+
+@test "a request followed at once by a half-close still gets its reply, at the loop and the query endpoint" {
+	local hello='{"type":"HELLO","version":1,"role":"client","auth":{"method":"none"}}' i out before
+	local sub='{"type":"SUBMIT","job":{"name":"halfclose","argv":["/bin/true"],"cwd":"/tmp","out":"/dev/null","err":"/dev/null","hold":1}}'
+	before=$(njobs)
+	# The shutdown races the commit: twenty tries, each must be answered.
+	for i in $(seq 20); do
+		out=$(timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" --half-close "$(sock)" "$hello" "$sub" | tail -n 1)
+		[[ "$out" == *'"ok": true, "id": '* ]] || { echo "try $i: $out"; false; }
+	done
+	[ "$(njobs)" -eq $((before + 20)) ]
+	# A listing answered by the query thread.
+	for i in $(seq 5); do
+		out=$(timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" --half-close "unix:$CLUSTER/qmaster.sock.query" \
+			"$hello" '{"type":"STATUS","brief":true,"users":["*"]}' | tail -n 1)
+		[[ "$out" == *'"ok": true'* ]] || { echo "query try $i: $out"; false; }
+	done
+	qdel -u root >/dev/null
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # rawreq.py: sends hand-made frames to a master (unix:PATH or HOST:PORT) and prints each reply as one JSON line.
-# Usage: rawreq.py ADDR MSG_JSON...   The first message is usually a HELLO; each
-# message gets a seq if it has none, and the script waits for that reply
-# (or for the connection to close) before sending the next.
+# Usage: rawreq.py [--half-close] ADDR MSG_JSON...   The first message is
+# usually a HELLO; each message gets a seq if it has none, and the script
+# waits for that reply (or for the connection to close) before sending the
+# next.  --half-close shuts down the writing side right after the last
+# message, before its reply is read.
 import json
 import socket
 import struct
@@ -31,12 +33,18 @@ def recv_exact(s, n):
 
 
 def main():
-    s = connect(sys.argv[1])
-    for seq, text in enumerate(sys.argv[2:], start=1):
+    args = sys.argv[1:]
+    half_close = args[0] == "--half-close"
+    if half_close:
+        args = args[1:]
+    s = connect(args[0])
+    for seq, text in enumerate(args[1:], start=1):
         msg = json.loads(text)
         msg.setdefault("seq", seq)
         data = json.dumps(msg).encode()
         s.sendall(struct.pack(">I", len(data)) + data)
+        if half_close and seq == len(args) - 1:
+            s.shutdown(socket.SHUT_WR)
         while True:
             hdr = recv_exact(s, 4)
             if hdr is None:
