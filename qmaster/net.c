@@ -685,7 +685,10 @@ conn_hello(struct conn *c, json_t *msg)
 	c->operator = c->manager || qm_is_operator(c->user);
 	c->daemon = qm_is_daemon(c->uid);
 	c->role = execd ? ROLE_EXECD : peer ? ROLE_PEER : witness ? ROLE_WITNESS : ROLE_CLIENT;
-	if ((peer || witness) && !c->daemon) {
+	/* An execd's connection draws HEARTBEATs and counts towards the
+	 * leases: like the other daemon roles, it is refused before it is
+	 * let in, not at its first request. */
+	if ((execd || peer || witness) && !c->daemon) {
 		log_warnx("%s: refused: uid %u is not the daemon identity of this cluster", c->peer,
 		    (unsigned)c->uid);
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "only the daemon identity (root, the master's "

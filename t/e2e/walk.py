@@ -31,9 +31,9 @@ class Conn:
         hello = self.call({"type": "HELLO", "version": 1, "role": hello_role, "auth": {"method": "none"},
                            "nonce": "0" * 32})
         if not hello["ok"]:
-            # Only the daemon identity may connect as the other master
-            # ("peer") or as an execd's witness link.
-            assert hello_role in ("peer", "witness") and hello.get("error") == "auth", hello
+            # Only the daemon identity may connect as an execd, the other
+            # master ("peer") or an execd's witness link.
+            assert hello_role in ("execd", "peer", "witness") and hello.get("error") == "auth", hello
             raise Refused(hello.get("message"))
 
     def recv(self, n):
