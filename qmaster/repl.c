@@ -289,11 +289,20 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 }
 
 /* PROBE: who are you.  A primary probed by a master of a higher epoch has
- * been replaced and rejoins as its standby. */
+ * been replaced and rejoins as its standby.  A single master has no other
+ * master to ask it: a PROBE there could only make it restart for nothing,
+ * dropping every connection, so it is refused. */
 void
 repl_probe(struct conn *c, int64_t seq, json_t *msg)
 {
-	json_t *rep = proto_reply_ok(seq);
+	json_t *rep;
+
+	if (conf->nmasters == 0) {
+		net_send_unheld(c, proto_reply_err(seq, ERR_INVAL, "this master has no other master "
+		    "(masters is not set in qmaster.conf): PROBE is for the masters of a pair"));
+		return;
+	}
+	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "role", json_string(repl_role_name()));
 	json_object_set_new(rep, "epoch", json_integer(rp.epoch));
 	json_object_set_new(rep, "last", json_integer(store_repl_seq(store)));

@@ -277,3 +277,13 @@ logs_whole() {
 	done
 	qdel -u root >/dev/null
 }
+
+@test "a single master refuses a PROBE instead of restarting itself" {
+	local hello='{"type":"HELLO","version":1,"role":"peer","auth":{"method":"none"},"nonce":"00000000000000000000000000000000"}'
+	run timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" "$(sock)" "$hello" '{"type":"PROBE","epoch":99,"last":0}'
+	echo "$output"
+	[[ "${lines[1]}" == *'"ok": false, "error": "invalid"'*"PROBE is for the masters of a pair"* ]]
+	! grep -q "stepping down" "$CLUSTER/qmaster/qmaster.log" || false
+	run qstat
+	[ "$status" -eq 0 ]
+}
