@@ -629,7 +629,10 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
 		list = join_list(env, 0, ",", "SGE_O_");
-		kv(fp, "env_list", "%s", list);
+		/* Nothing but SGE_O_*: no -v or -V, or another user's job, whose
+		 * environment the master shows only to its owner and operators. */
+		if (*list)
+			kv(fp, "env_list", "%s", list);
 		free(list);
 	}
 	if (json_is_array(argv) && json_array_size(argv) > 0) {

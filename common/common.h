@@ -455,6 +455,10 @@ int         job_qrsh_parse(const char *s, struct qrsh_addr *a);
 /* A job object shown to people (STATUS, WAIT, HOSTS): qrsh becomes true,
  * since its secret is for the job's shepherd only. */
 void        job_json_public(json_t *o);
+/* A public job object (job_json_public) shown to someone who may not see
+ * its private details (perm_job_private): no script, and of env only the
+ * SGE_O_* entries. */
+void        job_json_private_drop(json_t *o);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
  * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */

@@ -600,3 +600,18 @@ job_json_public(json_t *o)
 	if (json_object_get(o, "qrsh"))
 		json_object_set_new(o, "qrsh", json_true());
 }
+
+void
+job_json_private_drop(json_t *o)
+{
+	json_t *env = json_object_get(o, "env"), *keep = json_array(), *v;
+	size_t i;
+
+	/* The submission context (SGE_O_HOME, SGE_O_WORKDIR, ...) is what
+	 * qstat -j shows of any job as sge_o_* lines; the rest is the owner's. */
+	json_array_foreach(env, i, v)
+		if (json_is_string(v) && strncmp(json_string_value(v), "SGE_O_", 6) == 0)
+			json_array_append(keep, v);
+	json_object_set_new(o, "env", keep);
+	json_object_del(o, "script");
+}

@@ -543,9 +543,10 @@ bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
 
-/* perm.c: who may do what with host lists and reservations: the one place
- * those decisions are made. */
+/* perm.c: who may do what with host lists and reservations, and who may see
+ * a job's private details: the one place those decisions are made. */
 bool perm_manager(const struct conn *c);
+bool perm_job_private(const struct conn *c, const char *owner);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;
 bool perm_resv(const struct conn *c, const struct resv *r);

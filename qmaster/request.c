@@ -390,6 +390,7 @@ struct status_ctx {
 	json_t     *jobs;
 	json_t     *users;   /* NULL: everyone */
 	bool        full;
+	const struct conn *c;   /* full: who asks, for perm_job_private */
 	bool        brief;   /* only what a listing shows, as text: */
 	struct jtext text;
 	int64_t     n;
@@ -442,7 +443,8 @@ status_one(void *arg, struct job *j)
 	if (!sc->full) {
 		json_object_del(o, "script");
 		json_object_del(o, "env");
-	}
+	} else if (!perm_job_private(sc->c, j->owner))
+		job_json_private_drop(o);
 	json_array_append_new(sc->jobs, o);
 	return 0;
 }
@@ -619,7 +621,7 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 	json_array_foreach(q->ids, i, v) {
 		struct job *j = store_job_get(store, json_integer_value(v), full);
 		if (j && (!own || strcmp(j->owner, c->user) == 0)) {
-			status_one(&(struct status_ctx){ .st = store, .jobs = jobs, .full = full }, j);
+			status_one(&(struct status_ctx){ .st = store, .jobs = jobs, .full = full, .c = c }, j);
 			/* Computed when asked, not kept per pass: qstat -j is rare. */
 			if (full) {
 				json_t *o = json_array_get(jobs, json_array_size(jobs) - 1);

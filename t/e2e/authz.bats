@@ -135,3 +135,31 @@ roots_things() {
 	run /usr/bin/python3 "$top_srcdir/t/e2e/rawreq.py" "unix:$SOCK" "$hello"
 	[[ "$output" == *'"ok": true'* ]]
 }
+
+@test "a job's environment and script are shown only to its owner, operators and managers" {
+	printf '#!/bin/sh\necho topsecret\n' > "$WORK/secret.sh"
+	theirs=$(qsub -terse -h -o /dev/null -e /dev/null -v SECRET=hunter2 "$WORK/secret.sh")
+	mine=$(as_user nobody qsub -terse -h -o /dev/null -e /dev/null -v MINE=visible -b y true)
+	# Another user sees the job, as Grid Engine shows it, but not its
+	# environment, script or qrsh address.
+	run as_user nobody qstat -j "$theirs"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"job_number:"*"$theirs"* && "$output" == *"owner:"*"root"* ]]
+	[[ "$output" == *"sge_o_workdir:"* ]]
+	[[ "$output" != *hunter2* && "$output" != *env_list* ]]
+	run as_user nobody qstat -j "$theirs" --json
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"owner": "root"'* ]]
+	[[ "$output" != *hunter2* && "$output" != *topsecret* && "$output" != *'"script"'* ]]
+	# Their owner, an operator and a manager see them.
+	run as_user nobody qstat -j "$mine"
+	[[ "$output" == *"env_list:"*"MINE=visible"* ]]
+	run as_user daemon qstat -j "$theirs"
+	[[ "$output" == *"env_list:"*"SECRET=hunter2"* ]]
+	run as_user daemon qstat -j "$theirs" --json
+	[[ "$output" == *topsecret* ]]
+	run qstat -j "$mine"
+	[[ "$output" == *"MINE=visible"* ]]
+	qdel "$mine" "$theirs" >/dev/null
+}

@@ -283,9 +283,10 @@ test_job_details(void **state)
 static void
 test_job_details_pending_binary(void **state)
 {
+	/* env as another user is shown it: only the submission context. */
 	json_t *job = load("{\"id\":5,\"name\":\"sleep\",\"owner\":\"bob\",\"uid\":1,\"gid\":0,"
 	    "\"state\":\"pending\",\"state_letters\":\"qw\",\"submit_time\":1614834367000,"
-	    "\"argv\":[\"/bin/sleep\",\"60\"],\"prio\":0}");
+	    "\"argv\":[\"/bin/sleep\",\"60\"],\"prio\":0,\"env\":[\"SGE_O_HOME=/home/bob\"]}");
 	struct capture c;
 	char *out;
 
