@@ -10,7 +10,7 @@ teardown() {
 
 # A unit with the build's paths, as make install would write it with them.
 unit() {
-	sed -e "s|@sbindir@|$top_builddir/bin|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR|g" \
+	sed -e "s|@sbindir@|$NOWQ_BIN|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR|g" \
 		"$top_srcdir/etc/nowq-$1.service.in"
 }
 

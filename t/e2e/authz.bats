@@ -51,7 +51,7 @@ roots_things() {
 @test "every request type refuses or serves an unprivileged user as the table says" {
 	roots_things
 	run bash -c "qmaster --requests | setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups \
-		/usr/bin/python3 '$top_srcdir/t/e2e/walk.py' '$SOCK' user '$IDS' '$CRON' '$RESV'"
+		/usr/bin/python3 '$NOWQ_E2E/walk.py' '$SOCK' user '$IDS' '$CRON' '$RESV'"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# Every row was tried (one line each, two for rows with an own object).
@@ -66,7 +66,7 @@ roots_things() {
 @test "an operator may act on anyone's jobs and on queues, but not alter them, reload or register" {
 	roots_things
 	run bash -c "qmaster --requests | setpriv --reuid=daemon --regid=$(id -g daemon) --clear-groups \
-		/usr/bin/python3 '$top_srcdir/t/e2e/walk.py' '$SOCK' operator '$IDS' '$CRON' '$RESV'"
+		/usr/bin/python3 '$NOWQ_E2E/walk.py' '$SOCK' operator '$IDS' '$CRON' '$RESV'"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	grep -q "^DELETE .*other *served" <<<"$output"
@@ -113,7 +113,7 @@ roots_things() {
 	printf '[execd]\nname = fakeexec\nmasters = 127.0.0.1:%s\nspool_dir = %s/fake/spool\nload_threshold = none\nauth = none\nlog_file = %s/fake/execd.log\n' \
 		"$fport" "$WORK" "$WORK" > "$WORK/fake/execd.ini"
 	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-		/usr/bin/python3 "$top_srcdir/t/e2e/fakemaster.py" "$fport" "$WORK/fake/pwned" &
+		/usr/bin/python3 "$NOWQ_E2E/fakemaster.py" "$fport" "$WORK/fake/pwned" &
 	fake=$!
 	sleep 0.3
 	execd -c "$WORK/fake/execd.ini"

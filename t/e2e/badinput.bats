@@ -44,7 +44,7 @@ refused() {
 		chmod 600 "$WORK/secret.sh"
 		chmod 755 "$WORK"
 		before=$(njobs)
-		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qsub" "$WORK/secret.sh"
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qsub" "$WORK/secret.sh"
 		[ "$status" -ne 0 ]
 		[[ "${lines[0]}" == "qsub: error: "* ]]
 		[ "$(njobs)" = "$before" ]
@@ -111,7 +111,7 @@ SH
 	[[ "$output" == *'"ok":true'* ]]
 	# And a client over TCP works as itself.
 	run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="127.0.0.1:$(port)" \
-		"$top_builddir/bin/qstat"
+		"$NOWQ_BIN/qstat"
 	[ "$status" -eq 0 ]
 }
 

@@ -245,15 +245,15 @@ teardown_file() { cluster_stop; work_stop; }
 	cd "$WORK"
 	mkdir -p asnobody && chown nobody asnobody
 	id=$(cd asnobody && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env NOWQ_MASTER="${NOWQ_MASTER}" "$top_builddir/bin/qsub" -terse -cwd -N who -b y sh -c 'id -un; sleep 30')
+		env NOWQ_MASTER="${NOWQ_MASTER}" "$NOWQ_BIN/qsub" -terse -cwd -N who -b y sh -c 'id -un; sleep 30')
 	wait_until 20 state_is "$id" r
 	# Another unprivileged user may not delete it...
-	run setpriv --reuid=daemon --regid=daemon --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qdel" "$id"
+	run setpriv --reuid=daemon --regid=daemon --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qdel" "$id"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"do not have the necessary privileges"* ]]
 	[ "$(job_state "$id")" = r ]
 	# ...its owner may.
-	run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qdel" "$id"
+	run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qdel" "$id"
 	[ "$status" -eq 0 ]
 	wait_until 20 job_finished "$id"
 	[ "$(head -1 "asnobody/who.o$id")" = nobody ]

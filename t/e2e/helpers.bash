@@ -1,7 +1,16 @@
 # helpers.bash: starts and stops a real personal cluster for a bats file, and waits for conditions.
 # Every file gets its own directory and free port; nothing is shared between files.
 
-export PATH="$top_builddir/bin:$PATH"
+# The programs and t/e2e's scripts come from the run's copy that every user
+# can reach (t/stage, made by make check), so that the tests acting as other
+# users work from a clone only root may enter; without make check, from the
+# tree itself.
+NOWQ_BIN=${NOWQ_STAGE:+$NOWQ_STAGE/bin}
+NOWQ_BIN=${NOWQ_BIN:-$NOWQ_BIN}
+NOWQ_E2E=${NOWQ_STAGE:+$NOWQ_STAGE/e2e}
+NOWQ_E2E=${NOWQ_E2E:-$top_srcdir/t/e2e}
+export NOWQ_BIN NOWQ_E2E
+export PATH="$NOWQ_BIN:$PATH"
 
 cluster_start() {
 	CLUSTER=$(mktemp -d /tmp/nowq-e2e.XXXXXX)
@@ -82,7 +91,7 @@ as_user() {
 	local u=$1
 	shift
 	(cd "${WORK:-/}" && setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
-		env -i PATH="$top_builddir/bin:/usr/bin:/bin" NOWQ_MASTER="$NOWQ_MASTER" "$@")
+		env -i PATH="$NOWQ_BIN:/usr/bin:/bin" NOWQ_MASTER="$NOWQ_MASTER" "$@")
 }
 
 job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
@@ -133,7 +142,7 @@ munge_stop() {
 munge_cred() { printf '%s' "$2" | munge -S "$MUNGE_DIR/$1/sock" ${3:+-t "$3"}; }
 
 # rawreq ADDR MSG_JSON...: one reply line per message (t/e2e/rawreq.py).
-rawreq() { python3 "$top_srcdir/t/e2e/rawreq.py" "$@"; }
+rawreq() { python3 "$NOWQ_E2E/rawreq.py" "$@"; }
 
 # same_dumps DB1 DB2: within 30 s, `qmaster --dump` of the two database
 # files is the same (the copies may be a changeset apart while one is in

@@ -109,15 +109,15 @@ finished_on() { on_master qacct -j "$1" 2>/dev/null | awk '$1 == "hostname" { pr
 @test "a replayed, a foreign-key and a forged credential are refused across the network" {
 	hello='{"type":"HELLO","version":1,"role":"client","auth":{"method":"munge","cred":"%s"},"uid":0}'
 	cred=$(munge_cred nodes nowq:hello:client)
-	run on_a python3 "$top_srcdir/t/e2e/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$cred")"
+	run on_a python3 "$NOWQ_E2E/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$cred")"
 	[[ "$output" == *'"ok": true'* ]]
-	run on_a python3 "$top_srcdir/t/e2e/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$cred")"
+	run on_a python3 "$NOWQ_E2E/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$cred")"
 	[[ "$output" == *'replayed munge credential'* ]]
-	run on_a python3 "$top_srcdir/t/e2e/rawreq.py" "198.18.1.1:$PORT" \
+	run on_a python3 "$NOWQ_E2E/rawreq.py" "198.18.1.1:$PORT" \
 		"$(printf "$hello" "$(munge_cred foreign nowq:hello:client)")"
 	[[ "$output" == *'invalid munge credential'* ]]
 	forged=$(munge_cred nodes nowq:hello:client | sed 's/^\(MUNGE:.\{20\}\)\(.\)/\1\2\2/')
-	run on_a python3 "$top_srcdir/t/e2e/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$forged")"
+	run on_a python3 "$NOWQ_E2E/rawreq.py" "198.18.1.1:$PORT" "$(printf "$hello" "$forged")"
 	[[ "$output" == *'invalid munge credential'* ]]
 	grep -q "198.18.1.2:.*refused: replayed munge credential" "$CLUSTER/qmaster.log"
 	grep -q "198.18.1.2:.*refused: invalid munge credential" "$CLUSTER/qmaster.log"

@@ -63,7 +63,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	logged "client root (uid 0) by munge"
 	id -u nobody >/dev/null 2>&1 || skip "no user nobody"
 	id=$(cd / && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env NOWQ_MASTER="$NOWQ_MASTER" MUNGE_SOCKET="$MUNGE_SOCKET" "$top_builddir/bin/qsub" -terse -h -b y true)
+		env NOWQ_MASTER="$NOWQ_MASTER" MUNGE_SOCKET="$MUNGE_SOCKET" "$NOWQ_BIN/qsub" -terse -h -b y true)
 	[ "$(job_field "$id" owner)" = nobody ]
 	qdel "$id"
 }
@@ -167,7 +167,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	sed -e "s/^masters = .*/masters = 127.0.0.1:$fport/" -e "s|^spool_dir = .*|spool_dir = $CLUSTER/fake-execd|" \
 		-e "s|^log_file = .*|log_file = $CLUSTER/fake-execd.log|" -e "s/^name = .*/name = fakeexec/" \
 		"$CLUSTER/execd.ini" > "$CLUSTER/fake-execd.ini"
-	python3 "$top_srcdir/t/e2e/fakemaster.py" "$fport" "$CLUSTER/pwned" &
+	python3 "$NOWQ_E2E/fakemaster.py" "$fport" "$CLUSTER/pwned" &
 	fake=$!
 	sleep 0.3
 	execd -c "$CLUSTER/fake-execd.ini"

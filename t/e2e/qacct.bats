@@ -155,15 +155,15 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	wait_until 20 job_finished "$mine"
 	mkdir -p asnobody && chown nobody asnobody
 	theirs=$(cd asnobody && setpriv --reuid=nobody --regid=nogroup --clear-groups \
-		env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qsub" -terse -cwd -b y true)
+		env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qsub" -terse -cwd -b y true)
 	wait_until 20 job_finished "$theirs"
-	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qacct" "$@"; }
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qacct" "$@"; }
 	# show_all_jobs is true by default: everyone's records are visible
 	run as_nobody -j "$mine"
 	[ "$status" -eq 0 ]
 	echo "show_all_jobs = false" >> "$CLUSTER/qmaster.conf"
 	kill -HUP "$(cat "$CLUSTER"/qmaster/qmaster.pid)"
-	wait_until 10 bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER=$NOWQ_MASTER $top_builddir/bin/qacct -j $mine"
+	wait_until 10 bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER=$NOWQ_MASTER $NOWQ_BIN/qacct -j $mine"
 	run as_nobody -j "$mine"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"error: job id $mine not found"* ]]

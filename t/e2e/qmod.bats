@@ -23,7 +23,7 @@ as_user() {
 	local u=$1
 	shift
 	setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" \
-	    "$top_builddir/bin/$@"
+	    "$NOWQ_BIN/$@"
 }
 # The state letter (ps STAT's first) of every process of the session led by $1.
 session_states() { ps -e -o sid=,stat= | awk -v s="$1" '$1 == s { print substr($2, 1, 1) }' | sort -u | tr -d '\n'; }

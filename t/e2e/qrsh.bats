@@ -240,7 +240,7 @@ sig_test() {
 
 @test "-pty y: the command gets a terminal of our size, and window changes reach it" {
 	all_done
-	run python3 "$top_srcdir/t/e2e/ptyrun.py" 31 97 \
+	run python3 "$NOWQ_E2E/ptyrun.py" 31 97 \
 		'wait:ready;size:40,120;wait:size 40 120;type:done\n' -- \
 		qrsh -pty y sh -c 'tty; stty size; trap "echo size \$(stty size)" WINCH; echo ready; x=; while [ -z "$x" ]; do read x; done; echo got $x; exit 4'
 	echo "$output"
@@ -250,7 +250,7 @@ sig_test() {
 	[[ "$output" == *"size 40 120"* ]]
 	[[ "$output" == *"got done"* ]]
 	# Without -pty the command has no terminal, even when we do.
-	run python3 "$top_srcdir/t/e2e/ptyrun.py" 24 80 '' -- qrsh sh -c 'tty || echo none'
+	run python3 "$NOWQ_E2E/ptyrun.py" 24 80 '' -- qrsh sh -c 'tty || echo none'
 	[[ "$output" == *"not a tty"* ]]
 }
 
@@ -310,7 +310,7 @@ sig_test() {
 
 @test "-pty y: a typed ^C interrupts the remote command through its terminal" {
 	all_done
-	run python3 "$top_srcdir/t/e2e/ptyrun.py" 24 80 'wait:ready;type:\x03' -- \
+	run python3 "$NOWQ_E2E/ptyrun.py" 24 80 'wait:ready;type:\x03' -- \
 		qrsh -pty y sh -c 'trap "echo interrupted; exit 9" INT; echo ready; while :; do sleep 0.1; done'
 	echo "$output"
 	[ "$status" -eq 9 ]

@@ -22,12 +22,12 @@ teardown_file() {
 
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" \
-	    "$top_builddir/bin/$@"
+	    "$NOWQ_BIN/$@"
 }
 
 as_daemon() {
 	setpriv --reuid=daemon --regid=daemon --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" \
-	    "$top_builddir/bin/$@"
+	    "$NOWQ_BIN/$@"
 }
 
 info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }

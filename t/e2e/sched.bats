@@ -171,7 +171,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	id=$(qsub -terse -q new.q -b y true)
 	wait_until 20 job_finished "$id"
 	if id -u nobody >/dev/null 2>&1; then
-		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qconf" -reload
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qconf" -reload
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"must be manager"* ]]
 	fi
@@ -192,7 +192,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	[ "$(job_field "$id" priority)" = "-7" ]
 	[ "$(resources "$id")" = "mem=1073741824" ]
 	if id -u nobody >/dev/null 2>&1; then
-		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$top_builddir/bin/qalter" -p -1 "$id"
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qalter" -p -1 "$id"
 		[ "$status" -ne 0 ]
 		[[ "$output" == *"do not have the necessary privileges"* ]]
 	fi

@@ -7,7 +7,7 @@ figure() { awk -v k="$1" '$1 == k { print $2 }' "$SOAK_OUT"; }
 
 @test "under garbage and idle connections every acknowledged job is accounted for and memory stays bounded" {
 	SOAK_OUT="$BATS_FILE_TMPDIR/soak.out"
-	"$top_srcdir/bench/soak" 15 500 "$top_builddir/bin" > "$SOAK_OUT" 2>"$BATS_FILE_TMPDIR/soak.err"
+	"$top_srcdir/bench/soak" 15 500 "$NOWQ_BIN" > "$SOAK_OUT" 2>"$BATS_FILE_TMPDIR/soak.err"
 	cat "$SOAK_OUT" "$BATS_FILE_TMPDIR/soak.err"
 	[ "$(figure soak_idle_connections)" -eq 500 ]
 	[ "$(figure soak_acknowledged)" -gt 5 ]
