@@ -23,8 +23,26 @@ if [ -n "$missing" ]; then
 fi
 
 [ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null
-# test.sh builds a second, fuzzing tree beside the first.
 top=$(pwd)
+# configure refuses a folder whose path has a space or another character a
+# shell would take apart; such a clone is built through a symbolic link of
+# a plain name in the user's own ~/.cache (not /tmp, where another user
+# could have put something by that name first).
+case $top in
+*[!A-Za-z0-9_./+,:@%=-]*)
+	cache=${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache}/nowq
+	mkdir -p "$cache"
+	link=$cache/src-$(printf '%s' "$top" | cksum | cut -d' ' -f1)
+	ln -sfn "$top" "$link"
+	case $link in *[!A-Za-z0-9_./+,:@%=-]*)
+		echo "setup: cannot build from $top: configure refuses the space in its path, and so in $link" >&2
+		exit 1 ;;
+	esac
+	cd "$link"
+	top=$link
+	;;
+esac
+# test.sh builds a second, fuzzing tree beside the first.
 build=${NOWQ_BUILD_DIR:-_build}
 mkdir -p "$build"
 cd "$build"
