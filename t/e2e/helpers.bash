@@ -6,7 +6,7 @@
 # users work from a clone only root may enter; without make check, from the
 # tree itself.
 NOWQ_BIN=${NOWQ_STAGE:+$NOWQ_STAGE/bin}
-NOWQ_BIN=${NOWQ_BIN:-$NOWQ_BIN}
+NOWQ_BIN=${NOWQ_BIN:-$top_builddir/bin}
 NOWQ_E2E=${NOWQ_STAGE:+$NOWQ_STAGE/e2e}
 NOWQ_E2E=${NOWQ_E2E:-$top_srcdir/t/e2e}
 export NOWQ_BIN NOWQ_E2E
