@@ -311,6 +311,19 @@ main(int argc, char **argv)
 	if (tightened > 0)
 		log_warnx("took the permissions of group and others from %d entr%s of spool %s",
 		    tightened, tightened == 1 ? "y" : "ies", conf->spool_dir);
+	if (conf->unix_socket) {
+		/* /run is a tmpfs: without systemd's RuntimeDirectory, the
+		 * socket's folder (/run/nowq) is gone after every boot. */
+		char *dir = xstrdup(conf->unix_socket), *slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			/* Every user's commands reach the socket: not the umask's
+			 * 0700 of the spool. */
+			if (access(dir, F_OK) < 0 && (spool_mkdir_p(dir, 0755) < 0 || chmod(dir, 0755) < 0))
+				fatal("cannot create %s, the folder of unix_socket", dir);
+		}
+		free(dir);
+	}
 	lock_spool(conf->spool_dir);
 	/* A master that steps down re-executes itself (--rejoin): it is a
 	 * daemon already and keeps its pid. */
