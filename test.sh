@@ -17,6 +17,18 @@ fi
 if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || true
 fi
+# The package tests build the Debian packages (debhelper), check them
+# (lintian), install nowq-client over gridengine-client in a throwaway copy
+# of the system (gridengine-client's packages in apt's cache, not
+# installed), and rotate logs (logrotate).
+if [ "$(id -u)" = 0 ]; then
+	for p in debhelper lintian logrotate; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null 2>&1 || true
+	done
+	ls /var/cache/apt/archives/gridengine-client_*.deb >/dev/null 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --download-only gridengine-client >/dev/null 2>&1 || true
+fi
 # Tests report through TAP; a failing test must not stop the summary.
 (cd "$build" && make -j"$(nproc)" check >/dev/null 2>&1) || true
 # The run's world-reachable copy of the programs (t/stage) goes with it.

@@ -1,19 +1,19 @@
 #!/usr/bin/env bats
-# debian.bats: debian/ builds nowq-master, nowq-exec and nowq-client with dpkg-buildpackage -us -uc -b; unpacked into a scratch root, the packaged programs run a job end to end.
-# Opt-in (NOWQ_TEST_DEB=1): the build takes about a minute of CPU, three
-# minutes of wall time on a loaded two-core machine.
+# debian.bats: debian/ builds nowq-master, nowq-exec and nowq-client with dpkg-buildpackage -us -uc -b; unpacked into a scratch root, the packaged programs run a job end to end; lintian finds no error; nowq-client replaces gridengine-client in a throwaway copy of this system; with NOWQ_TEST_DEB=1 the packages also build in a clean Debian 12 chroot.
+# The build takes about a minute of CPU, three minutes of wall time on a
+# loaded two-core machine; test.sh installs what these tests need
+# (debhelper, lintian, and gridengine-client's packages in apt's cache).
 
 setup_file() {
-	[ "${NOWQ_TEST_DEB:-0}" = 1 ] || return 0
 	command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || return 0
 	DEB=$(mktemp -d /tmp/nowq-deb.XXXXXX)
 	export DEB
 	mkdir "$DEB/src"
 	# A copy: the build runs autoreconf and configure in its source tree.
-	tar -C "$top_srcdir" --exclude=.git --exclude=_build --exclude=autom4te.cache -cf - . |
+	tar -C "$top_srcdir" --exclude=.git --exclude='./_build*' --exclude=autom4te.cache -cf - . |
 		tar -C "$DEB/src" -xf -
-	(cd "$DEB/src" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) \
-		>"$DEB/build.log" 2>&1 || true
+	(cd "$DEB/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="nocheck parallel=2" \
+		dpkg-buildpackage -us -uc -b) >"$DEB/build.log" 2>&1 || true
 	mkdir "$DEB/root"
 	for p in master exec client; do
 		[ -f "$DEB/nowq-${p}_"*_*.deb ] && dpkg -x "$DEB"/nowq-${p}_*_*.deb "$DEB/root"
@@ -28,9 +28,20 @@ teardown_file() {
 }
 
 setup() {
-	[ "${NOWQ_TEST_DEB:-0}" = 1 ] || skip "the Debian package build is opt-in: NOWQ_TEST_DEB=1 (about a minute of CPU)"
-	command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage is not installed (apt-get install dpkg-dev)"
-	command -v dh >/dev/null || skip "debhelper is not installed (apt-get install debhelper)"
+	command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage is not installed (apt-get install dpkg-dev; test.sh does)"
+	command -v dh >/dev/null || skip "debhelper is not installed (apt-get install debhelper; test.sh does)"
+}
+
+# in_copy SCRIPT: runs SCRIPT as root in a throwaway copy of this system
+# (an overlay on / in a mount namespace of its own): packages installed
+# there are gone afterwards.
+in_copy() {
+	local t=$DEB/copy
+	rm -rf "$t"
+	mkdir -p "$t/upper" "$t/work" "$t/root"
+	unshare -m sh -c 'mount -t overlay overlay -o "lowerdir=/,upperdir=$1/upper,workdir=$1/work" "$1/root" &&
+		mount -t proc proc "$1/root/proc" && mount --rbind /dev "$1/root/dev" &&
+		chroot "$1/root" sh -c "$2"' sh "$t" "$1"
 }
 
 @test "dpkg-buildpackage -us -uc -b builds the three packages" {
@@ -70,8 +81,47 @@ setup() {
 	nowq stop --dir "$DEB/cluster" >/dev/null 2>&1
 }
 
-@test "lintian finds no error, when it is installed" {
-	command -v lintian >/dev/null || skip "lintian is not installed (apt-get install lintian)"
+@test "lintian finds no error" {
+	command -v lintian >/dev/null || skip "lintian is not installed (apt-get install lintian; test.sh does)"
 	run lintian --fail-on error "$DEB"/nowq_*_*.changes
 	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+}
+
+@test "nowq-client installs where gridengine-client is, replacing it, and the other way round" {
+	[ "$(id -u)" = 0 ] || skip "needs root for a throwaway copy of the system"
+	ls /var/cache/apt/archives/gridengine-client_*.deb >/dev/null 2>&1 ||
+		skip "gridengine-client is not in apt's cache (apt-get install --download-only gridengine-client; test.sh does)"
+	client=$(ls "$DEB"/nowq-client_*.deb)
+	run in_copy "set -e; export DEBIAN_FRONTEND=noninteractive
+		apt-get install -y -q --no-download gridengine-client >/dev/null
+		echo before: \$(readlink /usr/bin/qsub)
+		dpkg -i $client
+		state() { dpkg-query -W -f='\${db:Status-Status}' \$1 2>/dev/null || echo not-installed; }
+		echo nowq: \$(readlink /usr/bin/qsub) \$(state gridengine-client) \$(dpkg -S /usr/share/man/man1/qacct.1.gz)
+		apt-get install -y -q --no-download gridengine-client >/dev/null
+		echo back: \$(readlink /usr/bin/qsub) \$(state nowq-client)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -qx "before: ../share/gridengine/gridengine-wrapper" <<<"$output"
+	grep -qx "nowq: nowq config-files nowq-client: /usr/share/man/man1/qacct.1.gz" <<<"$output"
+	grep -qx "back: ../share/gridengine/gridengine-wrapper not-installed" <<<"$output"
+}
+
+@test "the packages build in a clean Debian 12 chroot with only Build-Depends (NOWQ_TEST_DEB=1)" {
+	[ "${NOWQ_TEST_DEB:-0}" = 1 ] || skip "opt-in, NOWQ_TEST_DEB=1: debootstrap downloads a system and the build tools (minutes)"
+	[ "$(id -u)" = 0 ] || skip "needs root for debootstrap and chroot"
+	command -v debootstrap >/dev/null || skip "debootstrap is not installed (apt-get install debootstrap)"
+	c=$DEB/chroot
+	debootstrap --variant=minbase bookworm "$c" >"$DEB/debootstrap.log" 2>&1 || { tail -20 "$DEB/debootstrap.log"; return 1; }
+	mkdir "$c/src"
+	tar -C "$top_srcdir" --exclude=.git --exclude='./_build*' --exclude=autom4te.cache -cf - . | tar -C "$c/src" -xf -
+	run unshare -m sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
+		chroot "$1" sh -c "set -e; export DEBIAN_FRONTEND=noninteractive; cd /src
+			apt-get install -y -q --no-install-recommends dpkg-dev >/dev/null
+			apt-get build-dep -y -q ./ >/dev/null
+			DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -us -uc -b >/build.log 2>&1 || { tail -30 /build.log; exit 1; }
+			ls /nowq-*.deb"' sh "$c"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^/nowq-.*\.deb$' <<<"$output")" -ge 3 ]
 }
