@@ -212,7 +212,15 @@ check_database(const char *conf_path, const char *db, bool dump)
 		path = xasprintf("%s/nowq.db", conf->spool_dir);
 	}
 	if (access(path, F_OK) < 0) {
-		fprintf(stderr, "qmaster: %s: %s\n", path, strerror(errno));
+		/* A fresh install has neither: say which, and what makes them. */
+		if (!db && errno == ENOENT && access(conf->spool_dir, F_OK) < 0)
+			fprintf(stderr, "qmaster: spool_dir %s is missing; qmaster creates it, and the "
+			    "database in it, at its first start\n", conf->spool_dir);
+		else if (!db && errno == ENOENT)
+			fprintf(stderr, "qmaster: the database %s is missing; qmaster creates it at its "
+			    "first start\n", path);
+		else
+			fprintf(stderr, "qmaster: %s: %s\n", path, strerror(errno));
 		free(path);
 		return 1;
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# startup.bats: a qmaster that cannot start says why on the terminal that started it, not only in its log_file, and creates the folder of its unix_socket (/run/nowq after a boot, without systemd).
+# startup.bats: a qmaster that cannot start says why on the terminal that started it, not only in its log_file; it creates the folder of its unix_socket (/run/nowq after a boot, without systemd); qmaster --check on a fresh install names what is missing.
 
 load helpers
 
@@ -35,4 +35,15 @@ teardown() {
 	[ -z "$output" ]
 	wait_until 10 test -S "$CLUSTER/run/nowq/qmaster.sock"
 	[ "$(stat -c %a "$CLUSTER/run/nowq")" = 755 ]
+}
+
+@test "qmaster --check before the first start names the missing spool_dir, then the missing database" {
+	rm -rf "$CLUSTER/qmaster"
+	run qmaster -c "$CONF" --check
+	[ "$status" -eq 1 ]
+	[ "$output" = "qmaster: spool_dir $CLUSTER/qmaster is missing; qmaster creates it, and the database in it, at its first start" ]
+	mkdir "$CLUSTER/qmaster"
+	run qmaster -c "$CONF" --check
+	[ "$status" -eq 1 ]
+	[ "$output" = "qmaster: the database $CLUSTER/qmaster/nowq.db is missing; qmaster creates it at its first start" ]
 }
