@@ -3,6 +3,8 @@
 # The build takes about a minute of CPU, three minutes of wall time on a
 # loaded two-core machine; test.sh installs what these tests need
 # (debhelper, lintian, and gridengine-client's packages in apt's cache).
+# With NOWQ_TEST_DEB=1 the file outlives t/run-bats' 900 s: give it
+# NOWQ_TEST_FILE_SECONDS=3000.
 
 setup_file() {
 	command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || return 0
