@@ -114,7 +114,11 @@ in_copy() {
 	[ "$(id -u)" = 0 ] || skip "needs root for debootstrap and chroot"
 	command -v debootstrap >/dev/null || skip "debootstrap is not installed (apt-get install debootstrap)"
 	c=$DEB/chroot
-	debootstrap --variant=minbase bookworm "$c" >"$DEB/debootstrap.log" 2>&1 || { tail -20 "$DEB/debootstrap.log"; return 1; }
+	# In a mount namespace of its own: what debootstrap mounts in the
+	# chroot (proc, sys, dev) is gone with it, whatever stops it, and is
+	# never under the rm -rf of teardown_file.
+	unshare -m debootstrap --variant=minbase bookworm "$c" >"$DEB/debootstrap.log" 2>&1 ||
+		{ tail -20 "$DEB/debootstrap.log"; return 1; }
 	mkdir "$c/src"
 	tar -C "$top_srcdir" --exclude=.git --exclude='./_build*' --exclude=autom4te.cache -cf - . | tar -C "$c/src" -xf -
 	run unshare -m sh -c 'mount -t proc proc "$1/proc" && mount --rbind /dev "$1/dev" &&
