@@ -127,12 +127,12 @@ roots_things() {
 @test "only the daemon identity may connect as an execd" {
 	local hello='{"type":"HELLO","version":1,"role":"execd","auth":{"method":"none"},"nonce":"00000000000000000000000000000000"}'
 	run setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-		/usr/bin/python3 "$top_srcdir/t/e2e/rawreq.py" "unix:$SOCK" "$hello"
+		/usr/bin/python3 "$NOWQ_E2E/rawreq.py" "unix:$SOCK" "$hello"
 	echo "$output"
 	[[ "$output" == *'"ok": false, "error": "auth"'*"may connect as execd"* ]]
 	grep -q "refused: uid $(id -u nobody) is not the daemon identity" "$CLUSTER/qmaster/qmaster.log"
 	# The daemon identity still may.
-	run /usr/bin/python3 "$top_srcdir/t/e2e/rawreq.py" "unix:$SOCK" "$hello"
+	run /usr/bin/python3 "$NOWQ_E2E/rawreq.py" "unix:$SOCK" "$hello"
 	[[ "$output" == *'"ok": true'* ]]
 }
 

@@ -265,13 +265,13 @@ logs_whole() {
 	before=$(njobs)
 	# The shutdown races the commit: twenty tries, each must be answered.
 	for i in $(seq 20); do
-		out=$(timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" --half-close "$(sock)" "$hello" "$sub" | tail -n 1)
+		out=$(timeout 20 python3 "$NOWQ_E2E/rawreq.py" --half-close "$(sock)" "$hello" "$sub" | tail -n 1)
 		[[ "$out" == *'"ok": true, "id": '* ]] || { echo "try $i: $out"; false; }
 	done
 	[ "$(njobs)" -eq $((before + 20)) ]
 	# A listing answered by the query thread.
 	for i in $(seq 5); do
-		out=$(timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" --half-close "unix:$CLUSTER/qmaster.sock.query" \
+		out=$(timeout 20 python3 "$NOWQ_E2E/rawreq.py" --half-close "unix:$CLUSTER/qmaster.sock.query" \
 			"$hello" '{"type":"STATUS","brief":true,"users":["*"]}' | tail -n 1)
 		[[ "$out" == *'"ok": true'* ]] || { echo "query try $i: $out"; false; }
 	done
@@ -280,7 +280,7 @@ logs_whole() {
 
 @test "a single master refuses a PROBE instead of restarting itself" {
 	local hello='{"type":"HELLO","version":1,"role":"peer","auth":{"method":"none"},"nonce":"00000000000000000000000000000000"}'
-	run timeout 20 python3 "$top_srcdir/t/e2e/rawreq.py" "$(sock)" "$hello" '{"type":"PROBE","epoch":99,"last":0}'
+	run timeout 20 python3 "$NOWQ_E2E/rawreq.py" "$(sock)" "$hello" '{"type":"PROBE","epoch":99,"last":0}'
 	echo "$output"
 	[[ "${lines[1]}" == *'"ok": false, "error": "invalid"'*"PROBE is for the masters of a pair"* ]]
 	! grep -q "stepping down" "$CLUSTER/qmaster/qmaster.log" || false
