@@ -29,6 +29,7 @@ static const char *qstat_unsupported[] = {
 #define WANT_R 0x2
 #define WANT_Z 0x4
 #define WANT_H 0x8
+#define WANT_S 0x10
 
 static int
 parse_states(const char *s, unsigned *want)
@@ -45,7 +46,7 @@ parse_states(const char *s, unsigned *want)
 		switch (*s) {
 		case 'p': *want |= WANT_P; break;
 		case 'r': *want |= WANT_R; break;
-		case 's': break;     /* suspended: nowq does not suspend yet */
+		case 's': *want |= WANT_S; break;
 		case 'z': *want |= WANT_Z; break;
 		case 'a': *want |= WANT_P | WANT_R; break;
 		default: return -1;
@@ -63,8 +64,11 @@ row_wanted(const struct qstat_row *r, unsigned want)
 		return false;
 	if (strcmp(st, "pending") == 0)
 		return (want & WANT_P) || ((want & WANT_H) && r->hold != 0);
+	/* Suspended, by qmod (s) or its host's idle policy (T), is running
+	 * to the master: the letters tell it apart. */
 	if (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0)
-		return want & WANT_R;
+		return (want & WANT_R) ||
+		    ((want & WANT_S) && r->state_letters && strpbrk(r->state_letters, "sST"));
 	return want & WANT_Z;
 }
 
@@ -354,7 +358,7 @@ static int
 stream_table(json_t *base, unsigned want, struct sink *sk)
 {
 	static const struct { unsigned want; const char *states; int rank; } sect[] = {
-		{ WANT_R, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
+		{ WANT_R | WANT_S, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
 	};
 	int64_t page = page_size();
 	json_t *rep, *req = NULL;
@@ -554,7 +558,7 @@ qstat_run(int argc, char **argv)
 		want = WANT_P | WANT_R;
 	if (want & (WANT_P | WANT_H))
 		states[n++] = 'p';
-	if (want & WANT_R)
+	if (want & (WANT_R | WANT_S))
 		states[n++] = 'r';
 	if (want & WANT_Z)
 		states[n++] = 'z';

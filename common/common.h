@@ -414,12 +414,16 @@ struct job {
 	int       slots;         /* slots wanted: 1, or N of -pe / -n */
 	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
-	bool      suspended;     /* qmod -s: stopped on its host, shown as s */
+	unsigned  suspended;     /* SUSP_* bits: who stopped it on its host */
 	int64_t   begin_time;    /* qsub -a: not before this (ms); 0: now */
 	unsigned  mail;          /* qsub -m: MAIL_* bits */
 	char     *mail_to;       /* qsub -M: addresses, comma-separated; NULL: the owner */
 	char     *qrsh;          /* qrsh: "HOST PORT SECRET", where the job's streams go; NULL: a batch job */
 };
+/* Why a running job is stopped, as Grid Engine tells them apart: qmod -s
+ * shows s, the exec host's idle policy (its owner came back) shows T. */
+#define SUSP_USER 0x1
+#define SUSP_HOST 0x2
 struct job *job_new(void);
 void        job_free(struct job *j);
 void        job_clear(struct job *j);   /* frees the members, zeroes the struct */

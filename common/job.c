@@ -52,7 +52,8 @@ job_fresh(struct job *j, int64_t now)
 	j->attempt = 0;
 	j->state = JS_PENDING;
 	j->hold &= HOLD_USER;
-	j->error = j->delete_req = j->suspended = false;
+	j->error = j->delete_req = false;
+	j->suspended = 0;
 	free(j->host);
 	j->host = NULL;
 	free(j->reason);
@@ -108,8 +109,15 @@ job_state_letters(const struct job *j)
 	case JS_DISPATCHED:
 		return j->delete_req ? "dt" : "t";
 	case JS_RUNNING:
-		if (j->suspended)
+		/* A stopped job is no longer r; s before T, as Grid Engine. */
+		switch (j->suspended & (SUSP_USER | SUSP_HOST)) {
+		case SUSP_USER:
 			return j->delete_req ? "ds" : "s";
+		case SUSP_HOST:
+			return j->delete_req ? "dT" : "T";
+		case SUSP_USER | SUSP_HOST:
+			return j->delete_req ? "dsT" : "sT";
+		}
 		return j->delete_req ? "dr" : "r";
 	default:
 		return "z";
@@ -190,8 +198,10 @@ job_to_json(const struct job *j)
 		json_object_set_new(o, "t_step", json_integer(j->t_step));
 		json_object_set_new(o, "tc", json_integer(j->tc));
 	}
-	if (j->suspended)
+	if (j->suspended & SUSP_USER)
 		json_object_set_new(o, "suspended", json_true());
+	if (j->suspended & SUSP_HOST)
+		json_object_set_new(o, "suspended_by_host", json_true());
 	if (j->begin_time)
 		json_object_set_new(o, "begin_time", json_integer(j->begin_time));
 	if (j->mail)
@@ -424,6 +434,7 @@ job_from_json(const json_t *o, const char **why)
 	size_t i;
 	const char *st;
 	size_t arg_bytes = 0;
+	bool susp_user = false, susp_host = false;
 
 	if (!json_is_object(o)) {
 		*why = "job is not an object";
@@ -482,10 +493,13 @@ job_from_json(const json_t *o, const char **why)
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, &arg_bytes, why) < 0)
 		goto bad;
+	if (get_bool(o, "suspended", &susp_user, why) < 0 ||
+	    get_bool(o, "suspended_by_host", &susp_host, why) < 0)
+		goto bad;
+	j->suspended = (susp_user ? SUSP_USER : 0) | (susp_host ? SUSP_HOST : 0);
 	if (get_bool(o, "join", &j->join, why) < 0 ||
 	    get_bool(o, "error", &j->error, why) < 0 ||
 	    get_bool(o, "delete_req", &j->delete_req, why) < 0 ||
-	    get_bool(o, "suspended", &j->suspended, why) < 0 ||
 	    req_from_json(&j->req, json_object_get(o, "req"), why) < 0 ||
 	    get_secs(o, "utime", &j->utime, why) < 0 ||
 	    get_secs(o, "stime", &j->stime, why) < 0)

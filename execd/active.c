@@ -112,6 +112,20 @@ active_jobs_json(void)
 	return arr;
 }
 
+/* The attempts owner_returns = suspend holds stopped, for every LOAD: the
+ * master shows them T instead of r. */
+json_t *
+active_stopped_json(void)
+{
+	json_t *arr = json_array();
+	struct attempt *a;
+	TAILQ_FOREACH(a, &attempts, entry)
+		if (a->owner_stopped && !a->ended)
+			json_array_append_new(arr, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)a->id,
+			    "task", a->task, "attempt", a->attempt));
+	return arr;
+}
+
 /* Records an end without a run: the durable CHILD_TERM carrying the reason,
  * for the master's Eqw.  Like a shepherd's, that event is the one record of
  * the end. */

@@ -224,6 +224,7 @@ void    active_check(void);
  * vacate while busy, continue suspended ones when idle again. */
 void    active_owner(bool idle, const char *why);
 json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
+json_t *active_stopped_json(void);    /* the same, of those owner_returns holds stopped, for LOAD */
 
 /* shepherd.c: the shepherd program (nowq-shepherd), one per job, started
  * by active_start; its main says what it is given. */

@@ -292,9 +292,9 @@ link_hello(void)
 	    "attrs", host_attrs_to_json(&conf->attrs), "vmem_limit", limits_vmem_mode));
 	/* A busy host says why in a LOAD right after registering. */
 	if (!takes)
-		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s}", "type", "LOAD",
+		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s, s:o}", "type", "LOAD",
 		    "load", execd_load[0], execd_load[1], execd_load[2], "idle", false,
-		    "reason", why));
+		    "reason", why, "stopped", active_stopped_json()));
 }
 
 void
@@ -334,8 +334,9 @@ link_load(void)
 
 	if (lk.state != LINK_READY)
 		return;
-	msg = json_pack("{s:s, s:[f, f, f], s:b}", "type", "LOAD",
-	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", takes);
+	msg = json_pack("{s:s, s:[f, f, f], s:b, s:o}", "type", "LOAD",
+	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", takes,
+	    "stopped", active_stopped_json());
 	/* Why the host takes no work, for qhost and the master's log. */
 	if (!takes)
 		json_object_set_new(msg, "reason", json_string(why));

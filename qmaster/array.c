@@ -161,7 +161,8 @@ array_task_new(const struct job *p, int task)
 	t->task = task;
 	t->attempt = 0;
 	t->state = JS_PENDING;
-	t->error = t->delete_req = t->suspended = false;
+	t->error = t->delete_req = false;
+	t->suspended = 0;
 	free(t->host);
 	t->host = NULL;
 	free(t->reason);

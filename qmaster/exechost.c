@@ -1,6 +1,7 @@
 /* exechost.c: exec hosts as the master sees them, and the messages their execds send. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,7 @@ host_free(struct exechost *h)
 	host_attrs_clear(&h->attrs);
 	free(h->busy_reason);
 	free(h->vmem_limit);
+	json_decref(h->stopped);
 	strv_free(h->aliases);
 	strv_free(h->users);
 	strv_free(h->owners);
@@ -252,7 +254,7 @@ attempt_close(struct job *j, int failed, const struct job_rusage *ru)
 		free(j->host);
 		j->host = NULL;
 		j->pid = 0;
-		j->suspended = false;
+		j->suspended = 0;
 	}
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store job %lld", (long long)j->id);
@@ -520,6 +522,9 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	if ((vmem = jstr(msg, "vmem_limit")) && (strcmp(vmem, "cgroup") == 0 || strcmp(vmem, "rlimit") == 0))
 		h->vmem_limit = xstrdup(vmem);
 	h->idle = true;
+	/* Its first LOAD says afresh which jobs its policy holds stopped. */
+	json_decref(h->stopped);
+	h->stopped = NULL;
 	if (h->lost)
 		log_info("execd %s is back", h->name);
 	h->lost = false;
@@ -555,6 +560,86 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	json_decref(kill);
 }
 
+static struct job *event_job(struct conn *c, json_t *msg);
+
+static bool
+attempt_listed(const json_t *list, const json_t *e)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v)
+		if (jint(v, "id", 0) == jint(e, "id", -1) && jint(v, "task", 0) == jint(e, "task", -1) &&
+		    jint(v, "attempt", 0) == jint(e, "attempt", -1))
+			return true;
+	return false;
+}
+
+static int
+host_stopped_one(void *arg, struct job *j)
+{
+	if (j->suspended & SUSP_HOST)
+		json_array_append_new(arg, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)j->id,
+		    "task", j->task, "attempt", j->attempt));
+	return 0;
+}
+
+static void
+host_stopped_set(struct conn *c, json_t *e, bool on)
+{
+	struct job *j = json_is_object(e) ? event_job(c, e) : NULL;
+
+	if (!j)
+		return;
+	if (j->state == JS_RUNNING && !JOB_PARALLEL(j) && ((j->suspended & SUSP_HOST) != 0) != on) {
+		qm_txn();
+		j->suspended ^= SUSP_HOST;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store job %lld", (long long)j->id);
+		log_info("job %lld.%d %s by the idle policy of %s", (long long)j->id, j->task,
+		    on ? "stopped" : "continued", c->host->name);
+		/* The execd continues every job it stopped, but not one a user
+		 * stopped too: that one stays s. */
+		if (!on && (j->suspended & SUSP_USER))
+			exechost_signal_job(j, SIGSTOP);
+	}
+	job_free(j);
+}
+
+/*
+ * Every LOAD names the jobs the host's idle policy holds stopped
+ * (owner_returns = suspend); they are shown T, as Grid Engine shows a
+ * threshold suspension, and stored so every listing sees it.  The set
+ * rarely changes, so the jobs are read only when it does.
+ */
+static void
+host_stopped_update(struct conn *c, json_t *list)
+{
+	struct exechost *h = c->host;
+	struct store_job_filter f = { .states = 1u << JS_RUNNING, .host = h->name };
+	json_t *was, *e;
+	size_t i;
+
+	if (!json_is_array(list) || json_array_size(list) > (size_t)h->slots)
+		list = NULL;
+	if (h->stopped && (list ? json_equal(h->stopped, list) : json_array_size(h->stopped) == 0))
+		return;
+	was = json_array();
+	if (store_jobs_foreach(store, &f, host_stopped_one, was) < 0 ||
+	    array_tasks_active(h->name, host_stopped_one, was) < 0)
+		log_warnx("cannot read the jobs of host %s", h->name);
+	json_array_foreach(was, i, e)
+		if (!list || !attempt_listed(list, e))
+			host_stopped_set(c, e, false);
+	if (list)
+		json_array_foreach(list, i, e)
+			if (!attempt_listed(was, e))
+				host_stopped_set(c, e, true);
+	json_decref(was);
+	json_decref(h->stopped);
+	h->stopped = list ? json_deep_copy(list) : json_array();
+}
+
 void
 exechost_load(struct conn *c, int64_t seq, json_t *msg)
 {
@@ -571,6 +656,7 @@ exechost_load(struct conn *c, int64_t seq, json_t *msg)
 		c->host->busy_reason = xasprintf("%.200s", reason);
 	if (!c->host->idle)
 		pull_cancel(c->host);
+	host_stopped_update(c, json_object_get(msg, "stopped"));
 }
 
 void

@@ -297,6 +297,7 @@ struct exechost {
 	char        *vmem_limit;  /* how it enforces h_vmem: "cgroup", "rlimit" or NULL */
 	double       load[3];
 	bool         idle;
+	json_t      *stopped;     /* the jobs its idle policy stopped, as its last LOAD said */
 	int64_t      last_seen;   /* ms */
 	struct conn *conn;        /* NULL while disconnected */
 	bool         pulling;

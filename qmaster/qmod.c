@@ -155,16 +155,18 @@ op_suspend(struct conn *c, struct job *j, char *buf, size_t n, bool *ok, bool st
 		snprintf(buf, n, "job %lld is not running", (long long)j->id);
 		return buf;
 	}
-	if (j->suspended == stop) {
+	if (((j->suspended & SUSP_USER) != 0) == stop) {
 		*ok = true;
 		snprintf(buf, n, "job %lld is already %s", (long long)j->id, stop ? "suspended" : "running");
 		return buf;
 	}
-	if (!exechost_signal_job(j, stop ? SIGSTOP : SIGCONT)) {
+	/* One stopped by its host's idle policy stays stopped until the host
+	 * is idle again: the execd continues it then. */
+	if (!(j->suspended & SUSP_HOST) && !exechost_signal_job(j, stop ? SIGSTOP : SIGCONT)) {
 		snprintf(buf, n, "job %lld: its host %s is not connected", (long long)j->id, j->host ? j->host : "?");
 		return buf;
 	}
-	j->suspended = stop;
+	j->suspended = stop ? j->suspended | SUSP_USER : j->suspended & ~(unsigned)SUSP_USER;
 	if (store_job_update(store, j) < 0)
 		fatalx("cannot store job %lld", (long long)j->id);
 	if (stop)

@@ -1493,7 +1493,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->t_last = (int)INT(t_last, 0, JOB_MAX_TASKS);
 	j->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);
 	j->tc = (int)INT(tc, 0, JOB_MAX_TASKS);
-	j->suspended = sqlite3_column_int64(s, C_suspended) != 0;
+	j->suspended = (unsigned)INT(suspended, 0, SUSP_USER | SUSP_HOST);
 	j->begin_time = INT(begin_time, 0, INT64_MAX);
 	j->mail = (unsigned)INT(mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
 	j->mail_to = col_str(s, C_mail_to);

@@ -19,6 +19,15 @@ function cell(tr, text, cls) {
   tr.appendChild(td);
 }
 
+// A running job stopped by qmod (s) or by its host's idle policy (T) is
+// not running: say so, with Grid Engine's letters.
+function jobState(word, letters) {
+  if (word === 'running' && /[sT]/.test(letters || '')) {
+    return 'suspended (' + letters.replace(/^d/, '') + ')';
+  }
+  return word;
+}
+
 function fill(id, rows, make) {
   const body = document.querySelector('#' + id + ' tbody');
   const fresh = document.createElement('tbody');
@@ -78,7 +87,8 @@ async function refresh() {
       fill('jobs', j.rows, (tr, r) => {
         cell(tr, r[col.id]); cell(tr, r[col.task] || r[col.tasks] || '');
         cell(tr, r[col.name]); cell(tr, r[col.owner]);
-        cell(tr, r[col.state], 'state-' + r[col.state]);
+        const st = jobState(r[col.state], r[col.state_letters]);
+        cell(tr, st, 'state-' + st.split(' ')[0]);
         cell(tr, r[col.queue]); cell(tr, r[col.host]); cell(tr, r[col.slots]);
         cell(tr, fmtTime(r[col.submit_time])); cell(tr, fmtTime(r[col.start_time]));
       });

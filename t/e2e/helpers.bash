@@ -94,6 +94,19 @@ as_user() {
 		env -i PATH="$NOWQ_BIN:/usr/bin:/bin" NOWQ_MASTER="$NOWQ_MASTER" "$@")
 }
 
+# status_dom PORT [PATH]: the status page's DOM as headless Chromium leaves
+# it once the page's scripts have filled it.
+status_dom() {
+	local profile rc
+	profile=$(mktemp -d /tmp/nowq-chromium.XXXXXX)
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+	    --user-data-dir="$profile" --virtual-time-budget=5000 --dump-dom \
+	    "http://127.0.0.1:$1${2:-/}" 2>/dev/null
+	rc=$?
+	rm -rf "$profile"
+	return $rc
+}
+
 job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
 job_state() { qstat -s prz | awk -v id="$1" '$1 == id { print $5 }'; }
 job_field() { qstat -j "$1" | awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }

@@ -10,6 +10,9 @@ setup_file() {
 	export WORK
 	LOG="$CLUSTER/execd-1/execd.log"
 	export LOG
+	HTTP_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	echo "http_listen = \"127.0.0.1:$HTTP_PORT\"" >> "$CLUSTER/qmaster.conf"
+	export HTTP_PORT
 	# The site command: idle unless the test has created the busy marker.
 	printf '#!/bin/sh\ntest ! -e %s/busy\n' "$WORK" > "$WORK/is-idle"
 	chmod 755 "$WORK/is-idle"
@@ -38,6 +41,16 @@ log_has() { grep -q -- "$1" "$LOG"; }
 
 # A job that writes its pid to FILE and sleeps; prints the job id.
 sleeper() { qsub -terse -b y sh -c "echo \$\$ > $1; exec sleep 300"; }
+
+# What the status page shows in its state column for a job: the cell after
+# the job's owner.
+page_state() {
+	status_dom "$HTTP_PORT" | python3 -c '
+import sys, re
+m = re.search(r"<tr><td>%s</td>(?:<td[^>]*>[^<]*</td>){3}<td[^>]*>([^<]*)</td>" % sys.argv[1], sys.stdin.read())
+print(m.group(1) if m else "")' "$1"
+}
+json_state() { qstat --json -j "$1" | python3 -c 'import sys, json; j = json.load(sys.stdin)["jobs"][0]; print(j["state_letters"], j.get("suspended_by_host", False))'; }
 
 end_job() {
 	qdel "$1" >/dev/null 2>&1 || true
@@ -79,11 +92,26 @@ end_job() {
 	touch "$WORK/busy"
 	wait_until 10 proc_state_is "$pid" T
 	log_has "job $id\.0\.[0-9]*: suspending: site command said busy (exit status 1)"
+	# Shown stopped by a threshold, as Grid Engine's T, not as running.
+	wait_until 10 state_is "$id" T
+	[ "$(json_state "$id")" = "T True" ]
+	[ "$(page_state "$id")" = "suspended (T)" ]
+	[ "$(qstat -s s | awk -v id="$id" '$1 == id { print $5 }')" = T ]
+	# A qmod -s on top shows both, and outlasts the policy's continue.
+	qmod -s "$id"
+	state_is "$id" sT
 	# It stays stopped while the host is busy.
 	sleep 2
 	proc_state_is "$pid" T
 	rm "$WORK/busy"
+	wait_until 10 state_is "$id" s
+	sleep 1
+	proc_state_is "$pid" T
+	qmod -us "$id"
 	wait_until 10 proc_running "$pid"
+	state_is "$id" r
+	[ "$(json_state "$id")" = "r False" ]
+	[ -z "$(qstat -s s | awk -v id="$id" '$1 == id')" ]
 	log_has "job $id\.0\.[0-9]*: continuing"
 	end_job "$id"
 	proc_gone "$pid"
