@@ -38,6 +38,7 @@ char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
+void    fmt_when(char *buf, size_t n, int64_t ms); /* "14:00:00" today, else with the date */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */
 int64_t mono_us(void);           /* monotonic clock, microseconds */
 /* 1 to max characters, each a letter, a digit, - . or _ (host names,

@@ -79,6 +79,22 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* "14:00:00" today, else "2026-11-24 14:00:00", in local time: for
+ * messages people read, where epoch milliseconds say nothing. */
+void
+fmt_when(char *buf, size_t n, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000), now = time(NULL);
+	struct tm a, b;
+
+	if (!localtime_r(&t, &a) || !localtime_r(&now, &b))
+		snprintf(buf, n, "%lld", (long long)ms);
+	else if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday)
+		strftime(buf, n, "%H:%M:%S", &a);
+	else
+		strftime(buf, n, "%Y-%m-%d %H:%M:%S", &a);
+}
+
 int64_t
 mono_ms(void)
 {

@@ -979,6 +979,9 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		if ((r = resv_active_on(h)) != NULL)
 			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
 			    "owner", r->owner, "end", (json_int_t)r->end));
+		else if ((r = resv_next_on(h)) != NULL)
+			json_object_set_new(o, "reserved_next", json_pack("{s:s, s:s, s:I, s:I}", "name",
+			    r->name, "owner", r->owner, "start", (json_int_t)r->start, "end", (json_int_t)r->end));
 		json_object_set_new(o, "queues", host_queues_json(h, hc.qused));
 		json_decref(hc.qused);
 		if (hc.jobs)

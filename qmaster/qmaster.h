@@ -593,6 +593,7 @@ void resv_index(void);
 void resv_tick(int64_t now);
 /* The active reservation holding h, or NULL. */
 const struct match_resv *resv_active_on(const struct exechost *h);
+const struct match_resv *resv_next_on(const struct exechost *h);
 /* The end of an attempt the reservation code killed: NULL if it did not,
  * else the reason (to free), and *requeue says whether the job runs again. */
 char *resv_job_killed(const struct job *j, bool *requeue);

@@ -109,6 +109,19 @@ resv_active_on(const struct exechost *h)
 	return NULL;
 }
 
+/* The soonest reservation still to open on h: it keeps the host from jobs
+ * that would run into it, so the status page says why such a host stays empty. */
+const struct match_resv *
+resv_next_on(const struct exechost *h)
+{
+	const struct match_resv *next = NULL;
+
+	for (int i = 0; i < h->nresv; i++)
+		if (!h->resv[i]->active && (!next || h->resv[i]->start < next->start))
+			next = h->resv[i];
+	return next;
+}
+
 static void
 resv_store(const struct resv *r)
 {
@@ -117,20 +130,6 @@ resv_store(const struct resv *r)
 	qm_txn();
 	if (store_resv_put(store, &rec) < 0)
 		fatalx("cannot store reservation %s", r->m.name);
-}
-
-/* "14:00" today, else "2026-11-24 14:00", in the master's local time. */
-static void
-fmt_when(char *buf, size_t n, int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000), now = time(NULL);
-	struct tm a, b;
-	localtime_r(&t, &a);
-	localtime_r(&now, &b);
-	if (a.tm_year == b.tm_year && a.tm_yday == b.tm_yday)
-		strftime(buf, n, "%H:%M:%S", &a);
-	else
-		strftime(buf, n, "%Y-%m-%d %H:%M:%S", &a);
 }
 
 static char *

@@ -864,6 +864,34 @@ parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, 
 	free(out);
 }
 
+/* A free host that a reservation keeps from j is the reason worth
+ * telling, even when other hosts are merely busy: say which, and until when. */
+static void
+resv_why(const struct job *j, const struct match_host *m, enum match_why w, const char *key,
+    char *buf, size_t n)
+{
+	const struct match_resv *r = NULL;
+	char from[32], until[32];
+
+	for (int i = 0; i < m->nresv && !r; i++)
+		if (strcmp(m->resv[i]->name, key) == 0)
+			r = m->resv[i];
+	assert(r);
+	fmt_when(from, sizeof from, r->start);
+	fmt_when(until, sizeof until, r->end);
+	if (w == MW_RESERVED)
+		snprintf(buf, n, "host %s is free but reserved for others until %s (reservation %s of %s)",
+		    m->name, until, r->name, r->owner);
+	else if (j->req.h_rt)
+		snprintf(buf, n, "host %s is kept free for reservation %s of %s from %s until %s: the "
+		    "job's wall-clock limit (h_rt %lld s) would run into it", m->name, r->name, r->owner,
+		    from, until, (long long)j->req.h_rt);
+	else
+		snprintf(buf, n, "host %s is kept free for reservation %s of %s from %s until %s: the "
+		    "job gives no wall-clock limit (h_rt), so it would run into it", m->name, r->name,
+		    r->owner, from, until);
+}
+
 void
 sched_why(const struct job *j, char *buf, size_t n)
 {
@@ -873,7 +901,7 @@ sched_why(const struct job *j, char *buf, size_t n)
 	struct usage us;
 	enum match_why best = MW_OK;
 	const char *bkey = NULL;
-	char err[128];
+	char err[128], rwhy[400] = "";
 	bool any = false, fits = false;
 
 	*buf = '\0';
@@ -910,7 +938,10 @@ sched_why(const struct job *j, char *buf, size_t n)
 			any = true;
 			if (w == MW_OK)
 				fits = true;
-			else if (w >= best) {
+			else if ((w == MW_RESV_SOON || w == MW_RESERVED) && !rwhy[0] &&
+			    m.free >= (j->slots > 0 ? j->slots : 1))
+				resv_why(j, &m, w, key, rwhy, sizeof rwhy);
+			if (w != MW_OK && w >= best) {
 				best = w;
 				bkey = key;
 			}
@@ -919,6 +950,8 @@ sched_why(const struct job *j, char *buf, size_t n)
 			snprintf(buf, n, "no exec host has registered");
 		else if (fits)
 			snprintf(buf, n, "an idle host fits: the job starts at its next pull");
+		else if (rwhy[0])
+			snprintf(buf, n, "%s", rwhy);
 		else
 			match_reason(buf, n, best, j, q, bkey, "idle host");
 	}

@@ -28,6 +28,22 @@ function jobState(word, letters) {
   return word;
 }
 
+// Why a host takes no work, or only some: its execd's word, else the
+// reservation that holds it or keeps it free for jobs that end in time.
+function hostWhy(x) {
+  if (x.busy_reason) return x.busy_reason;
+  if (x.reserved) {
+    return 'reserved for ' + x.reserved.name + ' of ' + x.reserved.owner +
+      ' until ' + fmtTime(x.reserved.end);
+  }
+  if (x.reserved_next) {
+    const r = x.reserved_next;
+    return 'kept free for reservation ' + r.name + ' of ' + r.owner + ' from ' +
+      fmtTime(r.start) + ' until ' + fmtTime(r.end) + ': jobs that would run into it wait';
+  }
+  return '';
+}
+
 function fill(id, rows, make) {
   const body = document.querySelector('#' + id + ' tbody');
   const fresh = document.createElement('tbody');
@@ -65,7 +81,7 @@ async function refresh() {
     fill('hosts', h.hosts, (tr, x) => {
       cell(tr, x.name); cell(tr, x.state, 'state-' + x.state); cell(tr, x.slots); cell(tr, x.used);
       cell(tr, x.load.map((l) => l.toFixed(2)).join(' '));
-      cell(tr, fmtTime(x.last_seen)); cell(tr, x.busy_reason || '');
+      cell(tr, fmtTime(x.last_seen)); cell(tr, hostWhy(x));
     });
     const rv = await get('/api/v1/reservations');
     fill('reservations', rv.reservations, (tr, x) => {

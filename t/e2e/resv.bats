@@ -10,6 +10,11 @@ setup_file() {
 	H3=$(qhost | awk 'NR == 5 { print $1 }')
 	export H1 H2 H3
 	work_start
+	nowq stop --dir "$CLUSTER" >/dev/null
+	HTTP_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	echo "http_listen = \"127.0.0.1:$HTTP_PORT\"" >> "$CLUSTER/qmaster.conf"
+	export HTTP_PORT
+	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 20 hosts_up
 }
 
@@ -104,7 +109,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	# it does not start on H1; one with a short limit does.
 	id -u daemon >/dev/null 2>&1 || skip "no user daemon on this machine"
 	long=$(as_daemon qsub -terse -cwd -o /dev/null -j y -l "hosts=$H1" -b y true)
-	wait_until 8 info_has "$long" "has a reservation (win) that the job's wall-clock limit"
+	wait_until 8 info_has "$long" "host $H1 is kept free for reservation win of root from "
 	state_is "$long" qw
 	in=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y sleep 60)
 	pend=$(as_nobody qsub -terse -cwd -o /dev/null -j y -ar win -b y true)
@@ -173,6 +178,23 @@ task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == 
 	wait_until 40 gone rs
 	! qhost | grep "^$H2 " | grep -q reserved || false
 	! qstat -f | grep "^all.q@$H2 " | grep -q reserved || false
+}
+
+@test "a free host kept for a future reservation: qstat -j and the status page say which and until when" {
+	cd "$WORK"
+	id -u daemon >/dev/null 2>&1 || skip "no user daemon on this machine"
+	reserve -N later -H "$H2" -s +3600 -d 60
+	# Not root's: the reservation's owner may use its hosts.
+	id=$(as_daemon qsub -terse -cwd -o /dev/null -j y -l "hosts=$H2" -b y true)
+	wait_until 10 info_has "$id" "host $H2 is kept free for reservation later of root from "
+	# The whole line: info stops at the first colon of a time.
+	qstat -j "$id" | grep -q "^scheduling info: *host $H2 is kept free for reservation later of root from [0-9:]* until [0-9:]*: the job gives no wall-clock limit (h_rt), so it would run into it$"
+	# Host 2 is idle and empty, and the page says why nothing starts there.
+	out=$(status_dom "$HTTP_PORT")
+	[[ "$out" == *"<td>$H2</td>"*"kept free for reservation later of root from "*" until "* ]]
+	state_is "$id" qw
+	qdel "$id" >/dev/null
+	unreserve later
 }
 
 hosts_up_any() { qhost | grep -q -w -e idle -e reserved; }
