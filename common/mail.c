@@ -192,6 +192,11 @@ mail_compose(enum mail_event ev, const struct job *j, const char *to, const char
 			jt_lit(&t, " Failure reason   = ");
 			put_safe(&t, j->reason, true);
 			jt_lit(&t, "\n");
+		} else if (ev == MAIL_EV_ABORT) {
+			/* An abort mail always says why, if only in general. */
+			snprintf(buf, sizeof buf, " Failure reason   = %s\n", j->state == JS_DELETED ?
+			    "deleted" : j->signal ? "killed by a signal" : "ended by the system");
+			jt_lit(&t, buf);
 		}
 	}
 	return jt_steal(&t, NULL);

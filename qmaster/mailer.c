@@ -112,16 +112,30 @@ mail_job_suspended(const struct job *j)
 		queue_mail(j, MAIL_EV_SUSPEND);
 }
 
-/* Grid Engine's end mail says how it ended; abort mail is for a job that
- * failed, was deleted or could never run. */
+/* Whether the job ran to an end of its own, whatever its exit status or a
+ * signal that killed it: no deletion, lost host, limit, reservation or
+ * start failure ended it (those leave their reason). */
+static bool
+ended_itself(const struct job *j)
+{
+	char sig[40];
+
+	if (j->start_time <= 0 || (j->state != JS_DONE && j->state != JS_FAILED))
+		return false;
+	snprintf(sig, sizeof sig, "killed by signal %d", j->signal);
+	return !j->reason || (j->signal && strcmp(j->reason, sig) == 0);
+}
+
+/* One mail, as Grid Engine's: Complete with the exit status for a job
+ * that ended itself (-m e), else Aborted with the reason (-m a, and -m e
+ * too: the end the user asked to hear of). */
 void
 mail_job_ended(const struct job *j)
 {
-	bool ran = j->start_time > 0 && j->state != JS_DELETED;
-
-	if (j->mail & MAIL_END && ran)
-		queue_mail(j, MAIL_EV_END);
-	if (j->mail & MAIL_ABORT && j->state != JS_DONE)
+	if (ended_itself(j)) {
+		if (j->mail & MAIL_END)
+			queue_mail(j, MAIL_EV_END);
+	} else if (j->mail & (MAIL_ABORT | MAIL_END))
 		queue_mail(j, MAIL_EV_ABORT);
 }
 

@@ -42,6 +42,26 @@ mail_conf() {
 	[[ "$msg" == *"Failure reason   = dependency never satisfied: $a failed"* ]]
 }
 
+@test "-m ea: a non-zero exit is one Complete mail with the exit status; Aborted says why" {
+	[ -x /usr/sbin/sendmail ] || skip "no MTA installed (the test command installs exim4-daemon-light)"
+	tag="ea$$x$RANDOM"
+	a=$(q -m ea -N "$tag" -b y sh -c 'exit 3')
+	wait_until 30 message "Job $a ($tag) Complete"
+	msg=$(message "Job $a ($tag) Complete" 2>&1)
+	[[ "$msg" == *" Exit Status      = 3"* ]]
+	# Grid Engine sends no Aborted mail for a job that ended itself.
+	b=$(q -m a -N "${tag}b" -b y sh -c 'exit 4')
+	d=$(q -m a -h -N "${tag}d" -b y true)
+	qdel "$d" >/dev/null
+	wait_until 30 message "Job $d (${tag}d) Aborted"
+	msg=$(message "Job $d (${tag}d) Aborted" 2>&1)
+	[[ "$msg" == *"Failure reason   = deleted by $(id -un)"* ]]
+	wait_until 30 job_finished "$b"
+	sleep 2
+	[ -z "$(mailbox_with "Job $a ($tag) Aborted")" ]
+	[ -z "$(mailbox_with "Job $b (${tag}b) Aborted")" ]
+}
+
 @test "a failing mailer leaves the mail in the outbox, shown by qstat -j, and it is retried until it goes" {
 	cat > "$WORK/flaky" <<EOF
 #!/bin/sh
