@@ -419,6 +419,81 @@ collect_job_ids(void *arg, struct job *j)
 	return 0;
 }
 
+/* The jobs a lost host held, noted before they end, for the admin mail. */
+struct lost_note {
+	const char *host;
+	json_t     *jobs;
+};
+
+static int
+lost_note_one(void *arg, struct job *j)
+{
+	struct lost_note *ln = arg;
+
+	if (j->host && host_in_list(j->host, ln->host))
+		json_array_append_new(ln->jobs, json_pack("{s:I, s:i, s:s, s:s}", "id", (json_int_t)j->id,
+		    "task", j->task, "name", j->name ? j->name : "", "owner", j->owner ? j->owner : "?"));
+	return 0;
+}
+
+/* What became of a job the lost host held, read back after the fact. */
+static const char *
+lost_outcome(json_t *v)
+{
+	int64_t id = jint(v, "id", 0);
+	int task = (int)jint(v, "task", 0);
+	struct job *j = task > 0 ? store_task_get(store, id, task, false) : store_job_get(store, id, false);
+	const char *what = !j ? "purged" : j->state == JS_PENDING ? "requeued (rerunnable: it runs again)" :
+	    j->state == JS_FAILED ? "failed (not rerunnable)" : j->state == JS_DELETED ? "deleted (qdel)" :
+	    JS_FINISHED(j->state) ? "finished" : "failing (its parts elsewhere are killed)";
+
+	job_free(j);
+	return what;
+}
+
+#define LOST_MAIL_JOBS 200   /* lines in the mail; qstat and qacct have the rest */
+
+/* The admin mail of a lost host: which, when last heard from, and each
+ * job it held with what became of it. */
+static void
+lost_mail(const struct exechost *h, int64_t seen, json_t *jobs)
+{
+	char *body = NULL, when[32];
+	size_t len = 0, i;
+	FILE *fp = open_memstream(&body, &len);
+	json_t *v;
+
+	if (!fp)
+		fatal("open_memstream");
+	fmt_when(when, sizeof when, seen);
+	if (h->last_seen > 0 && h->last_seen >= seen)
+		fprintf(fp, "Exec host %s stopped answering: last heard from at %s", h->name, when);
+	else
+		fprintf(fp, "Exec host %s stopped answering: not heard from since this master started at %s",
+		    h->name, when);
+	fprintf(fp, ", %lld s ago (host_timeout %lld s).\n", (long long)((now_ms() - seen) / 1000),
+	    (long long)(conf->host_timeout_ms / 1000));
+	if (json_array_size(jobs) == 0)
+		fprintf(fp, "It ran no jobs.\n");
+	else
+		fprintf(fp, "It held %zu job%s:\n", json_array_size(jobs), json_array_size(jobs) == 1 ? "" : "s");
+	json_array_foreach(jobs, i, v) {
+		if (i == LOST_MAIL_JOBS) {
+			fprintf(fp, "  ... and %zu more (qstat -s z, qacct)\n", json_array_size(jobs) - i);
+			break;
+		}
+		if (jint(v, "task", 0) > 0)
+			fprintf(fp, "  job %lld.%lld (%s, user %s): %s\n", (long long)jint(v, "id", 0),
+			    (long long)jint(v, "task", 0), jstr(v, "name"), jstr(v, "owner"), lost_outcome(v));
+		else
+			fprintf(fp, "  job %lld (%s, user %s): %s\n", (long long)jint(v, "id", 0),
+			    jstr(v, "name"), jstr(v, "owner"), lost_outcome(v));
+	}
+	fclose(fp);
+	mail_admin("nowq: host lost", body);
+	free(body);
+}
+
 /* No message for host_timeout: the host's state is unknown.  Its jobs cannot
  * be vouched for, so each attempt there ends: requeued when rerunnable, else
  * failed; the connection, if any, is dropped so that the execd, if it comes
@@ -427,7 +502,10 @@ static void
 host_lose(struct exechost *h)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
+	struct store_job_filter all = { .states = f.states };
+	struct lost_note ln = { h->name, json_array() };
 	json_t *ids = json_array(), *v;
+	int64_t seen = h->last_seen > started_ms ? h->last_seen : started_ms;
 	size_t i;
 
 	log_warnx("execd %s: no message for %lld s: host lost", h->name,
@@ -437,6 +515,10 @@ host_lose(struct exechost *h)
 	if (h->conn)
 		net_close(h->conn, "host lost");
 	qm_txn();
+	/* Parallel jobs name the host in a list, array tasks in their rows. */
+	if (store_jobs_foreach(store, &all, lost_note_one, &ln) < 0 ||
+	    array_tasks_active(h->name, lost_note_one, &ln) < 0)
+		log_warnx("cannot list the jobs of host %s for the mail", h->name);
 	if (store_jobs_foreach(store, &f, collect_job_ids, ids) < 0)
 		fatalx("cannot read the jobs of host %s", h->name);
 	json_array_foreach(ids, i, v) {
@@ -451,10 +533,9 @@ host_lose(struct exechost *h)
 	/* Parallel jobs with a part there, and array tasks there. */
 	pe_host_lost(h->name, NULL, "host lost");
 	array_reconcile(h->name, NULL);
-	mail_admin("nowq: host lost",
-	    json_array_size(ids) ? "An exec host stopped answering; its jobs were queued again "
-	    "when rerunnable, else failed (see qstat -s z and qacct)." :
-	    "An exec host stopped answering; it ran no jobs.");
+	if (conf->admin_mail && conf->admin_mail[0])
+		lost_mail(h, seen, ln.jobs);
+	json_decref(ln.jobs);
 	json_decref(ids);
 }
 

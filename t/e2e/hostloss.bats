@@ -7,6 +7,10 @@ setup() {
 	EXECDS=2 SLOTS=2 cluster_start
 	# A short timeout, and LOADs often enough not to trip it.
 	echo "host_timeout = 3" >> "$CLUSTER/qmaster.conf"
+	# A mailer that keeps each message, for the admin mail of a lost host.
+	printf '#!/bin/sh\ncat >> %s/mail.out\n' "$CLUSTER" > "$CLUSTER/mailer"
+	chmod 755 "$CLUSTER/mailer"
+	printf 'mailer = "%s"\nadmin_mail = {"root"}\n' "$CLUSTER/mailer" >> "$CLUSTER/qmaster.conf"
 	sed -i 's/^load_interval = .*/load_interval = 1/' "$CLUSTER"/execd-*.ini
 	nowq stop --dir "$CLUSTER" >/dev/null
 	nowq start --dir "$CLUSTER" >/dev/null
@@ -55,6 +59,13 @@ submit_sleeper() {
 	# Not rerunnable: failed, with the reason.
 	wait_until 10 job_finished "$norerun"
 	qstat -j "$norerun" | grep -q "host lost: $H2"
+	# The managers' mail names the host, when it was last heard from, and
+	# what became of each of its jobs.
+	wait_until 20 grep -q "Subject: nowq: host lost" "$CLUSTER/mail.out"
+	grep -q "^Exec host $H2 stopped answering: last heard from at [0-9:]*, [0-9]* s ago (host_timeout 3 s)\.$" "$CLUSTER/mail.out"
+	grep -q "^It held 2 jobs:$" "$CLUSTER/mail.out"
+	grep -q "^  job $norerun (sh, user $(id -un)): failed (not rerunnable)$" "$CLUSTER/mail.out"
+	grep -q "^  job $rerun (sh, user $(id -un)): requeued (rerunnable: it runs again)$" "$CLUSTER/mail.out"
 	# Rerunnable: queued again, and now runs on host 1 as attempt 2.
 	wait_until 20 runs_are "$rerun" 2
 	wait_until 10 state_is "$rerun" r
