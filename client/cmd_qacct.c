@@ -108,7 +108,10 @@ print_row(const json_t *r)
 	else
 		printf("%-13.12s%-3lld %s %s\n", "failed", (long long)failed, failed ? ":" : "",
 		    failed_text(failed));
-	printf("%-13.12s%-20lld\n", "exit_status", (long long)jint(r, "exit_status", 0));
+	if (json_object_get(r, "exit_status"))
+		printf("%-13.12s%-20lld\n", "exit_status", (long long)jint(r, "exit_status", 0));
+	else
+		printf("%-13.12s%s\n", "exit_status", "undefined");   /* it never ran */
 	printf("%-13.12s%-13.0f\n", "ru_wallclock", jnum(r, "ru_wallclock"));
 	printf("%-13.12s%-13.3f\n", "ru_utime", jnum(ru, "ru_utime"));
 	printf("%-13.12s%-13.3f\n", "ru_stime", jnum(ru, "ru_stime"));

@@ -672,7 +672,8 @@ qstat_print_job(FILE *fp, const json_t *job)
 	}
 	if (finished) {
 		int sig = (int)jint(job, "signal", 0);
-		kv(fp, "exit_status", "%lld", (long long)jint(job, "exit_status", 0));
+		if (json_object_get(job, "exit_status"))
+			kv(fp, "exit_status", "%lld", (long long)jint(job, "exit_status", 0));
 		if (sig > 0) {
 			char sb[32];
 			kv(fp, "signal", "%s", signal_name(sig, sb, sizeof sb));

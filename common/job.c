@@ -181,7 +181,9 @@ job_to_json(const struct job *j)
 	json_object_set_new(o, "delete_req", json_boolean(j->delete_req));
 	set_str(o, "host", j->host);
 	json_object_set_new(o, "pid", json_integer(j->pid));
-	json_object_set_new(o, "exit_status", json_integer(j->exit_status));
+	/* A job that never ran has no exit status, not a 0 that reads as success. */
+	if (j->start_time > 0 || j->exit_status != 0)
+		json_object_set_new(o, "exit_status", json_integer(j->exit_status));
 	json_object_set_new(o, "signal", json_integer(j->signal));
 	set_str(o, "reason", j->reason);
 	json_object_set_new(o, "utime", json_real(j->utime));

@@ -2160,7 +2160,10 @@ acct_row_json(sqlite3_stmt *s)
 	json_object_set_new(o, "end_time", INT(end_time, 0, INT64_MAX));
 	json_object_set_new(o, "state", json_string(job_state_name(
 	    (enum job_state)col_int(s, A_state, JS_PENDING, JS_DELETED, id, "state"))));
-	json_object_set_new(o, "exit_status", INT(exit_status, -1, 65535));
+	/* An attempt that could not start has no exit status (json.md: a key
+	 * that does not apply is left out). */
+	if (sqlite3_column_int64(s, A_failed_code) != ACCT_FAILED_BEFORE)
+		json_object_set_new(o, "exit_status", INT(exit_status, -1, 65535));
 	json_object_set_new(o, "signal", INT(signal, 0, 128));
 	json_object_set_new(o, "failed", INT(failed_code, 0, 65535));
 	json_object_set_new(o, "reason", STR(failed));

@@ -97,6 +97,21 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	[[ "$output" == *"error: job name no-such-name not found"* ]]
 }
 
+@test "a job that never ran shows no exit status of 0: qacct, qstat -j and --json" {
+	cd "$WORK"
+	bad=$(qsub -terse -cwd -o /dev/null -j y -b y false)
+	never=$(qsub -terse -cwd -o /dev/null -j y -W depend=afterok:"$bad" -b y true)
+	wait_until 20 job_finished "$never"
+	[ "$(acct_field "$never" failed)" = "1 : assumedly before job (dependency never satisfied: $bad failed)" ]
+	[ "$(acct_field "$never" exit_status)" = undefined ]
+	[ "$(qacct -j "$never" --json | python3 -c 'import sys, json; print([("exit_status" in r) for r in json.load(sys.stdin)["rows"]])')" = "[False]" ]
+	[ "$(qstat -j "$never" --json | python3 -c 'import sys, json; print("exit_status" in json.load(sys.stdin)["jobs"][0])')" = False ]
+	! qstat -j "$never" | grep -q "^exit_status" || false
+	# The job that ran keeps its status everywhere.
+	[ "$(acct_field "$bad" exit_status)" = 1 ]
+	[ "$(qstat -j "$bad" --json | python3 -c 'import sys, json; print(json.load(sys.stdin)["jobs"][0]["exit_status"])')" = 1 ]
+}
+
 @test "qacct sums everything, -o per owner, -d counts the last days, --json gives the sums" {
 	cd "$WORK"
 	me=$(id -un)
