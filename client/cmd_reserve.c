@@ -263,7 +263,8 @@ unreserve_run(int argc, char **argv)
 	rep = client_request_ok(json_pack("{s:s, s:s}", "type", "UNRESERVE", "name", argv[1]), "");
 	if (!rep)
 		return 1;
-	printf("reservation %s ended\n", argv[1]);
+	/* The master says whether it ended early or was cancelled unstarted. */
+	printf("%s\n", jstr(rep, "message") ? jstr(rep, "message") : "reservation ended");
 	json_decref(rep);
 	return 0;
 }

@@ -279,7 +279,7 @@ collect_pending(void *arg, struct job *j)
 }
 
 static void
-fail_pending(struct resv *r)
+fail_pending(struct resv *r, const char *how)
 {
 	struct store_job_filter f = { .states = 1u << JS_PENDING };
 	json_t *arg[2] = { json_array(), json_string(r->m.name) }, *v;
@@ -291,7 +291,8 @@ fail_pending(struct resv *r)
 		struct job *j = store_job_get(store, json_integer_value(v), false);
 		if (!j)
 			continue;
-		char *why = xasprintf("reservation ended: %s", r->m.name);
+		char *why = r->m.active ? xasprintf("reservation ended: %s", r->m.name) :
+		    xasprintf("reservation %s %s", r->m.name, how);
 		if (j->t_first && array_started(j)) {
 			/* Its tasks that ran keep their own ends. */
 			array_fail_pending(j, why);
@@ -334,7 +335,7 @@ resv_close(struct resv *r, const char *how)
 	qm_txn();
 	if (!(r->flags & RESV_OVERRUN))
 		walk_running(r, false);
-	fail_pending(r);
+	fail_pending(r, how);
 	if (r->mail & MAIL_END)
 		resv_mail(r, how);
 	if (store_resv_delete(store, r->m.name) < 0)
@@ -627,6 +628,8 @@ unresv_request(struct conn *c, int64_t seq, json_t *msg)
 {
 	const char *name = jstr(msg, "name");
 	struct resv *r = name ? resv_find(name) : NULL;
+	char say[300];
+	json_t *rep;
 
 	if (!r) {
 		net_send(c, proto_reply_err(seq, ERR_NOENT, "no reservation \"%s\"", name ? name : ""));
@@ -637,6 +640,11 @@ unresv_request(struct conn *c, int64_t seq, json_t *msg)
 		    r->m.owner, r->m.name));
 		return;
 	}
-	resv_close(r, "was ended early");
-	net_send(c, proto_reply_ok(seq));
+	/* One that never started is cancelled, not ended: say which. */
+	snprintf(say, sizeof say, "reservation %s %s", r->m.name,
+	    r->m.active ? "ended early" : "cancelled: it had not started");
+	resv_close(r, r->m.active ? "was ended early" : "was cancelled before it started");
+	rep = proto_reply_ok(seq);
+	json_object_set_new(rep, "message", json_string(say));
+	net_send(c, rep);
 }

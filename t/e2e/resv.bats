@@ -135,14 +135,16 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	wait_until 20 job_finished "$long"
 }
 
-@test "a pending job tied to a reservation fails with reservation ended" {
+@test "unreserve of one that never started says it was cancelled, and so does its pending job" {
 	reserve -N soon -H "$H2" -s +60 -d 60
 	id=$(qsub -terse -ar soon -b y true)
 	sleep 1
 	[ "$(info "$id")" = "reservation soon has not started yet" ]
-	unreserve soon
+	run unreserve soon
+	[ "$status" -eq 0 ]
+	[ "$output" = "reservation soon cancelled: it had not started" ]
 	wait_until 10 job_finished "$id"
-	qacct -j "$id" | grep -q "reservation ended: soon"
+	qacct -j "$id" | grep -q "reservation soon was cancelled before it started"
 }
 
 task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == t { f = 1 } END { exit !f }'; }
@@ -154,7 +156,7 @@ task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == 
 	held=$(qsub -terse -h -ar arr -t 1-2 -o /dev/null -j y -b y true)
 	held=${held%%.*}
 	wait_until 10 task_runs "$ran" 1
-	unreserve arr
+	[ "$(unreserve arr)" = "reservation arr ended early" ]
 	wait_until 20 job_finished "$ran"
 	wait_until 10 job_finished "$held"
 	qstat -j "$ran" > "$BATS_TEST_TMPDIR/ran"
@@ -194,7 +196,7 @@ task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == 
 	[[ "$out" == *"<td>$H2</td>"*"kept free for reservation later of root from "*" until "* ]]
 	state_is "$id" qw
 	qdel "$id" >/dev/null
-	unreserve later
+	[ "$(unreserve later)" = "reservation later cancelled: it had not started" ]
 }
 
 hosts_up_any() { qhost | grep -q -w -e idle -e reserved; }
