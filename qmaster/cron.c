@@ -27,7 +27,7 @@ cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j)
 {
 	struct cron_rec r = { 0 };
 	struct cron_sched cs;
-	char err[256];
+	char err[256], when[32];
 	json_t *o, *rep;
 
 	if (cron_parse(spec, &cs, err, sizeof err) < 0) {
@@ -50,8 +50,8 @@ cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j)
 	qm_txn();
 	if (store_cron_insert(store, &r) < 0)
 		fatalx("cannot store a cron entry");
-	log_info("cron entry c%lld (%s) of %s: next run at %lld", (long long)r.id, spec, j->owner,
-	    (long long)r.next_run);
+	fmt_when(when, sizeof when, r.next_run);
+	log_info("cron entry c%lld (%s) of %s: next run at %s", (long long)r.id, spec, j->owner, when);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "cron", json_integer(r.id));
 	json_object_set_new(rep, "name", json_string(j->name));

@@ -31,6 +31,9 @@ for e in json.load(sys.stdin)["cron"]:
 	id=$(qsub -terse --cron "30 4 * * mon-fri" -N nightly -b y true | cron_id)
 	[ -n "$id" ]
 	[ "$(entry_field "$id" 3)" = nightly ]
+	# The log gives the next run as a time a person reads, not epoch ms.
+	grep -Eq "cron entry $id \(30 4 \* \* mon-fri\) of $(id -un): next run at ([0-9]{4}-[0-9]{2}-[0-9]{2} )?04:30:00$" \
+	    "$CLUSTER/qmaster/qmaster.log"
 	[[ "$(qstat --cron)" == *"30 4 * * mon-fri"* ]]
 	[[ "$(qstat --cron --json)" == *'"schedule": "30 4 * * mon-fri"'* ]]
 	run qhold "$id"
