@@ -97,6 +97,23 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 	return MW_OK;
 }
 
+enum match_why
+match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts, const char **key)
+{
+	int n = 0;
+
+	for (char **k = j->req.keys; k && *k; k++, n++) {
+		bool somewhere = false;
+		for (size_t i = 0; i < nhosts && !somewhere; i++)
+			somewhere = has_key(hosts_keys[i], *k);
+		if (!somewhere) {
+			*key = *k;
+			return MW_KEY;
+		}
+	}
+	return n > 1 ? MW_KEYS_APART : MW_KEY;
+}
+
 void
 match_fmt_size(char *buf, size_t n, int64_t b)
 {
@@ -163,6 +180,15 @@ match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
 	case MW_KEY:
 		snprintf(buf, n, "no %s has key %s", who, key ? key : "?");
 		break;
+	case MW_KEYS_APART: {
+		/* Each key is on some host, none has them together. */
+		int len = snprintf(buf, n, "no %s has %s keys ", who, j->req.keys[2] ? "all the" : "both");
+		for (char **k = j->req.keys; *k && len >= 0 && (size_t)len < n; k++)
+			len += snprintf(buf + len, n - (size_t)len, "%s%s", *k, !k[1] ? "" : !k[2] ? " and " : ", ");
+		if (len >= 0 && (size_t)len < n)
+			snprintf(buf + len, n - (size_t)len, " together (each is on some host)");
+		break;
+	}
 	case MW_QUEUE_HOSTS:
 		snprintf(buf, n, "no %s in the host set of queue %s (%s)", who, q ? q->name : "?",
 		    q ? q->hosts : "?");

@@ -401,7 +401,7 @@ struct match_host {
 /* Why a host does not fit, in the order the checks run: a later value is
  * "closer" to fitting.  The reservation reasons name it in *key. */
 enum match_why {
-	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_QUEUE_HOSTS,
+	MW_OK = 0, MW_USER, MW_SLOTS, MW_ARCH, MW_MEM, MW_KEY, MW_KEYS_APART, MW_QUEUE_HOSTS,
 	MW_HOSTS, MW_AR, MW_HOST_USERS, MW_LOST, MW_DISABLED, MW_QUEUE_DISABLED, MW_AR_WAIT, MW_RESERVED,
 	MW_RESV_SOON, MW_EXCLUSIVE, MW_BUSY,
 };
@@ -413,6 +413,11 @@ enum match_why match_host(const struct job *j, const struct nodeset *job_hosts,
  * (largest) why over the hosts; who is "host" or "idle host". */
 void match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
     const struct qm_queue *q, const char *key, const char *who);
+/* After MW_KEY on every host: MW_KEYS_APART when each of the job's keys
+ * is on one of the nhosts hosts' keys but no host has them all, else
+ * MW_KEY with *key a key no host has. */
+enum match_why match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts,
+    const char **key);
 /* Dispatch order: queue priority, job priority, submission order (id). */
 int  match_job_cmp(const struct job *a, int qprio_a, const struct job *b, int qprio_b);
 /* Host preference: lower load per rating first. */

@@ -679,6 +679,22 @@ admit_view(struct match_host *m, struct exechost *h)
 	    .now = now_ms(), .names = hostlist_name_ever, .names_arg = h };
 }
 
+/* MW_KEY from every host names the first key the last one lacked: ask
+ * whether each key is somewhere and only their combination is missing. */
+static enum match_why
+keys_why(const struct job *j, const char **key)
+{
+	size_t n = 0;
+	char ***v = xcalloc(exechost_count() + 1, sizeof *v);
+	enum match_why w;
+
+	for (struct exechost *h = exechost_next(NULL); h; h = exechost_next(h))
+		v[n++] = h->attrs.keys;
+	w = match_keys_apart(j, (char **const *)v, n, key);
+	free(v);
+	return w;
+}
+
 /* -ar NAME: the reservation exists and the job's owner is one of its users. */
 static int
 ar_admit(const struct job *j, char *err, size_t n)
@@ -809,6 +825,8 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 		}
 		if (!fits) {
 			char r[200];
+			if (best == MW_KEY)
+				best = keys_why(j, &bkey);
 			/* bkey points into j, which outlives this. */
 			match_reason(r, sizeof r, best, j, q, bkey, "host");
 			snprintf(err, n, "error: no suitable queues. Reason: %s", r);
@@ -952,6 +970,8 @@ sched_why(const struct job *j, char *buf, size_t n)
 			snprintf(buf, n, "an idle host fits: the job starts at its next pull");
 		else if (rwhy[0])
 			snprintf(buf, n, "%s", rwhy);
+		else if (best == MW_KEY && keys_why(j, &bkey) == MW_KEYS_APART)
+			match_reason(buf, n, MW_KEYS_APART, j, q, bkey, "idle host");
 		else
 			match_reason(buf, n, best, j, q, bkey, "idle host");
 	}

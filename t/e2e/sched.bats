@@ -11,7 +11,7 @@ setup_file() {
 	H1=$(ini_name 1)
 	H2=$(ini_name 2)
 	export H1 H2
-	printf 'memory = 8G\nrating = 1\n' >> "$CLUSTER/execd-1.ini"
+	printf 'memory = 8G\nkeys = fpu\nrating = 1\n' >> "$CLUSTER/execd-1.ini"
 	printf 'memory = 2G\nkeys = matlab\nrating = 1\n' >> "$CLUSTER/execd-2.ini"
 	cat >> "$CLUSTER/qmaster.conf" <<-CONF
 	queue "hi.q" { priority = 10 }
@@ -66,6 +66,17 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	run qsub -b y -l matlab,mem=4G true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"no suitable queues"* ]]
+	# Each key is on some host, but no host has both.
+	run qsub -b y -l matlab,fpu true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no host has both keys matlab and fpu together (each is on some host)"* ]]
+	run qsub -b y -l fpu,matlab,nokey true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"no host has key nokey"* ]]
+	run qsub -terse -w n -b y -l matlab,fpu true
+	[ "$status" -eq 0 ]
+	[ "$(qstat -j "$output" | sed -n 's/^scheduling info: *//p')" = "no idle host has both keys matlab and fpu together (each is on some host)" ]
+	qdel "$output"
 	run qsub -b y -l hosts=nosuchhost true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'unknown host "nosuchhost"'* ]]
