@@ -94,6 +94,7 @@ host_new(const char *name)
 	struct exechost *h = xcalloc(1, sizeof *h), *x;
 	h->name = xstrdup(name);
 	h->disabled = qmod_host_disabled(name);
+	h->qdisabled = qmod_instances_disabled(name);
 	TAILQ_FOREACH_REVERSE(x, &hosts, exechost_list, entry)
 		if (strcmp(x->name, name) < 0)
 			break;
@@ -142,6 +143,7 @@ host_free(struct exechost *h)
 	strv_free(h->aliases);
 	strv_free(h->users);
 	strv_free(h->owners);
+	strv_free(h->qdisabled);
 	free(h->resv);
 	free(h->name);
 	free(h);
@@ -189,6 +191,8 @@ exechost_reload(void)
 		strv_free(h->aliases);
 		h->aliases = NULL;
 		h->disabled = qmod_host_disabled(h->name);
+		strv_free(h->qdisabled);
+		h->qdisabled = qmod_instances_disabled(h->name);
 		if (h->stored || h->conn) {
 			h->stored = false;
 			continue;
@@ -1010,7 +1014,10 @@ host_queues_json(struct exechost *h, const json_t *qused)
 		const struct qm_queue *q = &conf->queues[i];
 		if (q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, hostlist_name_now, h))
 			continue;
-		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", q->disabled,
+		bool off = q->disabled;
+		for (char **d = h->qdisabled; d && *d && !off; d++)
+			off = strcmp(*d, q->name) == 0;
+		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", off,
 		    "used", (json_int_t)jint(qused, q->name, 0)));
 	}
 	return a;

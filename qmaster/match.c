@@ -70,6 +70,8 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 		return MW_DISABLED;
 	if (q && q->disabled)
 		return MW_QUEUE_DISABLED;
+	if (q && has_key(h->qdisabled, q->name))
+		return MW_DISABLED;
 	if (ar && !ar->active) {
 		*key = ar->name;
 		return MW_AR_WAIT;

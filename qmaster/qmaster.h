@@ -292,6 +292,7 @@ struct exechost {
 	uid_t        uid;         /* the execd's uid: 0 runs anyone's jobs */
 	struct host_attrs attrs;  /* from its REGISTER */
 	bool         disabled;    /* qmod -d HOST: takes no new work */
+	char       **qdisabled;   /* qmod -d QUEUE@HOST: queues whose instance here is disabled */
 	bool         lost;        /* no LOAD for host_timeout: state unknown */
 	char        *busy_reason; /* why its execd says it is not idle, or NULL */
 	char        *vmem_limit;  /* how it enforces h_vmem: "cgroup", "rlimit" or NULL */
@@ -351,6 +352,8 @@ bool exechost_signal_job(const struct job *j, int sig);
 /* qmod.c: disable/enable queues and hosts (kept in the database), suspend,
  * unsuspend, clear error state. */
 bool qmod_host_disabled(const char *name);
+/* The queues whose instance on host name qmod -d QUEUE@HOST disabled. */
+char **qmod_instances_disabled(const char *name);
 bool qmod_queue_disabled(const char *name);
 void qmod_apply_queues(void);   /* after conf_load: the stored flags */
 void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
@@ -389,6 +392,7 @@ struct match_host {
 	int                      free;        /* free slots now */
 	uid_t                    uid;         /* the execd's uid: 0 runs anyone's */
 	bool                     disabled, lost;
+	char *const             *qdisabled;   /* queues disabled on this host alone */
 	bool                     has_jobs;    /* runs any job */
 	bool                     has_exclusive; /* runs a job asking for the whole host */
 	char *const             *users;       /* the host's users list; NULL or empty: everyone */

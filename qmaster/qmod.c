@@ -47,6 +47,22 @@ qmod_host_disabled(const char *name)
 	return flag_get("host", name);
 }
 
+/* Queue instances: a row "disabled.qi.QUEUE@HOST" each. */
+char **
+qmod_instances_disabled(const char *host)
+{
+	char **v = xcalloc((size_t)conf->nqueues + 1, sizeof *v);
+	int n = 0;
+
+	for (int i = 0; i < conf->nqueues; i++) {
+		char *qi = xasprintf("%s@%s", conf->queues[i].name, host);
+		if (flag_get("qi", qi))
+			v[n++] = xstrdup(conf->queues[i].name);
+		free(qi);
+	}
+	return v;
+}
+
 bool
 qmod_queue_disabled(const char *name)
 {
@@ -76,6 +92,51 @@ result(json_t *results, const char *target, bool ok, const char *fmt, ...)
 	    "message", proto_text(buf)));
 }
 
+/* QUEUE@HOST, as qstat -f names a queue instance: only that queue's jobs
+ * stop going to that host. */
+static void
+dispatch_instance(struct conn *c, json_t *results, const char *target, bool disable)
+{
+	const char *at = strchr(target, '@'), *word = disable ? "disabled" : "enabled";
+	char *qname = xstrndup(target, (size_t)(at - target));
+	const struct qm_queue *q = conf_queue(conf, qname);
+	struct exechost *h = exechost_find(at + 1);
+	size_t n;
+
+	free(qname);
+	if (!q || !h) {
+		result(results, target, false, "invalid queue or host \"%s\"", target);
+		return;
+	}
+	if (q->hosts_ns && !nodeset_contains(q->hosts_ns, h->name, hostlist_name_now, h)) {
+		result(results, target, false, "queue %s has no instance on host %s (its hosts: %s)",
+		    q->name, h->name, q->hosts);
+		return;
+	}
+	if (strv_has(h->qdisabled, q->name) == disable) {
+		result(results, target, true, "Queue instance \"%s\" is already in the specified state: %s",
+		    target, word);
+		return;
+	}
+	n = strv_len(h->qdisabled);
+	if (disable) {
+		h->qdisabled = xrealloc(h->qdisabled, (n + 2) * sizeof *h->qdisabled);
+		h->qdisabled[n] = xstrdup(q->name);
+		h->qdisabled[n + 1] = NULL;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(h->qdisabled[i], q->name) == 0) {
+				free(h->qdisabled[i]);
+				memmove(h->qdisabled + i, h->qdisabled + i + 1, (n - i) * sizeof *h->qdisabled);
+				break;
+			}
+		sched_kick();
+	}
+	flag_set("qi", target, disable);
+	log_info("queue instance %s %s by %s", target, word, c->user);
+	result(results, target, true, "%s@%s changed state of \"%s\" (%s)", c->user, my_hostname(), target, word);
+}
+
 /* One queue or host: a queue's name first, then a host's; "*@HOST" names
  * a host only, as Grid Engine's every-queue-on-HOST does. */
 static void
@@ -88,7 +149,10 @@ dispatch_flag(struct conn *c, json_t *results, const char *target, bool disable)
 
 	if (strncmp(target, "*@", 2) == 0)
 		name = target + 2;
-	else
+	else if (strchr(target, '@')) {
+		dispatch_instance(c, results, target, disable);
+		return;
+	} else
 		for (int i = 0; i < conf->nqueues; i++)
 			if (strcmp(conf->queues[i].name, target) == 0)
 				q = &conf->queues[i];

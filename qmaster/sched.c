@@ -181,6 +181,7 @@ host_view(const struct exechost *h, struct match_host *m)
 {
 	*m = (struct match_host){ .name = h->name, .attrs = &h->attrs, .slots = h->slots,
 	    .free = h->pulling ? h->pull_free : 0, .uid = h->uid, .disabled = h->disabled,
+	    .qdisabled = h->qdisabled,
 	    .lost = h->lost || !h->conn,
 	    .has_jobs = h->sched_njobs > 0 || (h->pulling && h->pull_free < h->slots),
 	    .has_exclusive = h->sched_excl, .users = h->users, .resv = h->resv, .nresv = h->nresv,

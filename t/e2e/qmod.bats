@@ -79,6 +79,35 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	qdel $ids
 }
 
+@test "qmod -d QUEUE@HOST takes the names qstat -f prints: that instance only, kept across a restart" {
+	qi=$(qstat -f | awk -v h="$H1" '$1 ~ "@" h "$" { print $1 }')
+	[ "$qi" = "all.q@$H1" ]
+	run qmod -d "$qi"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"changed state of \"all.q@$H1\" (disabled)"* ]]
+	qstat -f | grep "^all.q@$H1 " | grep -q " d *$"
+	! qstat -f | grep "^all.q@$H2 " | grep -q " d *$" || false
+	ids=
+	for i in 1 2 3; do
+		ids="$ids $(qsub -terse -o /dev/null -e /dev/null -b y sleep 300)"
+	done
+	wait_until 20 count_is "all.q@$H2" 2
+	sleep 1
+	count_is qw 1
+	nowq stop --dir "$CLUSTER" >/dev/null
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 10 host_state_is "$H2" idle
+	qstat -f | grep "^all.q@$H1 " | grep -q " d *$"
+	count_is qw 1
+	run qmod -d "nosuch.q@$H1"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid queue or host \"nosuch.q@$H1\""* ]]
+	qmod -e "all.q@$H1"
+	wait_until 20 count_is "all.q@$H1" 1
+	count_is qw 0
+	qdel $ids
+}
+
 @test "qmod -d and -e refuse unknown names and users who are not operators or managers" {
 	run qmod -d nosuchqueue
 	[ "$status" -eq 1 ]
