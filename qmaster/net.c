@@ -314,11 +314,38 @@ net_hand_off(struct conn *c, json_t *msg)
 	reader_give(h);
 }
 
+#define REDIRECT_LOG_MS 60000
+
+/* A primary cut off from its standby and most execds, or a standby, sends
+ * every client poll away: one line a minute says how many, not one each. */
+static void
+redirect_note(const struct conn *c)
+{
+	static int64_t last;
+	static long more;
+	int64_t now = mono_ms();
+
+	if (last && now - last < REDIRECT_LOG_MS) {
+		more++;
+		return;
+	}
+	if (more)
+		log_info("%s: sent to another master, and %ld other client%s in the last %lld s",
+		    c->peer, more, more == 1 ? "" : "s", (long long)((now - last) / 1000));
+	else
+		log_info("%s: sent to another master (this one takes no client requests now)", c->peer);
+	last = now;
+	more = 0;
+}
+
 /* Sends what is queued, then closes: used after a protocol error reply. */
 static void
 conn_close_after_flush(struct conn *c, const char *why)
 {
-	log_info("%s: %s", c->peer, why);
+	if (c->redirected)
+		redirect_note(c);
+	else
+		log_info("%s: %s", c->peer, why);
 	c->closing = true;
 	bufferevent_disable(c->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 && c->refs == 0)
@@ -702,6 +729,7 @@ conn_hello(struct conn *c, json_t *msg)
 	 * execd that voted for a newer master does not connect to it). */
 	if (((c->role == ROLE_CLIENT && !repl_writable() && !jbool(msg, "any", false)) ||
 	    (c->role == ROLE_EXECD && repl_role() != REPL_PRIMARY))) {
+		c->redirected = c->role == ROLE_CLIENT;
 		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another",
 		    repl_role() == REPL_PRIMARY ? "a primary cut off from its standby and most execds" :
 		    repl_role_name());

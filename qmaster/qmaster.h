@@ -136,6 +136,7 @@ struct conn {
 	bool                 daemon;        /* the daemon identity (qm_is_daemon) */
 	struct exechost     *host;          /* execd connections, after REGISTER */
 	bool                 closing;       /* close once the output drains */
+	bool                 redirected;    /* HELLO answered "ask another master" */
 	int                  refs;          /* outgoing messages still queued for it */
 	bool                 dead;          /* closed while still referenced */
 	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */

@@ -1088,6 +1088,13 @@ repl_masters_json(void)
 {
 	json_t *list = json_array();
 	int64_t cur = store_repl_seq(store);
+	/* Cut off, a primary that writes nothing never misses an
+	 * acknowledgement: silence, not the last ack, says the standby is gone. */
+	int64_t quiet = rp.standby && rp.standby_seen ? now_ms() - rp.standby_seen : 0;
+	bool lost = quiet > conf->failover_timeout_ms;
+	char said[96];
+
+	snprintf(said, sizeof said, "standby not heard for %lld s", (long long)(quiet / 1000));
 
 	for (int i = 0; i < (conf->nmasters ? conf->nmasters : 1); i++) {
 		json_t *m = json_object();
@@ -1101,15 +1108,18 @@ repl_masters_json(void)
 			json_object_set_new(m, "writable", json_boolean(repl_writable()));
 			json_object_set_new(m, "self", json_true());
 			if (rp.role == REPL_PRIMARY && conf->nmasters)
-				json_object_set_new(m, "state", json_string(rp.in_sync ? "in sync (semi-synchronous)" :
+				json_object_set_new(m, "state", json_string(lost ? said :
+				    rp.in_sync ? "in sync (semi-synchronous)" :
 				    rp.standby ? "catching the standby up" : "alone (no standby)"));
 		} else if (rp.role == REPL_PRIMARY) {
 			json_object_set_new(m, "role", json_string(rp.standby ? "standby" : "unreachable"));
 			if (rp.standby) {
 				json_object_set_new(m, "seq", json_integer(rp.acked));
 				json_object_set_new(m, "lag", json_integer(cur - rp.acked));
-				json_object_set_new(m, "in_sync", json_boolean(rp.in_sync));
+				json_object_set_new(m, "in_sync", json_boolean(rp.in_sync && !lost));
 				json_object_set_new(m, "since", json_integer(rp.standby_seen));
+				if (lost)
+					json_object_set_new(m, "state", json_string(said + strlen("standby ")));
 			}
 		} else {
 			bool up = rp.up_ready && i == rp.primary_idx;

@@ -63,7 +63,7 @@ acked_check() {
 	master_is 1 primary "$e"
 	master_is 2 standby
 	# It goes on without waiting for the standby's acknowledgements.
-	on_m 1 qconf -sm | grep -Eq "catching the standby up|alone"
+	on_m 1 qconf -sm | grep -Eq "catching the standby up|alone|standby not heard for"
 	grep -q "asking the execds to elect us" "$CLUSTER/qmaster-2.log"
 	! grep -q "votes for us" "$CLUSTER/qmaster-2.log" || false
 	n=$(wc -l < "$acked")
@@ -89,6 +89,7 @@ acked_check() {
 	MASTERS="198.18.0.2:7444,198.18.0.1:7444" submitter "$acked" 3>&- &
 	spid=$!
 	wait_until 60 test -s "$acked"
+	log0=$(wc -l < "$CLUSTER/qmaster-1.log")
 	ip -n "${P}sw" link set sm1 down
 	t0=$(date +%s)
 	wait_until 30 master_is 2 primary $((e + 1))
@@ -100,6 +101,20 @@ acked_check() {
 	echo "# on the old primary: $output" >&3
 	[ "$status" -ne 0 ]
 	on_m 1 qconf -sm --json | grep -q '"writable": false'
+	# Its view of the standby it cannot reach is not "in sync".
+	on_m 1 qconf -sm > "$CLUSTER/sm-iso"
+	cat "$CLUSTER/sm-iso" >&3
+	! grep -q "in sync" "$CLUSTER/sm-iso" || false
+	grep -q "standby not heard for [0-9]* s" "$CLUSTER/sm-iso"
+	# Clients it sends away cost one log line a minute, not one each: a
+	# qstat there retries hundreds of times in a few seconds.
+	log1=$(wc -l < "$CLUSTER/qmaster-1.log")
+	on_m 1 timeout 5 qstat >/dev/null 2>&1 || true
+	tail -n +"$((log1 + 1))" "$CLUSTER/qmaster-1.log" | { grep -v "execd\[" || true; } > "$CLUSTER/log-iso"
+	sed 's/^/#: /' "$CLUSTER/log-iso" >&3
+	[ "$(wc -l < "$CLUSTER/log-iso")" -le 2 ]
+	tail -n +"$log0" "$CLUSTER/qmaster-1.log" | grep -q "sent to another master"
+	! tail -n +"$log0" "$CLUSTER/qmaster-1.log" | grep -q "refused before authentication" || false
 	n=$(wc -l < "$acked")
 	wait_until 60 bash -c "[ \$(wc -l < $acked) -gt $((n + 3)) ]"
 	ip -n "${P}sw" link set sm1 up
