@@ -243,6 +243,41 @@ page_one(void *arg, struct job *j)
 	return 0;
 }
 
+/* One job, as qstat -j shows it (the status page's detail view): the job
+ * object without its script and environment, and why it waits. */
+static void
+api_job(struct evhttp_request *req, struct evkeyvalq *q)
+{
+	const char *id = evhttp_find_header(q, "id");
+	char *end, why[512];
+	long long n = id ? strtoll(id, &end, 10) : -1;
+	struct job *j;
+	json_t *o;
+
+	if (!conf->show_all_jobs) {
+		reply_error(req, 403, "Forbidden", "this site shows jobs only to their owners "
+		    "(show_all_jobs = false); use qstat -j");
+		return;
+	}
+	if (!id || !*id || *end || n <= 0) {
+		reply_error(req, 400, "Bad Request", "id must be a job id");
+		return;
+	}
+	if ((j = store_job_get(store, n, false)) == NULL) {
+		reply_error(req, 404, "Not Found", "no such job");
+		return;
+	}
+	o = job_to_json(j);
+	job_json_public(o);
+	json_object_del(o, "script");
+	json_object_del(o, "env");
+	sched_why(j, why, sizeof why);
+	if (*why)
+		json_object_set_new(o, "scheduling_info", json_string(why));
+	job_free(j);
+	reply_json(req, json_pack("{s:o}", "job", o));
+}
+
 /* One page of a state's jobs, by id: ?state=pending|running|finished,
  * ?after=ID (the last id of the previous page), ?limit=N. */
 static void
@@ -398,6 +433,8 @@ route(struct evhttp_request *req, void *arg)
 		reply_json(req, json_pack("{s:o}", "hosts", exechost_list_json(false, NULL)));
 	else if (strcmp(path, "/api/v1/jobs") == 0)
 		api_jobs(req, &q);
+	else if (strcmp(path, "/api/v1/job") == 0)
+		api_job(req, &q);
 	else if (strcmp(path, "/api/v1/queues") == 0)
 		reply_json(req, json_pack("{s:o}", "queues", queues_json()));
 	else if (strcmp(path, "/api/v1/cron") == 0)

@@ -47,7 +47,7 @@ sleeper() { qsub -terse -b y sh -c "echo \$\$ > $1; exec sleep 300"; }
 page_state() {
 	status_dom "$HTTP_PORT" | python3 -c '
 import sys, re
-m = re.search(r"<tr><td>%s</td>(?:<td[^>]*>[^<]*</td>){3}<td[^>]*>([^<]*)</td>" % sys.argv[1], sys.stdin.read())
+m = re.search(r"<tr><td><a href=\"#job=%s\">%s</a></td>(?:<td[^>]*>[^<]*</td>){3}<td[^>]*>([^<]*)</td>" % (sys.argv[1], sys.argv[1]), sys.stdin.read())
 print(m.group(1) if m else "")' "$1"
 }
 json_state() { qstat --json -j "$1" | python3 -c 'import sys, json; j = json.load(sys.stdin)["jobs"][0]; print(j["state_letters"], j.get("suspended_by_host", False))'; }

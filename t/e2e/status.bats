@@ -137,7 +137,7 @@ json() {
 	out=$(dom)
 	# The job's row, with its name escaped as text: no <b> or <i> element
 	# came from it.
-	[[ "$out" == *"<td>$id</td>"* ]]
+	[[ "$out" == *"<td><a href=\"#job=$id\">$id</a></td>"* ]]
 	[[ "$out" == *'<td>&lt;b&gt;x&lt;i&gt;"q&amp;amp;</td>'* ]]
 	[[ "$out" != *"<b>x"* ]]
 	[[ "$out" == *'class="state-idle">idle</td>'* || "$out" == *'class="state-busy">busy</td>'* ]]
@@ -154,4 +154,46 @@ json() {
 	    >/dev/null 2>&1 || true
 	qdel "$id" >/dev/null
 	nowq start --dir "$CLUSTER" >/dev/null
+}
+
+# fits WIDTH: whether the page, laid out by headless Chromium in a window
+# WIDTH pixels wide, is no wider than the window (asked over the DevTools
+# protocol: a screenshot cannot show what was cut off).
+fits() {
+	python3 "$top_srcdir/t/e2e/cdp.py" "$WORK/chromium-cdp" "http://127.0.0.1:$HTTP_PORT/" "$1" \
+	    'document.documentElement.scrollWidth <= window.innerWidth'
+}
+
+@test "in a real browser: a full host, a job's detail view, empty tables say so, load columns labelled, a narrow window fits" {
+	command -v chromium >/dev/null || skip "chromium is not installed (Debian package chromium)"
+	h1="$(hostname -s)-1"
+	# Host 1 free of the jobs of the tests before.
+	wait_until 30 bash -c "! qstat | grep -q ' all.q@$h1 '"
+	wait_until 30 bash -c "qhost | awk -v h=$h1 '\$1 == h && \$NF == \"idle\" { f = 1 } END { exit !f }'"
+	a=$(qsub -terse -o /dev/null -e /dev/null -l "hosts=$h1" -b y sleep 600)
+	b=$(qsub -terse -o /dev/null -e /dev/null -l "hosts=$h1" -b y sleep 600)
+	wait_until 30 state_is "$a" r
+	wait_until 30 state_is "$b" r
+	out=$(status_dom "$HTTP_PORT")
+	# Both slots used: full, not a green idle.
+	[[ "$out" == *"<td>$h1</td><td class=\"state-full\">full</td>"* ]]
+	# The load columns say what they are.
+	[[ "$out" == *">load 1 min</th>"*">5 min</th>"*">15 min</th>"* ]]
+	# An empty table says so (no reservations here).
+	[[ "$out" == *'<td colspan="7" class="empty">no reservations</td>'* ]]
+	# Each job links to its detail view, which shows what qstat -j does.
+	[[ "$out" == *"<a href=\"#job=$a\">$a</a>"* ]]
+	out=$(status_dom "$HTTP_PORT" "/#job=$a")
+	[[ "$out" == *"<h2 id=\"detail-title\">Job $a</h2>"* ]]
+	[[ "$out" == *"<td>state</td><td>running</td>"* ]]
+	[[ "$out" == *"<td>host</td><td>$h1</td>"* ]]
+	# A phone's width: the tables scroll in their boxes, the page fits.
+	[ "$(fits 360)" = True ]
+	for w in 360 1280; do
+		timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		    --user-data-dir="$WORK/chromium-$w" --virtual-time-budget=5000 --window-size=$w,1000 \
+		    --screenshot="$top_builddir/status-page-$w.png" "http://127.0.0.1:$HTTP_PORT/#job=$a" \
+		    >/dev/null 2>&1 || true
+	done
+	qdel "$a" "$b" >/dev/null
 }
