@@ -181,8 +181,10 @@ job_to_json(const struct job *j)
 	json_object_set_new(o, "delete_req", json_boolean(j->delete_req));
 	set_str(o, "host", j->host);
 	json_object_set_new(o, "pid", json_integer(j->pid));
-	/* A job that never ran has no exit status, not a 0 that reads as success. */
-	if (j->start_time > 0 || j->exit_status != 0)
+	/* A job that never ran has no exit status, not a 0 that reads as success.
+	 * An array's own row never starts (its tasks do) and carries the
+	 * summary of their exits, so it always has one. */
+	if (j->start_time > 0 || j->exit_status != 0 || j->t_first > 0)
 		json_object_set_new(o, "exit_status", json_integer(j->exit_status));
 	json_object_set_new(o, "signal", json_integer(j->signal));
 	set_str(o, "reason", j->reason);
