@@ -20,7 +20,7 @@ on_tty() {
 }
 
 @test "qwait prints each job's end as it happens, on one connection, and fails when one failed" {
-	long=$(qsub -terse -o /dev/null -e /dev/null -N long -b y sleep 2)
+	long=$(qsub -terse -o /dev/null -e /dev/null -N long -b y sleep 5)
 	bad=$(qsub -terse -o /dev/null -e /dev/null -N bad -b y sh -c 'exit 3')
 	run qwait "$long" "$bad"
 	[ "$status" -eq 1 ]
