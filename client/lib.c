@@ -32,7 +32,7 @@
  * backlog still accepts) or badly overloaded: the others are asked first,
  * and it again later with twice the wait, so a busy master is still
  * waited for, up to CLIENT_REPLY_MS. */
-#define CLIENT_HELLO_MS         500
+#define CLIENT_HELLO_MS         1000
 /* The first wait for the reply to a request that carries a key (a SUBMIT):
  * past it the other masters are asked and the request sent again, which
  * the master that has the key answers with what the first one did. */
