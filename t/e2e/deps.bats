@@ -23,13 +23,15 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 }
 
 @test "-hold_jid waits for the end whatever the exit status, and qstat -j says what for" {
-	# a runs 4 s, so b is seen waiting even when the machine is slow.
-	a=$(q -b y sh -c 'sleep 4; exit 1')
+	# a is held until b has been looked at, so b is seen waiting however
+	# slow the machine is.
+	a=$(q -h -b y sh -c 'exit 1')
 	b=$(q -hold_jid "$a" -b y true)
 	state_is "$b" hqw
 	run qstat -j "$b"
 	[[ "$output" == *"jid_predecessor_list (req): $a"* ]]
 	[[ "$output" == *"waiting for $a (afterany)"* ]]
+	qrls "$a" >/dev/null
 	wait_until 20 job_finished "$b"
 	[ "$(job_field "$b" exit_status)" = 0 ]
 }
@@ -105,13 +107,14 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 }
 
 @test "qsub -a waits for its start time, shown as qw with the time in qstat -j" {
-	when=$(date -d '+6 seconds' +%Y%m%d%H%M.%S)
+	# 15 s ahead: a loaded machine's qsub and qstat take seconds.
+	when=$(date -d '+15 seconds' +%Y%m%d%H%M.%S)
 	a=$(q -a "$when" -b y true)
 	state_is "$a" qw
 	[[ "$(qstat -j "$a")" == *"execution_time:"* ]]
 	sleep 1
 	state_is "$a" qw
-	wait_until 20 job_finished "$a"
+	wait_until 40 job_finished "$a"
 	run qsub -a 13450101 -b y true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"-a wants a date"* ]]
