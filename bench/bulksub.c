@@ -1,4 +1,7 @@
-/* bulksub.c: a load tool that submits COUNT copies of one job (qsub's options) over one connection, pipelining the SUBMITs, and reports the rate of acknowledged (committed) submissions. */
+/* bulksub.c: submits COUNT copies of one job over one connection, pipelined, and reports the rate.
+ *
+ * The job takes qsub's options; the rate counts acknowledged, that is
+ * committed, submissions. */
 #include "config.h"
 
 #include <errno.h>

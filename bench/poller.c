@@ -1,4 +1,8 @@
-/* poller.c: a load tool that plays CLIENTS qstat processes polling one master RATE times a second each, paused and resumed by signals, and reports the polls' rate, reply times and its own CPU; with -s, the server that answers them doing nothing, this machine's floor. */
+/* poller.c: plays CLIENTS qstat processes polling one master RATE times a second each.
+ *
+ * Paused and resumed by signals, it reports the polls' rate, reply times and
+ * its own CPU; with -s it is the server that answers them doing nothing, this
+ * machine's floor. */
 #include "config.h"
 
 #include <arpa/inet.h>

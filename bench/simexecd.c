@@ -1,4 +1,8 @@
-/* simexecd.c: a load tool that plays many execds over the real protocol (HELLO, REGISTER, LOAD, PULL; CHILD_REGISTER and CHILD_TERM for each DISPATCH) and reports the dispatch rate and the submit-to-dispatch latency. */
+/* simexecd.c: plays many execds over the real protocol, for dispatch rate and latency.
+ *
+ * It speaks HELLO, REGISTER, LOAD and PULL, and CHILD_REGISTER and CHILD_TERM
+ * for each DISPATCH, and reports the dispatch rate and the submit-to-dispatch
+ * latency. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,7 @@
-# simlib.bash: what bench/resv and bench/w5 share: a master with simulated execds (bench/simexecd), W1 and W3 probes, and the rates and latencies read from simexecd's dispatch log.
+# simlib.bash: what bench/resv and bench/w5 share: a master with simulated execds.
+#
+# Also W1 and W3 probes, and the rates and latencies read from
+# bench/simexecd's dispatch log.
 # Sourced; BUILD names the build tree (default _build of the source tree).
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
