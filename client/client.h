@@ -1,4 +1,4 @@
-/* client.h: the command-line programs' shared declarations, sectioned by the file that defines them. */
+/* client.h: the client programs' shared declarations, sectioned by the file defining them. */
 #ifndef NOWQ_CLIENT_H
 #define NOWQ_CLIENT_H
 

@@ -1,4 +1,6 @@
-/* cmd_nowq.c: nowq start|stop|env|status: a personal cluster (one qmaster and its execds) in one directory. */
+/* cmd_nowq.c: nowq start|stop|env|status: a personal cluster in one directory.
+ *
+ * A personal cluster is one qmaster and its execds. */
 #include "config.h"
 
 #include <sys/types.h>

@@ -1,4 +1,6 @@
-/* cmd_qacct.c: qacct: the accounting of finished jobs, per attempt (-j), per owner (-o) or in total, in Grid Engine's layouts or as JSON. */
+/* cmd_qacct.c: qacct: the accounting of finished jobs, in Grid Engine's layouts or as JSON.
+ *
+ * Per attempt (-j), per owner (-o) or in total. */
 #include "config.h"
 
 #include <errno.h>

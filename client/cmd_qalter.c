@@ -1,4 +1,4 @@
-/* cmd_qalter.c: qalter: change the priority, hold, name, resource request or queue of pending jobs. */
+/* cmd_qalter.c: qalter: change priority, hold, name, resources or queue of pending jobs. */
 #include "config.h"
 
 #include <stdio.h>

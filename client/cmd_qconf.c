@@ -1,4 +1,8 @@
-/* cmd_qconf.c: qconf: show the queues and parallel environments as configured, make the master re-read qmaster.conf, manage host aliases, users and owners, show the masters and force a standby's takeover. */
+/* cmd_qconf.c: qconf: show and manage the cluster's configuration and its masters.
+ *
+ * It shows the queues and parallel environments as configured, makes the
+ * master re-read qmaster.conf, manages host aliases, users and owners, shows
+ * the masters and forces a standby's takeover. */
 #include "config.h"
 
 #include <stdio.h>

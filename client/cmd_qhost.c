@@ -1,4 +1,4 @@
-/* cmd_qhost.c: qhost: the exec hosts, their slots, load and state, with -F their attributes and -j their jobs. */
+/* cmd_qhost.c: qhost: the exec hosts, their slots, load and state (-F attributes, -j jobs). */
 #include "config.h"
 
 #include <stdio.h>

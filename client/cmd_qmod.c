@@ -1,4 +1,6 @@
-/* cmd_qmod.c: qmod: disable and enable queues and hosts, suspend and resume jobs, clear their error state. */
+/* cmd_qmod.c: qmod: disable and enable queues and hosts, suspend and resume jobs.
+ *
+ * It also clears a job's error state (-cj). */
 #include "config.h"
 
 #include <stdio.h>

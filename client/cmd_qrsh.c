@@ -1,4 +1,7 @@
-/* cmd_qrsh.c: qrsh: run a command on a host the scheduler picks, as a job, with its streams, signals and exit code relayed as if it ran here (and -n N copies on N hosts). */
+/* cmd_qrsh.c: qrsh: run a command as a job on a host the scheduler picks, as if it ran here.
+ *
+ * Its streams, signals and exit code are relayed; -n N runs N copies on N
+ * hosts. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* cmd_qstat.c: qstat: the job table, the queue instances with their jobs (-f), one job's details (-j), or the jobs as JSON (--json). */
+/* cmd_qstat.c: qstat: the job table, queue instances (-f), one job (-j), or JSON (--json). */
 #include "config.h"
 
 #include <stdio.h>
@@ -270,8 +270,8 @@ table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 			qstat_print_row(stdout, &rows[i]);
 }
 
-/* --json: a listing of one page is one document, as it always was; a
- * longer one is printed a job at a time in the same text. */
+/* --json: a listing of one page is one document; a longer one is printed
+ * a job at a time in the same text, so it is never held whole. */
 static void
 json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 {

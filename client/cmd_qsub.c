@@ -1,4 +1,4 @@
-/* cmd_qsub.c: qsub: submit a script or a command (-b y), optionally waiting for it to end (-sync y). */
+/* cmd_qsub.c: qsub: submit a script or a command (-b y), waiting for its end with -sync y. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* cmd_qwait.c: qwait: block on one connection until the named jobs end, printing each one's end as it happens. */
+/* cmd_qwait.c: qwait: wait on one connection for the named jobs, printing each end. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* cmd_reserve.c: reserve and unreserve: reserving named sets of hosts for a time window (GLUnix's reserve), listing reservations, and ending one early. */
+/* cmd_reserve.c: reserve and unreserve: named sets of hosts reserved for a time window.
+ *
+ * As GLUnix's reserve: reserving, listing reservations, and ending one early. */
 #include "config.h"
 
 #include <stdarg.h>

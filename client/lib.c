@@ -1,4 +1,6 @@
-/* lib.c: the client library: messages for people, finding and talking to a master, and the job operations qdel, qhold and qrls share. */
+/* lib.c: the client library: messages, finding and talking to a master, shared job operations.
+ *
+ * The job operations are those qdel, qhold and qrls share. */
 #include "config.h"
 
 #include <sys/types.h>

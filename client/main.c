@@ -1,4 +1,4 @@
-/* main.c: the one client program: the table of commands and the dispatch on the name it was called by. */
+/* main.c: the one client program: the table of commands, dispatched on the name it runs as. */
 #include "config.h"
 
 #include <signal.h>

@@ -1,4 +1,6 @@
-/* qhost_fmt.c: qhost's output in Grid Engine's layout (hosts, -F attributes, -j jobs), as pure functions over the master's JSON. */
+/* qhost_fmt.c: qhost's output in Grid Engine's layout, as pure functions over JSON.
+ *
+ * Hosts, -F attributes and -j jobs, from the master's JSON. */
 #include "config.h"
 
 #include <stdio.h>

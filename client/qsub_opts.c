@@ -1,4 +1,4 @@
-/* qsub_opts.c: qsub's options, from the command line and from the script's "#$" directives, and the job they describe. */
+/* qsub_opts.c: qsub's options, from the command line and "#$" lines, and the job they describe. */
 #include "config.h"
 
 #include <assert.h>
