@@ -1,4 +1,6 @@
-/* auth.c: munge credentials for the first frame of a TCP connection, and the other ways a peer's uid is known (SO_PEERCRED, a loopback socket's owner). */
+/* auth.c: munge credentials on a TCP connection's first frame, and other ways to know a uid.
+ *
+ * The others: SO_PEERCRED, and a loopback socket's owner. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -174,7 +176,7 @@ auth_unmap(struct sockaddr_storage *ss)
  * The kernel's sock_diag answers for that one socket, named by its four
  * ends (its local end is our peer's address): one round trip however
  * many sockets the host has.  Reading /proc/net/tcp instead costs a line
- * per socket, so a HELLO got slower with every connection held open; it
+ * per socket, so a HELLO would slow with every connection held open; it
  * stays as the fallback where netlink is not allowed (some sandboxes).
  */
 int64_t

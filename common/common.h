@@ -1,4 +1,4 @@
-/* common.h: what every nowq program links: logging, helpers, the wire protocol and the job record. */
+/* common.h: what every nowq program links: logging, helpers, protocol and the job record. */
 #ifndef NOWQ_COMMON_H
 #define NOWQ_COMMON_H
 
@@ -256,7 +256,7 @@ enum msg_type {
 	MSG_CRON,
 	/* qmod */
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
-	/* host lists and reservations (issue 4) */
+	/* host lists and reservations */
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
@@ -408,7 +408,7 @@ struct job {
 	char     *reason;        /* why it failed or is in error, for people */
 	double    utime, stime;  /* seconds */
 	int64_t   maxrss_kb;
-	/* Scheduling (issue 9). */
+	/* Scheduling. */
 	struct job_req req;      /* -l */
 	int       rerun;         /* -r: 1 yes, 0 no, -1 the queue's default */
 	char     *pe;            /* -pe NAME; NULL for a serial job */

@@ -1,4 +1,6 @@
-/* cron.c: cron(8) schedules: the five fields with lists, ranges, steps and names, the @ shorthands, and the next time one fires in local time across daylight-saving changes. */
+/* cron.c: cron(8) schedules and the next time one fires, in local time across DST changes.
+ *
+ * The five fields with lists, ranges, steps and names, and the @ shorthands. */
 #include "config.h"
 
 #include <stdio.h>

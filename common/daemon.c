@@ -1,4 +1,6 @@
-/* daemon.c: a daemon's clean start (no inherited descriptors), backgrounding only once it is ready, and pid files. */
+/* daemon.c: a daemon's clean start, backgrounding once it is ready, and pid files.
+ *
+ * A clean start: no inherited descriptors. */
 #include "config.h"
 
 #include <errno.h>

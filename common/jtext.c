@@ -1,4 +1,4 @@
-/* jtext.c: a growing text buffer with JSON value writers, for replies too large to build cheaply as jansson trees. */
+/* jtext.c: a growing text buffer with JSON value writers, for replies too large for jansson. */
 #include "config.h"
 
 #include <inttypes.h>

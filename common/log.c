@@ -1,4 +1,6 @@
-/* log.c: the one logging contract of every nowq process: tagged, levelled lines to stderr or a file. */
+/* log.c: the one logging contract of every nowq process: tagged, levelled lines.
+ *
+ * Lines go to stderr or a file. */
 #include "config.h"
 
 #include <errno.h>

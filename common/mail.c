@@ -1,4 +1,6 @@
-/* mail.c: mail about jobs: qsub's -m letters, addresses, and the RFC 5322 message for each event, safe against whatever a job's name or paths hold. */
+/* mail.c: mail about jobs: qsub's -m letters, addresses, and each event's message.
+ *
+ * The message is RFC 5322, safe against whatever a job's name or paths hold. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* nodeset.c: node-set expressions (host, alias and reservation names, @all, | & - ! and parentheses) parsed once to a small tree and tested against one host at a time through the caller's resolver. */
+/* nodeset.c: node-set expressions, parsed once to a tree and tested one host at a time.
+ *
+ * Host, alias and reservation names, @all, | & - ! and parentheses; names
+ * resolve through the caller's resolver. */
 #include "config.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* proto_ev.c: framing on libevent buffers, for the daemons (clients use the blocking calls in proto.c). */
+/* proto_ev.c: framing on libevent buffers, for the daemons (clients block, in proto.c). */
 #include "config.h"
 
 #include <arpa/inet.h>

@@ -1,4 +1,6 @@
-/* qrsh.c: the stream between a qrsh client and the shepherd of its job: typed frames and the bounded buffers both ends relay them through. */
+/* qrsh.c: the stream between qrsh and its job's shepherd: typed frames, bounded buffers.
+ *
+ * Both ends relay the frames through the same bounded buffers. */
 #include "config.h"
 
 #include <assert.h>

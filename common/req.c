@@ -1,4 +1,7 @@
-/* req.c: a job's resource request (qsub -l) and an exec host's attributes: Grid Engine's size and time notations, the request list, and their JSON forms. */
+/* req.c: a job's resource request (qsub -l) and an exec host's attributes.
+ *
+ * Grid Engine's size and time notations, the request list, and their JSON
+ * forms. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* rusage.c: the resource usage of a finished job as wait4 reports it, and its JSON form in CHILD_TERM and ACCT. */
+/* rusage.c: a finished job's resource usage from wait4, and its JSON in CHILD_TERM and ACCT. */
 #include "config.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* tasks.c: array job task ranges: Grid Engine's FIRST-LAST:STEP notation, the tasks still pending, and the next one to dispatch. */
+/* tasks.c: array job task ranges (FIRST-LAST:STEP), the pending tasks and the next one. */
 #include "config.h"
 
 #include <errno.h>
