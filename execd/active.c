@@ -1,4 +1,4 @@
-/* active.c: the job attempts this host holds, one durable folder each in SPOOL/active/, and their shepherds. */
+/* active.c: the job attempts this host holds, each a folder in SPOOL/active/, and its shepherd. */
 #include "config.h"
 
 #include <assert.h>

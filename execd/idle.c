@@ -1,4 +1,6 @@
-/* idle.c: decides from a snapshot of readings whether this host is idle, and parses the idle_windows syntax; pure functions, no I/O. */
+/* idle.c: whether this host is idle, from a snapshot of readings, and idle_windows syntax.
+ *
+ * Pure functions, no I/O. */
 #include "config.h"
 
 #include <assert.h>

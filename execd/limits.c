@@ -1,4 +1,6 @@
-/* limits.c: how this host enforces a job's h_vmem (a cgroup v2 memory.max, else RLIMIT_AS) and how a limit's end is worded. */
+/* limits.c: how this host enforces a job's h_vmem, and how a limit's end is worded.
+ *
+ * A cgroup v2 memory.max where it can, else RLIMIT_AS. */
 #include "config.h"
 
 #include <errno.h>

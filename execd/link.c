@@ -1,4 +1,6 @@
-/* link.c: the connection to the master: connect in order with backoff, HELLO and REGISTER, LOAD and PULL, and the master's messages. */
+/* link.c: the connection to the master: connect, HELLO and REGISTER, LOAD and PULL.
+ *
+ * It connects in order with backoff and handles the master's messages. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* outbox.c: the CHILD_REGISTER/CHILD_TERM events, kept as files in SPOOL/outbox until the master ACKs them. */
+/* outbox.c: CHILD_REGISTER/CHILD_TERM events, files in SPOOL/outbox until the master ACKs them. */
 #include "config.h"
 
 #include <dirent.h>

@@ -1,4 +1,6 @@
-/* pe.c: the execd's side of a parallel job's part: its place (NOWQ_VNN), its hosts, and the PE_HOSTFILE written into the job's TMPDIR. */
+/* pe.c: the execd's side of a parallel job's part: NOWQ_VNN, its hosts, PE_HOSTFILE.
+ *
+ * The PE_HOSTFILE is written into the job's TMPDIR. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,7 @@
-/* qrsh.c: a qrsh job's streams on the shepherd's side: the connection back to the waiting qrsh client, the job's pipes or pseudo-terminal, and the relay between them with flow control. */
+/* qrsh.c: a qrsh job's streams on the shepherd's side, relayed with flow control.
+ *
+ * The connection back to the waiting qrsh client, the job's pipes or pseudo-
+ * terminal, and the relay between them. */
 #include "config.h"
 
 #include <assert.h>

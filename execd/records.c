@@ -1,4 +1,7 @@
-/* records.c: what execd and its shepherd program both write in the spool (paths in it, whole files, the outbox's event files, the wake-up datagram) and both do to a job's leftovers (its processes, its TMPDIR). */
+/* records.c: what execd and its shepherd both write in the spool and do to a job's leftovers.
+ *
+ * Paths in the spool, whole files, the outbox's event files, the wake-up
+ * datagram; the leftovers are a job's processes and its TMPDIR. */
 #include "config.h"
 
 #include <dirent.h>

@@ -1,4 +1,6 @@
-/* sense.c: reads what the idle policies look at (load, input devices, logged-in users, the site command's verdict) and hands it to idle_decide. */
+/* sense.c: reads what the idle policies look at and hands it to idle_decide.
+ *
+ * Load, input devices, logged-in users, and the site command's verdict. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,6 @@
-/* shepherd.c: the per-job process: starts the job as its owner in its own session, waits for it, and records how it ended. */
+/* shepherd.c: the per-job process: starts the job as its owner, waits, records its end.
+ *
+ * The job runs in a session of its own. */
 #include "config.h"
 
 #include <assert.h>
@@ -406,7 +408,7 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 /*
  * vfork, not fork: the child borrows our memory until exec instead of
  * copying our page tables and faulting in copies of what it touches, which
- * was the largest part of a short job's cost.  Every signal stays blocked
+ * would be the largest part of a short job's cost.  Every signal stays blocked
  * until the child has reset its dispositions, so no handler of ours runs on
  * the memory we share.
  */

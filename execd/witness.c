@@ -1,4 +1,6 @@
-/* witness.c: the execd as a failover witness: a light link to every master for VOTE_REQUESTs, one vote per epoch, remembered in the spool. */
+/* witness.c: the execd as a failover witness: one vote per epoch, kept in the spool.
+ *
+ * A light link to every master carries its VOTE_REQUESTs. */
 #include "config.h"
 
 #include <errno.h>
