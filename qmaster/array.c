@@ -1,4 +1,7 @@
-/* array.c: array jobs (qsub -t, -tc): dispatching their tasks in order, each task's end, the parent's end once all tasks ended, qdel of tasks, and the listing's pending ranges and task rows. */
+/* array.c: array jobs (qsub -t, -tc): their tasks' dispatch and ends, and their listing.
+ *
+ * Tasks dispatch in order; the parent ends once all its tasks ended; qdel
+ * takes tasks; the listing shows pending ranges and task rows. */
 #include "config.h"
 
 #include <assert.h>

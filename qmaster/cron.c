@@ -1,4 +1,6 @@
-/* cron.c: cron entries (qsub --cron): storing them, making one ordinary job per tick without overlap, and listing, pausing and removing them (the CRON request). */
+/* cron.c: cron entries (qsub --cron): one ordinary job per tick, without overlap.
+ *
+ * Storing them, and listing, pausing and removing them (the CRON request). */
 #include "config.h"
 
 #include <stdio.h>

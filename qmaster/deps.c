@@ -1,4 +1,7 @@
-/* deps.c: job dependencies (qsub -hold_jid, -hold_jid_ad, -W depend) and start times (qsub -a): which jobs wait, and releasing or failing them when what they wait for happens. */
+/* deps.c: job dependencies (-hold_jid, -W depend) and start times (qsub -a).
+ *
+ * Which jobs wait, and releasing or failing them when what they wait for
+ * happens; -hold_jid_ad too. */
 #include "config.h"
 
 #include <fnmatch.h>

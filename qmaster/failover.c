@@ -1,4 +1,7 @@
-/* failover.c: the election: the standby asks the execds for votes and promotes itself with epoch + 1 on a majority, the primary counts its execd leases, and qconf -takeover. */
+/* failover.c: the election of a primary master, its execd leases, and qconf -takeover.
+ *
+ * The standby asks the execds for votes and promotes itself with epoch + 1 on
+ * a majority; the primary counts its execd leases. */
 #include "config.h"
 
 #include <stdio.h>
@@ -198,8 +201,8 @@ failover_vote(struct conn *c, int64_t seq, json_t *msg)
 		/* The execd keeps its promise for the failover timeout from when
 		 * it voted; we date it from when we asked (the echoed "t"),
 		 * which is earlier, never from when the vote arrived, which is
-		 * later.  An execd that echoes nothing (older) is dated by its
-		 * arrival, as before. */
+		 * later.  An execd that echoes nothing (an older one) is dated
+		 * by the vote's arrival. */
 		v->at = t > 0 && t <= now && now - t < conf->failover_timeout_ms ? t : now;
 		log_info("execd %s votes for us in epoch %lld", host, (long long)e);
 		/* Promote on the deciding vote, not at the next tick: the

@@ -1,4 +1,6 @@
-/* hostlist.c: the three lists of each host (aliases, users, owners), what names in node-set expressions denote, and the requests of qconf that manage them. */
+/* hostlist.c: each host's aliases, users and owners, and the names in node-set expressions.
+ *
+ * Also the requests of qconf that manage the three lists. */
 #include "config.h"
 
 #include <stdio.h>

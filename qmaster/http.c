@@ -1,4 +1,7 @@
-/* http.c: the master's read-only status page, its JSON API under /api/v1/ and Prometheus metrics under /metrics, served by libevent's evhttp on http_listen. */
+/* http.c: the master's read-only status page, JSON API and Prometheus metrics.
+ *
+ * The JSON API is under /api/v1/, the metrics under /metrics, served by
+ * libevent's evhttp on http_listen. */
 #include "config.h"
 
 #include <inttypes.h>

@@ -1,4 +1,8 @@
-/* mailer.c: mail about jobs: messages stored in the database outbox with the job's change, sent by the configured mailer in forked children (a bounded number at once, each with a timeout), removed only once a mailer exited 0, retried with backoff otherwise. */
+/* mailer.c: mail about jobs, kept in the database outbox and sent by the mailer.
+ *
+ * A message is stored with the job's change, sent by the configured mailer in
+ * forked children (a bounded number at once, each with a timeout), removed
+ * only once a mailer exited 0, and retried with backoff otherwise. */
 #include "config.h"
 
 #include <assert.h>

@@ -1,4 +1,4 @@
-/* main.c: the queue master's start-up, its one event loop, the group commit and the periodic duties. */
+/* main.c: the queue master's start-up, its event loop, group commit and periodic duties. */
 #include "config.h"
 
 #include <errno.h>

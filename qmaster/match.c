@@ -1,4 +1,6 @@
-/* match.c: whether an exec host can run a job, why not in words, and the dispatch order; pure functions over plain structs. */
+/* match.c: whether an exec host can run a job, why not in words, and the dispatch order.
+ *
+ * Pure functions over plain structs. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* net.c: the master's listeners and connections: accept, authenticate, frame, and hold replies until commit. */
+/* net.c: the master's listeners and connections, and replies held until commit.
+ *
+ * Accept, authenticate and frame. */
 #include "config.h"
 
 #include <assert.h>
@@ -32,7 +34,7 @@
 #define NET_MAX_UNREAD (64u * 1024 * 1024)
 /* What a connection may send per loop turn.  libevent 2.1 reads at most
  * 4 KiB per read event (EVBUFFER_MAX_READ), eight SUBMITs, so a pipelining
- * client paid one fsync per eight jobs; conn_read_cb reads on up to this,
+ * client would pay one fsync per eight jobs; conn_read_cb reads on up to this,
  * so one group commit carries hundreds while a turn (and so everyone
  * else's wait) stays a few milliseconds. */
 #define NET_READ_PER_TURN (256u * 1024)

@@ -1,4 +1,6 @@
-/* pe.c: parallel jobs (qsub -pe NAME N, -n N): how their slots spread over hosts, and the life of their parts until the last one ends. */
+/* pe.c: parallel jobs (qsub -pe NAME N, -n N): their slots over hosts, their parts' lives.
+ *
+ * A part lives until the last one ends. */
 #include "config.h"
 
 #include <assert.h>

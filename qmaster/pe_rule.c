@@ -1,4 +1,7 @@
-/* pe_rule.c: Grid Engine's allocation rules ($round_robin, $fill_up, $pe_slots, N per host): which hosts get how many of a parallel job's slots; pure, so unit tests drive it. */
+/* pe_rule.c: Grid Engine's allocation rules: how many of a job's slots each host gets.
+ *
+ * $round_robin, $fill_up, $pe_slots and N per host; pure, so unit tests drive
+ * it. */
 #include "config.h"
 
 #include <assert.h>

@@ -1,4 +1,7 @@
-/* perm.c: who may change host lists and reservations, and see a job's private details: the one place these decisions are made, so a table of roles can replace them. */
+/* perm.c: who may change host lists and reservations, and see a job's private details.
+ *
+ * The one place these decisions are made, so a table of roles can replace
+ * them. */
 #include "config.h"
 
 #include <string.h>

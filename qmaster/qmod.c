@@ -1,4 +1,6 @@
-/* qmod.c: qmod's requests: disabling and enabling queues and hosts, suspending and resuming jobs, clearing their error state. */
+/* qmod.c: qmod's requests: queues and hosts disabled and enabled, jobs suspended and resumed.
+ *
+ * Also a job's error state cleared. */
 #include "config.h"
 
 #include <signal.h>

@@ -1,4 +1,7 @@
-/* reader.c: the query thread: job listings (qstat's STATUS) answered from a read-only connection to the database at idle priority, so polling clients take no time from the loop's dispatch. */
+/* reader.c: the query thread: job listings answered at idle priority on a read-only connection.
+ *
+ * qstat's STATUS is answered from a read-only connection to the database, so
+ * polling clients take no time from the loop's dispatch. */
 #include "config.h"
 
 #include <assert.h>
@@ -25,8 +28,8 @@
  * Why a thread.  A qstat connects, says HELLO, asks for the listing, reads
  * it and closes: on Linux most of that cost is the kernel's (the reply's
  * write, the close), and the listing's reads and text are the rest.  Done
- * by the loop, at the loop's priority, 10,000 of them a second delay every
- * dispatch (BENCHMARKS.md).  The loop still accepts the connection and
+ * by the loop, at the loop's priority, 10,000 of them a second would delay
+ * every dispatch (BENCHMARKS.md, polling storms).  The loop still accepts the connection and
  * answers its HELLO (the authentication stays in one place); a listing
  * asked first moves the connection here, to a thread the kernel runs only
  * when nothing else wants the CPU (SCHED_IDLE).  Anything else it asks
@@ -39,9 +42,9 @@
  * committed transactions, and with a standby a reply waits, as the loop's
  * do, until the standby has what it shows (else the loop answers it).
  *
- * The query endpoint.  Even so, the loop's part of each poll (the accept,
- * the HELLO, waking the thread) is work at the loop's priority, and
- * 10,000 of them a second still showed in dispatch.  So the thread also
+ * The query endpoint.  The loop's part of each poll (the accept, the
+ * HELLO, waking the thread) would still be work at the loop's priority,
+ * enough at 10,000 a second to show in dispatch.  So the thread also
  * listens on a port of its own, the master's port + 1 (and the unix
  * socket's path + ".query"), where qstat asks first: there it accepts and
  * checks the HELLO itself, and the loop sees nothing of a poll.  It lets in

@@ -1,4 +1,7 @@
-/* repl.c: the hot standby's replication: which master is primary, snapshots and changesets to the standby, and the semi-synchronous release of replies. */
+/* repl.c: the hot standby's replication: roles, snapshots, changesets, and held replies.
+ *
+ * Which master is primary, snapshots and changesets to the standby, and the
+ * semi-synchronous release of replies. */
 #include "config.h"
 
 #include <errno.h>

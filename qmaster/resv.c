@@ -1,4 +1,7 @@
-/* resv.c: reservations of named host sets (GLUnix's reserve): creation with owner and overlap checks, the timer that opens and closes their windows, and what happens to jobs at each. */
+/* resv.c: reservations of named host sets (GLUnix's reserve), their windows and jobs.
+ *
+ * Creation with owner and overlap checks, the timer that opens and closes
+ * their windows, and what happens to jobs at each. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,7 @@
-/* sched.c: matches runnable jobs to the execds holding a PULL open (queue priority, job priority, submission order; least loaded host first), enforces the queues' limits, and says why a job waits. */
+/* sched.c: matches runnable jobs to the execds holding a PULL open, and says why one waits.
+ *
+ * Order: queue priority, job priority, submission order; least loaded host
+ * first.  It enforces the queues' limits. */
 #include "config.h"
 
 #include <assert.h>

@@ -1,4 +1,7 @@
-/* space.c: the master on a full spool: the reserve that lets deletions and the execds' reports commit once a commit failed for want of space, what is refused meanwhile, and the recovery when space returns. */
+/* space.c: the master on a full spool: the reserve, what is refused, and the recovery.
+ *
+ * The reserve lets deletions and the execds' reports commit once a commit
+ * failed for want of space. */
 #include "config.h"
 
 #include <errno.h>
