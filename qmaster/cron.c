@@ -200,7 +200,7 @@ cron_op(struct conn *c, const char *action, int64_t id, bool force, char *buf, s
 		snprintf(buf, n, "denied: cron entry \"c%lld\" does not exist", (long long)id);
 		return buf;
 	}
-	if (!request_may_touch(c, r->owner)) {
+	if (!perm_may_touch(c, r->owner)) {
 		snprintf(buf, n, "%s - you do not have the necessary privileges to modify cron entry \"c%lld\"",
 		    c->user, (long long)id);
 		cron_rec_free(r);
@@ -247,7 +247,7 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 	size_t i;
 
 	if (action && strcmp(action, "list") == 0) {
-		json_t *entries = cron_list_json(conf->show_all_jobs || c->operator ? NULL : c->user);
+		json_t *entries = cron_list_json(perm_sees_all(c->operator) ? NULL : c->user);
 		if (!entries) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the cron entries"));
 			return;

@@ -257,7 +257,7 @@ api_job(struct evhttp_request *req, struct evkeyvalq *q)
 	struct job *j;
 	json_t *o;
 
-	if (!conf->show_all_jobs) {
+	if (!perm_sees_all(false)) {
 		reply_error(req, 403, "Forbidden", "this site shows jobs only to their owners "
 		    "(show_all_jobs = false); use qstat -j");
 		return;
@@ -294,7 +294,7 @@ api_jobs(struct evhttp_request *req, struct evkeyvalq *q)
 	size_t len;
 	int64_t total;
 
-	if (!conf->show_all_jobs) {
+	if (!perm_sees_all(false)) {
 		reply_error(req, 403, "Forbidden", "this site shows jobs only to their owners "
 		    "(show_all_jobs = false); use qstat");
 		return;
@@ -347,7 +347,7 @@ api_cron(struct evhttp_request *req)
 {
 	json_t *entries;
 
-	if (!conf->show_all_jobs) {
+	if (!perm_sees_all(false)) {
 		reply_error(req, 403, "Forbidden", "this site shows cron entries only to their owners "
 		    "(show_all_jobs = false); use qstat --cron");
 		return;

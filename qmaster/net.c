@@ -275,7 +275,7 @@ net_close(struct conn *c, const char *why)
 void
 net_handoff_conf(struct handoff *h)
 {
-	h->see_all = conf->show_all_jobs || h->operator;
+	h->see_all = perm_sees_all(h->operator);
 	h->hold = conf->nmasters > 0;
 	h->max_frame = conf->max_frame;
 	h->client_timeout = conf->client_timeout;
@@ -616,21 +616,14 @@ net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const cha
 	return 0;
 }
 
-/* The identity of a TCP peer (net_tcp_identity by conf).  0, or -1 with
+/* The identity of a TCP peer (net_tcp_identity by conf); a gid it leaves
+ * (gid_t)-1 is the user's own (user_name, in conn_hello).  0, or -1 with
  * the refusal in err. */
 static int
 conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
 {
-	const struct user_cache *u;
-
-	if (net_tcp_identity(c->fd, msg, payload, strcmp(conf->auth, "munge") == 0, conf->munge_socket,
-	    &c->uid, &c->gid, err, errlen) < 0)
-		return -1;
-	if (c->gid == (gid_t)-1) {
-		u = user_lookup(c->uid);
-		c->gid = u ? u->gid : (gid_t)c->uid;
-	}
-	return 0;
+	return net_tcp_identity(c->fd, msg, payload, strcmp(conf->auth, "munge") == 0, conf->munge_socket,
+	    &c->uid, &c->gid, err, errlen);
 }
 
 json_t *
@@ -683,7 +676,6 @@ conn_hello(struct conn *c, json_t *msg)
 {
 	int64_t seq = jint(msg, "seq", 0);
 	const char *role = jstr(msg, "role");
-	const struct user_cache *u;
 	char err[512];
 	bool execd, peer, witness;
 	json_t *rep;
@@ -708,8 +700,7 @@ conn_hello(struct conn *c, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
 	}
-	u = user_lookup(c->uid);
-	c->user = u ? xstrdup(u->name) : xasprintf("%u", (unsigned)c->uid);
+	c->user = user_name(c->uid, &c->gid);
 	c->manager = qm_is_manager(c->user, c->uid);
 	c->operator = c->manager || qm_is_operator(c->user);
 	c->daemon = qm_is_daemon(c->uid);

@@ -1,12 +1,65 @@
-/* perm.c: who may change host lists and reservations, and see a job's private details.
- *
- * The one place these decisions are made, so a table of roles can replace
- * them. */
+/* perm.c: who may do what: send a request, touch a job or entry, see everyone's jobs, change host lists and reservations. */
 #include "config.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "qmaster/qmaster.h"
+
+static const char *const perm_names[] = {
+	[PERM_USER] = "user", [PERM_OWNER_OPERATOR] = "owner|operator",
+	[PERM_OWNER_MANAGER] = "owner|manager", [PERM_OPERATOR] = "operator",
+	[PERM_MANAGER] = "manager", [PERM_DAEMON] = "daemon",
+};
+
+const char *
+perm_name(enum perm p)
+{
+	assert((size_t)p < sizeof perm_names / sizeof perm_names[0]);
+	return perm_names[p];
+}
+
+/* The request table's check, before the handler runs: the owner forms let
+ * everyone in, and the handler asks perm_may_touch per job or entry. */
+bool
+perm_allows(const struct conn *c, enum perm p)
+{
+	switch (p) {
+	case PERM_USER:
+	case PERM_OWNER_OPERATOR:
+	case PERM_OWNER_MANAGER:
+		return true;
+	case PERM_OPERATOR:
+		return c->operator;
+	case PERM_MANAGER:
+		return c->manager;
+	case PERM_DAEMON:
+		return c->daemon;
+	}
+	return false;
+}
+
+/* Its owner and managers may change a job or cron entry; operators too
+ * where the row of the request being handled says owner|operator. */
+bool
+perm_may_touch(const struct conn *c, const char *owner)
+{
+	if (c->manager || (owner && strcmp(owner, c->user) == 0))
+		return true;
+	return request_current_perm() == PERM_OWNER_OPERATOR && c->operator;
+}
+
+/* Sites differ on privacy: show_all_jobs shows everyone every job (as Grid
+ * Engine does), else each user sees only their own; operators and
+ * managers, who may act on any job, see every one.  This decides listings,
+ * qstat -j, qwait, qhost -j, qacct, cron entries and the status page,
+ * whose anonymous reader is no operator.  The query thread calls it inside
+ * conf_read_begin. */
+bool
+perm_sees_all(bool operator)
+{
+	return conf->show_all_jobs || operator;
+}
 
 /* Aliases and host lists shape where everyone's jobs go: managers only. */
 bool

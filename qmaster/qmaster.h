@@ -249,9 +249,19 @@ void request_dispatch(struct conn *c, json_t *msg);
  * with its own connection. */
 json_t *status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, bool all,
     char **text, size_t *len);
-/* May c change something owned by owner under the request being handled
- * (its owner, a manager, or an operator where the table says so)? */
-bool request_may_touch(const struct conn *c, const char *owner);
+/* Who may send a request, beyond the connection's role (perm.c decides).
+ * The owner forms let anyone in and leave the check per job (or cron
+ * entry) to the handler, through perm_may_touch. */
+enum perm {
+	PERM_USER,            /* anyone; what they see follows perm_sees_all */
+	PERM_OWNER_OPERATOR,  /* per job: its owner, an operator or a manager */
+	PERM_OWNER_MANAGER,   /* per job or entry: its owner or a manager */
+	PERM_OPERATOR,        /* operators and managers */
+	PERM_MANAGER,
+	PERM_DAEMON,          /* the daemon identity (qm_is_daemon) */
+};
+/* The perm of the table's row being handled (only inside a handler). */
+enum perm request_current_perm(void);
 /* The table as lines "TYPE ROLE WHO MUTATES", for qmaster --requests. */
 void request_table_print(FILE *fp);
 /* Deletes one job as qdel does (by c's user); a sentence for people in buf. */
@@ -265,8 +275,9 @@ void request_conn_gone(struct conn *c);
  * each job's result.  An op stores its change and says how it went in buf. */
 typedef const char *(*job_op)(struct conn *c, struct job *j, char *buf, size_t n, bool *ok);
 void request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb);
-/* Users as the master's own user database knows them, cached: NSS lookups
- * can be slow and the loop must not wait on them often. NULL: no such uid. */
+/* users.c: users and groups as the master's own user database knows them,
+ * cached per thread (see users.c): NSS lookups can be slow and neither the
+ * loop nor the query thread may wait on them often. */
 struct user_cache {
 	uid_t    uid;
 	char    *name;
@@ -276,12 +287,17 @@ struct user_cache {
 	int      ngroups;
 	int64_t  fetched;
 };
+/* NULL: no such uid.  Valid in the calling thread until its next lookup. */
 const struct user_cache *user_lookup(uid_t uid);
-/* How long a user's or group's entry is believed (user_lookup, group_lookup,
- * the query thread's names). */
+/* uid's name, freshly allocated (the number when it has none); *gid, if
+ * (gid_t)-1, becomes its primary group (uid when it has none). */
+char *user_name(uid_t uid, gid_t *gid);
+/* How long a user's or group's entry is believed. */
 #define USER_CACHE_MS 300000
 /* The name of a group id, cached the same way; NULL: no such group. */
 const char *group_lookup(gid_t gid);
+/* Frees the calling thread's entries (a thread that ends). */
+void users_forget(void);
 
 /* exechost.c: exec hosts and their messages. */
 struct exechost {
@@ -554,8 +570,15 @@ bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
 int         array_tasks_active(const char *host, int (*cb)(void *, struct job *), void *arg);
 
-/* perm.c: who may do what with host lists and reservations, and who may see
- * a job's private details: the one place those decisions are made. */
+/* perm.c: who may do what: the one place those decisions are made. */
+const char *perm_name(enum perm p);
+/* Does c's identity pass the check p of a request's row? */
+bool perm_allows(const struct conn *c, enum perm p);
+/* May c change something owned by owner under the request being handled
+ * (its owner, a manager, or an operator where the table says so)? */
+bool perm_may_touch(const struct conn *c, const char *owner);
+/* Does someone (an operator or manager: operator) see everyone's jobs? */
+bool perm_sees_all(bool operator);
 bool perm_manager(const struct conn *c);
 bool perm_job_private(const struct conn *c, const char *owner);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);

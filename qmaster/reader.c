@@ -7,7 +7,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -268,34 +267,6 @@ rconn_answer(struct rconn *rc, json_t *msg)
 	free(text);
 }
 
-/* A name for uid as user_lookup gives it, from this thread: its own
- * cache, kept as long as the loop's, since a lookup reads /etc/passwd
- * (or asks NSS) and the same few users poll again and again. */
-static char *
-reader_user(uid_t uid, gid_t *gid)
-{
-	static struct { uid_t uid; gid_t gid; char *name; int64_t fetched; } cache[64];
-	struct passwd pw, *res = NULL;
-	char buf[4096];
-	unsigned k = uid % 64;
-
-	if (!cache[k].name || cache[k].uid != uid || now_ms() - cache[k].fetched >= USER_CACHE_MS) {
-		if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res) {
-			if (*gid == (gid_t)-1)
-				*gid = (gid_t)uid;
-			return xasprintf("%u", (unsigned)uid);
-		}
-		free(cache[k].name);
-		cache[k].uid = uid;
-		cache[k].gid = pw.pw_gid;
-		cache[k].name = xstrdup(pw.pw_name);
-		cache[k].fetched = now_ms();
-	}
-	if (*gid == (gid_t)-1)
-		*gid = cache[k].gid;
-	return xstrdup(cache[k].name);
-}
-
 /* A HELLO at the query endpoint, answered here when the loop would let
  * the client in and the thread can tell (see the top of this file); false
  * leaves it to the loop, which says why it refuses, if it does. */
@@ -325,7 +296,7 @@ rconn_hello(struct rconn *rc, json_t *msg)
 		}
 		free(munge_socket);
 	}
-	h->user = reader_user(h->uid, &h->gid);
+	h->user = user_name(h->uid, &h->gid);
 	conf_read_begin();
 	h->manager = qm_is_manager(h->user, h->uid);
 	h->operator = h->manager || qm_is_operator(h->user);
@@ -589,6 +560,7 @@ reader_main(void *arg)
 	event_base_dispatch(rd.rbase);
 	while ((rc = TAILQ_FIRST(&rd.conns)) != NULL)
 		rconn_free(rc);
+	users_forget();
 	return NULL;
 }
 

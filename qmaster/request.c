@@ -3,8 +3,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,24 +22,6 @@ static void req_hosts(struct conn *, int64_t, json_t *);
 static void req_acct(struct conn *, int64_t, json_t *);
 static void req_alter(struct conn *, int64_t, json_t *);
 static void req_conf(struct conn *, int64_t, json_t *);
-
-/* Who may send a request, beyond the connection's role.  The owner forms
- * let anyone in and leave the check per job (or cron entry) to the handler,
- * through request_may_touch. */
-enum perm {
-	PERM_USER,            /* anyone; what they see follows show_all_jobs */
-	PERM_OWNER_OPERATOR,  /* per job: its owner, an operator or a manager */
-	PERM_OWNER_MANAGER,   /* per job or entry: its owner or a manager */
-	PERM_OPERATOR,        /* operators and managers */
-	PERM_MANAGER,
-	PERM_DAEMON,          /* the daemon identity (qm_is_daemon) */
-};
-
-static const char *const perm_names[] = {
-	[PERM_USER] = "user", [PERM_OWNER_OPERATOR] = "owner|operator",
-	[PERM_OWNER_MANAGER] = "owner|manager", [PERM_OPERATOR] = "operator",
-	[PERM_MANAGER] = "manager", [PERM_DAEMON] = "daemon",
-};
 
 /* Every request type, the connection role and the identity that may send
  * it, and whether it changes state (a mutating handler calls qm_txn before
@@ -90,31 +70,11 @@ static const struct handler {
 /* The row being handled: handlers run to completion, one at a time. */
 static const struct handler *current;
 
-static bool
-perm_allows(const struct conn *c, enum perm p)
-{
-	switch (p) {
-	case PERM_USER:
-	case PERM_OWNER_OPERATOR:
-	case PERM_OWNER_MANAGER:
-		return true;
-	case PERM_OPERATOR:
-		return c->operator;
-	case PERM_MANAGER:
-		return c->manager;
-	case PERM_DAEMON:
-		return c->daemon;
-	}
-	return false;
-}
-
-bool
-request_may_touch(const struct conn *c, const char *owner)
+enum perm
+request_current_perm(void)
 {
 	assert(current);
-	if (c->manager || (owner && strcmp(owner, c->user) == 0))
-		return true;
-	return current->perm == PERM_OWNER_OPERATOR && c->operator;
+	return current->perm;
 }
 
 void
@@ -146,7 +106,7 @@ request_dispatch(struct conn *c, json_t *msg)
 		}
 		if (!perm_allows(c, h->perm)) {
 			log_info("%s: %s refused: %s (uid %u) is not %s", c->peer, msg_type_name(t), c->user,
-			    (unsigned)c->uid, h->perm == PERM_DAEMON ? "the daemon identity" : perm_names[h->perm]);
+			    (unsigned)c->uid, h->perm == PERM_DAEMON ? "the daemon identity" : perm_name(h->perm));
 			if (h->perm == PERM_DAEMON)
 				net_send(c, proto_reply_err(seq, ERR_PERM, "%s needs the daemon identity (root, the "
 				    "master's own user or admin_user); %s is not", msg_type_name(t), c->user));
@@ -183,64 +143,8 @@ request_table_print(FILE *fp)
 				fprintf(fp, "%s%s", sep, roles[k].name);
 				sep = "|";
 			}
-		fprintf(fp, " %s %s\n", perm_names[handlers[i].perm], handlers[i].mutates ? "mutates" : "reads");
+		fprintf(fp, " %s %s\n", perm_name(handlers[i].perm), handlers[i].mutates ? "mutates" : "reads");
 	}
-}
-
-/* Owner details come from the master's own user database, never from the
- * client; cached because NSS lookups can be slow and the loop must not wait. */
-static struct user_cache ucache[64];
-
-const struct user_cache *
-user_lookup(uid_t uid)
-{
-	struct user_cache *u = &ucache[uid % 64];
-	struct passwd *pw;
-	int n = 64;
-
-	if (u->name && u->uid == uid && now_ms() - u->fetched < USER_CACHE_MS)
-		return u;
-	pw = getpwuid(uid);
-	if (!pw)
-		return NULL;
-	free(u->name);
-	free(u->home);
-	free(u->groups);
-	u->uid = uid;
-	u->name = xstrdup(pw->pw_name);
-	u->home = xstrdup(pw->pw_dir);
-	u->gid = pw->pw_gid;
-	u->groups = xcalloc((size_t)n, sizeof *u->groups);
-	if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n) < 0) {
-		u->groups = xrealloc(u->groups, (size_t)n * sizeof *u->groups);
-		getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &n);
-	}
-	u->ngroups = n;
-	u->fetched = now_ms();
-	return u;
-}
-
-static struct {
-	gid_t    gid;
-	char    *name;
-	int64_t  fetched;
-} gcache[64];
-
-const char *
-group_lookup(gid_t gid)
-{
-	struct group *gr;
-	int k = gid % 64;
-
-	if (gcache[k].name && gcache[k].gid == gid && now_ms() - gcache[k].fetched < USER_CACHE_MS)
-		return gcache[k].name;
-	if ((gr = getgrgid(gid)) == NULL)
-		return NULL;
-	free(gcache[k].name);
-	gcache[k].gid = gid;
-	gcache[k].name = xstrdup(gr->gr_name);
-	gcache[k].fetched = now_ms();
-	return gcache[k].name;
 }
 
 static void
@@ -566,8 +470,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 	sc.st = st;
 	sc.brief = q.brief;
 	sc.limit = q.limit;
-	/* Sites differ on privacy: without show_all_jobs a user sees only their
-	 * own; operators and managers, who may act on any job, see every one. */
+	/* all: perm_sees_all decided it. */
 	sc.users = all ? q.users : (own = json_pack("[s]", user));
 	if (sc.brief) {
 		jt_lit(&sc.text, "{\"type\":\"REPLY\",\"seq\":");
@@ -614,7 +517,7 @@ static json_t *
 status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 {
 	bool full = json_array_size(q->ids) == 1;
-	bool own = !conf->show_all_jobs && !c->operator;
+	bool own = !perm_sees_all(c->operator);
 	json_t *jobs = json_array(), *v, *mp, *rep;
 	size_t i;
 
@@ -657,7 +560,7 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	size_t len;
 
 	if (proto_is_listing(msg)) {
-		if ((rep = status_listing(store, seq, msg, c->user, conf->show_all_jobs || c->operator,
+		if ((rep = status_listing(store, seq, msg, c->user, perm_sees_all(c->operator),
 		    &text, &len)) == NULL) {
 			net_send_text(c, seq, text, len);
 			return;
@@ -760,7 +663,7 @@ op_apply(void *arg, struct job *j)
 	const char *m;
 	bool ok;
 
-	if (!request_may_touch(oc->c, j->owner)) {
+	if (!perm_may_touch(oc->c, j->owner)) {
 		snprintf(buf, sizeof buf, "%s - you do not have the necessary privileges to %s the job \"%lld\"",
 		    oc->c->user, oc->verb, (long long)j->id);
 		op_result(oc, j->id, false, buf);
@@ -903,7 +806,7 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
 	struct waiter *w;
 
-	if (j && !conf->show_all_jobs && !c->operator && strcmp(j->owner, c->user) != 0) {
+	if (j && !perm_sees_all(c->operator) && strcmp(j->owner, c->user) != 0) {
 		/* Not even whether it exists, as qstat would show. */
 		job_free(j);
 		j = NULL;
@@ -963,7 +866,7 @@ req_hosts(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep = proto_reply_ok(seq);
 	/* The jobs shown follow qstat's privacy rule. */
-	const char *only = !conf->show_all_jobs && !c->operator ? c->user : NULL;
+	const char *only = perm_sees_all(c->operator) ? NULL : c->user;
 	json_object_set_new(rep, "hosts", exechost_list_json(jbool(msg, "jobs", false), only));
 	net_send(c, rep);
 }
@@ -1013,8 +916,8 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	} else
 		f.after_end = f.after_row = -1;
 	f.limit = (int)limit;
-	/* Like STATUS: without show_all_jobs a user sees only their own. */
-	if (!conf->show_all_jobs && !c->operator) {
+	/* Like STATUS: without perm_sees_all a user sees only their own. */
+	if (!perm_sees_all(c->operator)) {
 		if (f.owner && strcmp(f.owner, c->user) != 0) {
 			json_decref(rows);
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s may see only their own accounting",
@@ -1054,7 +957,7 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 	char err[400];
 
 	*ok = false;
-	if (!request_may_touch(c, j->owner)) {
+	if (!perm_may_touch(c, j->owner)) {
 		snprintf(buf, n, "%s - you do not have the necessary privileges to modify the job \"%lld\"",
 		    c->user, (long long)j->id);
 		return buf;
