@@ -465,6 +465,23 @@ void        job_json_public(json_t *o);
  * SGE_O_* entries. */
 void        job_json_private_drop(json_t *o);
 
+/* spooldir.c: durable files in spool directories, for both daemons: write
+ * temp + fsync + rename + fsync dir. */
+int  spool_write_atomic(const char *path, const void *data, size_t n, int mode);
+/* The same, all or nothing for readers; synced only when durable: files
+ * that describe running processes need not outlive a crash of the host. */
+int  spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable);
+int  spool_fsync_dir(const char *dir);
+int  spool_mkdir_p(const char *path, int mode);
+/* Makes the spool dir (and missing parents, 0755) private to the daemon's
+ * user, whatever the umask and whatever an earlier nowq left: dir and the
+ * folders under it keep no permission bit beyond dirmode, files none for
+ * group or others.  The number of entries tightened (for the log), or -1
+ * with a sentence in why. */
+int  spool_make_private(const char *dir, int dirmode, char *why, size_t whylen);
+/* Removes a tree without following symlinks. */
+int  spool_rmtree(const char *path);
+
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
  * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */
 #define RUSAGE_NINT 15

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "spool/spool.h"
 
 /*
  * Whatever the starter had open beyond 0, 1 and 2 (a shell's redirection, a

@@ -20,7 +20,6 @@
 #include <event2/event.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 /* Exit status reported for an attempt that never ran (the shell's "cannot
  * execute"); the master keys on "failed", not on this number. */

@@ -20,7 +20,6 @@
 #include <event2/event.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 struct event_base *base;
 bool   execd_idle = true;

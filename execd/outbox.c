@@ -19,7 +19,6 @@
 #include <event2/event.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 /* An event file is small; anything bigger is not ours. */
 #define OUTBOX_MAX_FILE (64u * 1024)

@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 /* Set by execd from execd.ini, and by the shepherd from its arguments. */
 struct execd_conf *conf;

@@ -24,7 +24,6 @@
 #include <unistd.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 extern char **environ;
 

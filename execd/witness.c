@@ -18,7 +18,6 @@
 #include <event2/event.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 #define WITNESS_RETRY_MS 500
 

@@ -274,20 +274,4 @@ void resv_rec_clear(struct resv_rec *r);
 int     store_meta_get(struct store *st, const char *key, char **val); /* 0 found, 1 absent, -1 error */
 int     store_meta_set(struct store *st, const char *key, const char *val); /* val NULL: remove */
 
-/* spooldir.c: durable files: write temp + fsync + rename + fsync dir. */
-int  spool_write_atomic(const char *path, const void *data, size_t n, int mode);
-/* The same, all or nothing for readers; synced only when durable: files
- * that describe running processes need not outlive a crash of the host. */
-int  spool_write_file(const char *path, const void *data, size_t n, int mode, bool durable);
-int  spool_fsync_dir(const char *dir);
-int  spool_mkdir_p(const char *path, int mode);
-/* Makes the spool dir (and missing parents, 0755) private to the daemon's
- * user, whatever the umask and whatever an earlier nowq left: dir and the
- * folders under it keep no permission bit beyond dirmode, files none for
- * group or others.  The number of entries tightened (for the log), or -1
- * with a sentence in why. */
-int  spool_make_private(const char *dir, int dirmode, char *why, size_t whylen);
-/* Removes a tree without following symlinks. */
-int  spool_rmtree(const char *path);
-
 #endif

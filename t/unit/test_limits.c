@@ -13,7 +13,6 @@
 #include <cmocka.h>
 
 #include "execd/execd.h"
-#include "spool/spool.h"
 
 static void
 test_size_str(void **state)

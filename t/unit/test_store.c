@@ -1,4 +1,4 @@
-/* test_store.c: unit tests of the SQLite store (spool/store.c) and the spool-directory helpers (spool/spooldir.c). */
+/* test_store.c: unit tests of the SQLite store (spool/store.c) and the spool-directory helpers (common/spooldir.c). */
 #include "config.h"
 
 #include <errno.h>

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "common/common.h"
-#include "spool/spool.h"
 
 /* The directory holding path ("." for a bare name), freshly allocated. */
 static char *
