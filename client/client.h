@@ -21,7 +21,6 @@ struct cmd {
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
 extern const struct cmd cmd_qrsh;
-const struct cmd *cmd_lookup(const char *name);
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
@@ -169,9 +168,6 @@ struct qsub_env {
  * that is not UTF-8). */
 json_t *qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_env *e,
     char *err, size_t errlen);
-/* The environment a job gets: -V's whole environment, then -v, then SGE_O_*;
- * a later entry replaces an earlier one of the same name.  NULL-terminated. */
-char **qsub_job_env(const struct qsub_opts *o, const struct qsub_env *e);
 /* The job's default name: the base name of the script or command, "STDIN". */
 char  *qsub_default_name(const struct qsub_opts *o);
 
@@ -193,15 +189,13 @@ void qstat_row_from_object(const json_t *job, struct qstat_row *r);
 struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
 void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
 void qstat_print_row(FILE *fp, const struct qstat_row *r);
-/* qstat -f: Grid Engine's full format.  A block per queue instance
- * (QUEUE@HOST, from each host's "queues" in the HOSTS reply, by queue then
- * host) with its running rows below it, then the pending rows under the
- * PENDING JOBS banner; rows is a sorted listing whose running rows go to
- * their queue instance (a parallel job's to its master host). */
-void qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
-/* The same in two parts, so the pending rows can be printed as they come:
- * the queue instances with their running rows, then the pending rows of a
- * page, the banner first when banner is set; true when it printed a row. */
+/* qstat -f: Grid Engine's full format, in two parts so the pending rows
+ * can be printed as they come.  A block per queue instance (QUEUE@HOST,
+ * from each host's "queues" in the HOSTS reply, by queue then host) with
+ * its running rows below it; rows is a sorted listing whose running rows
+ * go to their queue instance (a parallel job's to its master host).  Then
+ * the pending rows of a page under the PENDING JOBS banner, the banner
+ * first when banner is set; true when it printed a row. */
 void qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
 bool qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */

@@ -14,7 +14,7 @@ static const struct cmd *const cmds[] = {
 	&cmd_qacct, &cmd_qconf, &cmd_qalter, &cmd_qmod, &cmd_reserve, &cmd_unreserve, &cmd_qwait, &cmd_qrsh,
 };
 
-const struct cmd *
+static const struct cmd *
 cmd_lookup(const char *name)
 {
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)

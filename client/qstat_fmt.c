@@ -378,13 +378,6 @@ qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banne
 }
 
 void
-qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
-{
-	qstat_print_queues(fp, hosts, rows, n);
-	qstat_print_pending(fp, rows, n, true);
-}
-
-void
 qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n)
 {
 	size_t i;

@@ -719,7 +719,9 @@ env_put_from(char ***v, const char *name, const char *value)
 		env_put(v, xasprintf("%s=%s", name, value));
 }
 
-char **
+/* The environment a job gets: -V's whole environment, then -v, then SGE_O_*;
+ * a later entry replaces an earlier one of the same name.  NULL-terminated. */
+static char **
 qsub_job_env(const struct qsub_opts *o, const struct qsub_env *e)
 {
 	char **v = xcalloc(1, sizeof *v);

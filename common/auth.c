@@ -148,7 +148,8 @@ auth_nonce(char *buf, size_t n)
 		snprintf(buf + 2 * i, 3, "%02x", raw[i]);
 }
 
-int64_t
+/* The uid of a unix socket's peer (SO_PEERCRED), or -1. */
+static int64_t
 auth_peercred_uid(int fd)
 {
 	struct ucred cred;

@@ -204,8 +204,6 @@ int     auth_munge_decode(const char *sock, const char *cred, const char *want_p
             uid_t *uid, gid_t *gid, char *err, size_t errlen);
 /* 2 * AUTH_NONCE_BYTES hex digits and a NUL, from getrandom. */
 void    auth_nonce(char *buf, size_t n);
-/* The uid of a unix socket's peer (SO_PEERCRED), or -1. */
-int64_t auth_peercred_uid(int fd);
 /* The uid owning the other end of a loopback TCP connection, or -1. */
 int64_t auth_loopback_peer_uid(int fd);
 /* Its two ways, by the connection's ends as getpeername and getsockname
@@ -427,7 +425,6 @@ struct job {
 #define SUSP_HOST 0x2
 struct job *job_new(void);
 void        job_free(struct job *j);
-void        job_clear(struct job *j);   /* frees the members, zeroes the struct */
 /* A job as just submitted at now: pending, never run, no outcome; only a
  * user hold stays. */
 void        job_fresh(struct job *j, int64_t now);

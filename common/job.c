@@ -19,7 +19,8 @@ job_new(void)
 	return j;
 }
 
-void
+/* Frees the members, zeroes the struct. */
+static void
 job_clear(struct job *j)
 {
 	free(j->name);

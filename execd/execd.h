@@ -305,6 +305,5 @@ struct pe_part {
  * the PE_HOSTFILE into tmpdir; a reason when it cannot. */
 const char *pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool root,
     struct pe_part *pp);
-void        pe_part_clear(struct pe_part *pp);
 
 #endif

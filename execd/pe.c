@@ -79,10 +79,3 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 	free(file);
 	return NULL;
 }
-
-void
-pe_part_clear(struct pe_part *pp)
-{
-	free(pp->hostfile);
-	memset(pp, 0, sizeof *pp);
-}

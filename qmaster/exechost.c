@@ -988,7 +988,7 @@ host_jobs_one(void *arg, struct job *j)
 }
 
 /* One word for qhost's STATE column, the most telling first. */
-const char *
+static const char *
 exechost_state(const struct exechost *h, bool suspended)
 {
 	if (h->lost || !h->conn)

@@ -36,6 +36,7 @@ static int             nsending;
 static struct event   *pump_ev, *chld_ev;
 
 static pid_t spawn(const char *message);
+static void mailer_kick(void);
 
 static const char *
 mail_from(void)
@@ -326,7 +327,8 @@ chld_cb(evutil_socket_t fd, short what, void *arg)
 	mailer_kick();
 }
 
-void
+/* New messages may be in the outbox. */
+static void
 mailer_kick(void)
 {
 	if (pump_ev)

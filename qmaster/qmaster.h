@@ -345,7 +345,6 @@ void exechost_check_lost(void);
 /* Whether a job may run again after a lost host, a vacate or exit 99 is
  * decided elsewhere; this is the -r flag with the queue's default. */
 bool job_rerunnable(const struct job *j);
-const char *exechost_state(const struct exechost *h, bool suspended);
 void exechost_register(struct conn *c, int64_t seq, json_t *msg);
 void exechost_load(struct conn *c, int64_t seq, json_t *msg);
 void exechost_pull(struct conn *c, int64_t seq, json_t *msg);
@@ -371,7 +370,6 @@ bool exechost_signal_job(const struct job *j, int sig);
 bool qmod_host_disabled(const char *name);
 /* The queues whose instance on host name qmod -d QUEUE@HOST disabled. */
 char **qmod_instances_disabled(const char *name);
-bool qmod_queue_disabled(const char *name);
 void qmod_apply_queues(void);   /* after conf_load: the stored flags */
 void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
@@ -525,7 +523,6 @@ json_t *cron_list_json(const char *only_owner);
 /* mailer.c: mail about jobs (qsub -m/-M). */
 void    mailer_init(void);
 void    mailer_shutdown(void);
-void    mailer_kick(void);          /* new messages may be in the outbox */
 /* Events of a job: each stores a message when the job asked for it. */
 void    mail_job_started(const struct job *j);
 void    mail_job_ended(const struct job *j);
@@ -620,8 +617,6 @@ struct resv {
 void resv_init(void);           /* after exechost_init: from the database */
 void resv_free_all(void);
 struct resv *resv_find(const char *name);
-/* Rebuilds each host's list of the reservations that hold it. */
-void resv_index(void);
 /* From the tick: windows that open or close (inside a transaction). */
 void resv_tick(int64_t now);
 /* The active reservation holding h, or NULL. */
@@ -664,7 +659,6 @@ int64_t        repl_released(void);
 /* After each commit: ship the changeset, hold or release the replies. */
 void           repl_committed(void);
 void           repl_become_primary(int64_t epoch, const char *why);
-void           repl_rejoin(const char *why);
 int64_t        repl_quiet_ms(void);       /* standby: since the primary's last frame */
 bool           repl_following(void);      /* standby: linked to the primary */
 void           repl_conn_gone(struct conn *c);

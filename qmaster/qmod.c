@@ -65,13 +65,6 @@ qmod_instances_disabled(const char *host)
 	return v;
 }
 
-bool
-qmod_queue_disabled(const char *name)
-{
-	const struct qm_queue *q = name ? conf_queue(conf, name) : NULL;
-	return q && q->disabled;
-}
-
 void
 qmod_apply_queues(void)
 {

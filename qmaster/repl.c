@@ -75,6 +75,7 @@ static char **saved_argv;
 static void repl_become_standby(int idx);
 static void repl_heartbeats(int64_t now);
 static void repl_probe_start(void);
+static void repl_rejoin(const char *why);
 
 const char *
 repl_role_name(void)
@@ -317,7 +318,7 @@ repl_probe(struct conn *c, int64_t seq, json_t *msg)
 /* Discards what this master has (anything the standby never acknowledged
  * was never acknowledged to a client either) and starts again as the
  * standby of the new primary: a fresh process is the simplest clean slate. */
-void
+static void
 repl_rejoin(const char *why)
 {
 	int n = 0;

@@ -59,6 +59,8 @@ load_one(void *arg, const struct resv_rec *rec)
 	return 0;
 }
 
+static void resv_index(void);
+
 /* State is in the database, so a restarted master continues the windows
  * where they are: its first tick opens or closes what fell due meanwhile. */
 void
@@ -84,7 +86,8 @@ resv_free_all(void)
 	}
 }
 
-void
+/* Rebuilds each host's list of the reservations that hold it. */
+static void
 resv_index(void)
 {
 	struct exechost *h;

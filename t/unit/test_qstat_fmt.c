@@ -309,6 +309,14 @@ test_job_details_pending_binary(void **state)
  * its master host) without the queue column, the states (u, d, a), a reserved
  * host said in words with its reservation, owner and end (never as
  * unknown), and the pending banner. */
+/* qstat -f of one page: what show_full in cmd_qstat.c prints. */
+static void
+qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+{
+	qstat_print_queues(fp, hosts, rows, n);
+	qstat_print_pending(fp, rows, n, true);
+}
+
 static void
 test_full_format(void **state)
 {
