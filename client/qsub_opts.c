@@ -324,6 +324,88 @@ qsub_deps_json(const struct qsub_opts *o)
 	return a;
 }
 
+/* -q QUEUE@EXPR (or *@EXPR, @EXPR): the queue, and hosts= narrowed to the
+ * node-set expression, as Grid Engine's queue@host. */
+static int
+opt_queue(struct qsub_opts *o, const char *v)
+{
+	const char *at = strchr(v, '@');
+
+	if (!*v)
+		return qo_fail(o, "-q needs a queue name");
+	if (at && !at[1])
+		return qo_fail(o, "-q QUEUE@HOSTS needs a node-set expression after the @");
+	if (at) {
+		char *h = o->req.hosts ? xasprintf("(%s) & (%s)", o->req.hosts, at + 1) :
+		    xstrdup(at + 1);
+		free(o->req.hosts);
+		o->req.hosts = h;
+		if (at == v || (at == v + 1 && *v == '*')) {
+			free(o->queue);
+			o->queue = NULL;
+		} else {
+			free(o->queue);
+			o->queue = xasprintf("%.*s", (int)(at - v), v);
+		}
+	} else
+		set_str(&o->queue, v);
+	return 0;
+}
+
+/* -j, -sync, -b, -now and -pty: y or n. */
+static int
+opt_yes_no(struct qsub_opts *o, const struct qo_opt *d, const char *v)
+{
+	int yn = parse_yn(v);
+
+	if (yn < 0)
+		return qo_fail(o, "%s wants y or n, not \"%s\"", d->name, v);
+	if (d->id == QO_NOW)
+		o->now = yn;
+	else if (d->id == QO_PTY)
+		o->pty = yn;
+	else if (d->id == QO_J)
+		o->join = yn;
+	else if (d->id == QO_SYNC)
+		o->sync = yn;
+	else
+		o->binary = yn;
+	return 0;
+}
+
+/* -M: a comma-separated list of mail addresses. */
+static int
+opt_mail_to(struct qsub_opts *o, const char *v)
+{
+	char *copy = xstrdup(v), *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
+		if (!mail_valid_address(tok)) {
+			qo_fail(o, "-M: \"%s\" is not a mail address", tok);
+			free(copy);
+			return -1;
+		}
+	free(copy);
+	if (!n || strstr(v, ",,") || v[strlen(v) - 1] == ',')
+		return qo_fail(o, "-M needs a list of mail addresses");
+	set_str(&o->mail_to, v);
+	return 0;
+}
+
+/* --cron: a schedule cron_parse takes. */
+static int
+opt_cron(struct qsub_opts *o, const char *v)
+{
+	struct cron_sched cs;
+	char err[256];
+
+	if (cron_parse(v, &cs, err, sizeof err) < 0)
+		return qo_fail(o, "--cron: %s", err);
+	set_str(&o->cron, v);
+	return 0;
+}
+
 /* One option with its argument (NULL for flags) applied to o. */
 static int
 apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
@@ -338,30 +420,8 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 			return qo_fail(o, "-N: the job name \"%.60s\" cannot be used: %s", v, job_name_problem(v));
 		set_str(&o->name, v);
 		break;
-	case QO_Q: {
-		/* QUEUE@EXPR (or *@EXPR, @EXPR): the queue, and hosts= narrowed
-		 * to the node-set expression, as Grid Engine's queue@host. */
-		const char *at = strchr(v, '@');
-		if (!*v)
-			return qo_fail(o, "-q needs a queue name");
-		if (at && !at[1])
-			return qo_fail(o, "-q QUEUE@HOSTS needs a node-set expression after the @");
-		if (at) {
-			char *h = o->req.hosts ? xasprintf("(%s) & (%s)", o->req.hosts, at + 1) :
-			    xstrdup(at + 1);
-			free(o->req.hosts);
-			o->req.hosts = h;
-			if (at == v || (at == v + 1 && *v == '*')) {
-				free(o->queue);
-				o->queue = NULL;
-			} else {
-				free(o->queue);
-				o->queue = xasprintf("%.*s", (int)(at - v), v);
-			}
-		} else
-			set_str(&o->queue, v);
-		break;
-	}
+	case QO_Q:
+		return opt_queue(o, v);
 	case QO_AR:
 		if (!*v || strlen(v) > 255)
 			return qo_fail(o, "-ar needs a reservation name");
@@ -417,19 +477,7 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	case QO_B:
 	case QO_NOW:
 	case QO_PTY:
-		if ((yn = parse_yn(v)) < 0)
-			return qo_fail(o, "%s wants y or n, not \"%s\"", d->name, v);
-		if (d->id == QO_NOW)
-			o->now = yn;
-		else if (d->id == QO_PTY)
-			o->pty = yn;
-		else if (d->id == QO_J)
-			o->join = yn;
-		else if (d->id == QO_SYNC)
-			o->sync = yn;
-		else
-			o->binary = yn;
-		break;
+		return opt_yes_no(o, d, v);
 	case QO_S:
 		if (!*v)
 			return qo_fail(o, "-S needs a shell");
@@ -476,29 +524,10 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		if (mail_flags_parse(v, &o->mail) < 0)
 			return qo_fail(o, "-m wants letters from b, e, a, s, or n alone, not \"%s\"", v);
 		break;
-	case QO_MAIL_TO: {
-		char *copy = xstrdup(v), *tok, *save = NULL;
-		int n = 0;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++)
-			if (!mail_valid_address(tok)) {
-				qo_fail(o, "-M: \"%s\" is not a mail address", tok);
-				free(copy);
-				return -1;
-			}
-		free(copy);
-		if (!n || strstr(v, ",,") || v[strlen(v) - 1] == ',')
-			return qo_fail(o, "-M needs a list of mail addresses");
-		set_str(&o->mail_to, v);
-		break;
-	}
-	case QO_CRON: {
-		struct cron_sched cs;
-		char err[256];
-		if (cron_parse(v, &cs, err, sizeof err) < 0)
-			return qo_fail(o, "--cron: %s", err);
-		set_str(&o->cron, v);
-		break;
-	}
+	case QO_MAIL_TO:
+		return opt_mail_to(o, v);
+	case QO_CRON:
+		return opt_cron(o, v);
 	case QO_A:
 		if (qsub_parse_date(v, time(NULL), &o->begin_time) < 0)
 			return qo_fail(o, "-a wants a date as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", v);

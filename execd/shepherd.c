@@ -762,22 +762,12 @@ shep_end_leftovers(const char *key)
 	}
 }
 
-static void NOWQ_NORETURN
-shepherd_main(const char *key, struct job *j, int lockfd)
+/* The shepherd's own session, descriptors and signals: what it is before
+ * it touches the job.  waitset: the signals it takes by sigtimedwait. */
+static void
+shep_become(const char *key, int lockfd, sigset_t *waitset)
 {
-	struct shep s = { .key = key, .j = j, .root = geteuid() == 0, .lockfd = lockfd };
-	struct shep_start st;
-	struct shep_clock clock;
-	sigset_t waitset;
-	struct rusage ru;
-	struct job_rusage jru;
-	char *pidline, *limit;
-	unsigned long long start;
-	const char *why;
-	int status, fd;
-	pid_t pid, r;
-	int64_t start_ms, next;
-	json_t *msg;
+	int fd;
 
 	setsid();
 	assert(lockfd >= 3);
@@ -808,10 +798,97 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGTERM);
-	sigaddset(&waitset, SIGCHLD);
-	sigprocmask(SIG_SETMASK, &waitset, NULL);
+	sigemptyset(waitset);
+	sigaddset(waitset, SIGTERM);
+	sigaddset(waitset, SIGCHLD);
+	sigprocmask(SIG_SETMASK, waitset, NULL);
+}
+
+/* The job runs: job.pid for execd, and CHILD_REGISTER for the master. */
+static void
+shep_register(struct shep *s, pid_t pid, int64_t start_ms)
+{
+	unsigned long long start;
+	char *pidline;
+	json_t *msg;
+
+	/* Started: the job's pid is its process group, for SIGNAL; its start
+	 * time tells it from a later process given the same pid. */
+	if (!shepherd_proc_start(pid, &start))
+		start = 0;
+	/* Our pid and TMPDIR tell execd what to clean up should we be
+	 * killed: the job's cgroup bears our pid in its name. */
+	if (asprintf(&pidline, "%d %llu %lld %d %s\n", (int)pid, start, (long long)start_ms,
+	    (int)getpid(), s->tmpdir) < 0)
+		fatalx("out of memory");
+	/* Not synced: if the host crashes, the durable active/ folder makes
+	 * execd report the attempt as lost ("shepherd died").  The
+	 * outbox's CHILD_REGISTER is job.pid under a second name; only where
+	 * the two folders cannot share the file is it a file of its own. */
+	if (shep_write_file(s, "job.pid", pidline, 0600) < 0 || outbox_link_reg(s->key) < 0) {
+		msg = outbox_reg_msg(s->key, pidline);
+		assert(msg);
+		outbox_write(s->key, OUTBOX_REG, msg, false);
+		json_decref(msg);
+	}
+	outbox_notify(s->key, OUTBOX_REG);
+}
+
+/* Waits for the job's end, passing on a SIGTERM and enforcing the wall
+ * clock; its wait status, and its usage in *ru. */
+static int
+shep_wait_job(struct shep *s, struct shep_clock *clock, pid_t pid, sigset_t *waitset,
+    struct rusage *ru)
+{
+	int status = 0;
+	int64_t next;
+	pid_t r;
+
+	memset(ru, 0, sizeof *ru);
+	for (;;) {
+		struct timespec ts;
+		struct rusage oru;
+		int ostatus;
+		/* Orphans the job left are ours to reap too (we are their
+		 * subreaper): only the job's own end and usage count. */
+		while ((r = wait4(-1, &ostatus, WNOHANG, &oru)) > 0 && r != pid)
+			;
+		if (r == pid) {
+			status = ostatus;
+			*ru = oru;
+			break;
+		}
+		if (r < 0 && errno != EINTR) {
+			log_warn("lost track of job %s (pid %d)", s->key, (int)pid);
+			shep_failed(s, "the shepherd lost track of the job");
+		}
+		next = shep_clock_tick(clock, s->key, pid);
+		ts.tv_sec = next / 1000;
+		ts.tv_nsec = (long)(next % 1000) * 1000000L;
+		if ((s->qrsh ? qrsh_wait(s->qrsh, next) :
+		    sigtimedwait(waitset, NULL, next >= 0 ? &ts : NULL)) == SIGTERM)
+			kill(-pid, SIGTERM);
+	}
+	return status;
+}
+
+static void NOWQ_NORETURN
+shepherd_main(const char *key, struct job *j, int lockfd)
+{
+	struct shep s = { .key = key, .j = j, .root = geteuid() == 0, .lockfd = lockfd };
+	struct shep_start st;
+	struct shep_clock clock;
+	sigset_t waitset;
+	struct rusage ru;
+	struct job_rusage jru;
+	char *limit;
+	const char *why;
+	int status;
+	pid_t pid;
+	int64_t start_ms;
+	json_t *msg;
+
+	shep_become(key, lockfd, &waitset);
 
 	/* No pid file: execd knows we live by the lock on our folder, which
 	 * it took before starting us and which dies with us. */
@@ -850,52 +927,9 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		shep_failed(&s, st.why);
 	}
 
-	/* Started: the job's pid is its process group, for SIGNAL; its start
-	 * time tells it from a later process given the same pid. */
-	if (!shepherd_proc_start(pid, &start))
-		start = 0;
-	/* Our pid and TMPDIR tell execd what to clean up should we be
-	 * killed: the job's cgroup bears our pid in its name. */
-	if (asprintf(&pidline, "%d %llu %lld %d %s\n", (int)pid, start, (long long)start_ms,
-	    (int)getpid(), s.tmpdir) < 0)
-		fatalx("out of memory");
-	/* Not synced: if the host crashes, the durable active/ folder makes
-	 * execd report the attempt as lost ("shepherd died").  The
-	 * outbox's CHILD_REGISTER is job.pid under a second name; only where
-	 * the two folders cannot share the file is it a file of its own. */
-	if (shep_write_file(&s, "job.pid", pidline, 0600) < 0 || outbox_link_reg(key) < 0) {
-		msg = outbox_reg_msg(key, pidline);
-		assert(msg);
-		outbox_write(key, OUTBOX_REG, msg, false);
-		json_decref(msg);
-	}
-	outbox_notify(key, OUTBOX_REG);
+	shep_register(&s, pid, start_ms);
 
-	memset(&ru, 0, sizeof ru);
-	for (;;) {
-		struct timespec ts;
-		struct rusage oru;
-		int ostatus;
-		/* Orphans the job left are ours to reap too (we are their
-		 * subreaper): only the job's own end and usage count. */
-		while ((r = wait4(-1, &ostatus, WNOHANG, &oru)) > 0 && r != pid)
-			;
-		if (r == pid) {
-			status = ostatus;
-			ru = oru;
-			break;
-		}
-		if (r < 0 && errno != EINTR) {
-			log_warn("lost track of job %s (pid %d)", key, (int)pid);
-			shep_failed(&s, "the shepherd lost track of the job");
-		}
-		next = shep_clock_tick(&clock, key, pid);
-		ts.tv_sec = next / 1000;
-		ts.tv_nsec = (long)(next % 1000) * 1000000L;
-		if ((s.qrsh ? qrsh_wait(s.qrsh, next) :
-		    sigtimedwait(&waitset, NULL, next >= 0 ? &ts : NULL)) == SIGTERM)
-			kill(-pid, SIGTERM);
-	}
+	status = shep_wait_job(&s, &clock, pid, &waitset, &ru);
 	/* Like Grid Engine and Slurm, the job's end is the end of its whole
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
