@@ -169,7 +169,7 @@ while True:
     c.close()
 ' "$(($(port) + 1))" > "$BATS_TEST_TMPDIR/fake.out" &
 	fake=$!
-	wait_until 5 grep -q ready "$BATS_TEST_TMPDIR/fake.out"
+	wait_until 30 grep -q ready "$BATS_TEST_TMPDIR/fake.out"
 	restart_with
 	log | grep -q "no query endpoint at 127.0.0.1:$(($(port) + 1)): qstat asks at the port"
 	id=$(qsub -terse -h -b y true)
