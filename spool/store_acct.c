@@ -1,0 +1,225 @@
+/* store_acct.c: the accounting table: one row per ended attempt, listed and summed. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spool/store_int.h"
+
+/* Accounting. */
+
+int
+store_acct_insert(struct store *st, const struct job *j, const struct acct_info *a)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ACCT_INSERT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, A_job_id, j->id);
+	sqlite3_bind_int(s, A_task, j->task);
+	sqlite3_bind_int(s, A_attempt, j->attempt);
+	bind_text(s, A_name, j->name);
+	bind_text(s, A_owner, j->owner);
+	sqlite3_bind_int64(s, A_uid, j->uid);
+	sqlite3_bind_int64(s, A_gid, j->gid);
+	bind_text(s, A_group_name, a->group);
+	bind_text(s, A_queue, j->queue);
+	bind_text(s, A_host, j->host);
+	sqlite3_bind_int64(s, A_submit_time, j->submit_time);
+	sqlite3_bind_int64(s, A_start_time, j->start_time);
+	sqlite3_bind_int64(s, A_end_time, j->end_time);
+	sqlite3_bind_int(s, A_state, j->state);
+	sqlite3_bind_int(s, A_exit_status, j->exit_status);
+	sqlite3_bind_int(s, A_signal, j->signal);
+	sqlite3_bind_int(s, A_failed_code, a->failed);
+	bind_text(s, A_failed, j->reason);
+	sqlite3_bind_int(s, A_prio, j->prio);
+	bind_text(s, A_pe, j->pe);
+	sqlite3_bind_int(s, A_slots, j->slots);
+	sqlite3_bind_double(s, A_wallclock, j->start_time > 0 && j->end_time > j->start_time ?
+	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
+	sqlite3_bind_double(s, A_utime, a->ru.utime);
+	sqlite3_bind_double(s, A_stime, a->ru.stime);
+	/* maxrss_kb, then ru_ixrss ... ru_nivcsw: rusage_int's order. */
+	for (int i = 0; i < RUSAGE_NINT; i++)
+		sqlite3_bind_int64(s, A_maxrss_kb + i, rusage_int(&a->ru, i));
+	return stmt_run(st, s, own, "cannot store accounting");
+}
+
+/* One accounting row as ACCT sends it.  Like job rows, values out of range
+ * are clamped, never trusted. */
+static json_t *
+acct_row_json(sqlite3_stmt *s)
+{
+	int64_t id = sqlite3_column_int64(s, A_job_id);
+	struct job_rusage ru;
+	json_t *o, *hosts = json_array();
+	const char *h = (const char *)sqlite3_column_text(s, A_host);
+	char *dup, *tok, *save;
+
+#define INT(f, lo, hi)	json_integer(col_int(s, A_##f, lo, hi, id, #f))
+#define STR(f)		(sqlite3_column_type(s, A_##f) == SQLITE_NULL ? json_null() : \
+			    json_string((const char *)sqlite3_column_text(s, A_##f)))
+	memset(&ru, 0, sizeof ru);
+	if (h) {
+		dup = xstrdup(h);
+		for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			json_array_append_new(hosts, json_string(tok));
+		free(dup);
+	}
+	ru.utime = sqlite3_column_double(s, A_utime);
+	ru.stime = sqlite3_column_double(s, A_stime);
+	if (ru.utime < 0)
+		ru.utime = 0;
+	if (ru.stime < 0)
+		ru.stime = 0;
+	for (int i = 0; i < RUSAGE_NINT; i++)
+		rusage_set_int(&ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
+	o = json_object();
+	json_object_set_new(o, "row", json_integer(sqlite3_column_int64(s, A_id)));
+	json_object_set_new(o, "id", json_integer(id));
+	json_object_set_new(o, "task", INT(task, 0, INT32_MAX));
+	json_object_set_new(o, "attempt", INT(attempt, 0, INT32_MAX));
+	json_object_set_new(o, "name", STR(name));
+	json_object_set_new(o, "owner", STR(owner));
+	json_object_set_new(o, "uid", INT(uid, 0, UINT32_MAX));
+	json_object_set_new(o, "gid", INT(gid, 0, UINT32_MAX));
+	json_object_set_new(o, "group", STR(group_name));
+	json_object_set_new(o, "queue", STR(queue));
+	json_object_set_new(o, "hosts", hosts);
+	json_object_set_new(o, "submit_time", INT(submit_time, 0, INT64_MAX));
+	json_object_set_new(o, "start_time", INT(start_time, 0, INT64_MAX));
+	json_object_set_new(o, "end_time", INT(end_time, 0, INT64_MAX));
+	json_object_set_new(o, "state", json_string(job_state_name(
+	    (enum job_state)col_int(s, A_state, JS_PENDING, JS_DELETED, id, "state"))));
+	/* An attempt that could not start has no exit status (json.md: a key
+	 * that does not apply is left out). */
+	if (sqlite3_column_int64(s, A_failed_code) != ACCT_FAILED_BEFORE)
+		json_object_set_new(o, "exit_status", INT(exit_status, -1, 65535));
+	json_object_set_new(o, "signal", INT(signal, 0, 128));
+	json_object_set_new(o, "failed", INT(failed_code, 0, 65535));
+	json_object_set_new(o, "reason", STR(failed));
+	json_object_set_new(o, "prio", INT(prio, -1023, 1024));
+	json_object_set_new(o, "pe", STR(pe));
+	json_object_set_new(o, "slots", INT(slots, 1, JOB_MAX_SLOTS));
+	json_object_set_new(o, "ru_wallclock", json_real(sqlite3_column_double(s, A_wallclock) < 0 ?
+	    0 : sqlite3_column_double(s, A_wallclock)));
+	json_object_set_new(o, "rusage", rusage_to_json(&ru));
+#undef INT
+#undef STR
+	return o;
+}
+
+int
+store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg)
+{
+	enum stmt_id id;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	id = f->job_id > 0 ? S_ACCT_BY_JOB : f->name ? S_ACCT_BY_NAME :
+	    f->owner ? S_ACCT_BY_OWNER : S_ACCT_BY_END;
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	if (id == S_ACCT_BY_JOB)
+		sqlite3_bind_int64(s, 1, f->job_id);
+	else if (id == S_ACCT_BY_NAME)
+		sqlite3_bind_text(s, 1, f->name, -1, SQLITE_STATIC);
+	else if (id == S_ACCT_BY_OWNER)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, f->since);
+	sqlite3_bind_int64(s, 4, f->after_end);
+	sqlite3_bind_int64(s, 5, f->after_row);
+	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *row;
+		int stop;
+
+		/* The job id and name indexes do not know the owner: the few
+		 * rows of one job are filtered here. */
+		if (f->owner && id != S_ACCT_BY_OWNER) {
+			const char *o = (const char *)sqlite3_column_text(s, A_owner);
+			if (!o || strcmp(o, f->owner) != 0)
+				continue;
+		}
+		row = acct_row_json(s);
+		stop = cb(arg, row);
+		json_decref(row);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list accounting");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+    store_acct_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own)))
+		return -1;
+	if (f->owner)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, f->since);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *row = json_object();
+		int stop;
+
+		if (by_owner)
+			json_object_set_new(row, "owner", json_string(
+			    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
+		json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
+		json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
+		json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
+		json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
+		stop = cb(arg, row);
+		json_decref(row);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot sum accounting");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_acct_last_state(struct store *st, int64_t id, enum job_state *state)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc, ret = -1;
+
+	if (!(s = stmt_take(st, S_ACCT_LAST, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		int64_t v = sqlite3_column_int64(s, 0);
+		*state = v >= JS_DONE && v <= JS_DELETED ? (enum job_state)v : JS_FAILED;
+		ret = 0;
+	} else if (rc == SQLITE_DONE)
+		ret = 1;
+	else
+		store_fail(st, "cannot read accounting");
+	stmt_give(s, own);
+	return ret;
+}
+

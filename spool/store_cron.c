@@ -1,0 +1,352 @@
+/* store_cron.c: cron entries, the mail outbox and job dependencies in the store. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spool/store_int.h"
+
+/* Cron entries. */
+
+int
+store_cron_insert(struct store *st, struct cron_rec *r)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_INSERT, &own)))
+		return -1;
+	bind_text(s, 1, r->owner);
+	sqlite3_bind_int64(s, 2, r->uid);
+	bind_text(s, 3, r->spec);
+	bind_text(s, 4, r->job);
+	sqlite3_bind_int64(s, 5, r->next_run);
+	sqlite3_bind_int64(s, 6, r->last_job);
+	sqlite3_bind_int(s, 7, r->hold);
+	sqlite3_bind_int64(s, 8, r->created);
+	if (stmt_run(st, s, own, "cannot store a cron entry") < 0)
+		return -1;
+	r->id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+int
+store_cron_update(struct store *st, const struct cron_rec *r)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_UPDATE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, r->id);
+	sqlite3_bind_int64(s, 2, r->next_run);
+	sqlite3_bind_int64(s, 3, r->last_job);
+	sqlite3_bind_int(s, 4, r->hold);
+	return stmt_run(st, s, own, "cannot update a cron entry");
+}
+
+int
+store_cron_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_CRON_DELETE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return stmt_run(st, s, own, "cannot delete a cron entry");
+}
+
+void
+cron_rec_free(struct cron_rec *r)
+{
+	if (!r)
+		return;
+	free(r->owner);
+	free(r->spec);
+	free(r->job);
+	free(r);
+}
+
+static struct cron_rec *
+row_to_cron(sqlite3_stmt *s)
+{
+	struct cron_rec *r = xcalloc(1, sizeof *r);
+
+	r->id = sqlite3_column_int64(s, 0);
+	r->owner = col_str(s, 1);
+	r->uid = (uint32_t)sqlite3_column_int64(s, 2);
+	r->spec = col_str(s, 3);
+	r->job = col_str(s, 4);
+	r->next_run = sqlite3_column_int64(s, 5);
+	r->last_job = sqlite3_column_int64(s, 6);
+	r->hold = sqlite3_column_int(s, 7) != 0;
+	r->created = sqlite3_column_int64(s, 8);
+	if (!r->owner || !r->spec || !r->job) {
+		log_warnx("store: cron entry %lld is missing a field; skipped", (long long)r->id);
+		cron_rec_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct cron_rec *
+store_cron_get(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	struct cron_rec *r = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_CRON_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		r = row_to_cron(s);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a cron entry");
+	stmt_give(s, own);
+	return r;
+}
+
+/* Rows are read before the first callback, which may update them. */
+static int
+cron_walk(struct store *st, enum stmt_id id, int64_t now, store_cron_cb cb, void *arg)
+{
+	struct cron_rec **v = NULL, *r;
+	size_t n = 0, i;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	if (id == S_CRON_DUE)
+		sqlite3_bind_int64(s, 1, now);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if ((r = row_to_cron(s)) != NULL) {
+			v = xrealloc(v, (n + 1) * sizeof *v);
+			v[n++] = r;
+		}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read the cron entries");
+	stmt_give(s, own);
+	for (i = 0; i < n; i++) {
+		if (rc == SQLITE_DONE && cb(arg, v[i]))
+			rc = SQLITE_DONE + 1000;   /* stopped; free the rest */
+		cron_rec_free(v[i]);
+	}
+	free(v);
+	return rc == SQLITE_DONE || rc == SQLITE_DONE + 1000 ? 0 : -1;
+}
+
+int
+store_cron_foreach(struct store *st, store_cron_cb cb, void *arg)
+{
+	return cron_walk(st, S_CRON_ALL, 0, cb, arg);
+}
+
+int
+store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg)
+{
+	return cron_walk(st, S_CRON_DUE, now, cb, arg);
+}
+
+/* Mail outbox. */
+
+int
+store_mail_add(struct store *st, int64_t job_id, const char *message, int64_t now)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_ADD, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job_id);
+	bind_text(s, 2, message);
+	sqlite3_bind_int64(s, 3, now);
+	return stmt_run(st, s, own, "cannot store a mail");
+}
+
+int
+store_mail_due(struct store *st, int64_t now, int limit, store_mail_cb cb, void *arg)
+{
+	struct { int64_t id, job; char *msg; int attempts; } *v = NULL;
+	sqlite3_stmt *s;
+	size_t n = 0, i;
+	bool own, stop = false;
+	int rc;
+
+	if (!(s = stmt_take(st, S_MAIL_DUE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, now);
+	sqlite3_bind_int(s, 2, limit);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n].id = sqlite3_column_int64(s, 0);
+		v[n].job = sqlite3_column_int64(s, 1);
+		v[n].msg = col_str(s, 2);
+		v[n++].attempts = sqlite3_column_int(s, 3);
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read the mail outbox");
+	stmt_give(s, own);
+	for (i = 0; i < n; i++) {
+		if (rc == SQLITE_DONE && !stop && v[i].msg)
+			stop = cb(arg, v[i].id, v[i].job, v[i].msg, v[i].attempts) != 0;
+		free(v[i].msg);
+	}
+	free(v);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_mail_done(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_DONE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	return stmt_run(st, s, own, "cannot remove a sent mail");
+}
+
+int
+store_mail_retry(struct store *st, int64_t id, int attempts, int64_t next_try, const char *error)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_MAIL_RETRY, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, attempts);
+	sqlite3_bind_int64(s, 3, next_try);
+	bind_text(s, 4, error);
+	return stmt_run(st, s, own, "cannot store a mail's retry");
+}
+
+int
+store_mail_of_job(struct store *st, int64_t job_id, int *count, char **last_error, int64_t *next_try)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, S_MAIL_OF_JOB, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job_id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*count = sqlite3_column_int(s, 0);
+		*last_error = col_str(s, 1);
+		*next_try = sqlite3_column_int64(s, 2);
+	} else
+		store_fail(st, "cannot read the mail outbox");
+	stmt_give(s, own);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Dependencies. */
+
+static int
+dep_stmt(struct store *st, enum stmt_id id, int64_t job, int64_t dep, int kind)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	sqlite3_bind_int64(s, 2, dep);
+	sqlite3_bind_int(s, 3, kind);
+	return stmt_run(st, s, own, "cannot change a dependency");
+}
+
+int
+store_dep_add(struct store *st, int64_t job, int64_t dep, int kind)
+{
+	return dep_stmt(st, S_DEP_ADD, job, dep, kind);
+}
+
+int
+store_dep_remove(struct store *st, int64_t job, int64_t dep, int kind)
+{
+	return dep_stmt(st, S_DEP_DEL, job, dep, kind);
+}
+
+/* Both walks read every row before the first callback, which may change
+ * the very rows walked. */
+static int
+deps_walk(struct store *st, enum stmt_id id, int64_t key, store_dep_cb cb, void *arg)
+{
+	struct { int64_t id; int kind; } *rows = NULL;
+	size_t n = 0, cap = 0, i;
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, id, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, key);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			rows = xrealloc(rows, cap * sizeof *rows);
+		}
+		rows[n].id = sqlite3_column_int64(s, 0);
+		rows[n++].kind = sqlite3_column_int(s, 1);
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read dependencies");
+	stmt_give(s, own);
+	for (i = 0; rc == SQLITE_DONE && i < n; i++)
+		if (cb(arg, rows[i].id, rows[i].kind))
+			break;
+	free(rows);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_deps_of(struct store *st, int64_t job, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_DEPS_OF, job, cb, arg);
+}
+
+int
+store_dependents(struct store *st, int64_t dep, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_DEPENDENTS, dep, cb, arg);
+}
+
+_Static_assert(STORE_DEP_ARRAY == 5, "S_DEPS_COUNT spells the array kind out");
+
+int64_t
+store_deps_count(struct store *st, int64_t job)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int64_t n = -1;
+
+	if (!(s = stmt_take(st, S_DEPS_COUNT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, job);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "cannot count dependencies");
+	stmt_give(s, own);
+	return n;
+}
+
+int
+store_jobs_begin_due(struct store *st, int64_t now, store_dep_cb cb, void *arg)
+{
+	return deps_walk(st, S_BEGIN_DUE, now, cb, arg);
+}
+

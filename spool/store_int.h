@@ -1,0 +1,191 @@
+/* store_int.h: what the files of the store share: struct store, its statement cache and the column lists. */
+#ifndef NOWQ_STORE_INT_H
+#define NOWQ_STORE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Debian's libsqlite3 is built with the session extension; its
+ * declarations are behind these. */
+#define SQLITE_ENABLE_SESSION 1
+#define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#include <sqlite3.h>
+
+#include "common/common.h"
+#include "spool/spool.h"
+
+/*
+ * The jobs table's columns after id, in the order rows are read and inserted;
+ * the enum of column numbers below is built from the same list so the two
+ * cannot drift apart.  env comes last because only some reads want it.
+ */
+#define JOB_COLUMNS(X) \
+	X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(sup_groups) X(queue) \
+	X(prio) X(script_hash) X(argv) X(args) X(shell) X(cwd) X(home) \
+	X(out_path) X(err_path) X(join_out) X(submit_host) X(submit_time) \
+	X(start_time) X(end_time) X(state) X(hold) X(error) X(delete_req) \
+	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
+	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
+	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
+	X(qrsh)
+#define X_ENUM(c)	C_##c,
+#define X_SEL(c)	", j." #c
+#define X_NAME(c)	#c ", "
+#define X_PARAM(c)	"?, "
+#define X_STR(c)	#c,
+enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
+
+#define JOB_SEL_LIGHT	"SELECT j.id" JOB_COLUMNS(X_SEL) ", NULL, NULL FROM jobs j"
+#define JOB_FULL_COLS	"SELECT j.id" JOB_COLUMNS(X_SEL) ", j.env, s.body FROM jobs j "
+#define JOB_JOIN_SCRIPT	" LEFT JOIN scripts s ON s.hash = j.script_hash"
+#define JOB_SEL_FULL	JOB_FULL_COLS JOB_JOIN_SCRIPT
+/* Without statistics the planner would rather take jobs_state and sort every
+ * pending job; INDEXED BY makes the walk of the partial index a promise (and
+ * preparing fails loudly if the index ever stops matching the query). */
+#define JOB_RUNNABLE(idx) JOB_FULL_COLS "INDEXED BY " idx JOB_JOIN_SCRIPT \
+			" WHERE j.state = 0 AND j.hold = 0 AND j.error = 0"
+
+/*
+ * The accounting table's columns after id, in the order they are written and
+ * read.  host is a blank-separated list; failed is the reason's text and
+ * failed_code Grid Engine's number for it; utime, stime and maxrss_kb are
+ * wait4's ru_utime, ru_stime and ru_maxrss.
+ */
+#define ACCT_COLUMNS(X) \
+	X(job_id) X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(group_name) \
+	X(queue) X(host) X(submit_time) X(start_time) X(end_time) X(state) \
+	X(exit_status) X(signal) X(failed_code) X(failed) X(prio) X(pe) X(slots) \
+	X(wallclock) X(utime) X(stime) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
+	X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
+	X(ru_oublock) X(ru_msgsnd) X(ru_msgrcv) X(ru_nsignals) X(ru_nvcsw)
+#define A_ENUM(c)	A_##c,
+enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
+#undef A_ENUM
+/* ru_nivcsw closes each list, so none ends with a comma. */
+#define ACCT_INSERT_COLS	ACCT_COLUMNS(X_NAME) "ru_nivcsw"
+#define ACCT_INSERT_PARAMS	ACCT_COLUMNS(X_PARAM) "?"
+#define ACCT_SELECT	"SELECT id, " ACCT_COLUMNS(X_NAME) "ru_nivcsw FROM accounting"
+#define ACCT_PAGE	" AND end_time >= ?3 AND (end_time, id) > (?4, ?5)" \
+			" ORDER BY end_time, id LIMIT ?6"
+#define ACCT_SUM(group)	"SELECT " #group ", count(*), sum(wallclock), sum(utime)," \
+			" sum(stime) FROM accounting"
+
+
+/*
+ * Every statement is prepared once and kept; S_FOREACH is the first of the
+ * variants of the job listing (which FE_ filters are present), built on
+ * demand.
+ */
+enum stmt_id {
+	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_META_GET, S_META_SET, S_META_DEL,
+	S_SCRIPT_FIND, S_SCRIPT_ADD, S_SCRIPT_GC,
+	S_JOB_INSERT, S_JOB_UPDATE, S_JOB_GET, S_JOB_GET_FULL, S_JOB_DELETE,
+	S_RUNNABLE, S_RUNNABLE_UID, S_PURGE, S_COUNT_ALL, S_COUNT_STATES, S_COUNT_BY_STATE,
+	S_ACCT_INSERT, S_HOST_UPSERT, S_HOSTS_ALL,
+	S_DEP_ADD, S_DEP_DEL, S_DEPS_OF, S_DEPENDENTS, S_DEPS_COUNT, S_BEGIN_DUE,
+	S_ACCT_LAST,
+	S_CRON_INSERT, S_CRON_UPDATE, S_CRON_DELETE, S_CRON_GET, S_CRON_ALL, S_CRON_DUE,
+	S_MAIL_ADD, S_MAIL_DUE, S_MAIL_DONE, S_MAIL_RETRY, S_MAIL_OF_JOB,
+	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
+	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
+	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
+	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL, S_ARRAY_NEXT, S_ARRAY_SET_NEXT,
+	S_TASK_UNFINISHED,
+	S_HOST_LISTS, S_ALIAS_ADD, S_ALIAS_DEL, S_ALIAS_DEL_HOST, S_ALIASES_ALL,
+	S_RESV_PUT, S_RESV_DEL, S_RESV_ALL,
+	S_KEY_GET, S_KEY_PUT, S_KEY_PURGE,
+	/* Task views, built by store_task_sql: parent columns with the task's own. */
+	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
+	S_FOREACH,
+	S_NSTMT = S_FOREACH + 1024
+};
+#define FE_STATES	0x1u
+#define FE_OWNER	0x2u
+#define FE_HOST		0x4u
+#define FE_FULL		0x8u
+#define FE_BRIEF	0x10u
+/* Pending jobs in the listing's order (prio desc, id) from a cursor: the
+ * rest of the cursor's priority (FE_PRIO), then every lower one (both). */
+#define FE_PRIO		0x20u
+#define FE_PRIO_LOWER	0x40u
+/* Of the pending jobs only the arrays (their tasks may run). */
+#define FE_ARRAYS	0x80u
+/* A page of at most ?11 jobs, each state's read from jobs_state. */
+#define FE_PAGE		0x100u
+/* Only the columns the scheduler's usage counts read. */
+#define FE_USAGE	0x200u
+
+#define APPLY_MAXCOL	64	/* a set of columns is a uint64_t */
+#define APPLY_NUP	16	/* UPDATE statements kept per table, one per set of columns */
+
+struct apply_tab {
+	struct apply_tab *next;
+	char             *name;
+	int               ncol;                 /* the table's */
+	char             *col[APPLY_MAXCOL];    /* quoted, in cid order */
+	uint64_t          pk;                   /* the primary key's columns */
+	unsigned char     pkpos[APPLY_MAXCOL];  /* each column's place in the key, 0: not in it */
+	sqlite3_stmt     *sel;                  /* the capture's read of a row by its key */
+	bool              autoinc;              /* sqlite_sequence: applied by apply_autoinc */
+	int               ncs;                  /* the changeset's columns the statements are for */
+	sqlite3_stmt     *ins, *del;
+	sqlite3_stmt     *up[APPLY_NUP];
+	uint64_t          upset[APPLY_NUP];     /* the columns up[i] sets */
+	int               nup, upnext;
+};
+
+struct store {
+	sqlite3      *db;
+	sqlite3_stmt *stmt[S_NSTMT];
+	bool          in_txn;    /* between store_begin and store_commit/rollback */
+	/* Replication: with capture on, the preupdate hook records each
+	 * transaction's changes on every table with a primary key (so tables
+	 * added later are covered without a word here), and the commit leaves
+	 * its changeset for the taking (capture below). */
+	bool             capture;
+	struct capture  *cap;
+	void            *cs;      /* the last commit's changeset (malloc), or NULL */
+	int              ncs;
+	int64_t          cs_seq;
+	int64_t          seq;     /* last replication sequence (meta repl.seq), applied in the open transaction on a standby */
+	int64_t          seq_committed; /* seq as committed: a rollback goes back to it */
+	bool             readonly; /* store_open_readonly: one read transaction, ended by close */
+	struct apply_tab *apply;   /* the standby's statements per table (store_apply) */
+	bool             nospace;  /* the last failure was for want of space (store_out_of_space) */
+};
+
+struct capture;
+
+/* store_stmt.c */
+int		 store_fail(struct store *, const char *);
+sqlite3_stmt	*stmt_take(struct store *, enum stmt_id, bool *);
+void		 stmt_give(sqlite3_stmt *, bool);
+int		 stmt_run(struct store *, sqlite3_stmt *, bool, const char *);
+int		 bind_text(sqlite3_stmt *, int, const char *);
+int		 bind_states(sqlite3_stmt *, unsigned);
+int		 store_exec(sqlite3 *, const char *);
+int64_t		 store_query_int(sqlite3 *, const char *);
+int		 op_begin(struct store *, bool *);
+int		 op_end(struct store *, bool, int);
+
+/* store_row.c */
+char		*strv_to_text(char *const *, bool *);
+char		*groups_to_text(const gid_t *, int);
+char	       **text_to_strv(const char *, int, int64_t, const char *);
+int64_t		 col_int(sqlite3_stmt *, int, int64_t, int64_t, int64_t, const char *);
+char		*col_str(sqlite3_stmt *, int);
+char		*req_to_text(const struct job_req *);
+struct job	*row_to_job(sqlite3_stmt *, bool);
+
+/* store_cap.c */
+int		 store_capture_end(struct store *);
+void		 cap_reset(struct capture *);
+void		 cap_free(struct store *);
+
+/* store_apply.c */
+struct apply_tab *apply_tab(struct store *, const char *, int *);
+void		 apply_free(struct store *);
+bool		 apply_varint(const unsigned char *, int, int *, uint64_t *);
+
+#endif

@@ -1,0 +1,713 @@
+/* store_job.c: jobs, array tasks, their scripts and submission keys in the store. */
+#include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "spool/store_int.h"
+
+/* Hash collisions are astronomically rare; many in a row means a bug. */
+#define STORE_MAX_SUFFIX 1000
+
+/* Scripts: content-addressed, one row per distinct text. */
+
+/* Stores body unless it is there already; hash receives its key. */
+static int
+store_script_put(struct store *st, const char *body, size_t n, char *hash, size_t hashlen)
+{
+	uint64_t h = hash_fnv1a64(body, n);
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	for (int k = 0; k < STORE_MAX_SUFFIX; k++) {
+		if (k == 0)
+			snprintf(hash, hashlen, "%016" PRIx64, h);
+		else
+			snprintf(hash, hashlen, "%016" PRIx64 "-%d", h, k);
+		if (!(s = stmt_take(st, S_SCRIPT_FIND, &own)))
+			return -1;
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			bool same = sqlite3_column_int(s, 0) == 1;
+			stmt_give(s, own);
+			if (same)
+				return 0;
+			/* Same hash, other text: try the next suffix. */
+			continue;
+		}
+		if (rc != SQLITE_DONE) {
+			store_fail(st, "cannot look up a script");
+			stmt_give(s, own);
+			return -1;
+		}
+		stmt_give(s, own);
+		if (!(s = stmt_take(st, S_SCRIPT_ADD, &own)))
+			return -1;
+		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
+		return stmt_run(st, s, own, "cannot store a script");
+	}
+	log_warnx("store: %d scripts share hash %016" PRIx64 "; refusing another", STORE_MAX_SUFFIX, h);
+	return -1;
+}
+
+/* Drops the script with this key if no job uses it any more. */
+static int
+store_script_gc(struct store *st, const char *hash)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_SCRIPT_GC, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+	return stmt_run(st, s, own, "cannot remove an unused script");
+}
+
+/* Runs a DELETE ... RETURNING script_hash, then collects the scripts it
+ * freed.  Returns the number of jobs deleted. */
+static int
+store_delete_jobs(struct store *st, sqlite3_stmt *s, bool own, const char *what)
+{
+	char **hashes = NULL;
+	size_t nh = 0, cap = 0;
+	int rc, n = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(s, 0);
+		n++;
+		if (!h)
+			continue;
+		for (size_t i = 0; i < nh; i++)
+			if (strcmp(hashes[i], h) == 0) {
+				h = NULL;
+				break;
+			}
+		if (!h)
+			continue;
+		if (nh == cap) {
+			cap = cap ? cap * 2 : 8;
+			hashes = xrealloc(hashes, cap * sizeof *hashes);
+		}
+		hashes[nh++] = xstrdup(h);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, what);
+		n = -1;
+	}
+	stmt_give(s, own);
+	for (size_t i = 0; i < nh; i++) {
+		if (n >= 0 && store_script_gc(st, hashes[i]) < 0)
+			n = -1;
+		free(hashes[i]);
+	}
+	free(hashes);
+	return n;
+}
+
+/* Jobs: the API. */
+
+int
+store_job_insert(struct store *st, struct job *j)
+{
+	char hash[40], *groups, *argv, *args, *env, *req;
+	bool bad = false, own, mine;
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	req = req_to_text(&j->req);
+	groups = groups_to_text(j->groups, j->ngroups);
+	argv = strv_to_text(j->argv, &bad);
+	args = strv_to_text(j->args, &bad);
+	env = strv_to_text(j->env, &bad);
+	if (bad) {
+		log_warnx("store: job has a list entry that is not UTF-8 text; not stored");
+		goto out;
+	}
+	if (op_begin(st, &mine) < 0)
+		goto out;
+	if (j->script && store_script_put(st, j->script, strlen(j->script), hash, sizeof hash) < 0)
+		goto end;
+	if (!(s = stmt_take(st, S_JOB_INSERT, &own)))
+		goto end;
+	sqlite3_bind_int(s, C_task, j->task);
+	sqlite3_bind_int(s, C_attempt, j->attempt);
+	bind_text(s, C_name, j->name);
+	bind_text(s, C_owner, j->owner);
+	sqlite3_bind_int64(s, C_uid, j->uid);
+	sqlite3_bind_int64(s, C_gid, j->gid);
+	bind_text(s, C_sup_groups, groups);
+	bind_text(s, C_queue, j->queue);
+	sqlite3_bind_int(s, C_prio, j->prio);
+	bind_text(s, C_script_hash, j->script ? hash : NULL);
+	bind_text(s, C_argv, argv);
+	bind_text(s, C_args, args);
+	bind_text(s, C_shell, j->shell);
+	bind_text(s, C_cwd, j->cwd);
+	bind_text(s, C_home, j->home);
+	bind_text(s, C_out_path, j->out_path);
+	bind_text(s, C_err_path, j->err_path);
+	sqlite3_bind_int(s, C_join_out, j->join);
+	bind_text(s, C_submit_host, j->submit_host);
+	sqlite3_bind_int64(s, C_submit_time, j->submit_time);
+	sqlite3_bind_int64(s, C_start_time, j->start_time);
+	sqlite3_bind_int64(s, C_end_time, j->end_time);
+	sqlite3_bind_int(s, C_state, j->state);
+	sqlite3_bind_int64(s, C_hold, j->hold);
+	sqlite3_bind_int(s, C_error, j->error);
+	sqlite3_bind_int(s, C_delete_req, j->delete_req);
+	bind_text(s, C_host, j->host);
+	sqlite3_bind_int(s, C_pid, j->pid);
+	sqlite3_bind_int(s, C_exit_status, j->exit_status);
+	sqlite3_bind_int(s, C_signal, j->signal);
+	bind_text(s, C_reason, j->reason);
+	sqlite3_bind_double(s, C_utime, j->utime);
+	sqlite3_bind_double(s, C_stime, j->stime);
+	sqlite3_bind_int64(s, C_maxrss_kb, j->maxrss_kb);
+	bind_text(s, C_req, req);
+	sqlite3_bind_int(s, C_rerun, j->rerun);
+	bind_text(s, C_pe, j->pe);
+	sqlite3_bind_int(s, C_slots, j->slots);
+	sqlite3_bind_int(s, C_t_first, j->t_first);
+	sqlite3_bind_int(s, C_t_last, j->t_last);
+	sqlite3_bind_int(s, C_t_step, j->t_step);
+	sqlite3_bind_int(s, C_tc, j->tc);
+	sqlite3_bind_int(s, C_suspended, j->suspended);
+	sqlite3_bind_int64(s, C_begin_time, j->begin_time);
+	sqlite3_bind_int(s, C_mail, (int)j->mail);
+	bind_text(s, C_mail_to, j->mail_to);
+	bind_text(s, C_qrsh, j->qrsh);
+	bind_text(s, C_env, env);
+	if (stmt_run(st, s, own, "cannot store a job") < 0)
+		goto end;
+	j->id = sqlite3_last_insert_rowid(st->db);
+	rc = 0;
+end:
+	rc = op_end(st, mine, rc);
+out:
+	free(req);
+	free(groups);
+	free(argv);
+	free(args);
+	free(env);
+	return rc;
+}
+
+int
+store_task_put(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	assert(j->task > 0);
+	if (!(s = stmt_take(st, S_TASK_PUT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->task);
+	sqlite3_bind_int(s, 3, j->attempt);
+	sqlite3_bind_int(s, 4, j->state);
+	sqlite3_bind_int(s, 5, j->error);
+	sqlite3_bind_int(s, 6, j->delete_req);
+	bind_text(s, 7, j->host);
+	sqlite3_bind_int(s, 8, j->pid);
+	sqlite3_bind_int64(s, 9, j->start_time);
+	sqlite3_bind_int64(s, 10, j->end_time);
+	sqlite3_bind_int(s, 11, j->exit_status);
+	sqlite3_bind_int(s, 12, j->signal);
+	bind_text(s, 13, j->reason);
+	sqlite3_bind_double(s, 14, j->utime);
+	sqlite3_bind_double(s, 15, j->stime);
+	sqlite3_bind_int64(s, 16, j->maxrss_kb);
+	sqlite3_bind_int(s, 17, j->suspended);
+	return stmt_run(st, s, own, "cannot store a task");
+}
+
+int
+store_task_delete(struct store *st, int64_t id, int task)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_TASK_DEL, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, task);
+	return stmt_run(st, s, own, "cannot remove a task");
+}
+
+struct job *
+store_task_get(struct store *st, int64_t id, int task, bool with_script)
+{
+	sqlite3_stmt *s;
+	struct job *j = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, with_script ? S_TASK_GET_FULL : S_TASK_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, task);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		j = row_to_job(s, with_script);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a task");
+	stmt_give(s, own);
+	return j;
+}
+
+int
+store_array_next(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int v = 0;
+
+	if (!(s = stmt_take(st, S_ARRAY_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	stmt_give(s, own);
+	return v < 0 ? 0 : v;
+}
+
+int
+store_array_set_next(struct store *st, int64_t id, int next)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_ARRAY_SET_NEXT, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, next);
+	return stmt_run(st, s, own, "cannot store an array's cursor");
+}
+
+int *
+store_task_ids(struct store *st, int64_t id, int from, size_t *n)
+{
+	sqlite3_stmt *s;
+	int *ids = NULL, rc;
+	size_t cap = 0;
+	bool own;
+
+	*n = 0;
+	if (!(s = stmt_take(st, S_TASK_IDS, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, from);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			ids = xrealloc(ids, cap * sizeof *ids);
+		}
+		ids[(*n)++] = sqlite3_column_int(s, 0);
+	}
+	stmt_give(s, own);
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "cannot read task ids");
+		free(ids);
+		*n = 0;
+		return NULL;
+	}
+	if (!ids)
+		ids = xmalloc(sizeof *ids);
+	return ids;
+}
+
+int
+store_task_counts(struct store *st, int64_t id, struct store_task_counts *c)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if (!(s = stmt_take(st, S_TASK_UNFINISHED, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		c->unfinished = sqlite3_column_int64(s, 0);
+		c->active = sqlite3_column_int64(s, 1);
+	}
+	stmt_give(s, own);
+	if (rc != SQLITE_ROW)
+		return store_fail(st, "cannot count tasks");
+	if (c->unfinished > 0)
+		return 0;
+	if (!(s = stmt_take(st, S_TASK_COUNTS, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		c->failed = sqlite3_column_int64(s, 0);
+		c->deleted = sqlite3_column_int64(s, 1);
+	}
+	stmt_give(s, own);
+	return rc == SQLITE_ROW ? 0 : store_fail(st, "cannot count tasks");
+}
+
+int
+store_job_update(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	char *req;
+	bool own;
+	int rc;
+
+	if (j->task > 0)
+		return store_task_put(st, j);
+	if (!(s = stmt_take(st, S_JOB_UPDATE, &own)))
+		return -1;
+	req = req_to_text(&j->req);
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->state);
+	sqlite3_bind_int64(s, 3, j->hold);
+	sqlite3_bind_int(s, 4, j->error);
+	sqlite3_bind_int(s, 5, j->delete_req);
+	sqlite3_bind_int(s, 6, j->attempt);
+	bind_text(s, 7, j->host);
+	sqlite3_bind_int(s, 8, j->pid);
+	sqlite3_bind_int64(s, 9, j->submit_time);
+	sqlite3_bind_int64(s, 10, j->start_time);
+	sqlite3_bind_int64(s, 11, j->end_time);
+	sqlite3_bind_int(s, 12, j->exit_status);
+	sqlite3_bind_int(s, 13, j->signal);
+	bind_text(s, 14, j->reason);
+	sqlite3_bind_double(s, 15, j->utime);
+	sqlite3_bind_double(s, 16, j->stime);
+	sqlite3_bind_int64(s, 17, j->maxrss_kb);
+	sqlite3_bind_int(s, 18, j->prio);
+	bind_text(s, 19, j->name);
+	bind_text(s, 20, j->queue);
+	bind_text(s, 21, req);
+	sqlite3_bind_int(s, 22, j->rerun);
+	sqlite3_bind_int(s, 23, j->suspended);
+	sqlite3_bind_int64(s, 24, j->begin_time);
+	rc = stmt_run(st, s, own, "cannot update a job");
+	free(req);
+	if (rc < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1) {
+		log_warnx("store: update of job %lld, which is not in the database", (long long)j->id);
+		return -1;
+	}
+	return 0;
+}
+
+struct job *
+store_job_get(struct store *st, int64_t id, bool with_script)
+{
+	sqlite3_stmt *s;
+	struct job *j = NULL;
+	bool own;
+	int rc;
+
+	if (!(s = stmt_take(st, with_script ? S_JOB_GET_FULL : S_JOB_GET, &own)))
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		j = row_to_job(s, with_script);
+	else if (rc != SQLITE_DONE)
+		store_fail(st, "cannot read a job");
+	stmt_give(s, own);
+	return j;
+}
+
+int
+store_job_delete(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s;
+	bool own, mine;
+	int rc;
+
+	if (op_begin(st, &mine) < 0)
+		return -1;
+	if (!(s = stmt_take(st, S_JOB_DELETE, &own)))
+		return op_end(st, mine, -1);
+	sqlite3_bind_int64(s, 1, id);
+	rc = store_delete_jobs(st, s, own, "cannot delete a job");
+	return op_end(st, mine, rc < 0 ? -1 : 0);
+}
+
+/* Hands each row of a running statement to cb; the statement is given back. */
+static int
+store_jobs_walk(struct store *st, sqlite3_stmt *s, bool own, bool full, store_job_cb cb, void *arg)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct job *j = row_to_job(s, full);
+		int stop = cb(arg, j);
+		job_free(j);
+		if (stop) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(st, "cannot list jobs");
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg)
+{
+	static const struct store_job_filter all;
+	unsigned v = 0;
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!f)
+		f = &all;
+	if (f->states)
+		v |= FE_STATES;
+	if (f->owner)
+		v |= FE_OWNER;
+	if (f->host)
+		v |= FE_HOST;
+	if (f->with_script)
+		v |= FE_FULL;
+	else if (f->brief)
+		v |= FE_BRIEF;
+	else if (f->usage)
+		v |= FE_USAGE;
+	if (f->pending_arrays_only)
+		v |= FE_ARRAYS;
+	if (f->page)
+		v |= FE_PAGE;
+	if (!(s = stmt_take(st, S_FOREACH + v, &own)))
+		return -1;
+	if (f->states)
+		bind_states(s, f->states);
+	if (f->owner)
+		sqlite3_bind_text(s, 7, f->owner, -1, SQLITE_STATIC);
+	if (f->host)
+		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 9, f->after_id);
+	if (f->page)
+		sqlite3_bind_int64(s, 11, f->page);
+	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
+}
+
+struct prio_walk {
+	store_job_cb cb;
+	void        *arg;
+	bool         stopped;
+};
+
+static int
+prio_walk_one(void *arg, struct job *j)
+{
+	struct prio_walk *w = arg;
+
+	if (w->cb(w->arg, j))
+		w->stopped = true;
+	return w->stopped;
+}
+
+int
+store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, bool brief,
+    store_job_cb cb, void *arg)
+{
+	struct prio_walk w = { cb, arg, false };
+
+	/* The cursor's own priority first (nothing there before a first
+	 * page), then the lower ones: two range scans of jobs_pending. */
+	for (unsigned v = FE_PRIO; v <= (FE_PRIO | FE_PRIO_LOWER) && !w.stopped; v += FE_PRIO_LOWER) {
+		sqlite3_stmt *s;
+		bool own;
+
+		if (!(s = stmt_take(st, S_FOREACH + (v | (brief ? FE_BRIEF : 0)), &own)))
+			return -1;
+		sqlite3_bind_int64(s, 9, after_id);
+		sqlite3_bind_int64(s, 10, after_prio);
+		if (store_jobs_walk(st, s, own, false, prio_walk_one, &w) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+store_tasks_foreach(struct store *st, int64_t id, unsigned states, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_TASKS_OF, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, states);
+	return store_jobs_walk(st, s, own, false, cb, arg);
+}
+
+int
+store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *arg)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, host ? S_TASKS_ACTIVE_HOST : S_TASKS_ACTIVE, &own)))
+		return -1;
+	if (host)
+		sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
+	return store_jobs_walk(st, s, own, false, cb, arg);
+}
+
+/*
+ * The rows are read before any callback runs: the scheduler's callback
+ * dispatches the job it is given, which moves it out of the very index this
+ * query walks.
+ */
+int
+store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg)
+{
+	struct job **jobs;
+	sqlite3_stmt *s;
+	int rc = SQLITE_DONE, n = 0, i;
+	bool own;
+
+	if (limit <= 0)
+		return 0;
+	if (!(s = stmt_take(st, uid < 0 ? S_RUNNABLE : S_RUNNABLE_UID, &own)))
+		return -1;
+	sqlite3_bind_int(s, 1, limit);
+	if (uid >= 0)
+		sqlite3_bind_int64(s, 2, uid);
+	jobs = xcalloc((size_t)limit, sizeof *jobs);
+	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		jobs[n++] = row_to_job(s, true);
+	if (n < limit && rc != SQLITE_DONE) {
+		store_fail(st, "cannot read runnable jobs");
+		stmt_give(s, own);
+		for (i = 0; i < n; i++)
+			job_free(jobs[i]);
+		free(jobs);
+		return -1;
+	}
+	stmt_give(s, own);
+	for (i = 0; i < n; i++)
+		if (cb(arg, jobs[i]))
+			break;
+	for (i = 0; i < n; i++)
+		job_free(jobs[i]);
+	free(jobs);
+	return 0;
+}
+
+int
+store_jobs_purge_finished(struct store *st, int64_t before_ms)
+{
+	sqlite3_stmt *s;
+	bool own, mine;
+	int n;
+
+	if (op_begin(st, &mine) < 0)
+		return -1;
+	if (!(s = stmt_take(st, S_PURGE, &own)))
+		return op_end(st, mine, -1);
+	sqlite3_bind_int64(s, 1, before_ms);
+	n = store_delete_jobs(st, s, own, "cannot purge finished jobs");
+	return op_end(st, mine, n);
+}
+
+int64_t
+store_jobs_count(struct store *st, unsigned states)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+	bool own;
+
+	if (!(s = stmt_take(st, states ? S_COUNT_STATES : S_COUNT_ALL, &own)))
+		return -1;
+	if (states)
+		bind_states(s, states);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	else
+		store_fail(st, "cannot count jobs");
+	stmt_give(s, own);
+	return n;
+}
+
+int
+store_jobs_count_by_state(struct store *st, int64_t counts[JS_DELETED + 1])
+{
+	sqlite3_stmt *s;
+	bool own;
+	int rc;
+
+	for (int i = 0; i <= JS_DELETED; i++)
+		counts[i] = 0;
+	if (!(s = stmt_take(st, S_COUNT_BY_STATE, &own)))
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int state = sqlite3_column_int(s, 0);
+		/* A state no build wrote (a damaged row) is counted nowhere,
+		 * as the query per state did. */
+		if (state >= 0 && state <= JS_DELETED)
+			counts[state] = sqlite3_column_int64(s, 1);
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "cannot count jobs");
+		stmt_give(s, own);
+		return -1;
+	}
+	stmt_give(s, own);
+	return 0;
+}
+
+
+int64_t
+store_key_job(struct store *st, const char *key)
+{
+	sqlite3_stmt *s;
+	bool own;
+	int64_t id = 0;
+
+	if (!(s = stmt_take(st, S_KEY_GET, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	stmt_give(s, own);
+	return id;
+}
+
+int
+store_key_put(struct store *st, const char *key, int64_t job_id, int64_t now)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_KEY_PUT, &own)))
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, job_id);
+	sqlite3_bind_int64(s, 3, now);
+	return stmt_run(st, s, own, "cannot store a submission key");
+}
+
+int
+store_key_purge(struct store *st, int64_t before)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_take(st, S_KEY_PURGE, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, before);
+	return stmt_run(st, s, own, "cannot purge submission keys");
+}
+
