@@ -516,39 +516,27 @@ store_schema_version(struct store *st)
 int
 store_meta_get(struct store *st, const char *key, char **val)
 {
+	const unsigned char *t;
 	sqlite3_stmt *s;
 	bool own;
-	int rc, ret = -1;
+	int rc;
 
 	*val = NULL;
-	if (!(s = stmt_take(st, S_META_GET, &own)))
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *t = sqlite3_column_text(s, 0);
-		*val = xstrdup(t ? (const char *)t : "");
-		ret = 0;
-	} else if (rc == SQLITE_DONE)
-		ret = 1;
-	else
-		store_fail(st, "cannot read a meta value");
+	rc = stmt_first(st, S_META_GET, &s, &own, "cannot read a meta value", BINDS(BIND(key)));
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	t = sqlite3_column_text(s, 0);
+	*val = xstrdup(t ? (const char *)t : "");
 	stmt_give(s, own);
-	return ret;
+	return 0;
 }
 
 /* A NULL val removes the key. */
 int
 store_meta_set(struct store *st, const char *key, const char *val)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, val ? S_META_SET : S_META_DEL, &own)))
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	if (val)
-		sqlite3_bind_text(s, 2, val, -1, SQLITE_STATIC);
-	return stmt_run(st, s, own, "cannot store a meta value");
+	if (!val)
+		return stmt_do(st, S_META_DEL, "cannot store a meta value", BINDS(BIND(key)));
+	return stmt_do(st, S_META_SET, "cannot store a meta value", BINDS(BIND(key), BIND(val)));
 }
 

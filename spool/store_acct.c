@@ -116,16 +116,44 @@ acct_row_json(sqlite3_stmt *s)
 	return o;
 }
 
+struct acct_walk {
+	const struct store_acct_filter *f;
+	bool          by_key;    /* the statement picks the owner's rows */
+	store_acct_cb cb;
+	void         *arg;
+};
+
+static int
+acct_row(void *arg, sqlite3_stmt *s)
+{
+	struct acct_walk *w = arg;
+	json_t *row;
+	int stop;
+
+	/* The job id and name indexes do not know the owner: the few
+	 * rows of one job are filtered here. */
+	if (w->f->owner && !w->by_key) {
+		const char *o = (const char *)sqlite3_column_text(s, A_owner);
+		if (!o || strcmp(o, w->f->owner) != 0)
+			return 0;
+	}
+	row = acct_row_json(s);
+	stop = w->cb(w->arg, row);
+	json_decref(row);
+	return stop;
+}
+
 int
 store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg)
 {
+	struct acct_walk w = { f, false, cb, arg };
 	enum stmt_id id;
 	sqlite3_stmt *s;
 	bool own;
-	int rc;
 
 	id = f->job_id > 0 ? S_ACCT_BY_JOB : f->name ? S_ACCT_BY_NAME :
 	    f->owner ? S_ACCT_BY_OWNER : S_ACCT_BY_END;
+	w.by_key = id == S_ACCT_BY_OWNER;
 	if (!(s = stmt_take(st, id, &own)))
 		return -1;
 	if (id == S_ACCT_BY_JOB)
@@ -138,66 +166,42 @@ store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_ac
 	sqlite3_bind_int64(s, 4, f->after_end);
 	sqlite3_bind_int64(s, 5, f->after_row);
 	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *row;
-		int stop;
+	return stmt_walk(st, s, own, "cannot list accounting", acct_row, &w);
+}
 
-		/* The job id and name indexes do not know the owner: the few
-		 * rows of one job are filtered here. */
-		if (f->owner && id != S_ACCT_BY_OWNER) {
-			const char *o = (const char *)sqlite3_column_text(s, A_owner);
-			if (!o || strcmp(o, f->owner) != 0)
-				continue;
-		}
-		row = acct_row_json(s);
-		stop = cb(arg, row);
-		json_decref(row);
-		if (stop) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		store_fail(st, "cannot list accounting");
-	stmt_give(s, own);
-	return rc == SQLITE_DONE ? 0 : -1;
+/* One row of a sum; the owner's name when the sum is by owner. */
+static int
+acct_sum_row(void *arg, sqlite3_stmt *s)
+{
+	struct acct_walk *w = arg;
+	json_t *row = json_object();
+	int stop;
+
+	if (w->by_key)
+		json_object_set_new(row, "owner", json_string(
+		    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
+	json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
+	json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
+	json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
+	json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
+	stop = w->cb(w->arg, row);
+	json_decref(row);
+	return stop;
 }
 
 int
 store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
     store_acct_cb cb, void *arg)
 {
+	struct acct_walk w = { f, by_owner, cb, arg };
 	sqlite3_stmt *s;
 	bool own;
-	int rc;
 
-	if (!(s = stmt_take(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own)))
+	/* ?1, the owner, is NULL and unused in the sums of everyone's. */
+	if (!(s = stmt_bound(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own,
+	    BINDS(BIND(f->owner), BIND(f->since)))))
 		return -1;
-	if (f->owner)
-		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, f->since);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		json_t *row = json_object();
-		int stop;
-
-		if (by_owner)
-			json_object_set_new(row, "owner", json_string(
-			    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
-		json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
-		json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
-		json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
-		json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
-		stop = cb(arg, row);
-		json_decref(row);
-		if (stop) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		store_fail(st, "cannot sum accounting");
-	stmt_give(s, own);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return stmt_walk(st, s, own, "cannot sum accounting", acct_sum_row, &w);
 }
 
 int
@@ -205,21 +209,15 @@ store_acct_last_state(struct store *st, int64_t id, enum job_state *state)
 {
 	sqlite3_stmt *s;
 	bool own;
-	int rc, ret = -1;
+	int64_t v;
+	int rc;
 
-	if (!(s = stmt_take(st, S_ACCT_LAST, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		int64_t v = sqlite3_column_int64(s, 0);
-		*state = v >= JS_DONE && v <= JS_DELETED ? (enum job_state)v : JS_FAILED;
-		ret = 0;
-	} else if (rc == SQLITE_DONE)
-		ret = 1;
-	else
-		store_fail(st, "cannot read accounting");
+	rc = stmt_first(st, S_ACCT_LAST, &s, &own, "cannot read accounting", BINDS(BIND(id)));
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? 1 : -1;
+	v = sqlite3_column_int64(s, 0);
+	*state = v >= JS_DONE && v <= JS_DELETED ? (enum job_state)v : JS_FAILED;
 	stmt_give(s, own);
-	return ret;
+	return 0;
 }
 

@@ -16,20 +16,9 @@
 int
 store_cron_insert(struct store *st, struct cron_rec *r)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_CRON_INSERT, &own)))
-		return -1;
-	bind_text(s, 1, r->owner);
-	sqlite3_bind_int64(s, 2, r->uid);
-	bind_text(s, 3, r->spec);
-	bind_text(s, 4, r->job);
-	sqlite3_bind_int64(s, 5, r->next_run);
-	sqlite3_bind_int64(s, 6, r->last_job);
-	sqlite3_bind_int(s, 7, r->hold);
-	sqlite3_bind_int64(s, 8, r->created);
-	if (stmt_run(st, s, own, "cannot store a cron entry") < 0)
+	if (stmt_do(st, S_CRON_INSERT, "cannot store a cron entry", BINDS(BIND(r->owner),
+	    BIND(r->uid), BIND(r->spec), BIND(r->job), BIND(r->next_run), BIND(r->last_job),
+	    BIND(r->hold), BIND(r->created))) < 0)
 		return -1;
 	r->id = sqlite3_last_insert_rowid(st->db);
 	return 0;
@@ -38,28 +27,14 @@ store_cron_insert(struct store *st, struct cron_rec *r)
 int
 store_cron_update(struct store *st, const struct cron_rec *r)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_CRON_UPDATE, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, r->id);
-	sqlite3_bind_int64(s, 2, r->next_run);
-	sqlite3_bind_int64(s, 3, r->last_job);
-	sqlite3_bind_int(s, 4, r->hold);
-	return stmt_run(st, s, own, "cannot update a cron entry");
+	return stmt_do(st, S_CRON_UPDATE, "cannot update a cron entry", BINDS(BIND(r->id),
+	    BIND(r->next_run), BIND(r->last_job), BIND(r->hold)));
 }
 
 int
 store_cron_delete(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_CRON_DELETE, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	return stmt_run(st, s, own, "cannot delete a cron entry");
+	return stmt_do(st, S_CRON_DELETE, "cannot delete a cron entry", BINDS(BIND(id)));
 }
 
 void
@@ -99,17 +74,13 @@ struct cron_rec *
 store_cron_get(struct store *st, int64_t id)
 {
 	sqlite3_stmt *s;
-	struct cron_rec *r = NULL;
+	struct cron_rec *r;
 	bool own;
-	int rc;
 
-	if (!(s = stmt_take(st, S_CRON_GET, &own)))
+	if (stmt_first(st, S_CRON_GET, &s, &own, "cannot read a cron entry",
+	    BINDS(BIND(id))) != SQLITE_ROW)
 		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		r = row_to_cron(s);
-	else if (rc != SQLITE_DONE)
-		store_fail(st, "cannot read a cron entry");
+	r = row_to_cron(s);
 	stmt_give(s, own);
 	return r;
 }
@@ -162,15 +133,8 @@ store_cron_due(struct store *st, int64_t now, store_cron_cb cb, void *arg)
 int
 store_mail_add(struct store *st, int64_t job_id, const char *message, int64_t now)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_MAIL_ADD, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, job_id);
-	bind_text(s, 2, message);
-	sqlite3_bind_int64(s, 3, now);
-	return stmt_run(st, s, own, "cannot store a mail");
+	return stmt_do(st, S_MAIL_ADD, "cannot store a mail",
+	    BINDS(BIND(job_id), BIND(message), BIND(now)));
 }
 
 int
@@ -182,10 +146,8 @@ store_mail_due(struct store *st, int64_t now, int limit, store_mail_cb cb, void 
 	bool own, stop = false;
 	int rc;
 
-	if (!(s = stmt_take(st, S_MAIL_DUE, &own)))
+	if (!(s = stmt_bound(st, S_MAIL_DUE, &own, BINDS(BIND(now), BIND(limit)))))
 		return -1;
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_int(s, 2, limit);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		v = xrealloc(v, (n + 1) * sizeof *v);
 		v[n].id = sqlite3_column_int64(s, 0);
@@ -208,28 +170,14 @@ store_mail_due(struct store *st, int64_t now, int limit, store_mail_cb cb, void 
 int
 store_mail_done(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_MAIL_DONE, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	return stmt_run(st, s, own, "cannot remove a sent mail");
+	return stmt_do(st, S_MAIL_DONE, "cannot remove a sent mail", BINDS(BIND(id)));
 }
 
 int
 store_mail_retry(struct store *st, int64_t id, int attempts, int64_t next_try, const char *error)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_MAIL_RETRY, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, attempts);
-	sqlite3_bind_int64(s, 3, next_try);
-	bind_text(s, 4, error);
-	return stmt_run(st, s, own, "cannot store a mail's retry");
+	return stmt_do(st, S_MAIL_RETRY, "cannot store a mail's retry",
+	    BINDS(BIND(id), BIND(attempts), BIND(next_try), BIND(error)));
 }
 
 int
@@ -237,19 +185,15 @@ store_mail_of_job(struct store *st, int64_t job_id, int *count, char **last_erro
 {
 	sqlite3_stmt *s;
 	bool own;
-	int rc;
 
-	if (!(s = stmt_take(st, S_MAIL_OF_JOB, &own)))
+	if (stmt_first(st, S_MAIL_OF_JOB, &s, &own, "cannot read the mail outbox",
+	    BINDS(BIND(job_id))) != SQLITE_ROW)
 		return -1;
-	sqlite3_bind_int64(s, 1, job_id);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*count = sqlite3_column_int(s, 0);
-		*last_error = col_str(s, 1);
-		*next_try = sqlite3_column_int64(s, 2);
-	} else
-		store_fail(st, "cannot read the mail outbox");
+	*count = sqlite3_column_int(s, 0);
+	*last_error = col_str(s, 1);
+	*next_try = sqlite3_column_int64(s, 2);
 	stmt_give(s, own);
-	return rc == SQLITE_ROW ? 0 : -1;
+	return 0;
 }
 
 /* Dependencies. */
@@ -257,15 +201,7 @@ store_mail_of_job(struct store *st, int64_t job_id, int *count, char **last_erro
 static int
 dep_stmt(struct store *st, enum stmt_id id, int64_t job, int64_t dep, int kind)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, id, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, job);
-	sqlite3_bind_int64(s, 2, dep);
-	sqlite3_bind_int(s, 3, kind);
-	return stmt_run(st, s, own, "cannot change a dependency");
+	return stmt_do(st, id, "cannot change a dependency", BINDS(BIND(job), BIND(dep), BIND(kind)));
 }
 
 int
@@ -291,9 +227,8 @@ deps_walk(struct store *st, enum stmt_id id, int64_t key, store_dep_cb cb, void 
 	bool own;
 	int rc;
 
-	if (!(s = stmt_take(st, id, &own)))
+	if (!(s = stmt_bound(st, id, &own, BINDS(BIND(key)))))
 		return -1;
-	sqlite3_bind_int64(s, 1, key);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -331,15 +266,12 @@ store_deps_count(struct store *st, int64_t job)
 {
 	sqlite3_stmt *s;
 	bool own;
-	int64_t n = -1;
+	int64_t n;
 
-	if (!(s = stmt_take(st, S_DEPS_COUNT, &own)))
+	if (stmt_first(st, S_DEPS_COUNT, &s, &own, "cannot count dependencies",
+	    BINDS(BIND(job))) != SQLITE_ROW)
 		return -1;
-	sqlite3_bind_int64(s, 1, job);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	else
-		store_fail(st, "cannot count dependencies");
+	n = sqlite3_column_int64(s, 0);
 	stmt_give(s, own);
 	return n;
 }

@@ -155,6 +155,47 @@ struct store {
 	bool             nospace;  /* the last failure was for want of space (store_out_of_space) */
 };
 
+/*
+ * One value for a statement's parameter: stmt_do, stmt_first and
+ * stmt_bound bind a list of them to ?1, ?2, ... in order.  BIND(x) picks
+ * the type from x's: text for a string (NULL binds NULL), a real for a
+ * double, an integer for the rest.
+ */
+struct bind {
+	enum { BIND_INT, BIND_REAL, BIND_TEXT, BIND_BLOB } type;
+	int64_t n;              /* BIND_BLOB: its length */
+	union {
+		int64_t     i;
+		double      d;
+		const void *p;  /* BIND_TEXT (NULL binds NULL), BIND_BLOB */
+	};
+};
+
+static inline struct bind
+bind_int(int64_t v)
+{
+	return (struct bind){ .type = BIND_INT, .i = v };
+}
+
+static inline struct bind
+bind_real(double v)
+{
+	return (struct bind){ .type = BIND_REAL, .d = v };
+}
+
+static inline struct bind
+bind_str(const char *v)
+{
+	return (struct bind){ .type = BIND_TEXT, .p = v };
+}
+
+#define BIND(x)		_Generic((x), char *: bind_str, const char *: bind_str, 			    double: bind_real, default: bind_int)(x)
+#define BIND_BLOB(v, len) ((struct bind){ .type = BIND_BLOB, .n = (int64_t)(len), .p = (v) })
+/* The list and its length, as the stmt_* functions take them. */
+#define BINDS(...)	(const struct bind[]){ __VA_ARGS__ }, \
+			(int)(sizeof((const struct bind[]){ __VA_ARGS__ }) / sizeof(struct bind))
+#define NO_BINDS	NULL, 0
+
 struct capture;
 
 /* store_stmt.c */
@@ -162,6 +203,12 @@ int		 store_fail(struct store *, const char *);
 sqlite3_stmt	*stmt_take(struct store *, enum stmt_id, bool *);
 void		 stmt_give(sqlite3_stmt *, bool);
 int		 stmt_run(struct store *, sqlite3_stmt *, bool, const char *);
+sqlite3_stmt	*stmt_bound(struct store *, enum stmt_id, bool *, const struct bind *, int);
+int		 stmt_do(struct store *, enum stmt_id, const char *, const struct bind *, int);
+int		 stmt_walk(struct store *, sqlite3_stmt *, bool, const char *,
+		    int (*)(void *, sqlite3_stmt *), void *);
+int		 stmt_first(struct store *, enum stmt_id, sqlite3_stmt **, bool *, const char *,
+		    const struct bind *, int);
 int		 bind_text(sqlite3_stmt *, int, const char *);
 int		 bind_states(sqlite3_stmt *, unsigned);
 int		 store_exec(sqlite3 *, const char *);
@@ -172,9 +219,9 @@ int		 op_end(struct store *, bool, int);
 /* store_row.c */
 char		*strv_to_text(char *const *, bool *);
 char		*groups_to_text(const gid_t *, int);
-char	       **text_to_strv(const char *, int, int64_t, const char *);
 int64_t		 col_int(sqlite3_stmt *, int, int64_t, int64_t, int64_t, const char *);
 char		*col_str(sqlite3_stmt *, int);
+char	       **col_strv(sqlite3_stmt *, int, int64_t, const char *);
 char		*req_to_text(const struct job_req *);
 struct job	*row_to_job(sqlite3_stmt *, bool);
 

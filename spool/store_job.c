@@ -22,7 +22,7 @@ store_script_put(struct store *st, const char *body, size_t n, char *hash, size_
 {
 	uint64_t h = hash_fnv1a64(body, n);
 	sqlite3_stmt *s;
-	bool own;
+	bool own, same;
 	int rc;
 
 	for (int k = 0; k < STORE_MAX_SUFFIX; k++) {
@@ -30,30 +30,18 @@ store_script_put(struct store *st, const char *body, size_t n, char *hash, size_
 			snprintf(hash, hashlen, "%016" PRIx64, h);
 		else
 			snprintf(hash, hashlen, "%016" PRIx64 "-%d", h, k);
-		if (!(s = stmt_take(st, S_SCRIPT_FIND, &own)))
+		rc = stmt_first(st, S_SCRIPT_FIND, &s, &own, "cannot look up a script",
+		    BINDS(BIND(hash), BIND_BLOB(body, n)));
+		if (rc < 0)
 			return -1;
-		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			bool same = sqlite3_column_int(s, 0) == 1;
-			stmt_give(s, own);
-			if (same)
-				return 0;
-			/* Same hash, other text: try the next suffix. */
-			continue;
-		}
-		if (rc != SQLITE_DONE) {
-			store_fail(st, "cannot look up a script");
-			stmt_give(s, own);
-			return -1;
-		}
+		if (rc == SQLITE_DONE)
+			return stmt_do(st, S_SCRIPT_ADD, "cannot store a script",
+			    BINDS(BIND(hash), BIND_BLOB(body, n)));
+		same = sqlite3_column_int(s, 0) == 1;
 		stmt_give(s, own);
-		if (!(s = stmt_take(st, S_SCRIPT_ADD, &own)))
-			return -1;
-		sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-		sqlite3_bind_blob64(s, 2, body, n, SQLITE_STATIC);
-		return stmt_run(st, s, own, "cannot store a script");
+		if (same)
+			return 0;
+		/* Same hash, other text: try the next suffix. */
 	}
 	log_warnx("store: %d scripts share hash %016" PRIx64 "; refusing another", STORE_MAX_SUFFIX, h);
 	return -1;
@@ -63,19 +51,13 @@ store_script_put(struct store *st, const char *body, size_t n, char *hash, size_
 static int
 store_script_gc(struct store *st, const char *hash)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_SCRIPT_GC, &own)))
-		return -1;
-	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-	return stmt_run(st, s, own, "cannot remove an unused script");
+	return stmt_do(st, S_SCRIPT_GC, "cannot remove an unused script", BINDS(BIND(hash)));
 }
 
 /* Runs a DELETE ... RETURNING script_hash, then collects the scripts it
  * freed.  Returns the number of jobs deleted. */
 static int
-store_delete_jobs(struct store *st, sqlite3_stmt *s, bool own, const char *what)
+store_delete_rows(struct store *st, sqlite3_stmt *s, bool own, const char *what)
 {
 	char **hashes = NULL;
 	size_t nh = 0, cap = 0;
@@ -204,62 +186,31 @@ out:
 int
 store_task_put(struct store *st, const struct job *j)
 {
-	sqlite3_stmt *s;
-	bool own;
-
 	assert(j->task > 0);
-	if (!(s = stmt_take(st, S_TASK_PUT, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, j->id);
-	sqlite3_bind_int(s, 2, j->task);
-	sqlite3_bind_int(s, 3, j->attempt);
-	sqlite3_bind_int(s, 4, j->state);
-	sqlite3_bind_int(s, 5, j->error);
-	sqlite3_bind_int(s, 6, j->delete_req);
-	bind_text(s, 7, j->host);
-	sqlite3_bind_int(s, 8, j->pid);
-	sqlite3_bind_int64(s, 9, j->start_time);
-	sqlite3_bind_int64(s, 10, j->end_time);
-	sqlite3_bind_int(s, 11, j->exit_status);
-	sqlite3_bind_int(s, 12, j->signal);
-	bind_text(s, 13, j->reason);
-	sqlite3_bind_double(s, 14, j->utime);
-	sqlite3_bind_double(s, 15, j->stime);
-	sqlite3_bind_int64(s, 16, j->maxrss_kb);
-	sqlite3_bind_int(s, 17, j->suspended);
-	return stmt_run(st, s, own, "cannot store a task");
+	return stmt_do(st, S_TASK_PUT, "cannot store a task", BINDS(BIND(j->id), BIND(j->task),
+	    BIND(j->attempt), BIND(j->state), BIND(j->error), BIND(j->delete_req), BIND(j->host),
+	    BIND(j->pid), BIND(j->start_time), BIND(j->end_time), BIND(j->exit_status),
+	    BIND(j->signal), BIND(j->reason), BIND(j->utime), BIND(j->stime), BIND(j->maxrss_kb),
+	    BIND(j->suspended)));
 }
 
 int
 store_task_delete(struct store *st, int64_t id, int task)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_TASK_DEL, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, task);
-	return stmt_run(st, s, own, "cannot remove a task");
+	return stmt_do(st, S_TASK_DEL, "cannot remove a task", BINDS(BIND(id), BIND(task)));
 }
 
 struct job *
 store_task_get(struct store *st, int64_t id, int task, bool with_script)
 {
 	sqlite3_stmt *s;
-	struct job *j = NULL;
+	struct job *j;
 	bool own;
-	int rc;
 
-	if (!(s = stmt_take(st, with_script ? S_TASK_GET_FULL : S_TASK_GET, &own)))
+	if (stmt_first(st, with_script ? S_TASK_GET_FULL : S_TASK_GET, &s, &own,
+	    "cannot read a task", BINDS(BIND(id), BIND(task))) != SQLITE_ROW)
 		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, task);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		j = row_to_job(s, with_script);
-	else if (rc != SQLITE_DONE)
-		store_fail(st, "cannot read a task");
+	j = row_to_job(s, with_script);
 	stmt_give(s, own);
 	return j;
 }
@@ -271,26 +222,19 @@ store_array_next(struct store *st, int64_t id)
 	bool own;
 	int v = 0;
 
-	if (!(s = stmt_take(st, S_ARRAY_NEXT, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if (stmt_first(st, S_ARRAY_NEXT, &s, &own, "cannot read an array's cursor",
+	    BINDS(BIND(id))) == SQLITE_ROW) {
 		v = sqlite3_column_int(s, 0);
-	stmt_give(s, own);
+		stmt_give(s, own);
+	}
 	return v < 0 ? 0 : v;
 }
 
 int
 store_array_set_next(struct store *st, int64_t id, int next)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_ARRAY_SET_NEXT, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, next);
-	return stmt_run(st, s, own, "cannot store an array's cursor");
+	return stmt_do(st, S_ARRAY_SET_NEXT, "cannot store an array's cursor",
+	    BINDS(BIND(id), BIND(next)));
 }
 
 int *
@@ -302,10 +246,8 @@ store_task_ids(struct store *st, int64_t id, int from, size_t *n)
 	bool own;
 
 	*n = 0;
-	if (!(s = stmt_take(st, S_TASK_IDS, &own)))
+	if (!(s = stmt_bound(st, S_TASK_IDS, &own, BINDS(BIND(id), BIND(from)))))
 		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int(s, 2, from);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -330,32 +272,27 @@ store_task_counts(struct store *st, int64_t id, struct store_task_counts *c)
 {
 	sqlite3_stmt *s;
 	bool own;
-	int rc;
 
 	memset(c, 0, sizeof *c);
-	if (!(s = stmt_take(st, S_TASK_UNFINISHED, &own)))
+	if (stmt_first(st, S_TASK_UNFINISHED, &s, &own, "cannot count tasks",
+	    BINDS(BIND(id))) != SQLITE_ROW)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		c->unfinished = sqlite3_column_int64(s, 0);
-		c->active = sqlite3_column_int64(s, 1);
-	}
+	c->unfinished = sqlite3_column_int64(s, 0);
+	c->active = sqlite3_column_int64(s, 1);
 	stmt_give(s, own);
-	if (rc != SQLITE_ROW)
-		return store_fail(st, "cannot count tasks");
 	if (c->unfinished > 0)
 		return 0;
-	if (!(s = stmt_take(st, S_TASK_COUNTS, &own)))
+	if (stmt_first(st, S_TASK_COUNTS, &s, &own, "cannot count tasks",
+	    BINDS(BIND(id))) != SQLITE_ROW)
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		c->failed = sqlite3_column_int64(s, 0);
-		c->deleted = sqlite3_column_int64(s, 1);
-	}
+	c->failed = sqlite3_column_int64(s, 0);
+	c->deleted = sqlite3_column_int64(s, 1);
 	stmt_give(s, own);
-	return rc == SQLITE_ROW ? 0 : store_fail(st, "cannot count tasks");
+	return 0;
 }
 
+/* Bound one by one, not by stmt_do: the master writes a job at each of its
+ * steps, and the list of binds would cost more than the binds. */
 int
 store_job_update(struct store *st, const struct job *j)
 {
@@ -408,57 +345,61 @@ struct job *
 store_job_get(struct store *st, int64_t id, bool with_script)
 {
 	sqlite3_stmt *s;
-	struct job *j = NULL;
+	struct job *j;
 	bool own;
-	int rc;
 
-	if (!(s = stmt_take(st, with_script ? S_JOB_GET_FULL : S_JOB_GET, &own)))
+	if (stmt_first(st, with_script ? S_JOB_GET_FULL : S_JOB_GET, &s, &own,
+	    "cannot read a job", BINDS(BIND(id))) != SQLITE_ROW)
 		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		j = row_to_job(s, with_script);
-	else if (rc != SQLITE_DONE)
-		store_fail(st, "cannot read a job");
+	j = row_to_job(s, with_script);
 	stmt_give(s, own);
 	return j;
+}
+
+/* The DELETE id with ?1 = key and the scripts it frees, as one change. */
+static int
+store_delete_jobs(struct store *st, enum stmt_id id, int64_t key, const char *what)
+{
+	sqlite3_stmt *s;
+	bool own, mine;
+
+	if (op_begin(st, &mine) < 0)
+		return -1;
+	if (!(s = stmt_bound(st, id, &own, BINDS(BIND(key)))))
+		return op_end(st, mine, -1);
+	return op_end(st, mine, store_delete_rows(st, s, own, what));
 }
 
 int
 store_job_delete(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s;
-	bool own, mine;
-	int rc;
+	return store_delete_jobs(st, S_JOB_DELETE, id, "cannot delete a job") < 0 ? -1 : 0;
+}
 
-	if (op_begin(st, &mine) < 0)
-		return -1;
-	if (!(s = stmt_take(st, S_JOB_DELETE, &own)))
-		return op_end(st, mine, -1);
-	sqlite3_bind_int64(s, 1, id);
-	rc = store_delete_jobs(st, s, own, "cannot delete a job");
-	return op_end(st, mine, rc < 0 ? -1 : 0);
+struct job_walk {
+	store_job_cb cb;
+	void        *arg;
+	bool         full;
+};
+
+static int
+job_row(void *arg, sqlite3_stmt *s)
+{
+	struct job_walk *w = arg;
+	struct job *j = row_to_job(s, w->full);
+	int stop = w->cb(w->arg, j);
+
+	job_free(j);
+	return stop;
 }
 
 /* Hands each row of a running statement to cb; the statement is given back. */
 static int
 store_jobs_walk(struct store *st, sqlite3_stmt *s, bool own, bool full, store_job_cb cb, void *arg)
 {
-	int rc;
+	struct job_walk w = { cb, arg, full };
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct job *j = row_to_job(s, full);
-		int stop = cb(arg, j);
-		job_free(j);
-		if (stop) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		store_fail(st, "cannot list jobs");
-	stmt_give(s, own);
-	return rc == SQLITE_DONE ? 0 : -1;
+	return stmt_walk(st, s, own, "cannot list jobs", job_row, &w);
 }
 
 int
@@ -545,10 +486,8 @@ store_tasks_foreach(struct store *st, int64_t id, unsigned states, store_job_cb 
 	sqlite3_stmt *s;
 	bool own;
 
-	if (!(s = stmt_take(st, S_TASKS_OF, &own)))
+	if (!(s = stmt_bound(st, S_TASKS_OF, &own, BINDS(BIND(id), BIND(states)))))
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, states);
 	return store_jobs_walk(st, s, own, false, cb, arg);
 }
 
@@ -558,10 +497,10 @@ store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *ar
 	sqlite3_stmt *s;
 	bool own;
 
-	if (!(s = stmt_take(st, host ? S_TASKS_ACTIVE_HOST : S_TASKS_ACTIVE, &own)))
+	s = host ? stmt_bound(st, S_TASKS_ACTIVE_HOST, &own, BINDS(BIND(host))) :
+	    stmt_take(st, S_TASKS_ACTIVE, &own);
+	if (!s)
 		return -1;
-	if (host)
-		sqlite3_bind_text(s, 1, host, -1, SQLITE_STATIC);
 	return store_jobs_walk(st, s, own, false, cb, arg);
 }
 
@@ -609,17 +548,7 @@ store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, v
 int
 store_jobs_purge_finished(struct store *st, int64_t before_ms)
 {
-	sqlite3_stmt *s;
-	bool own, mine;
-	int n;
-
-	if (op_begin(st, &mine) < 0)
-		return -1;
-	if (!(s = stmt_take(st, S_PURGE, &own)))
-		return op_end(st, mine, -1);
-	sqlite3_bind_int64(s, 1, before_ms);
-	n = store_delete_jobs(st, s, own, "cannot purge finished jobs");
-	return op_end(st, mine, n);
+	return store_delete_jobs(st, S_PURGE, before_ms, "cannot purge finished jobs");
 }
 
 int64_t
@@ -676,38 +605,24 @@ store_key_job(struct store *st, const char *key)
 	bool own;
 	int64_t id = 0;
 
-	if (!(s = stmt_take(st, S_KEY_GET, &own)))
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
+	if (stmt_first(st, S_KEY_GET, &s, &own, "cannot read a submission key",
+	    BINDS(BIND(key))) == SQLITE_ROW) {
 		id = sqlite3_column_int64(s, 0);
-	stmt_give(s, own);
+		stmt_give(s, own);
+	}
 	return id;
 }
 
 int
 store_key_put(struct store *st, const char *key, int64_t job_id, int64_t now)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_KEY_PUT, &own)))
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, job_id);
-	sqlite3_bind_int64(s, 3, now);
-	return stmt_run(st, s, own, "cannot store a submission key");
+	return stmt_do(st, S_KEY_PUT, "cannot store a submission key",
+	    BINDS(BIND(key), BIND(job_id), BIND(now)));
 }
 
 int
 store_key_purge(struct store *st, int64_t before)
 {
-	sqlite3_stmt *s;
-	bool own;
-
-	if (!(s = stmt_take(st, S_KEY_PURGE, &own)))
-		return -1;
-	sqlite3_bind_int64(s, 1, before);
-	return stmt_run(st, s, own, "cannot purge submission keys");
+	return stmt_do(st, S_KEY_PURGE, "cannot purge submission keys", BINDS(BIND(before)));
 }
 

@@ -50,7 +50,7 @@ groups_to_text(const gid_t *g, int n)
 	return s;
 }
 
-char **
+static char **
 text_to_strv(const char *t, int len, int64_t id, const char *col)
 {
 	json_error_t jerr;
@@ -131,6 +131,15 @@ col_str(sqlite3_stmt *s, int c)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+/* A column holding a JSON list of texts (text_to_strv). */
+char **
+col_strv(sqlite3_stmt *s, int c, int64_t id, const char *col)
+{
+	const char *t = (const char *)sqlite3_column_text(s, c);
+
+	return text_to_strv(t, sqlite3_column_bytes(s, c), id, col);
+}
+
 /* The -l request is kept as its JSON text; NULL when there is none. */
 char *
 req_to_text(const struct job_req *r)
@@ -184,15 +193,13 @@ row_to_job(sqlite3_stmt *s, bool full)
 	    sqlite3_column_bytes(s, C_sup_groups));
 	j->queue = col_str(s, C_queue);
 	j->prio = (int)INT(prio, -1023, 1024);
-	j->argv = text_to_strv((const char *)sqlite3_column_text(s, C_argv),
-	    sqlite3_column_bytes(s, C_argv), id, "argv");
+	j->argv = col_strv(s, C_argv, id, "argv");
 	if (j->argv && !j->argv[0]) {
 		log_warnx("store: job %lld: empty argv; ignored", (long long)id);
 		strv_free(j->argv);
 		j->argv = NULL;
 	}
-	j->args = text_to_strv((const char *)sqlite3_column_text(s, C_args),
-	    sqlite3_column_bytes(s, C_args), id, "args");
+	j->args = col_strv(s, C_args, id, "args");
 	j->shell = col_str(s, C_shell);
 	j->cwd = col_str(s, C_cwd);
 	j->home = col_str(s, C_home);
@@ -241,8 +248,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 		const void *body;
 		int n;
 
-		j->env = text_to_strv((const char *)sqlite3_column_text(s, C_env),
-		    sqlite3_column_bytes(s, C_env), id, "env");
+		j->env = col_strv(s, C_env, id, "env");
 		body = sqlite3_column_blob(s, C_body);
 		n = sqlite3_column_bytes(s, C_body);
 		if (body || sqlite3_column_type(s, C_body) != SQLITE_NULL) {

@@ -360,6 +360,90 @@ bind_states(sqlite3_stmt *s, unsigned mask)
 	return rc;
 }
 
+/* The cached statement (stmt_take) with binds on ?1, ?2, ...; NULL when
+ * it cannot be prepared. */
+sqlite3_stmt *
+stmt_bound(struct store *st, enum stmt_id id, bool *own, const struct bind *b, int n)
+{
+	sqlite3_stmt *s;
+
+	if (!(s = stmt_take(st, id, own)))
+		return NULL;
+	for (int i = 0; i < n; i++)
+		switch (b[i].type) {
+		case BIND_INT:
+			sqlite3_bind_int64(s, i + 1, b[i].i);
+			break;
+		case BIND_REAL:
+			sqlite3_bind_double(s, i + 1, b[i].d);
+			break;
+		case BIND_TEXT:
+			bind_text(s, i + 1, b[i].p);
+			break;
+		case BIND_BLOB:
+			sqlite3_bind_blob64(s, i + 1, b[i].p, (sqlite3_uint64)b[i].n, SQLITE_STATIC);
+			break;
+		}
+	return s;
+}
+
+/* Runs a statement that returns no rows (or whose rows are not wanted)
+ * with these binds; a failure is logged as what. */
+int
+stmt_do(struct store *st, enum stmt_id id, const char *what, const struct bind *b, int n)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (!(s = stmt_bound(st, id, &own, b, n)))
+		return -1;
+	return stmt_run(st, s, own, what);
+}
+
+/* Steps a taken statement to its end, handing each row to row, which
+ * returns nonzero to stop there; the statement is given back and a
+ * failure logged as what. */
+int
+stmt_walk(struct store *st, sqlite3_stmt *s, bool own, const char *what,
+    int (*row)(void *, sqlite3_stmt *), void *arg)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (row(arg, s)) {
+			rc = SQLITE_DONE;
+			break;
+		}
+	if (rc != SQLITE_DONE)
+		store_fail(st, what);
+	stmt_give(s, own);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Steps a statement with these binds to its first row: SQLITE_ROW with *sp
+ * on it (the caller reads it, then gives it back with stmt_give),
+ * SQLITE_DONE when there is none, -1 when it fails (logged as what); the
+ * statement is given back but on SQLITE_ROW.
+ */
+int
+stmt_first(struct store *st, enum stmt_id id, sqlite3_stmt **sp, bool *own, const char *what,
+    const struct bind *b, int n)
+{
+	int rc;
+
+	if (!(*sp = stmt_bound(st, id, own, b, n)))
+		return -1;
+	if ((rc = sqlite3_step(*sp)) == SQLITE_ROW)
+		return rc;
+	if (rc != SQLITE_DONE) {
+		store_fail(st, what);
+		rc = -1;
+	}
+	stmt_give(*sp, *own);
+	return rc;
+}
+
 /* Plain SQL with no parameters, for opening, migrations and checks. */
 int
 store_exec(sqlite3 *db, const char *sql)
@@ -387,14 +471,11 @@ store_query_int(sqlite3 *db, const char *sql)
 int
 store_begin(struct store *st)
 {
-	bool own;
-	sqlite3_stmt *s;
-
 	if (st->in_txn) {
 		log_warnx("store: begin inside a transaction");
 		return -1;
 	}
-	if (!(s = stmt_take(st, S_BEGIN, &own)) || stmt_run(st, s, own, "begin") < 0)
+	if (stmt_do(st, S_BEGIN, "begin", NO_BINDS) < 0)
 		return -1;
 	st->in_txn = true;
 	return 0;
@@ -404,14 +485,11 @@ store_begin(struct store *st)
 int
 store_commit(struct store *st)
 {
-	bool own;
-	sqlite3_stmt *s;
-
 	if (!st->in_txn)
 		return 0;
 	if (store_capture_end(st) < 0)
 		return -1;
-	if (!(s = stmt_take(st, S_COMMIT, &own)) || stmt_run(st, s, own, "commit") < 0) {
+	if (stmt_do(st, S_COMMIT, "commit", NO_BINDS) < 0) {
 		/* SQLite may already have rolled back (disk full, I/O error). */
 		st->in_txn = !sqlite3_get_autocommit(st->db);
 		return -1;
@@ -426,9 +504,6 @@ store_commit(struct store *st)
 void
 store_rollback(struct store *st)
 {
-	bool own;
-	sqlite3_stmt *s;
-
 	st->in_txn = false;
 	st->seq = st->seq_committed;
 	if (st->cap)
@@ -437,7 +512,7 @@ store_rollback(struct store *st)
 	st->cs = NULL;
 	if (sqlite3_get_autocommit(st->db))
 		return;
-	if (!(s = stmt_take(st, S_ROLLBACK, &own)) || stmt_run(st, s, own, "rollback") < 0)
+	if (stmt_do(st, S_ROLLBACK, "rollback", NO_BINDS) < 0)
 		log_warnx("store: rollback failed; closing the database is the way out");
 }
 
