@@ -8,9 +8,9 @@
 
 #include "common/common.h"
 
-/* store.c: the master's database, DIR/nowq.db, WAL, synchronous=FULL,
+/* store*.c: the master's database, DIR/nowq.db, WAL, synchronous=FULL,
  * foreign keys on, schema versioned by PRAGMA user_version.  Every SQL
- * statement of nowq lives in this file.  Functions return 0 on success and -1
+ * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
 #define STORE_SCHEMA_VERSION 12

@@ -2,12 +2,9 @@
 #include "config.h"
 
 #include <assert.h>
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 

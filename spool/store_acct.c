@@ -1,13 +1,8 @@
 /* store_acct.c: the accounting table: one row per ended attempt, listed and summed. */
 #include "config.h"
 
-#include <assert.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 

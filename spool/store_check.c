@@ -1,8 +1,6 @@
 /* store_check.c: backup, consistency check and text dump of a store. */
 #include "config.h"
 
-#include <assert.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,8 @@
 /* store_cron.c: cron entries, the mail outbox and job dependencies in the store. */
 #include "config.h"
 
-#include <assert.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 

@@ -2,12 +2,10 @@
 #include "config.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 
@@ -222,11 +220,11 @@ store_array_next(struct store *st, int64_t id)
 	bool own;
 	int v = 0;
 
-	if (stmt_first(st, S_ARRAY_NEXT, &s, &own, "cannot read an array's cursor",
-	    BINDS(BIND(id))) == SQLITE_ROW) {
+	if (!(s = stmt_bound(st, S_ARRAY_NEXT, &own, BINDS(BIND(id)))))
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int(s, 0);
-		stmt_give(s, own);
-	}
+	stmt_give(s, own);
 	return v < 0 ? 0 : v;
 }
 
@@ -605,11 +603,11 @@ store_key_job(struct store *st, const char *key)
 	bool own;
 	int64_t id = 0;
 
-	if (stmt_first(st, S_KEY_GET, &s, &own, "cannot read a submission key",
-	    BINDS(BIND(key))) == SQLITE_ROW) {
+	if (!(s = stmt_bound(st, S_KEY_GET, &own, BINDS(BIND(key)))))
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
 		id = sqlite3_column_int64(s, 0);
-		stmt_give(s, own);
-	}
+	stmt_give(s, own);
 	return id;
 }
 

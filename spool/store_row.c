@@ -1,13 +1,9 @@
 /* store_row.c: a job's row in the jobs table: the list fields as text and a row read back as a struct job. */
 #include "config.h"
 
-#include <assert.h>
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 

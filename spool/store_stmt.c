@@ -3,11 +3,8 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "spool/store_int.h"
 
