@@ -11,7 +11,6 @@
 /* Long enough to ride out a checkpoint or a `qmaster -C` reading alongside. */
 #define STORE_BUSY_MS	5000
 
-
 /*
  * Forward migrations: step i takes user_version from i to i + 1, each in one
  * transaction.  Never edit a step that has shipped; add one.
@@ -266,7 +265,7 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE jobs ADD COLUMN qrsh TEXT;",
 };
 
-/* Opening and migrations. */
+/* Opening. */
 
 /* Per thread: qmaster's query thread opens the database too. */
 static _Thread_local char store_why[512];

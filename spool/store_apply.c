@@ -12,7 +12,7 @@
  * The standby's applier.  sqlite3changeset_apply prepares its statements
  * and reads the table's columns anew at every call, and its PRAGMA
  * defer_foreign_keys makes every statement of the connection prepare
- * again: most of a standby's time per changeset.  Here the statements live
+ * again.  Here the statements live
  * as long as the store, and what counts as a conflict is what
  * sqlite3changeset_apply finds (any conflict abandons the changeset: the
  * standby then asks for a snapshot): a row to update or delete that is

@@ -42,10 +42,10 @@ struct capture {
 /*
  * The primary's capture of each transaction as a changeset, in the format
  * of the session extension (what apply_changeset and SQLite's reader take),
- * by the session's rules but without it: a session made anew for every
- * transaction read each table's columns with a PRAGMA and prepared a SELECT
- * per table for its changeset, each time: a quarter of a primary's CPU per
- * job.  Here the columns and the SELECT are the store's (struct apply_tab).
+ * by the session's rules but without it: a session made for a transaction
+ * reads each table's columns with a PRAGMA and prepares a SELECT per table
+ * for its changeset, every time; here the columns and the SELECT are the
+ * store's (struct apply_tab), read and prepared once.
  * The preupdate hook notes the first change of each row in the transaction:
  * its operation and, for an UPDATE or a DELETE, the row as it was.  At the
  * commit each noted row is read as it is now: an INSERT whose row is still

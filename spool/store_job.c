@@ -581,8 +581,7 @@ store_jobs_count_by_state(struct store *st, int64_t counts[JS_DELETED + 1])
 		return -1;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int state = sqlite3_column_int(s, 0);
-		/* A state no build wrote (a damaged row) is counted nowhere,
-		 * as the query per state did. */
+		/* A state no build writes (a damaged row) is counted nowhere. */
 		if (state >= 0 && state <= JS_DELETED)
 			counts[state] = sqlite3_column_int64(s, 1);
 	}

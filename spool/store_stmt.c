@@ -188,8 +188,8 @@ store_foreach_sql(unsigned v)
 	 * page of a long list is found by the primary key, not by reading
 	 * the rows before it.  A listing (brief) walks the primary key and
 	 * only tests the state ("+" keeps SQLite off its index): by the
-	 * state index it read every matching row after ?9 and sorted them by
-	 * id for each page, n^2/page over a listing.  The other walks
+	 * state index it would read every matching row after ?9 and sort
+	 * them by id for each page.  The other walks
 	 * (running jobs) want that index: they read few rows among many. */
 	if (v & FE_PRIO) {
 		/* The listing's pending section, found by jobs_pending's
