@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -55,9 +56,7 @@ cron_submit(struct conn *c, int64_t seq, const char *spec, struct job *j)
 	fmt_when(when, sizeof when, r.next_run);
 	log_info("cron entry c%lld (%s) of %s: next run at %s", (long long)r.id, spec, j->owner, when);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "cron", json_integer(r.id));
-	json_object_set_new(rep, "name", json_string(j->name));
-	json_object_set_new(rep, "next_run", json_integer(r.next_run));
+	msg_submitted_add(rep, &(struct msg_submitted){ .cron = r.id, .name = j->name, .next_run = r.next_run });
 	net_send(c, rep);
 	free(r.job);
 }
@@ -242,11 +241,16 @@ cron_op(struct conn *c, const char *action, int64_t id, bool force, char *buf, s
 void
 cron_request(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *action = jstr(msg, "action");
-	json_t *ids = json_object_get(msg, "ids"), *v, *results, *rep;
+	struct msg_cron m;
+	const char *why = NULL;
+	json_t *v, *results, *rep;
 	size_t i;
 
-	if (action && strcmp(action, "list") == 0) {
+	if (msg_cron_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	if (strcmp(m.action, "list") == 0) {
 		json_t *entries = cron_list_json(perm_sees_all(c->operator) ? NULL : c->user);
 		if (!entries) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read the cron entries"));
@@ -257,28 +261,13 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, rep);
 		return;
 	}
-	if (!action || (strcmp(action, "delete") != 0 && strcmp(action, "hold") != 0 &&
-	    strcmp(action, "release") != 0)) {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "CRON action must be list, delete, hold or release"));
-		return;
-	}
-	if (!json_is_array(ids) || json_array_size(ids) == 0 || json_array_size(ids) > 10000) {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "CRON %s needs ids: a list of entry numbers", action));
-		return;
-	}
-	json_array_foreach(ids, i, v)
-		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			net_send(c, proto_reply_err(seq, ERR_INVAL, "a cron entry id is a positive integer"));
-			return;
-		}
 	results = json_array();
-	json_array_foreach(ids, i, v) {
+	json_array_foreach(m.ids, i, v) {
 		char buf[512];
 		bool ok;
-		const char *m = cron_op(c, action, json_integer_value(v), jbool(msg, "force", false),
-		    buf, sizeof buf, &ok);
-		json_array_append_new(results, json_pack("{s:I, s:b, s:o}", "id",
-		    (json_int_t)json_integer_value(v), "ok", ok, "message", proto_text(m)));
+		const char *text = cron_op(c, m.action, json_integer_value(v), m.force, buf, sizeof buf, &ok);
+		msg_result_add(results, &(struct msg_result){ .id = json_integer_value(v), .ok = ok,
+		    .message = text });
 	}
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "results", results);

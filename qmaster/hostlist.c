@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -144,9 +145,9 @@ hostlist_valid_name(const char *s)
 
 /* A list of user names from a request: [] clears, absent leaves as is. */
 static int
-users_from(json_t *msg, const char *key, char ***out, bool *given, const char **why)
+users_from(const json_t *a, char ***out, bool *given, const char **why)
 {
-	json_t *a = json_object_get(msg, key), *v;
+	json_t *v;
 	size_t i;
 
 	*given = a != NULL;
@@ -303,9 +304,9 @@ op_expr(struct conn *c, int64_t seq, const char *expr)
 
 /* qconf -mhost HOST users=... owners=...: either list, or both. */
 static void
-op_mhost(struct conn *c, int64_t seq, json_t *msg)
+op_mhost(struct conn *c, int64_t seq, const struct msg_alias *m)
 {
-	const char *name = jstr(msg, "host"), *why = NULL;
+	const char *name = m->host, *why = NULL;
 	struct exechost *h = name ? exechost_find(name) : NULL;
 	char **users, **owners;
 	bool gu, go;
@@ -314,8 +315,7 @@ op_mhost(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_NOENT, "\"%s\" is not an execution host", name ? name : ""));
 		return;
 	}
-	if (users_from(msg, "users", &users, &gu, &why) < 0 ||
-	    users_from(msg, "owners", &owners, &go, &why) < 0) {
+	if (users_from(m->users, &users, &gu, &why) < 0 || users_from(m->owners, &owners, &go, &why) < 0) {
 		strv_free(users);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		return;
@@ -356,26 +356,29 @@ op_shost(struct conn *c, int64_t seq, const char *name)
 void
 hostlist_request(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *op = jstr(msg, "op");
-	bool change = op && (strcmp(op, "add") == 0 || strcmp(op, "delete") == 0 || strcmp(op, "mhost") == 0);
+	struct msg_alias m;
+	const char *why = NULL, *op;
 
-	if (change && !perm_manager(c)) {
+	if (msg_alias_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	op = m.op;
+	if ((strcmp(op, "add") == 0 || strcmp(op, "delete") == 0 || strcmp(op, "mhost") == 0) &&
+	    !perm_manager(c)) {
 		net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be manager for this operation", c->user));
 		return;
 	}
-	if (op && strcmp(op, "add") == 0)
-		op_add(c, seq, jstr(msg, "name"), jstr(msg, "expr"));
-	else if (op && strcmp(op, "delete") == 0)
-		op_delete(c, seq, jstr(msg, "name"));
-	else if (op && strcmp(op, "show") == 0)
-		op_show(c, seq, jstr(msg, "name"));
-	else if (op && strcmp(op, "expr") == 0)
-		op_expr(c, seq, jstr(msg, "expr"));
-	else if (op && strcmp(op, "mhost") == 0)
-		op_mhost(c, seq, msg);
-	else if (op && strcmp(op, "shost") == 0)
-		op_shost(c, seq, jstr(msg, "host"));
+	if (strcmp(op, "add") == 0)
+		op_add(c, seq, m.name, m.expr);
+	else if (strcmp(op, "delete") == 0)
+		op_delete(c, seq, m.name);
+	else if (strcmp(op, "show") == 0)
+		op_show(c, seq, m.name);
+	else if (strcmp(op, "expr") == 0)
+		op_expr(c, seq, m.expr);
+	else if (strcmp(op, "mhost") == 0)
+		op_mhost(c, seq, &m);
 	else
-		net_send(c, proto_reply_err(seq, ERR_INVAL,
-		    "ALIAS op must be add, delete, show, expr, mhost or shost"));
+		op_shost(c, seq, m.host);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -83,8 +84,7 @@ result(json_t *results, const char *target, bool ok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	json_array_append_new(results, json_pack("{s:o, s:b, s:o}", "target", proto_text(target), "ok", ok,
-	    "message", proto_text(buf)));
+	msg_result_add(results, &(struct msg_result){ .target = target, .ok = ok, .message = buf });
 }
 
 /* QUEUE@HOST, as qstat -f names a queue instance: only that queue's jobs
@@ -172,20 +172,17 @@ dispatch_flag(struct conn *c, json_t *results, const char *target, bool disable)
 static void
 flags_request(struct conn *c, int64_t seq, json_t *msg, bool disable)
 {
-	json_t *targets = json_object_get(msg, "targets"), *results, *v, *rep;
+	struct msg_flags m;
+	const char *why = NULL;
+	json_t *results, *v, *rep;
 	size_t i;
 
-	if (!json_is_array(targets) || json_array_size(targets) == 0 || json_array_size(targets) > 10000) {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "targets must be a list of queue or host names"));
+	if (msg_flags_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		return;
 	}
-	json_array_foreach(targets, i, v)
-		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 255) {
-			net_send(c, proto_reply_err(seq, ERR_INVAL, "targets must be a list of queue or host names"));
-			return;
-		}
 	results = json_array();
-	json_array_foreach(targets, i, v)
+	json_array_foreach(m.targets, i, v)
 		dispatch_flag(c, results, json_string_value(v), disable);
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "results", results);

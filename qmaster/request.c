@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -151,37 +152,35 @@ static void
 req_submit(struct conn *c, int64_t seq, json_t *msg)
 {
 	const char *why = NULL;
+	struct msg_submit m;
 	struct deps *d;
-	const char *spec;
 	char err[512];
 	struct job *j;
 	const struct user_cache *u;
 	json_t *rep;
-	const char *key;
 	char keybuf[96];
 
+	if (msg_submit_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
 	/* A retried submission (the client lost the reply in a failover)
 	 * gets the job its first try made, keyed by the client's key and
 	 * the caller, so one user's key cannot reveal another's job. */
-	if ((key = jstr(msg, "key")) != NULL) {
+	if (m.key) {
 		struct job *old;
 		int64_t id;
-		if (strlen(key) < 16 || strlen(key) > 64) {
-			net_send(c, proto_reply_err(seq, ERR_INVAL, "a submission key must have 16 to 64 characters"));
-			return;
-		}
-		snprintf(keybuf, sizeof keybuf, "%u:%s", (unsigned)c->uid, key);
+		snprintf(keybuf, sizeof keybuf, "%u:%s", (unsigned)c->uid, m.key);
 		if ((id = store_key_job(store, keybuf)) > 0 && (old = store_job_get(store, id, false)) != NULL) {
 			rep = proto_reply_ok(seq);
-			json_object_set_new(rep, "id", json_integer(old->id));
-			json_object_set_new(rep, "name", json_string(old->name));
-			json_object_set_new(rep, "repeated", json_true());
+			msg_submitted_add(rep, &(struct msg_submitted){ .id = old->id, .name = old->name,
+			    .repeated = true });
 			net_send(c, rep);
 			job_free(old);
 			return;
 		}
 	}
-	j = job_from_json(json_object_get(msg, "job"), &why);
+	j = job_from_json(m.job, &why);
 	if (!j) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "SUBMIT without a job"));
 		return;
@@ -237,23 +236,23 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	free(j->home);
 	j->home = xstrdup(u->home);
 	j->id = 0;
-	if (sched_admit(j, u, jbool(msg, "verify", true), err, sizeof err) < 0) {
+	if (sched_admit(j, u, m.verify, err, sizeof err) < 0) {
 		why = err;
 		goto bad;
 	}
 	job_fresh(j, now_ms());
-	if ((spec = jstr(msg, "cron")) != NULL) {
+	if (m.cron) {
 		/* Each tick's job stands alone: it waits for nothing and
 		 * starts at its tick. */
-		if (json_object_get(msg, "deps") || j->begin_time) {
+		if (m.deps || j->begin_time) {
 			why = "--cron cannot be combined with -hold_jid, -W depend or -a";
 			goto bad;
 		}
-		cron_submit(c, seq, spec, j);
+		cron_submit(c, seq, m.cron, j);
 		job_free(j);
 		return;
 	}
-	if ((d = deps_resolve(json_object_get(msg, "deps"), j, err, sizeof err)) == NULL) {
+	if ((d = deps_resolve(m.deps, j, err, sizeof err)) == NULL) {
 		why = err;
 		goto bad;
 	}
@@ -264,17 +263,15 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 		fatalx("cannot store a submitted job");
 	deps_store(j, d);
 	deps_free(d);
-	if (key && store_key_put(store, keybuf, j->id, now_ms()) < 0)
+	if (m.key && store_key_put(store, keybuf, j->id, now_ms()) < 0)
 		fatalx("cannot store a submission key");
 	log_debug("job %lld submitted by %s", (long long)j->id, j->owner);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "id", json_integer(j->id));
-	json_object_set_new(rep, "name", json_string(j->name));
 	/* Every execd of a munge master has munge, so the job's shepherd
 	 * will prove itself with a credential: qrsh then wants one, and a
 	 * secret learnt on the wire is not enough to pose as the job. */
-	if (j->qrsh && strcmp(conf->auth, "munge") == 0)
-		json_object_set_new(rep, "qrsh_cred", json_true());
+	msg_submitted_add(rep, &(struct msg_submitted){ .id = j->id, .name = j->name,
+	    .qrsh_cred = j->qrsh && strcmp(conf->auth, "munge") == 0 });
 	net_send(c, rep);
 	if (JS_FINISHED(j->state)) {
 		/* A dependency that can never be met: on record for qacct. */
@@ -353,105 +350,34 @@ status_one(void *arg, struct job *j)
 	return 0;
 }
 
-static unsigned
-states_mask(const char *s)
-{
-	unsigned m = 0;
-	for (; *s; s++) {
-		switch (*s) {
-		case 'p': m |= 1u << JS_PENDING; break;
-		case 'r': m |= 1u << JS_DISPATCHED | 1u << JS_RUNNING; break;
-		case 'z': m |= 1u << JS_DONE | 1u << JS_FAILED | 1u << JS_DELETED; break;
-		case 'a': m |= 0x3fu; break;
-		default: return 0;
-		}
-	}
-	return m;
-}
-
-/* Ids in a request: a list of positive integers, bounded. */
-static json_t *
-request_ids(json_t *msg, const char **why)
-{
-	json_t *ids = json_object_get(msg, "jobs"), *v;
-	size_t i;
-	if (!ids)
-		return NULL;
-	if (!json_is_array(ids) || json_array_size(ids) > 100000) {
-		*why = "jobs must be a list of job ids";
-		return NULL;
-	}
-	json_array_foreach(ids, i, v)
-		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			*why = "a job id must be a positive integer";
-			return NULL;
-		}
-	return ids;
-}
-
-static json_t *
-request_users(json_t *msg, const char **why)
-{
-	json_t *users = json_object_get(msg, "users"), *v;
-	size_t i;
-	if (!users)
-		return NULL;
-	if (!json_is_array(users) || json_array_size(users) > 10000) {
-		*why = "users must be a list of user names";
-		return NULL;
-	}
-	json_array_foreach(users, i, v)
-		if (!json_is_string(v)) {
-			*why = "users must be a list of user names";
-			return NULL;
-		}
-	return users;
-}
-
 /* A STATUS request's terms, checked: NULL, or the refusal. */
 struct status_req {
 	struct store_job_filter f;
-	json_t  *ids, *users;
-	bool     brief, by_prio;
-	int64_t  limit, after_prio;
+	struct msg_status m;
 };
 
 static json_t *
 status_parse(int64_t seq, json_t *msg, struct status_req *q)
 {
-	const char *why = NULL, *states = jstr(msg, "states"), *order = jstr(msg, "order");
+	const char *why = NULL;
 
 	memset(q, 0, sizeof *q);
-	q->brief = jbool(msg, "brief", false);
-	q->limit = jint(msg, "limit", 0);
-	q->after_prio = jint(msg, "after_prio", INT64_MAX);
-	q->by_prio = order && strcmp(order, "prio") == 0;
-	q->ids = request_ids(msg, &why);
-	q->users = request_users(msg, &why);
-	if (why)
+	if (msg_status_unpack(msg, &q->m, &why) < 0)
 		return proto_reply_err(seq, ERR_INVAL, "%s", why);
-	q->f.states = states_mask(states ? states : "pr");
+	q->f.states = q->m.state_mask;
 	/* An array with pending tasks is a pending row whose tasks may run:
 	 * read it for those, and leave its pending line to the client's filter. */
 	if ((q->f.states & (1u << JS_RUNNING)) && !(q->f.states & (1u << JS_PENDING))) {
 		q->f.states |= 1u << JS_PENDING;
 		q->f.pending_arrays_only = true;
 	}
-	q->f.brief = q->brief;
+	q->f.brief = q->m.brief;
 	/* A listing a page at a time: jobs after the id "after", at most
-	 * "limit" of them; the reply says where to go on. */
-	q->f.after_id = jint(msg, "after", 0);
-	if (q->limit < 0 || q->limit > 100000 || q->f.after_id < 0 || ((q->limit || q->f.after_id) && q->ids))
-		return proto_reply_err(seq, ERR_INVAL, "after and limit (1..100000) go with a listing, not jobs");
-	if (!q->f.states)
-		return proto_reply_err(seq, ERR_INVAL, "states must be letters from p, r, z, a");
-	/* The pending section of a listing in its own order (priority down,
-	 * then id), a page at a time from the cursor (after_prio, after), so
-	 * a client can print each page as it comes. */
-	if ((order && !q->by_prio) || (json_object_get(msg, "after_prio") && !q->by_prio) ||
-	    (q->by_prio && (q->f.states != 1u << JS_PENDING || q->ids)))
-		return proto_reply_err(seq, ERR_INVAL,
-		    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs");
+	 * "limit" of them; the reply says where to go on.  order "prio" lists
+	 * the pending section in its own order (priority down, then id) from
+	 * the cursor (after_prio, after), so a client prints each page as it
+	 * comes. */
+	q->f.after_id = q->m.after;
 	return NULL;
 }
 
@@ -466,12 +392,12 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 	*text = NULL;
 	if ((rep = status_parse(seq, msg, &q)) != NULL)
 		return rep;
-	assert(proto_is_listing(msg) && !q.ids);
+	assert(proto_is_listing(msg) && !q.m.jobs);
 	sc.st = st;
-	sc.brief = q.brief;
-	sc.limit = q.limit;
+	sc.brief = q.m.brief;
+	sc.limit = q.m.limit;
 	/* all: perm_sees_all decided it. */
-	sc.users = all ? q.users : (own = json_pack("[s]", user));
+	sc.users = all ? q.m.users : (own = json_pack("[s]", user));
 	if (sc.brief) {
 		jt_lit(&sc.text, "{\"type\":\"REPLY\",\"seq\":");
 		jt_int(&sc.text, seq);
@@ -479,7 +405,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		job_brief_head(&sc.text);
 	} else
 		sc.jobs = json_array();
-	if ((q.by_prio ? store_pending_by_prio(st, q.after_prio, q.f.after_id, sc.brief, status_one, &sc) :
+	if ((q.m.by_prio ? store_pending_by_prio(st, q.m.after_prio, q.f.after_id, sc.brief, status_one, &sc) :
 	    store_jobs_foreach(st, &q.f, status_one, &sc)) < 0) {
 		json_decref(sc.jobs);
 		json_decref(own);
@@ -492,7 +418,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		if (sc.limit && sc.njobs == sc.limit) {
 			jt_lit(&sc.text, ",\"next\":");
 			jt_int(&sc.text, sc.last);
-			if (q.by_prio) {
+			if (q.m.by_prio) {
 				jt_lit(&sc.text, ",\"next_prio\":");
 				jt_int(&sc.text, sc.last_prio);
 			}
@@ -505,7 +431,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 	json_object_set_new(rep, "jobs", sc.jobs);
 	if (sc.limit && sc.njobs == sc.limit) {
 		json_object_set_new(rep, "next", json_integer(sc.last));
-		if (q.by_prio)
+		if (q.m.by_prio)
 			json_object_set_new(rep, "next_prio", json_integer(sc.last_prio));
 	}
 	return rep;
@@ -516,12 +442,12 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 static json_t *
 status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 {
-	bool full = json_array_size(q->ids) == 1;
+	bool full = json_array_size(q->m.jobs) == 1;
 	bool own = !perm_sees_all(c->operator);
 	json_t *jobs = json_array(), *v, *mp, *rep;
 	size_t i;
 
-	json_array_foreach(q->ids, i, v) {
+	json_array_foreach(q->m.jobs, i, v) {
 		struct job *j = store_job_get(store, json_integer_value(v), full);
 		if (j && (!own || strcmp(j->owner, c->user) == 0)) {
 			status_one(&(struct status_ctx){ .st = store, .jobs = jobs, .full = full, .c = c }, j);
@@ -651,8 +577,7 @@ struct op_ctx {
 static void
 op_result(struct op_ctx *oc, int64_t id, bool ok, const char *message)
 {
-	json_array_append_new(oc->results, json_pack("{s:I, s:b, s:o}", "id", (json_int_t)id,
-	    "ok", ok, "message", proto_text(message)));
+	msg_result_add(oc->results, &(struct msg_result){ .id = id, .ok = ok, .message = message });
 }
 
 static int
@@ -713,21 +638,20 @@ collect_ids(void *arg, struct job *j)
 void
 request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *verb)
 {
-	struct op_ctx oc = { c, op, verb, json_array(), NULL, NULL };
+	struct op_ctx oc = { c, op, verb, NULL, NULL, NULL };
+	struct msg_jobsel m;
 	const char *why = NULL;
 	json_t *ids, *rep, *v, *owned = NULL;
 	size_t i;
 
-	ids = request_ids(msg, &why);
-	oc.users = request_users(msg, &why);
-	oc.tasks = json_object_get(msg, "tasks");
-	if (oc.tasks && (!json_is_object(oc.tasks) || op != op_delete))
-		why = "tasks must be an object of task ranges, and only DELETE takes them";
-	if (why || (!ids && !oc.users)) {
-		json_decref(oc.results);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids or users given"));
+	if (msg_jobsel_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		return;
 	}
+	ids = m.jobs;
+	oc.users = m.users;
+	oc.tasks = m.tasks;
+	oc.results = json_array();
 	qm_txn();
 	if (!ids) {
 		/* Collect first: the operations update rows the walk would read. */
@@ -802,7 +726,9 @@ wait_answer(struct conn *c, int64_t seq, const struct job *j)
 static void
 req_wait(struct conn *c, int64_t seq, json_t *msg)
 {
-	int64_t id = jint(msg, "id", 0);
+	struct msg_wait m;
+	const char *why = NULL;
+	int64_t id = msg_wait_unpack(msg, &m, &why) == 0 ? m.id : 0;
 	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
 	struct waiter *w;
 
@@ -864,16 +790,17 @@ request_conn_gone(struct conn *c)
 static void
 req_hosts(struct conn *c, int64_t seq, json_t *msg)
 {
+	struct msg_hosts m;
+	const char *why = NULL;
 	json_t *rep = proto_reply_ok(seq);
 	/* The jobs shown follow qstat's privacy rule. */
 	const char *only = perm_sees_all(c->operator) ? NULL : c->user;
-	json_object_set_new(rep, "hosts", exechost_list_json(jbool(msg, "jobs", false), only));
+	(void)msg_hosts_unpack(msg, &m, &why);
+	json_object_set_new(rep, "hosts", exechost_list_json(m.jobs, only));
 	net_send(c, rep);
 }
 
 /* ACCT (qacct): accounting rows a page at a time, or their sums. */
-#define ACCT_PAGE_MAX	1000
-
 static int
 acct_collect(void *arg, json_t *row)
 {
@@ -885,47 +812,35 @@ static void
 req_acct(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct store_acct_filter f = { 0 };
-	const char *summary = jstr(msg, "summary");
-	json_t *rows = json_array(), *after = json_object_get(msg, "after"), *rep;
-	int64_t limit = jint(msg, "limit", ACCT_PAGE_MAX);
+	struct msg_acct m;
+	const char *summary, *why = NULL;
+	json_t *rows, *rep;
+	int64_t limit;
 	int rc;
 
-	f.job_id = jint(msg, "id", 0);
-	f.name = jstr(msg, "name");
-	f.owner = jstr(msg, "owner");
-	f.since = jint(msg, "since", 0);
-	if (f.job_id < 0 || f.since < 0 || limit <= 0 || limit > ACCT_PAGE_MAX ||
-	    (json_object_get(msg, "id") && !json_is_integer(json_object_get(msg, "id"))) ||
-	    (json_object_get(msg, "name") && !f.name) || (json_object_get(msg, "owner") && !f.owner) ||
-	    (f.name && strlen(f.name) > JOB_MAX_STRING) || (f.owner && strlen(f.owner) > JOB_MAX_STRING) ||
-	    (summary && strcmp(summary, "total") != 0 && strcmp(summary, "owner") != 0)) {
-		json_decref(rows);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "ACCT takes id, name, owner, since, "
-		    "summary (total or owner), after and limit (1..%d)", ACCT_PAGE_MAX));
+	if (msg_acct_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		return;
 	}
-	if (after) {
-		if (!json_is_array(after) || json_array_size(after) != 2 ||
-		    !json_is_integer(json_array_get(after, 0)) || !json_is_integer(json_array_get(after, 1))) {
-			json_decref(rows);
-			net_send(c, proto_reply_err(seq, ERR_INVAL, "ACCT after must be [end_time, row]"));
-			return;
-		}
-		f.after_end = json_integer_value(json_array_get(after, 0));
-		f.after_row = json_integer_value(json_array_get(after, 1));
-	} else
-		f.after_end = f.after_row = -1;
+	summary = m.summary;
+	limit = m.limit;
+	f.job_id = m.id;
+	f.name = m.name;
+	f.owner = m.owner;
+	f.since = m.since;
+	f.after_end = m.after_end;
+	f.after_row = m.after_row;
 	f.limit = (int)limit;
 	/* Like STATUS: without perm_sees_all a user sees only their own. */
 	if (!perm_sees_all(c->operator)) {
 		if (f.owner && strcmp(f.owner, c->user) != 0) {
-			json_decref(rows);
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s may see only their own accounting",
 			    c->user));
 			return;
 		}
 		f.owner = c->user;
 	}
+	rows = json_array();
 	if (summary)
 		rc = store_acct_summary(store, &f, strcmp(summary, "owner") == 0, acct_collect, rows);
 	else
@@ -939,8 +854,7 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	/* A full page may have a next one: its cursor is the last row's. */
 	if (!summary && json_array_size(rows) == (size_t)limit) {
 		json_t *last = json_array_get(rows, json_array_size(rows) - 1);
-		json_object_set_new(rep, "next", json_pack("[I, I]",
-		    (json_int_t)jint(last, "end_time", 0), (json_int_t)jint(last, "row", 0)));
+		msg_acct_next_add(rep, jint(last, "end_time", 0), jint(last, "row", 0));
 	}
 	json_object_set_new(rep, summary ? "summary" : "rows", rows);
 	net_send(c, rep);
@@ -948,9 +862,8 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 
 /* ALTER (qalter): changes of a pending job, checked as a submission is. */
 static const char *
-alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool *ok)
+alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, size_t n, bool *ok)
 {
-	const json_t *v;
 	const char *why = NULL, *s;
 	struct job_req req = { 0 };
 	const struct user_cache *u;
@@ -967,18 +880,18 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		    (long long)j->id);
 		return buf;
 	}
-	if ((v = json_object_get(msg, "prio"))) {
-		if (!json_is_integer(v) || json_integer_value(v) < -1023 || json_integer_value(v) > 1024) {
+	if (m->has_prio) {
+		if (!m->prio_ok) {
 			snprintf(buf, n, "the priority must be an integer from -1023 to 1024");
 			return buf;
 		}
-		if (json_integer_value(v) > 0 && !c->manager) {
+		if (m->prio > 0 && !c->manager) {
 			snprintf(buf, n, "only managers may give a job a positive priority (-p)");
 			return buf;
 		}
-		j->prio = (int)json_integer_value(v);
+		j->prio = m->prio;
 	}
-	if ((s = jstr(msg, "name"))) {
+	if ((s = m->name)) {
 		if (job_name_problem(s)) {
 			snprintf(buf, n, "%s", job_name_problem(s));
 			return buf;
@@ -986,7 +899,7 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		free(j->name);
 		j->name = xstrdup(s);
 	}
-	if ((s = jstr(msg, "queue"))) {
+	if ((s = m->queue)) {
 		if (!conf_queue(conf, s)) {
 			snprintf(buf, n, "Job was rejected because job requests unknown queue \"%s\".", s);
 			return buf;
@@ -994,8 +907,8 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		free(j->queue);
 		j->queue = xstrdup(s);
 	}
-	if ((v = json_object_get(msg, "req"))) {
-		if (req_from_json(&req, v, &why) < 0) {
+	if (m->req) {
+		if (req_from_json(&req, m->req, &why) < 0) {
 			req_clear(&req);
 			snprintf(buf, n, "%s", why);
 			return buf;
@@ -1007,7 +920,7 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		req_clear(&j->req);
 		j->req = req;
 	}
-	if ((s = jstr(msg, "hold"))) {
+	if ((s = m->hold)) {
 		if (strcmp(s, "u") == 0)
 			j->hold |= HOLD_USER;
 		else if (strcmp(s, "n") == 0)
@@ -1018,7 +931,7 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 		}
 	}
 	u = user_lookup(j->uid);
-	if (sched_admit(j, u, jbool(msg, "verify", true), err, sizeof err) < 0) {
+	if (sched_admit(j, u, m->verify, err, sizeof err) < 0) {
 		snprintf(buf, n, "%s", err);
 		return buf;
 	}
@@ -1033,30 +946,30 @@ alter_one(struct conn *c, json_t *msg, struct job *j, char *buf, size_t n, bool 
 static void
 req_alter(struct conn *c, int64_t seq, json_t *msg)
 {
+	struct msg_alter m;
 	const char *why = NULL;
-	json_t *ids = request_ids(msg, &why), *results, *v, *rep;
+	json_t *results, *v, *rep;
 	size_t i;
 
-	if (why || !ids || json_array_size(ids) == 0) {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why ? why : "no job ids given"));
+	if (msg_alter_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		return;
 	}
 	qm_txn();
 	results = json_array();
-	json_array_foreach(ids, i, v) {
+	json_array_foreach(m.jobs, i, v) {
 		int64_t id = json_integer_value(v);
 		struct job *j = store_job_get(store, id, false);
 		char buf[512];
-		const char *m;
+		const char *text;
 		bool ok = false;
 
 		if (!j || JS_FINISHED(j->state)) {
 			snprintf(buf, sizeof buf, "denied: job \"%lld\" does not exist", (long long)id);
-			m = buf;
+			text = buf;
 		} else
-			m = alter_one(c, msg, j, buf, sizeof buf, &ok);
-		json_array_append_new(results, json_pack("{s:I, s:b, s:o}", "id", (json_int_t)id,
-		    "ok", ok, "message", proto_text(m)));
+			text = alter_one(c, &m, j, buf, sizeof buf, &ok);
+		msg_result_add(results, &(struct msg_result){ .id = id, .ok = ok, .message = text });
 		job_free(j);
 	}
 	rep = proto_reply_ok(seq);
@@ -1068,13 +981,21 @@ req_alter(struct conn *c, int64_t seq, json_t *msg)
 static void
 req_conf(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *op = jstr(msg, "op"), *name = jstr(msg, "queue"), *pename = jstr(msg, "pe");
+	struct msg_conf m;
+	const char *why = NULL, *op, *name, *pename;
 	const struct qm_queue *q;
 	const struct qm_pe *pe;
 	json_t *rep, *list;
 	char err[512];
 
-	if (op && strcmp(op, "list") == 0) {
+	if (msg_conf_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	op = m.op;
+	name = m.queue;
+	pename = m.pe;
+	if (strcmp(op, "list") == 0) {
 		list = json_array();
 		for (int i = 0; i < conf->nqueues; i++)
 			json_array_append_new(list, json_string(conf->queues[i].name));
@@ -1084,7 +1005,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		for (int i = 0; i < conf->npes; i++)
 			json_array_append_new(list, json_string(conf->pes[i].name));
 		json_object_set_new(rep, "pes", list);
-	} else if (op && strcmp(op, "show") == 0 && pename) {
+	} else if (strcmp(op, "show") == 0 && pename) {
 		char *text;
 		if ((pe = conf_pe(conf, pename)) == NULL) {
 			net_send(c, proto_reply_err(seq, ERR_NOENT, "%s is not a parallel environment", pename));
@@ -1094,7 +1015,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		rep = proto_reply_ok(seq);
 		json_object_set_new(rep, "text", json_string(text));
 		free(text);
-	} else if (op && strcmp(op, "show") == 0) {
+	} else if (strcmp(op, "show") == 0) {
 		char *text;
 		if (!name || (q = conf_queue(conf, name)) == NULL) {
 			net_send(c, proto_reply_err(seq, ERR_NOENT, "%s is not a queue name", name ? name : "(none)"));
@@ -1104,7 +1025,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		rep = proto_reply_ok(seq);
 		json_object_set_new(rep, "text", json_string(text));
 		free(text);
-	} else if (op && strcmp(op, "reload") == 0) {
+	} else {
 		if (!c->manager) {
 			net_send(c, proto_reply_err(seq, ERR_PERM, "%s must be manager for this operation", c->user));
 			return;
@@ -1115,9 +1036,6 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		}
 		rep = proto_reply_ok(seq);
 		json_object_set_new(rep, "message", json_string("configuration re-read"));
-	} else {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "CONF op must be list, show or reload"));
-		return;
 	}
 	net_send(c, rep);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -509,13 +510,11 @@ resv_list(struct conn *c, int64_t seq)
 }
 
 static void
-resv_create(struct conn *c, int64_t seq, json_t *msg)
+resv_create(struct conn *c, int64_t seq, const struct msg_reserve *m)
 {
-	const char *name = jstr(msg, "name"), *expr = jstr(msg, "hosts"), *attrs = jstr(msg, "attrs");
-	const char *mail = jstr(msg, "mail"), *why = NULL;
-	int64_t now = now_ms(), start = jint(msg, "start", 0), end = jint(msg, "end", 0);
-	int64_t dur = jint(msg, "duration", 0), count = jint(msg, "count", 0);
-	json_t *users = json_object_get(msg, "users"), *v, *rep;
+	const char *name = m->name, *expr = m->hosts, *attrs = m->attrs, *mail = m->mail, *why = NULL;
+	int64_t now = now_ms(), start = m->start, end = m->end, dur = m->duration, count = m->count;
+	json_t *users = m->users, *v, *rep;
 	struct job want = { .owner = c->user, .uid = c->uid, .slots = 1 };
 	char err[600] = "", **hosts = NULL;
 	unsigned mflags = 0;
@@ -597,8 +596,7 @@ resv_create(struct conn *c, int64_t seq, json_t *msg)
 	r->m.end = end;
 	r->uid = c->uid;
 	r->hosts = hosts;
-	r->flags = (jbool(msg, "exclusive", false) ? RESV_EXCLUSIVE : 0) |
-	    (jbool(msg, "overrun", false) ? RESV_OVERRUN : 0);
+	r->flags = (m->exclusive ? RESV_EXCLUSIVE : 0) | (m->overrun ? RESV_OVERRUN : 0);
 	r->mail = mflags & (MAIL_BEGIN | MAIL_END);
 	r->created = now;
 	TAILQ_INSERT_TAIL(&resvs, r, entry);
@@ -618,25 +616,30 @@ resv_create(struct conn *c, int64_t seq, json_t *msg)
 void
 resv_request(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *op = jstr(msg, "op");
+	struct msg_reserve m;
+	const char *why = NULL;
 
-	if (op && strcmp(op, "list") == 0)
+	if (msg_reserve_unpack(msg, &m, &why) < 0)
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+	else if (m.op && strcmp(m.op, "list") == 0)
 		resv_list(c, seq);
-	else if (!op || strcmp(op, "create") == 0)
-		resv_create(c, seq, msg);
 	else
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "RESERVE op must be list or create"));
+		resv_create(c, seq, &m);
 }
 
 /* UNRESERVE: ends one now, as its end would (owner or manager). */
 void
 unresv_request(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *name = jstr(msg, "name");
-	struct resv *r = name ? resv_find(name) : NULL;
+	struct msg_unreserve m;
+	const char *why = NULL, *name;
+	struct resv *r;
 	char say[300];
 	json_t *rep;
 
+	(void)msg_unreserve_unpack(msg, &m, &why);
+	name = m.name;
+	r = name ? resv_find(name) : NULL;
 	if (!r) {
 		net_send(c, proto_reply_err(seq, ERR_NOENT, "no reservation \"%s\"", name ? name : ""));
 		return;

@@ -11,6 +11,7 @@
 #include <event2/buffer.h>
 
 #include "common/common.h"
+#include "common/msg_req.h"
 #include "t/fuzz/fuzz.h"
 
 /* Small, so that the length checks are reached without huge inputs. */
@@ -93,6 +94,35 @@ rusage_round_trip(const json_t *o)
 	json_decref(again);
 }
 
+/* Every client request's unpack, on the frame as its handler would get it
+ * (of that type): what one accepts packs into a frame it accepts again, and
+ * that frame is its own fixed point. */
+static void
+requests_round_trip(const json_t *msg)
+{
+	for (size_t i = 0; i < msg_req_ntypes; i++) {
+		const struct msg_req_type *t = &msg_req_types[i];
+		json_t *o = json_copy((json_t *)msg), *once, *twice;
+		void *m = xcalloc(1, t->size);
+		const char *why = NULL;
+
+		json_object_set_new(o, "type", json_string(msg_type_name(t->type)));
+		if (t->unpack(o, m, &why) < 0)
+			assert(why);
+		else {
+			once = t->pack(m);
+			memset(m, 0, t->size);
+			assert(t->unpack(once, m, &why) == 0);
+			twice = t->pack(m);
+			assert(json_equal(once, twice));
+			json_decref(twice);
+			json_decref(once);
+		}
+		free(m);
+		json_decref(o);
+	}
+}
+
 /* Every decoder a message's fields can reach, whatever its type: a hostile
  * peer chooses the type too. */
 static void
@@ -103,6 +133,7 @@ decode(const json_t *msg)
 	size_t i;
 
 	(void)msg_type_name(msg_type_of(msg));
+	requests_round_trip(msg);
 	job_round_trip(json_object_get(msg, "job"));
 	json_array_foreach(json_object_get(msg, "jobs"), i, e)
 		job_round_trip(e);

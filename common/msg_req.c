@@ -1,0 +1,699 @@
+/* msg_req.c: the client requests and their replies, each layout written once: its pack beside its unpack. */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "common/msg_req.h"
+
+/* A frame of type t with nothing else yet. */
+static json_t *
+msg_new(enum msg_type t)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "type", json_string(msg_type_name(t)));
+	return o;
+}
+
+/* Sets key to a string when s is not NULL. */
+static void
+set_str(json_t *o, const char *key, const char *s)
+{
+	if (s)
+		json_object_set_new(o, key, json_string(s));
+}
+
+/* Sets key to a borrowed list when there is one. */
+static void
+set_list(json_t *o, const char *key, json_t *a)
+{
+	if (a)
+		json_object_set(o, key, a);
+}
+
+/* A list of positive ids (jobs, cron entries): NULL when absent; *bad when
+ * it is not a list of at most max, or an element is not a positive integer. */
+static json_t *
+ids_get(const json_t *o, const char *key, size_t max, bool *bad_list, bool *bad_id)
+{
+	json_t *a = json_object_get(o, key), *v;
+	size_t i;
+
+	if (!a)
+		return NULL;
+	if (!json_is_array(a) || json_array_size(a) > max) {
+		*bad_list = true;
+		return NULL;
+	}
+	json_array_foreach(a, i, v)
+		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+			*bad_id = true;
+			return NULL;
+		}
+	return a;
+}
+
+/* The ids and users of STATUS and of the job operations, with their refusals. */
+static int
+jobs_users_get(const json_t *o, json_t **jobs, json_t **users, const char **why)
+{
+	bool bad_list = false, bad_id = false;
+	json_t *a = json_object_get(o, "users"), *v;
+	size_t i;
+
+	*jobs = ids_get(o, "jobs", 100000, &bad_list, &bad_id);
+	*users = NULL;
+	if (a) {
+		if (!json_is_array(a) || json_array_size(a) > 10000) {
+			*why = "users must be a list of user names";
+			return -1;
+		}
+		json_array_foreach(a, i, v)
+			if (!json_is_string(v)) {
+				*why = "users must be a list of user names";
+				return -1;
+			}
+		*users = a;
+	}
+	if (bad_list || bad_id) {
+		*why = bad_list ? "jobs must be a list of job ids" : "a job id must be a positive integer";
+		return -1;
+	}
+	return 0;
+}
+
+/* --- results: the per-job (or per-target) answers of the changes --- */
+
+void
+msg_result_add(json_t *results, const struct msg_result *r)
+{
+	json_t *o = json_object();
+
+	if (r->target)
+		json_object_set_new(o, "target", proto_text(r->target));
+	else
+		json_object_set_new(o, "id", json_integer(r->id));
+	json_object_set_new(o, "ok", json_boolean(r->ok));
+	json_object_set_new(o, "message", proto_text(r->message));
+	json_array_append_new(results, o);
+}
+
+void
+msg_result_unpack(const json_t *o, struct msg_result *r)
+{
+	r->id = jint(o, "id", 0);
+	r->target = jstr(o, "target");
+	r->ok = jbool(o, "ok", false);
+	r->message = jstr(o, "message");
+}
+
+/* --- DELETE, HOLD, RELEASE, SUSPEND, UNSUSPEND, CLEAR --- */
+
+json_t *
+msg_jobsel_pack(const struct msg_jobsel *m)
+{
+	json_t *o = msg_new(m->type);
+
+	set_list(o, "jobs", m->jobs);
+	set_list(o, "users", m->users);
+	set_list(o, "tasks", m->tasks);
+	return o;
+}
+
+json_t *
+msg_jobsel_pack_one(enum msg_type t, int64_t id)
+{
+	json_t *o = msg_new(t);
+	json_object_set_new(o, "jobs", json_pack("[I]", (json_int_t)id));
+	return o;
+}
+
+int
+msg_jobsel_unpack(const json_t *o, struct msg_jobsel *m, const char **why)
+{
+	m->type = msg_type_of(o);
+	m->tasks = json_object_get(o, "tasks");
+	if (m->tasks && (!json_is_object(m->tasks) || m->type != MSG_DELETE)) {
+		*why = "tasks must be an object of task ranges, and only DELETE takes them";
+		return -1;
+	}
+	if (jobs_users_get(o, &m->jobs, &m->users, why) < 0)
+		return -1;
+	if (!m->jobs && !m->users) {
+		*why = "no job ids or users given";
+		return -1;
+	}
+	return 0;
+}
+
+/* --- SUBMIT --- */
+
+json_t *
+msg_submit_pack(const struct msg_submit *m)
+{
+	json_t *o = msg_new(MSG_SUBMIT);
+
+	set_list(o, "job", m->job);
+	if (!m->verify)
+		json_object_set_new(o, "verify", json_false());
+	set_list(o, "deps", m->deps);
+	set_str(o, "cron", m->cron);
+	set_str(o, "key", m->key);
+	return o;
+}
+
+int
+msg_submit_unpack(const json_t *o, struct msg_submit *m, const char **why)
+{
+	m->key = jstr(o, "key");
+	if (m->key && (strlen(m->key) < 16 || strlen(m->key) > 64)) {
+		*why = "a submission key must have 16 to 64 characters";
+		return -1;
+	}
+	m->job = json_object_get(o, "job");
+	m->verify = jbool(o, "verify", true);
+	m->deps = json_object_get(o, "deps");
+	m->cron = jstr(o, "cron");
+	return 0;
+}
+
+void
+msg_submitted_add(json_t *rep, const struct msg_submitted *m)
+{
+	if (m->cron)
+		json_object_set_new(rep, "cron", json_integer(m->cron));
+	else
+		json_object_set_new(rep, "id", json_integer(m->id));
+	json_object_set_new(rep, "name", json_string(m->name));
+	if (m->cron)
+		json_object_set_new(rep, "next_run", json_integer(m->next_run));
+	if (m->repeated)
+		json_object_set_new(rep, "repeated", json_true());
+	if (m->qrsh_cred)
+		json_object_set_new(rep, "qrsh_cred", json_true());
+}
+
+void
+msg_submitted_unpack(const json_t *o, struct msg_submitted *m)
+{
+	m->id = jint(o, "id", 0);
+	m->name = jstr(o, "name");
+	m->repeated = jbool(o, "repeated", false);
+	m->qrsh_cred = jbool(o, "qrsh_cred", false);
+	m->cron = jint(o, "cron", 0);
+	m->next_run = jint(o, "next_run", 0);
+}
+
+/* --- STATUS --- */
+
+/* The states a letter string selects, 0 when a letter is not one. */
+static unsigned
+states_mask(const char *s)
+{
+	unsigned m = 0;
+	for (; *s; s++) {
+		switch (*s) {
+		case 'p': m |= 1u << JS_PENDING; break;
+		case 'r': m |= 1u << JS_DISPATCHED | 1u << JS_RUNNING; break;
+		case 'z': m |= 1u << JS_DONE | 1u << JS_FAILED | 1u << JS_DELETED; break;
+		case 'a': m |= 0x3fu; break;
+		default: return 0;
+		}
+	}
+	return m;
+}
+
+json_t *
+msg_status_pack(const struct msg_status *m)
+{
+	json_t *o = msg_new(MSG_STATUS);
+
+	set_list(o, "jobs", m->jobs);
+	set_list(o, "users", m->users);
+	set_str(o, "states", m->states);
+	if (m->brief)
+		json_object_set_new(o, "brief", json_true());
+	if (m->by_prio)
+		json_object_set_new(o, "order", json_string("prio"));
+	if (m->limit)
+		json_object_set_new(o, "limit", json_integer(m->limit));
+	if (m->after)
+		json_object_set_new(o, "after", json_integer(m->after));
+	if (m->has_after_prio)
+		json_object_set_new(o, "after_prio", json_integer(m->after_prio));
+	return o;
+}
+
+json_t *
+msg_status_pack_one(int64_t id)
+{
+	json_t *o = msg_new(MSG_STATUS);
+	json_object_set_new(o, "jobs", json_pack("[I]", (json_int_t)id));
+	return o;
+}
+
+int
+msg_status_unpack(const json_t *o, struct msg_status *m, const char **why)
+{
+	const char *order = jstr(o, "order");
+
+	if (jobs_users_get(o, &m->jobs, &m->users, why) < 0)
+		return -1;
+	m->states = jstr(o, "states");
+	m->brief = jbool(o, "brief", false);
+	m->limit = jint(o, "limit", 0);
+	m->after = jint(o, "after", 0);
+	m->has_after_prio = json_object_get(o, "after_prio") != NULL;
+	m->after_prio = jint(o, "after_prio", INT64_MAX);
+	m->by_prio = order && strcmp(order, "prio") == 0;
+	m->state_mask = states_mask(m->states ? m->states : "pr");
+	if (m->limit < 0 || m->limit > 100000 || m->after < 0 || ((m->limit || m->after) && m->jobs)) {
+		*why = "after and limit (1..100000) go with a listing, not jobs";
+		return -1;
+	}
+	if (!m->state_mask) {
+		*why = "states must be letters from p, r, z, a";
+		return -1;
+	}
+	if ((order && !m->by_prio) || (m->has_after_prio && !m->by_prio) ||
+	    (m->by_prio && (m->state_mask != 1u << JS_PENDING || m->jobs))) {
+		*why = "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs";
+		return -1;
+	}
+	return 0;
+}
+
+/* --- ALTER --- */
+
+json_t *
+msg_alter_pack(const struct msg_alter *m)
+{
+	json_t *o = msg_new(MSG_ALTER);
+
+	set_list(o, "jobs", m->jobs);
+	if (m->has_prio)
+		json_object_set_new(o, "prio", json_integer(m->prio));
+	set_str(o, "hold", m->hold);
+	set_str(o, "name", m->name);
+	set_str(o, "queue", m->queue);
+	set_list(o, "req", m->req);
+	if (!m->verify)
+		json_object_set_new(o, "verify", json_false());
+	return o;
+}
+
+int
+msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why)
+{
+	const json_t *prio = json_object_get(o, "prio");
+	bool bad_list = false, bad_id = false;
+
+	m->jobs = ids_get(o, "jobs", 100000, &bad_list, &bad_id);
+	if (bad_list || bad_id || !m->jobs || json_array_size(m->jobs) == 0) {
+		*why = bad_list ? "jobs must be a list of job ids" : bad_id ? "a job id must be a positive integer" :
+		    "no job ids given";
+		return -1;
+	}
+	m->has_prio = prio != NULL;
+	m->prio_ok = json_is_integer(prio) && json_integer_value(prio) >= -1023 &&
+	    json_integer_value(prio) <= 1024;
+	m->prio = m->prio_ok ? (int)json_integer_value(prio) : 0;
+	m->hold = jstr(o, "hold");
+	m->name = jstr(o, "name");
+	m->queue = jstr(o, "queue");
+	m->req = json_object_get(o, "req");
+	m->verify = jbool(o, "verify", true);
+	return 0;
+}
+
+/* --- WAIT, HOSTS --- */
+
+json_t *
+msg_wait_pack(const struct msg_wait *m)
+{
+	json_t *o = msg_new(MSG_WAIT);
+	json_object_set_new(o, "id", json_integer(m->id));
+	return o;
+}
+
+int
+msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why)
+{
+	(void)why;
+	/* Not a positive integer: a job that does not exist (noent). */
+	m->id = jint(o, "id", 0);
+	return 0;
+}
+
+json_t *
+msg_hosts_pack(const struct msg_hosts *m)
+{
+	json_t *o = msg_new(MSG_HOSTS);
+	json_object_set_new(o, "jobs", json_boolean(m->jobs));
+	return o;
+}
+
+int
+msg_hosts_unpack(const json_t *o, struct msg_hosts *m, const char **why)
+{
+	(void)why;
+	m->jobs = jbool(o, "jobs", false);
+	return 0;
+}
+
+/* --- ACCT --- */
+
+json_t *
+msg_acct_pack(const struct msg_acct *m)
+{
+	json_t *o = msg_new(MSG_ACCT);
+
+	if (m->id)
+		json_object_set_new(o, "id", json_integer(m->id));
+	set_str(o, "name", m->name);
+	set_str(o, "owner", m->owner);
+	if (m->since)
+		json_object_set_new(o, "since", json_integer(m->since));
+	set_str(o, "summary", m->summary);
+	if (m->has_after)
+		json_object_set_new(o, "after", json_pack("[I, I]", (json_int_t)m->after_end,
+		    (json_int_t)m->after_row));
+	if (m->limit)
+		json_object_set_new(o, "limit", json_integer(m->limit));
+	return o;
+}
+
+int
+msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
+{
+	const json_t *after = json_object_get(o, "after");
+
+	m->id = jint(o, "id", 0);
+	m->name = jstr(o, "name");
+	m->owner = jstr(o, "owner");
+	m->since = jint(o, "since", 0);
+	m->summary = jstr(o, "summary");
+	m->limit = jint(o, "limit", MSG_ACCT_PAGE_MAX);
+	if (m->id < 0 || m->since < 0 || m->limit <= 0 || m->limit > MSG_ACCT_PAGE_MAX ||
+	    (json_object_get(o, "id") && !json_is_integer(json_object_get(o, "id"))) ||
+	    (json_object_get(o, "name") && !m->name) || (json_object_get(o, "owner") && !m->owner) ||
+	    (m->name && strlen(m->name) > JOB_MAX_STRING) || (m->owner && strlen(m->owner) > JOB_MAX_STRING) ||
+	    (m->summary && strcmp(m->summary, "total") != 0 && strcmp(m->summary, "owner") != 0)) {
+		*why = "ACCT takes id, name, owner, since, summary (total or owner), after and limit (1..1000)";
+		return -1;
+	}
+	m->has_after = after != NULL;
+	m->after_end = m->after_row = -1;
+	if (after) {
+		if (!json_is_array(after) || json_array_size(after) != 2 ||
+		    !json_is_integer(json_array_get(after, 0)) || !json_is_integer(json_array_get(after, 1))) {
+			*why = "ACCT after must be [end_time, row]";
+			return -1;
+		}
+		m->after_end = json_integer_value(json_array_get(after, 0));
+		m->after_row = json_integer_value(json_array_get(after, 1));
+	}
+	return 0;
+}
+
+void
+msg_acct_next_add(json_t *rep, int64_t end_time, int64_t row)
+{
+	json_object_set_new(rep, "next", json_pack("[I, I]", (json_int_t)end_time, (json_int_t)row));
+}
+
+bool
+msg_acct_next(const json_t *rep, struct msg_acct *m)
+{
+	const json_t *next = json_object_get(rep, "next");
+
+	if (!json_is_array(next) || json_array_size(next) != 2 || !json_is_integer(json_array_get(next, 0)) ||
+	    !json_is_integer(json_array_get(next, 1)))
+		return false;
+	m->has_after = true;
+	m->after_end = json_integer_value(json_array_get(next, 0));
+	m->after_row = json_integer_value(json_array_get(next, 1));
+	return true;
+}
+
+/* --- CONF --- */
+
+json_t *
+msg_conf_pack(const struct msg_conf *m)
+{
+	json_t *o = msg_new(MSG_CONF);
+
+	set_str(o, "op", m->op);
+	set_str(o, "queue", m->queue);
+	set_str(o, "pe", m->pe);
+	return o;
+}
+
+int
+msg_conf_unpack(const json_t *o, struct msg_conf *m, const char **why)
+{
+	m->op = jstr(o, "op");
+	m->queue = jstr(o, "queue");
+	m->pe = jstr(o, "pe");
+	if (!m->op || (strcmp(m->op, "list") != 0 && strcmp(m->op, "show") != 0 &&
+	    strcmp(m->op, "reload") != 0)) {
+		*why = "CONF op must be list, show or reload";
+		return -1;
+	}
+	return 0;
+}
+
+/* --- CRON --- */
+
+json_t *
+msg_cron_pack(const struct msg_cron *m)
+{
+	json_t *o = msg_new(MSG_CRON);
+
+	set_str(o, "action", m->action);
+	set_list(o, "ids", m->ids);
+	if (m->force)
+		json_object_set_new(o, "force", json_true());
+	return o;
+}
+
+int
+msg_cron_unpack(const json_t *o, struct msg_cron *m, const char **why)
+{
+	bool bad_list = false, bad_id = false;
+
+	m->action = jstr(o, "action");
+	m->force = jbool(o, "force", false);
+	m->ids = NULL;
+	if (m->action && strcmp(m->action, "list") == 0)
+		return 0;
+	if (!m->action || (strcmp(m->action, "delete") != 0 && strcmp(m->action, "hold") != 0 &&
+	    strcmp(m->action, "release") != 0)) {
+		*why = "CRON action must be list, delete, hold or release";
+		return -1;
+	}
+	m->ids = ids_get(o, "ids", 10000, &bad_list, &bad_id);
+	if (!bad_id && (!m->ids || json_array_size(m->ids) == 0)) {
+		*why = m->action[0] == 'd' ? "CRON delete needs ids: a list of entry numbers" :
+		    m->action[0] == 'h' ? "CRON hold needs ids: a list of entry numbers" :
+		    "CRON release needs ids: a list of entry numbers";
+		return -1;
+	}
+	if (bad_id) {
+		*why = "a cron entry id is a positive integer";
+		return -1;
+	}
+	return 0;
+}
+
+/* --- DISABLE, ENABLE --- */
+
+json_t *
+msg_flags_pack(const struct msg_flags *m)
+{
+	json_t *o = msg_new(m->type);
+	set_list(o, "targets", m->targets);
+	return o;
+}
+
+int
+msg_flags_unpack(const json_t *o, struct msg_flags *m, const char **why)
+{
+	json_t *a = json_object_get(o, "targets"), *v;
+	size_t i;
+
+	m->type = msg_type_of(o);
+	m->targets = NULL;
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > 10000) {
+		*why = "targets must be a list of queue or host names";
+		return -1;
+	}
+	json_array_foreach(a, i, v)
+		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) > 255) {
+			*why = "targets must be a list of queue or host names";
+			return -1;
+		}
+	m->targets = a;
+	return 0;
+}
+
+/* --- RESERVE, ALIAS --- */
+
+json_t *
+msg_reserve_pack(const struct msg_reserve *m)
+{
+	json_t *o = msg_new(MSG_RESERVE);
+
+	set_str(o, "op", m->op);
+	set_str(o, "name", m->name);
+	if (m->count)
+		json_object_set_new(o, "count", json_integer(m->count));
+	set_str(o, "hosts", m->hosts);
+	set_str(o, "attrs", m->attrs);
+	if (m->start)
+		json_object_set_new(o, "start", json_integer(m->start));
+	if (m->end)
+		json_object_set_new(o, "end", json_integer(m->end));
+	if (m->duration)
+		json_object_set_new(o, "duration", json_integer(m->duration));
+	set_list(o, "users", m->users);
+	set_str(o, "mail", m->mail);
+	if (m->exclusive)
+		json_object_set_new(o, "exclusive", json_true());
+	if (m->overrun)
+		json_object_set_new(o, "overrun", json_true());
+	return o;
+}
+
+int
+msg_reserve_unpack(const json_t *o, struct msg_reserve *m, const char **why)
+{
+	m->op = jstr(o, "op");
+	if (m->op && strcmp(m->op, "list") != 0 && strcmp(m->op, "create") != 0) {
+		*why = "RESERVE op must be list or create";
+		return -1;
+	}
+	m->name = jstr(o, "name");
+	m->count = jint(o, "count", 0);
+	m->hosts = jstr(o, "hosts");
+	m->attrs = jstr(o, "attrs");
+	m->start = jint(o, "start", 0);
+	m->end = jint(o, "end", 0);
+	m->duration = jint(o, "duration", 0);
+	m->users = json_object_get(o, "users");
+	m->mail = jstr(o, "mail");
+	m->exclusive = jbool(o, "exclusive", false);
+	m->overrun = jbool(o, "overrun", false);
+	return 0;
+}
+
+json_t *
+msg_alias_pack(const struct msg_alias *m)
+{
+	json_t *o = msg_new(MSG_ALIAS);
+
+	set_str(o, "op", m->op);
+	set_str(o, "name", m->name);
+	set_str(o, "expr", m->expr);
+	set_str(o, "host", m->host);
+	set_list(o, "users", m->users);
+	set_list(o, "owners", m->owners);
+	return o;
+}
+
+int
+msg_alias_unpack(const json_t *o, struct msg_alias *m, const char **why)
+{
+	static const char *const ops[] = { "add", "delete", "show", "expr", "mhost", "shost" };
+	size_t i;
+
+	m->op = jstr(o, "op");
+	for (i = 0; m->op && i < sizeof ops / sizeof ops[0]; i++)
+		if (strcmp(m->op, ops[i]) == 0)
+			break;
+	if (!m->op || i == sizeof ops / sizeof ops[0]) {
+		*why = "ALIAS op must be add, delete, show, expr, mhost or shost";
+		return -1;
+	}
+	m->name = jstr(o, "name");
+	m->expr = jstr(o, "expr");
+	m->host = jstr(o, "host");
+	m->users = json_object_get(o, "users");
+	m->owners = json_object_get(o, "owners");
+	return 0;
+}
+
+/* --- UNRESERVE --- */
+
+json_t *
+msg_unreserve_pack(const struct msg_unreserve *m)
+{
+	json_t *o = msg_new(MSG_UNRESERVE);
+	set_str(o, "name", m->name);
+	return o;
+}
+
+int
+msg_unreserve_unpack(const json_t *o, struct msg_unreserve *m, const char **why)
+{
+	(void)why;
+	/* Absent or not a string: no such reservation (noent). */
+	m->name = jstr(o, "name");
+	return 0;
+}
+
+/* --- the table --- */
+
+/* The table's rows take the structures untyped; each pair's glue is here. */
+#define MSG_REQ_GLUE(fn, st)                                                   \
+	static json_t *fn##_pack_any(const void *m) { return msg_##fn##_pack(m); }    \
+	static int fn##_unpack_any(const json_t *o, void *m, const char **why)       \
+	{ return msg_##fn##_unpack(o, m, why); }
+
+MSG_REQ_GLUE(submit, struct msg_submit)
+MSG_REQ_GLUE(jobsel, struct msg_jobsel)
+MSG_REQ_GLUE(status, struct msg_status)
+MSG_REQ_GLUE(alter, struct msg_alter)
+MSG_REQ_GLUE(wait, struct msg_wait)
+MSG_REQ_GLUE(hosts, struct msg_hosts)
+MSG_REQ_GLUE(acct, struct msg_acct)
+MSG_REQ_GLUE(conf, struct msg_conf)
+MSG_REQ_GLUE(cron, struct msg_cron)
+MSG_REQ_GLUE(flags, struct msg_flags)
+MSG_REQ_GLUE(reserve, struct msg_reserve)
+MSG_REQ_GLUE(unreserve, struct msg_unreserve)
+MSG_REQ_GLUE(alias, struct msg_alias)
+
+#define ROW(t, fn, st) { t, sizeof(st), fn##_pack_any, fn##_unpack_any }
+
+const struct msg_req_type msg_req_types[] = {
+	ROW(MSG_SUBMIT, submit, struct msg_submit),
+	ROW(MSG_STATUS, status, struct msg_status),
+	ROW(MSG_DELETE, jobsel, struct msg_jobsel),
+	ROW(MSG_HOLD, jobsel, struct msg_jobsel),
+	ROW(MSG_RELEASE, jobsel, struct msg_jobsel),
+	ROW(MSG_WAIT, wait, struct msg_wait),
+	ROW(MSG_HOSTS, hosts, struct msg_hosts),
+	ROW(MSG_ACCT, acct, struct msg_acct),
+	ROW(MSG_ALTER, alter, struct msg_alter),
+	ROW(MSG_CONF, conf, struct msg_conf),
+	ROW(MSG_CRON, cron, struct msg_cron),
+	ROW(MSG_DISABLE, flags, struct msg_flags),
+	ROW(MSG_ENABLE, flags, struct msg_flags),
+	ROW(MSG_SUSPEND, jobsel, struct msg_jobsel),
+	ROW(MSG_UNSUSPEND, jobsel, struct msg_jobsel),
+	ROW(MSG_CLEAR, jobsel, struct msg_jobsel),
+	ROW(MSG_RESERVE, reserve, struct msg_reserve),
+	ROW(MSG_UNRESERVE, unreserve, struct msg_unreserve),
+	ROW(MSG_ALIAS, alias, struct msg_alias),
+};
+const size_t msg_req_ntypes = sizeof msg_req_types / sizeof msg_req_types[0];
+
+const struct msg_req_type *
+msg_req_type_of(enum msg_type t)
+{
+	for (size_t i = 0; i < msg_req_ntypes; i++)
+		if (msg_req_types[i].type == t)
+			return &msg_req_types[i];
+	return NULL;
+}

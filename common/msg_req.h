@@ -1,0 +1,206 @@
+/* msg_req.h: the client requests of doc/protocol.md and their replies, each a typed structure with its pack and unpack. */
+#ifndef NOWQ_MSG_REQ_H
+#define NOWQ_MSG_REQ_H
+
+#include "common/common.h"
+
+/*
+ * Conventions for every pair below.  pack builds the whole frame but "seq"
+ * (client_send numbers it).  unpack checks types and bounds once, as the
+ * master's handlers need them, and returns -1 with *why, the one-line
+ * refusal of an `invalid` REPLY; what needs the master's state (does the
+ * job exist, may the caller touch it) stays with the handler.  Strings and
+ * lists of an unpacked structure borrow from the message, which must
+ * outlive it; a list is the message's own JSON array, checked element by
+ * element, so a listing costs no copy.  An absent field is NULL, 0 or
+ * false, or the default protocol.md names.
+ */
+
+/* One element of a reply's "results": {id, ok, message}, or {target, ok,
+ * message} for DISABLE and ENABLE. */
+struct msg_result {
+	int64_t     id;
+	const char *target;   /* DISABLE, ENABLE: instead of id */
+	bool        ok;
+	const char *message;  /* quotes users' input: sent as proto_text */
+};
+void    msg_result_add(json_t *results, const struct msg_result *r);
+void    msg_result_unpack(const json_t *o, struct msg_result *r);
+
+/* DELETE, HOLD, RELEASE, SUSPEND, UNSUSPEND, CLEAR: which jobs. */
+struct msg_jobsel {
+	enum msg_type type;
+	json_t       *jobs;    /* positive ids, at most 100,000 */
+	json_t       *users;   /* user names, at most 10,000 */
+	json_t       *tasks;   /* DELETE only: {"ID": "FIRST[-LAST[:STEP]]"} */
+};
+json_t *msg_jobsel_pack(const struct msg_jobsel *m);
+int     msg_jobsel_unpack(const json_t *o, struct msg_jobsel *m, const char **why);
+/* A change of one job (qrsh's DELETE of its own job). */
+json_t *msg_jobsel_pack_one(enum msg_type t, int64_t id);
+
+/* SUBMIT (qsub, qrsh): a job, or a cron entry making one per tick.  The job
+ * object is job_from_json's to read, once the key found no earlier try. */
+struct msg_submit {
+	json_t     *job;
+	bool        verify;    /* false: qsub -w n */
+	json_t     *deps;      /* [{kind, job}], resolved by qmaster/deps.c */
+	const char *cron;      /* a cron(8) schedule */
+	const char *key;       /* 16 to 64 characters: a retry's key */
+};
+json_t *msg_submit_pack(const struct msg_submit *m);
+int     msg_submit_unpack(const json_t *o, struct msg_submit *m, const char **why);
+
+/* SUBMIT's reply: the job, or the cron entry. */
+struct msg_submitted {
+	int64_t     id;
+	const char *name;
+	bool        repeated;   /* a retry: the job of the first try */
+	bool        qrsh_cred;  /* the shepherd will send a munge credential */
+	int64_t     cron;       /* cron entries: its number, and */
+	int64_t     next_run;   /* its first tick (ms) */
+};
+void    msg_submitted_add(json_t *rep, const struct msg_submitted *m);
+void    msg_submitted_unpack(const json_t *o, struct msg_submitted *m);
+
+/* STATUS: a listing (no jobs), or named jobs (qstat -j). */
+struct msg_status {
+	json_t     *jobs;        /* positive ids */
+	json_t     *users;       /* names, or ["*"] */
+	const char *states;      /* letters of p r z a (default "pr") */
+	unsigned    state_mask;  /* unpack: 1 << JS_* of states */
+	bool        brief;
+	bool        by_prio;     /* order "prio" */
+	int64_t     limit;       /* 0: no pages */
+	int64_t     after;
+	bool        has_after_prio;
+	int64_t     after_prio;  /* INT64_MAX when absent */
+};
+json_t *msg_status_pack(const struct msg_status *m);
+int     msg_status_unpack(const json_t *o, struct msg_status *m, const char **why);
+/* The STATUS of one job, with its script and environment (qstat -j ID). */
+json_t *msg_status_pack_one(int64_t id);
+
+/* WAIT (qsub -sync y, qrsh, qwait): answered once the job id has ended. */
+struct msg_wait {
+	int64_t id;
+};
+json_t *msg_wait_pack(const struct msg_wait *m);
+int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
+
+/* ALTER (qalter): changes of pending jobs.  A field's problems are told
+ * per job, as a submission's are, so unpack refuses only a bad jobs list. */
+struct msg_alter {
+	json_t     *jobs;       /* positive ids, at least one */
+	bool        has_prio;
+	bool        prio_ok;    /* an integer from -1023 to 1024 */
+	int         prio;
+	const char *hold;       /* "u" or "n" (other texts: refused per job) */
+	const char *name;
+	const char *queue;
+	json_t     *req;        /* a -l request object, replacing the job's */
+	bool        verify;     /* false: qalter -w n */
+};
+json_t *msg_alter_pack(const struct msg_alter *m);
+int     msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why);
+
+/* HOSTS (qhost, qstat -f). */
+struct msg_hosts {
+	bool jobs;   /* qhost -j: the jobs on each host too */
+};
+json_t *msg_hosts_pack(const struct msg_hosts *m);
+int     msg_hosts_unpack(const json_t *o, struct msg_hosts *m, const char **why);
+
+/* ACCT (qacct): records a page at a time, or their sums. */
+#define MSG_ACCT_PAGE_MAX  1000
+struct msg_acct {
+	int64_t     id;          /* 0: any job */
+	const char *name;
+	const char *owner;
+	int64_t     since;
+	const char *summary;     /* NULL, "total" or "owner" */
+	bool        has_after;
+	int64_t     after_end, after_row;   /* -1, -1 without after */
+	int64_t     limit;       /* 1..MSG_ACCT_PAGE_MAX */
+};
+json_t *msg_acct_pack(const struct msg_acct *m);
+int     msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why);
+/* A full page's reply: "next", the cursor of the page after it. */
+void    msg_acct_next_add(json_t *rep, int64_t end_time, int64_t row);
+/* Takes a reply's cursor into m's after: false when it has none. */
+bool    msg_acct_next(const json_t *rep, struct msg_acct *m);
+
+/* CONF (qconf -sql, -sq, -sp, reload). */
+struct msg_conf {
+	const char *op;      /* "list", "show" or "reload" */
+	const char *queue;   /* show */
+	const char *pe;      /* show: a parallel environment instead */
+};
+json_t *msg_conf_pack(const struct msg_conf *m);
+int     msg_conf_unpack(const json_t *o, struct msg_conf *m, const char **why);
+
+/* CRON: list the entries, or change some. */
+struct msg_cron {
+	const char *action;  /* "list", "delete", "hold" or "release" */
+	json_t     *ids;     /* not list: entry numbers, 1 to 10,000 of them */
+	bool        force;   /* delete: the latest tick's job too */
+};
+json_t *msg_cron_pack(const struct msg_cron *m);
+int     msg_cron_unpack(const json_t *o, struct msg_cron *m, const char **why);
+
+/* DISABLE, ENABLE (qmod -d, -e): queues and hosts. */
+struct msg_flags {
+	enum msg_type type;
+	json_t       *targets;   /* 1 to 10,000 names of 1 to 255 bytes */
+};
+json_t *msg_flags_pack(const struct msg_flags *m);
+int     msg_flags_unpack(const json_t *o, struct msg_flags *m, const char **why);
+
+/* RESERVE: list, or create.  What a field means depends on the hosts and
+ * the reservations there are, so the handler checks them in its order. */
+struct msg_reserve {
+	const char *op;        /* "list" or "create" (absent: create) */
+	const char *name;
+	int64_t     count;     /* either a number of hosts */
+	const char *hosts;     /* or a node-set expression */
+	const char *attrs;     /* with count: a -l list */
+	int64_t     start, end, duration;
+	json_t     *users;     /* user names */
+	const char *mail;      /* "b", "e" or "be" */
+	bool        exclusive, overrun;
+};
+json_t *msg_reserve_pack(const struct msg_reserve *m);
+int     msg_reserve_unpack(const json_t *o, struct msg_reserve *m, const char **why);
+
+/* ALIAS: host aliases, node-set expressions, and a host's users and owners. */
+struct msg_alias {
+	const char *op;      /* add delete show expr mhost shost */
+	const char *name;    /* add, delete, show */
+	const char *expr;    /* add, expr */
+	const char *host;    /* mhost, shost */
+	json_t     *users;   /* mhost: the new lists, checked by the handler */
+	json_t     *owners;
+};
+json_t *msg_alias_pack(const struct msg_alias *m);
+int     msg_alias_unpack(const json_t *o, struct msg_alias *m, const char **why);
+
+/* UNRESERVE: end a reservation. */
+struct msg_unreserve {
+	const char *name;
+};
+json_t *msg_unreserve_pack(const struct msg_unreserve *m);
+int     msg_unreserve_unpack(const json_t *o, struct msg_unreserve *m, const char **why);
+
+/* Every client request type with its pair, for the fuzz target and tests:
+ * unpack fills a structure of size bytes (zeroed by the caller). */
+struct msg_req_type {
+	enum msg_type type;
+	size_t        size;
+	json_t     *(*pack)(const void *m);
+	int         (*unpack)(const json_t *o, void *m, const char **why);
+};
+extern const struct msg_req_type msg_req_types[];
+extern const size_t msg_req_ntypes;
+const struct msg_req_type *msg_req_type_of(enum msg_type t);
+
+#endif
