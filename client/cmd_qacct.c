@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qacct_run(int argc, char **argv);
 
@@ -172,7 +173,8 @@ qacct_run(int argc, char **argv)
 	bool as_json = false, jobs = false, owners = false;
 	const char *job = NULL, *owner = NULL;
 	int64_t days = 0, id = 0;
-	json_t *req, *rep, *all, *page, *next;
+	json_t *rep, *all, *page, *next;
+	struct msg_acct m = { 0 };
 	size_t i, found = 0;
 
 	for (int k = 1; k < argc; k++) {
@@ -214,14 +216,12 @@ qacct_run(int argc, char **argv)
 		}
 	}
 
-	req = json_pack("{s:s}", "type", "ACCT");
-	if (owner)
-		json_object_set_new(req, "owner", json_string(owner));
+	m.owner = owner;
 	if (days)
-		json_object_set_new(req, "since", json_integer(now_ms() - days * 86400000LL));
+		m.since = now_ms() - days * 86400000LL;
 	if (!jobs) {
-		json_object_set_new(req, "summary", json_string(owners ? "owner" : "total"));
-		if ((rep = client_request_ok(req, "")) == NULL)
+		m.summary = owners ? "owner" : "total";
+		if ((rep = client_request_ok(msg_acct_pack(&m), "")) == NULL)
 			return 1;
 		if (as_json)
 			client_print_json("summary", json_object_get(rep, "summary"));
@@ -231,14 +231,13 @@ qacct_run(int argc, char **argv)
 		return 0;
 	}
 	if (job && client_parse_id(job, &id))
-		json_object_set_new(req, "id", json_integer(id));
+		m.id = id;
 	else if (job)
-		json_object_set_new(req, "name", json_string(job));
+		m.name = job;
 	/* A page at a time, so no history is too long for one frame. */
 	all = json_array();
 	for (;;) {
-		if ((rep = client_request_ok(json_deep_copy(req), "")) == NULL) {
-			json_decref(req);
+		if ((rep = client_request_ok(msg_acct_pack(&m), "")) == NULL) {
 			json_decref(all);
 			return 1;
 		}
@@ -250,15 +249,12 @@ qacct_run(int argc, char **argv)
 			else
 				print_row(next);
 		}
-		next = json_object_get(rep, "next");
-		if (!json_is_array(next) || json_array_size(page) == 0) {
+		if (!msg_acct_next(rep, &m) || json_array_size(page) == 0) {
 			json_decref(rep);
 			break;
 		}
-		json_object_set(req, "after", next);
 		json_decref(rep);
 	}
-	json_decref(req);
 	if (as_json)
 		client_print_json("rows", all);
 	json_decref(all);

@@ -7,6 +7,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qalter_run(int argc, char **argv);
 
@@ -20,7 +21,8 @@ const struct cmd cmd_qalter = {
 static int
 qalter_run(int argc, char **argv)
 {
-	json_t *req = json_pack("{s:s}", "type", "ALTER"), *missing = json_array(), *ids, *rep, *r;
+	struct msg_alter m = { .verify = true };
+	json_t *missing = json_array(), *rep, *r;
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	int njob = 0, rc = 1;
 	bool changed = false;
@@ -55,23 +57,24 @@ qalter_run(int argc, char **argv)
 				client_errx("invalid priority \"%s\": must be an integer from -1023 to 1024", v);
 				goto usage;
 			}
-			json_object_set_new(req, "prio", json_integer(p));
+			m.has_prio = true;
+			m.prio = (int)p;
 		} else if (strcmp(a, "-h") == 0) {
 			if (strcmp(v, "u") && strcmp(v, "n")) {
 				client_errx("only \"-h u\" (user hold) and \"-h n\" (no hold) exist in nowq, not \"%s\"", v);
 				goto usage;
 			}
-			json_object_set_new(req, "hold", json_string(v));
+			m.hold = v;
 		} else if (strcmp(a, "-N") == 0) {
-			json_object_set_new(req, "name", json_string(v));
+			m.name = v;
 		} else if (strcmp(a, "-q") == 0) {
-			json_object_set_new(req, "queue", json_string(v));
+			m.queue = v;
 		} else if (strcmp(a, "-w") == 0) {
 			if (strcmp(v, "e") && strcmp(v, "n")) {
 				client_errx("-w takes e or n here, not \"%s\"", v);
 				goto usage;
 			}
-			json_object_set_new(req, "verify", json_boolean(strcmp(v, "e") == 0));
+			m.verify = strcmp(v, "e") == 0;
 		} else {
 			/* -l replaces the whole request, as in Grid Engine. */
 			struct job_req jr = { 0 };
@@ -81,7 +84,8 @@ qalter_run(int argc, char **argv)
 				client_errx("%s", err);
 				goto usage;
 			}
-			json_object_set_new(req, "req", req_to_json(&jr));
+			json_decref(m.req);
+			m.req = req_to_json(&jr);
 			req_clear(&jr);
 		}
 	}
@@ -93,23 +97,20 @@ qalter_run(int argc, char **argv)
 		client_errx("no change given");
 		goto usage;
 	}
-	ids = client_resolve_jobs(jobargs, njob, "pr", missing);
+	m.jobs = client_resolve_jobs(jobargs, njob, "pr", missing);
 	json_array_foreach(missing, i, r)
 		printf("denied: job \"%s\" does not exist\n", json_string_value(r));
-	if (json_array_size(ids) == 0) {
-		json_decref(ids);
+	if (json_array_size(m.jobs) == 0)
 		goto out;
-	}
-	json_object_set_new(req, "jobs", ids);
-	rep = client_request_ok(req, "");
-	req = NULL;
+	rep = client_request_ok(msg_alter_pack(&m), "");
 	if (!rep)
 		goto out;
 	rc = json_array_size(missing) ? 1 : 0;
 	rc |= client_print_results(rep);
 	json_decref(rep);
 out:
-	json_decref(req);
+	json_decref(m.jobs);
+	json_decref(m.req);
 	json_decref(missing);
 	free(jobargs);
 	return rc;

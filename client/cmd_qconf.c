@@ -12,6 +12,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qconf_run(int argc, char **argv);
 
@@ -26,7 +27,7 @@ const struct cmd cmd_qconf = {
 static int
 qconf_list(const char *what)
 {
-	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CONF", "op", "list"), "");
+	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "list" }), "");
 	json_t *v;
 	size_t i;
 
@@ -46,8 +47,7 @@ qconf_show(const char *list)
 	int rc = 0;
 
 	for (q = strtok_r(names, ",", &save); q; q = strtok_r(NULL, ",", &save)) {
-		json_t *rep = client_request(json_pack("{s:s, s:s, s:s}", "type", "CONF", "op", "show",
-		    "queue", q));
+		json_t *rep = client_request(msg_conf_pack(&(struct msg_conf){ .op = "show", .queue = q }));
 		if (!jbool(rep, "ok", false)) {
 			/* Grid Engine's words for a queue it does not know. */
 			fprintf(stderr, "%s\n", client_reply_message(rep));
@@ -63,7 +63,7 @@ qconf_show(const char *list)
 static int
 qconf_show_pe(const char *name)
 {
-	json_t *rep = client_request(json_pack("{s:s, s:s, s:s}", "type", "CONF", "op", "show", "pe", name));
+	json_t *rep = client_request(msg_conf_pack(&(struct msg_conf){ .op = "show", .pe = name }));
 	int rc = 0;
 
 	if (!jbool(rep, "ok", false)) {
@@ -78,7 +78,7 @@ qconf_show_pe(const char *name)
 static int
 qconf_reload(void)
 {
-	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CONF", "op", "reload"), "");
+	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "reload" }), "");
 
 	if (!rep)
 		return 1;
@@ -158,33 +158,37 @@ qconf_alias(int argc, char **argv)
 	size_t i;
 
 	if (strcmp(opt, "-aalias") == 0 && argc == 4)
-		rep = alias_call(json_pack("{s:s, s:s, s:s, s:s}", "type", "ALIAS", "op", "add",
-		    "name", argv[2], "expr", argv[3]));
+		rep = alias_call(msg_alias_pack(&(struct msg_alias){ .op = "add", .name = argv[2],
+		    .expr = argv[3] }));
 	else if (strcmp(opt, "-dalias") == 0 && argc == 3)
-		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "delete", "name", argv[2]));
+		rep = alias_call(msg_alias_pack(&(struct msg_alias){ .op = "delete", .name = argv[2] }));
 	else if (strcmp(opt, "-salias") == 0 && argc <= 3)
-		rep = alias_call(argc == 3 ? json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "show",
-		    "name", argv[2]) : json_pack("{s:s, s:s}", "type", "ALIAS", "op", "show"));
+		rep = alias_call(msg_alias_pack(&(struct msg_alias){ .op = "show",
+		    .name = argc == 3 ? argv[2] : NULL }));
 	else if (strcmp(opt, "-sexpr") == 0 && argc == 3)
-		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "expr", "expr", argv[2]));
+		rep = alias_call(msg_alias_pack(&(struct msg_alias){ .op = "expr", .expr = argv[2] }));
 	else if (strcmp(opt, "-se") == 0 && argc == 3)
-		rep = alias_call(json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "shost", "host", argv[2]));
+		rep = alias_call(msg_alias_pack(&(struct msg_alias){ .op = "shost", .host = argv[2] }));
 	else if (strcmp(opt, "-mhost") == 0 && argc >= 4) {
-		json_t *req = json_pack("{s:s, s:s, s:s}", "type", "ALIAS", "op", "mhost", "host", argv[2]);
+		struct msg_alias m = { .op = "mhost", .host = argv[2] };
 		for (int k = 3; k < argc; k++) {
 			const char *eq = strchr(argv[k], '=');
-			json_t *users;
+			json_t **list = argv[k][0] == 'u' ? &m.users : &m.owners;
 			if (!eq || (strncmp(argv[k], "users=", 6) != 0 && strncmp(argv[k], "owners=", 7) != 0)) {
 				client_errx("-mhost takes users=LIST and owners=LIST, not \"%s\"", argv[k]);
-				json_decref(req);
+				json_decref(m.users);
+				json_decref(m.owners);
 				return 1;
 			}
-			users = json_array();
+			/* The last users= (owners=) counts. */
+			json_decref(*list);
+			*list = json_array();
 			if (strcmp(eq + 1, "NONE") != 0)
-				client_add_users(users, eq + 1);
-			json_object_set_new(req, argv[k][0] == 'u' ? "users" : "owners", users);
+				client_add_users(*list, eq + 1);
 		}
-		rep = alias_call(req);
+		rep = alias_call(msg_alias_pack(&m));
+		json_decref(m.users);
+		json_decref(m.owners);
 	} else {
 		client_errx("wrong arguments for \"%s\"", opt);
 		client_usage(&cmd_qconf, stderr);

@@ -7,6 +7,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qhost_run(int argc, char **argv);
 
@@ -64,7 +65,7 @@ qhost_run(int argc, char **argv)
 			goto usage;
 		}
 	}
-	req = json_pack("{s:s, s:b}", "type", "HOSTS", "jobs", view.jobs);
+	req = msg_hosts_pack(&(struct msg_hosts){ .jobs = view.jobs });
 	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
 	if (as_json) {

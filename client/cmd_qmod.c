@@ -9,6 +9,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qmod_run(int argc, char **argv);
 
@@ -38,9 +39,8 @@ static const struct {
 static int
 qmod_targets(const char *type, int argc, char **argv)
 {
-	json_t *targets = json_array(), *req, *rep, *r;
-	size_t i;
-	int rc = 0;
+	json_t *targets = json_array(), *req, *rep;
+	int rc;
 
 	for (int k = 0; k < argc; k++) {
 		char *copy = xstrdup(argv[k]), *save = NULL;
@@ -61,15 +61,11 @@ qmod_targets(const char *type, int argc, char **argv)
 		client_usage(&cmd_qmod, stderr);
 		return 1;
 	}
-	req = json_pack("{s:s, s:o}", "type", type, "targets", targets);
+	req = msg_flags_pack(&(struct msg_flags){ .type = msg_type_lookup(type), .targets = targets });
+	json_decref(targets);
 	if ((rep = client_request_ok(req, "")) == NULL)
 		return 1;
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		if (jstr(r, "message"))
-			printf("%s\n", jstr(r, "message"));
-		if (!jbool(r, "ok", false))
-			rc = 1;
-	}
+	rc = client_print_results(rep);
 	json_decref(rep);
 	return rc;
 }

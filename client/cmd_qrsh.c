@@ -22,6 +22,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 extern char **environ;
 
@@ -242,7 +243,7 @@ cancel(int sig, const char *why)
 	json_t *rep;
 
 	tty_restore();
-	rep = client_request(json_pack("{s:s, s:[I]}", "type", "DELETE", "jobs", (json_int_t)q.id));
+	rep = client_request(msg_jobsel_pack_one(MSG_DELETE, q.id));
 	json_decref(rep);
 	if (why)
 		client_errx("%s", why);
@@ -740,8 +741,7 @@ dispatched_now(void)
 	int64_t deadline = mono_ms() + QRSH_NOW_MS;
 
 	for (;;) {
-		json_t *rep = client_request(json_pack("{s:s, s:[I]}", "type", "STATUS", "jobs",
-		    (json_int_t)q.id));
+		json_t *rep = client_request(msg_status_pack_one(q.id));
 		const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
 		const char *st = job ? jstr(job, "state") : NULL;
 		bool yes = st && strcmp(st, "pending") != 0;
@@ -760,7 +760,8 @@ qrsh_run(int argc, char **argv)
 	struct qsub_opts o;
 	struct qsub_env env;
 	char cwd[PATH_MAX], err[512], *addr;
-	json_t *job, *req, *rep;
+	json_t *job, *req, *rep, *deps;
+	struct msg_submitted done;
 	const char *why = NULL;
 	int rc = 1, port;
 
@@ -817,16 +818,16 @@ qrsh_run(int argc, char **argv)
 	addr = xasprintf("%s %d %s", listen_host(), port, q.secret);
 	json_object_set_new(job, "qrsh", json_string(addr));
 	free(addr);
-	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
-	if (o.verify == 'n')
-		json_object_set_new(req, "verify", json_false());
-	if (o.deps)
-		json_object_set_new(req, "deps", qsub_deps_json(&o));
+	deps = o.deps ? qsub_deps_json(&o) : NULL;
+	req = msg_submit_pack(&(struct msg_submit){ .job = job, .verify = o.verify != 'n', .deps = deps });
+	json_decref(job);
+	json_decref(deps);
 	/* Signals before the job exists are qrsh's own to die of. */
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
-	q.id = jint(rep, "id", 0);
-	q.need_cred = jbool(rep, "qrsh_cred", false);
+	msg_submitted_unpack(rep, &done);
+	q.id = done.id;
+	q.need_cred = done.qrsh_cred;
 	json_decref(rep);
 	signals_catch();
 	q.parts = xcalloc((size_t)q.nparts, sizeof *q.parts);
@@ -836,7 +837,7 @@ qrsh_run(int argc, char **argv)
 		cancel(0, "Your \"qrsh\" request could not be scheduled, try again later.");
 	/* The master's word on the job's end, for what the streams cannot
 	 * tell (qdel, a lost host); none is needed when it is away. */
-	req = json_pack("{s:s, s:I}", "type", "WAIT", "id", (json_int_t)q.id);
+	req = msg_wait_pack(&(struct msg_wait){ .id = q.id });
 	q.wseq = client_send(req, &why) < 0 ? -1 : jint(req, "seq", -1);
 	json_decref(req);
 	if (q.pty)

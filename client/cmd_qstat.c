@@ -7,6 +7,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qstat_run(int argc, char **argv);
 
@@ -117,7 +118,7 @@ sort_filter(struct qstat_row *rows, size_t n, unsigned want)
 static int
 show_cron(bool as_json)
 {
-	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "CRON", "action", "list"), "");
+	json_t *rep = client_request_ok(msg_cron_pack(&(struct msg_cron){ .action = "list" }), "");
 	json_t *entries, *e;
 	size_t i;
 
@@ -163,8 +164,7 @@ point_to_qacct(const char *word)
 
 	if (!client_parse_id(word, &id))
 		return;
-	rep = client_request(json_pack("{s:s, s:I, s:i}", "type", "ACCT", "id", (json_int_t)id,
-	    "limit", 1));
+	rep = client_request(msg_acct_pack(&(struct msg_acct){ .id = id, .limit = 1 }));
 	if (json_array_size(json_object_get(rep, "rows")) > 0)
 		fprintf(stderr, "job %lld has finished and is no longer kept; "
 		    "\"qacct -j %lld\" shows how it ended\n", (long long)id, (long long)id);
@@ -182,8 +182,7 @@ show_jobs(char **lists, int nlists, bool as_json)
 
 	ids = client_resolve_jobs(lists, nlists, "prz", missing);
 	json_array_foreach(ids, i, v) {
-		json_t *rep = client_request(json_pack("{s:s, s:[I]}", "type", "STATUS",
-		    "jobs", (json_int_t)json_integer_value(v)));
+		json_t *rep = client_request(msg_status_pack_one(json_integer_value(v)));
 		json_t *jobs = json_object_get(rep, "jobs");
 
 		if (!jbool(rep, "ok", false))
@@ -344,6 +343,17 @@ full_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 	}
 }
 
+/* Sends one STATUS without waiting for its reply. */
+static int
+send_status(const struct msg_status *m, const char **why)
+{
+	json_t *req = msg_status_pack(m);
+	int rc = client_send(req, why);
+
+	json_decref(req);
+	return rc;
+}
+
 /*
  * A listing, handed to sk a page at a time as the pages come, so a listing
  * of a million jobs is never held whole.  Grid Engine's order is running, then
@@ -355,25 +365,22 @@ full_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
  * always was, sorted here.  Returns 0, or 1 when the master refused.
  */
 static int
-stream_table(json_t *base, unsigned want, struct sink *sk)
+stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 {
 	static const struct { unsigned want; const char *states; int rank; } sect[] = {
 		{ WANT_R | WANT_S, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
 	};
 	int64_t page = page_size();
-	json_t *rep, *req = NULL;
+	json_t *rep;
 	const char *why = NULL;
 
 	/* A job object is some twenty times a brief row: fewer per frame. */
 	if (sk->objects && page > QSTAT_JSON_PAGE)
 		page = QSTAT_JSON_PAGE;
-	if (!sk->objects)
-		json_object_set_new(base, "brief", json_true());
-	json_object_set_new(base, "limit", json_integer(page));
-	if ((rep = client_request_ok(json_incref(base), "")) == NULL) {
-		json_decref(base);
+	base->brief = !sk->objects;
+	base->limit = page;
+	if ((rep = client_request_ok(msg_status_pack(base), "")) == NULL)
 		return 1;
-	}
 	if (!json_object_get(rep, "next")) {
 		size_t n;
 		struct qstat_row *rows = page_rows(rep, sk->objects, &n);
@@ -382,7 +389,6 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
 		free(rows);
 		json_decref(rep);
-		json_decref(base);
 		return 0;
 	}
 	json_decref(rep);
@@ -391,16 +397,15 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 		int64_t after = 0, after_prio = 0;
 		bool first = true;
 
+		struct msg_status req = *base;
+
 		if (!(want & sect[s].want))
 			continue;
-		req = json_deep_copy(base);
-		json_object_set_new(req, "states", json_string(sect[s].states));
-		if (sect[s].rank == 1)
-			json_object_set_new(req, "order", json_string("prio"));
+		req.states = sect[s].states;
+		req.by_prio = sect[s].rank == 1;
 		/* The next page is asked for before this one is printed, so
 		 * the master builds it while the client prints. */
-		json_object_set_new(req, "after", json_integer(0));
-		if (client_send(req, &why) < 0)
+		if (send_status(&req, &why) < 0)
 			goto fail;
 		for (;;) {
 			struct qstat_row *rows;
@@ -412,8 +417,6 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 			if (!jbool(rep, "ok", false)) {
 				client_errx("%s", client_reply_message(rep));
 				json_decref(rep);
-				json_decref(req);
-				json_decref(base);
 				return 1;
 			}
 			/* Each cursor must come after the last one, or the
@@ -426,10 +429,10 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 				first = false;
 				after = json_integer_value(next);
 				after_prio = jint(rep, "next_prio", 0);
-				json_object_set_new(req, "after", json_integer(after));
-				if (sect[s].rank == 1)
-					json_object_set_new(req, "after_prio", json_integer(after_prio));
-				if (client_send(req, &why) < 0) {
+				req.after = after;
+				req.has_after_prio = req.by_prio;
+				req.after_prio = after_prio;
+				if (send_status(&req, &why) < 0) {
 					json_decref(rep);
 					goto fail;
 				}
@@ -447,14 +450,10 @@ stream_table(json_t *base, unsigned want, struct sink *sk)
 			if (!more)
 				break;
 		}
-		json_decref(req);
 	}
-	json_decref(base);
 	return 0;
 fail:
 	client_errx("%s", why ? why : "no reply from the master");
-	json_decref(req);
-	json_decref(base);
 	return 1;
 }
 
@@ -462,16 +461,14 @@ fail:
  * listing's rows, so -u, -s and who sees whose jobs are the table's.
  * Finished jobs have no place in it and are not asked for. */
 static int
-show_full(json_t *req, unsigned want)
+show_full(struct msg_status *req, unsigned want)
 {
-	json_t *rep = client_request_ok(json_pack("{s:s}", "type", "HOSTS"), "");
+	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
 	struct sink sk = { .page = full_page };
 	int rc;
 
-	if (!rep) {
-		json_decref(req);
+	if (!rep)
 		return 1;
-	}
 	sk.hosts = json_object_get(rep, "hosts");
 	sk.held = json_array();
 	if ((rc = stream_table(req, want & ~WANT_Z, &sk)) == 0)
@@ -494,7 +491,8 @@ is_unsupported(const char *a)
 static int
 qstat_run(int argc, char **argv)
 {
-	json_t *users = json_array(), *req;
+	json_t *users = json_array();
+	struct msg_status req = { 0 };
 	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
 	int njlists = 0, rc = 1;
 	bool as_json = false, job_mode = false, cron_mode = false, full = false;
@@ -563,21 +561,20 @@ qstat_run(int argc, char **argv)
 	if (want & WANT_Z)
 		states[n++] = 'z';
 	states[n] = '\0';
-	req = json_pack("{s:s, s:s}", "type", "STATUS", "states", n ? states : "pr");
-	if (json_array_size(users) > 0)
-		json_object_set(req, "users", users);
+	req.states = n ? states : "pr";
+	req.users = json_array_size(users) > 0 ? users : NULL;
 	if (full) {
-		rc = show_full(req, want);
+		rc = show_full(&req, want);
 		goto out;
 	}
 	if (!as_json) {
-		rc = stream_table(req, want, &(struct sink){ .page = table_page });
+		rc = stream_table(&req, want, &(struct sink){ .page = table_page });
 		goto out;
 	}
 	{
 		struct sink sk = { .page = json_page, .whole = json_whole, .objects = true };
 
-		if ((rc = stream_table(req, want, &sk)) == 0 && !sk.closed)
+		if ((rc = stream_table(&req, want, &sk)) == 0 && !sk.closed)
 			client_print_json_end("jobs", sk.items);
 	}
 out:

@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 extern char **environ;
 
@@ -156,12 +157,10 @@ wait_for(int64_t id)
 		int64_t seq;
 		int rc;
 
-		if (!wseq && (wseq = send_req(json_pack("{s:s, s:I}", "type", "WAIT", "id",
-		    (json_int_t)id), &why)) == 0)
+		if (!wseq && (wseq = send_req(msg_wait_pack(&(struct msg_wait){ .id = id }), &why)) == 0)
 			goto lost;
 		if (tty && !sseq && mono_ms() >= next_status) {
-			if ((sseq = send_req(json_pack("{s:s, s:[I]}", "type", "STATUS",
-			    "jobs", (json_int_t)id), &why)) == 0)
+			if ((sseq = send_req(msg_status_pack_one(id), &why)) == 0)
 				goto lost;
 			next_status = mono_ms() + 2000;
 		}
@@ -237,7 +236,9 @@ qsub_run(int argc, char **argv)
 	char *script = NULL, cwd[PATH_MAX], err[512];
 	const char *script_path = NULL;
 	size_t len = 0;
-	json_t *job, *req, *rep;
+	json_t *job, *req, *rep, *deps;
+	struct msg_submitted done;
+	const char *name;
 	int64_t id;
 	int rc = 1;
 
@@ -286,27 +287,25 @@ qsub_run(int argc, char **argv)
 	}
 	free(script);
 	script = NULL;
-	req = json_pack("{s:s, s:o}", "type", "SUBMIT", "job", job);
 	/* -w n: accept a job no registered host could run (yet). */
-	if (o.verify == 'n')
-		json_object_set_new(req, "verify", json_false());
-	if (o.deps)
-		json_object_set_new(req, "deps", qsub_deps_json(&o));
-	if (o.cron)
-		json_object_set_new(req, "cron", json_string(o.cron));
-	else
-		json_object_set_new(req, "key", json_string(qsub_key()));
+	deps = o.deps ? qsub_deps_json(&o) : NULL;
+	req = msg_submit_pack(&(struct msg_submit){ .job = job, .verify = o.verify != 'n', .deps = deps,
+	    .cron = o.cron, .key = o.cron ? NULL : qsub_key() });
+	json_decref(job);
+	json_decref(deps);
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)
 		goto out;
-	id = jint(rep, "id", 0);
+	msg_submitted_unpack(rep, &done);
+	name = done.name ? done.name : "";
+	id = done.id;
 	if (o.cron) {
 		char when[32];
-		qstat_format_time(when, sizeof when, jint(rep, "next_run", 0));
+		qstat_format_time(when, sizeof when, done.next_run);
 		if (o.terse)
-			printf("c%lld\n", (long long)jint(rep, "cron", 0));
+			printf("c%lld\n", (long long)done.cron);
 		else
 			printf("Your cron entry c%lld (\"%s\") has been submitted; it runs next at %s\n",
-			    (long long)jint(rep, "cron", 0), jstr(rep, "name") ? jstr(rep, "name") : "", when);
+			    (long long)done.cron, name, when);
 		json_decref(rep);
 		rc = 0;
 		goto out;
@@ -317,13 +316,11 @@ qsub_run(int argc, char **argv)
 		if (o.terse)
 			printf("%lld.%s\n", (long long)id, tasks);
 		else
-			printf("Your job-array %lld.%s (\"%s\") has been submitted\n",
-			    (long long)id, tasks, jstr(rep, "name") ? jstr(rep, "name") : "");
+			printf("Your job-array %lld.%s (\"%s\") has been submitted\n", (long long)id, tasks, name);
 	} else if (o.terse)
 		printf("%lld\n", (long long)id);
 	else
-		printf("Your job %lld (\"%s\") has been submitted\n", (long long)id,
-		    jstr(rep, "name") ? jstr(rep, "name") : "");
+		printf("Your job %lld (\"%s\") has been submitted\n", (long long)id, name);
 	json_decref(rep);
 	rc = o.sync == 1 ? wait_for(id) : 0;
 out:

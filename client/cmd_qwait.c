@@ -8,6 +8,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int qwait_run(int argc, char **argv);
 
@@ -88,8 +89,8 @@ send_waits(struct waited *ws, size_t n, const char **why)
 		json_t *req;
 		if (ws[i].ended || ws[i].seq)
 			continue;
-		req = json_pack("{s:s, s:I}", "type", ws[i].acct ? "ACCT" : "WAIT", "id",
-		    (json_int_t)ws[i].id);
+		req = ws[i].acct ? msg_acct_pack(&(struct msg_acct){ .id = ws[i].id }) :
+		    msg_wait_pack(&(struct msg_wait){ .id = ws[i].id });
 		if (client_send(req, why) < 0) {
 			json_decref(req);
 			return -1;

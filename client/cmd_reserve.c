@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 static int reserve_run(int argc, char **argv);
 static int unreserve_run(int argc, char **argv);
@@ -110,7 +111,7 @@ print_resv(const json_t *r, bool header)
 static int
 reserve_list(bool json)
 {
-	json_t *rep = client_request_ok(json_pack("{s:s, s:s}", "type", "RESERVE", "op", "list"), "");
+	json_t *rep = client_request_ok(msg_reserve_pack(&(struct msg_reserve){ .op = "list" }), "");
 	json_t *a, *v;
 	size_t i;
 
@@ -146,7 +147,8 @@ bad(const char *fmt, ...)
 static int
 reserve_run(int argc, char **argv)
 {
-	json_t *req = json_pack("{s:s, s:s}", "type", "RESERVE", "op", "create"), *users = NULL, *rep;
+	struct msg_reserve m = { .op = "create" };
+	json_t *users = NULL, *rep;
 	bool list = false, json = false;
 	int64_t v;
 
@@ -156,7 +158,7 @@ reserve_run(int argc, char **argv)
 		const char *o = argv[i], *a = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(o, "-help") == 0 || strcmp(o, "--help") == 0) {
 			client_usage(&cmd_reserve, stdout);
-			json_decref(req);
+			json_decref(users);
 			return 0;
 		}
 		if (strcmp(o, "--json") == 0) {
@@ -168,24 +170,23 @@ reserve_run(int argc, char **argv)
 			continue;
 		}
 		if (strcmp(o, "-x") == 0) {
-			json_object_set_new(req, "exclusive", json_true());
+			m.exclusive = true;
 			continue;
 		}
 		if (strcmp(o, "-o") == 0) {
-			json_object_set_new(req, "overrun", json_true());
+			m.overrun = true;
 			continue;
 		}
 		if (!a || !strchr("NnlHsdeum", o[1]) || o[0] != '-' || o[2]) {
-			json_decref(req);
 			json_decref(users);
 			return a ? bad("unknown option \"%s\"", o) : bad("option \"%s\" needs a value", o);
 		}
 		i++;
 		switch (o[1]) {
-		case 'N': json_object_set_new(req, "name", json_string(a)); break;
-		case 'l': json_object_set_new(req, "attrs", json_string(a)); break;
-		case 'H': json_object_set_new(req, "hosts", json_string(a)); break;
-		case 'm': json_object_set_new(req, "mail", json_string(a)); break;
+		case 'N': m.name = a; break;
+		case 'l': m.attrs = a; break;
+		case 'H': m.hosts = a; break;
+		case 'm': m.mail = a; break;
 		case 'u':
 			if (!users)
 				users = json_array();
@@ -195,42 +196,41 @@ reserve_run(int argc, char **argv)
 			char *end;
 			long n = strtol(a, &end, 10);
 			if (*end || n < 1 || n > 100000) {
-				json_decref(req);
 				json_decref(users);
 				return bad("-n wants a number of hosts, not \"%s\"", a);
 			}
-			json_object_set_new(req, "count", json_integer(n));
+			m.count = n;
 			break;
 		}
 		case 'd':
 			if (parse_duration(a, &v) < 0 || v <= 0) {
-				json_decref(req);
 				json_decref(users);
 				return bad("-d wants a duration [[HH:]MM:]SS, not \"%s\"", a);
 			}
-			json_object_set_new(req, "duration", json_integer(v));
+			m.duration = v;
 			break;
 		case 's':
 		case 'e':
 			if ((v = parse_when(a)) < 0) {
-				json_decref(req);
 				json_decref(users);
 				return bad("not a time: \"%s\"", a);
 			}
 			/* "now" is the master's now: leave the start out. */
-			if (o[1] == 'e' || strcmp(a, "now") != 0)
-				json_object_set_new(req, o[1] == 's' ? "start" : "end", json_integer(v));
+			if (o[1] == 'e')
+				m.end = v;
+			else
+				m.start = strcmp(a, "now") != 0 ? v : 0;
 			break;
 		}
 	}
 	if (list) {
-		json_decref(req);
 		json_decref(users);
 		return reserve_list(json);
 	}
-	if (users)
-		json_object_set_new(req, "users", users);
-	if ((rep = client_request_ok(req, "")) == NULL)
+	m.users = users;
+	rep = client_request_ok(msg_reserve_pack(&m), "");
+	json_decref(users);
+	if (rep == NULL)
 		return 1;
 	if (json) {
 		char *s = json_dumps(json_object_get(rep, "reservation"), JSON_INDENT(2));
@@ -262,7 +262,7 @@ unreserve_run(int argc, char **argv)
 		client_usage(&cmd_unreserve, stderr);
 		return 1;
 	}
-	rep = client_request_ok(json_pack("{s:s, s:s}", "type", "UNRESERVE", "name", argv[1]), "");
+	rep = client_request_ok(msg_unreserve_pack(&(struct msg_unreserve){ .name = argv[1] }), "");
 	if (!rep)
 		return 1;
 	/* The master says whether it ended early or was cancelled unstarted. */

@@ -22,6 +22,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg_req.h"
 
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
@@ -953,7 +954,7 @@ unique_ids(json_t *ids)
 json_t *
 client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 {
-	json_t *ids = json_array(), *all = NULL, *rep, *j;
+	json_t *ids = json_array(), *all = NULL, *rep, *j, *star = json_pack("[s]", "*");
 	size_t k;
 
 	for (int i = 0; i < nargs; i++) {
@@ -979,8 +980,8 @@ client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 				continue;
 			}
 			if (!all) {
-				rep = client_request(json_pack("{s:s, s:[s], s:s}", "type", "STATUS",
-				    "users", "*", "states", states));
+				rep = client_request(msg_status_pack(&(struct msg_status){
+				    .users = star, .states = states }));
 				if (!jbool(rep, "ok", false))
 					client_die("%s", client_reply_message(rep));
 				all = json_incref(json_object_get(rep, "jobs"));
@@ -998,6 +999,7 @@ client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 			free(word);
 		}
 	}
+	json_decref(star);
 	if (all) {
 		json_decref(all);
 		ids = unique_ids(ids);
@@ -1038,8 +1040,8 @@ cron_op(const char *type, json_t *crons, bool force)
 	json_t *rep;
 	int rc;
 
-	rep = client_request_ok(json_pack("{s:s, s:s, s:O, s:b}", "type", "CRON", "action", action,
-	    "ids", crons, "force", force), "");
+	rep = client_request_ok(msg_cron_pack(&(struct msg_cron){ .action = action, .ids = crons,
+	    .force = force }), "");
 	if (!rep)
 		return 1;
 	rc = client_print_results(rep);
@@ -1055,10 +1057,11 @@ client_print_results(const json_t *rep)
 	int rc = 0;
 
 	json_array_foreach(json_object_get(rep, "results"), i, r) {
-		const char *m = jstr(r, "message");
-		if (m)
-			printf("%s\n", m);
-		if (!jbool(r, "ok", false))
+		struct msg_result res;
+		msg_result_unpack(r, &res);
+		if (res.message)
+			printf("%s\n", res.message);
+		if (!res.ok)
 			rc = 1;
 	}
 	return rc;
@@ -1068,30 +1071,30 @@ client_print_results(const json_t *rep)
  * sees progress, large enough that the round trips do not matter. */
 #define JOB_OP_BATCH 500
 
-/* Sends req (taken over), in batches of ids when it names many, printing
+/* Sends the change of sel, in batches of ids when it names many, printing
  * each result's message; on a terminal, a progress line counts the jobs
  * done.  1 if any failed or the master refused, else 0. */
 static int
-job_op_send(json_t *req, const char *type)
+job_op_send(const struct msg_jobsel *sel)
 {
-	json_t *ids = json_incref(json_object_get(req, "jobs")), *rep;
-	size_t n = json_array_size(ids), done = 0, i;
-	const char *verb = strcmp(type, "DELETE") == 0 ? "deleting" :
-	    strcmp(type, "HOLD") == 0 ? "holding" : "releasing";
+	size_t n = json_array_size(sel->jobs), done = 0, i;
+	const char *verb = sel->type == MSG_DELETE ? "deleting" : sel->type == MSG_HOLD ? "holding" :
+	    "releasing";
 	int rc = 0;
 
 	do {
-		json_t *part = req;
+		struct msg_jobsel part = *sel;
+		json_t *rep;
 		if (n > JOB_OP_BATCH) {
-			json_t *chunk = json_array();
+			part.jobs = json_array();
 			for (i = done; i < n && i < done + JOB_OP_BATCH; i++)
-				json_array_append(chunk, json_array_get(ids, i));
-			part = json_deep_copy(req);
-			json_object_set_new(part, "jobs", chunk);
+				json_array_append(part.jobs, json_array_get(sel->jobs, i));
 			client_progress("%s jobs: %zu of %zu", verb, done, n);
 		}
-		done += n > JOB_OP_BATCH ? json_array_size(json_object_get(part, "jobs")) : n;
-		rep = client_request_ok(part, "");
+		done += n > JOB_OP_BATCH ? json_array_size(part.jobs) : n;
+		rep = client_request_ok(msg_jobsel_pack(&part), "");
+		if (n > JOB_OP_BATCH)
+			json_decref(part.jobs);
 		client_progress_clear();
 		if (!rep) {
 			rc = 1;
@@ -1100,9 +1103,6 @@ job_op_send(json_t *req, const char *type)
 		rc |= client_print_results(rep);
 		json_decref(rep);
 	} while (done < n);
-	if (n > JOB_OP_BATCH)
-		json_decref(req);
-	json_decref(ids);
 	return rc;
 }
 
@@ -1112,7 +1112,8 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	json_t *crons = json_array();
 	char **kept = xcalloc((size_t)argc + 1, sizeof *kept);
 	bool force = false;
-	json_t *users = json_array(), *missing = json_array(), *ids, *req, *r;
+	json_t *users = json_array(), *missing = json_array(), *ids, *r;
+	struct msg_jobsel sel = { .type = msg_type_lookup(type) };
 	json_t *tasks = json_object(), *task_ids = json_array();
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	const char *trange = NULL;
@@ -1188,7 +1189,6 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 		client_errx("no job ids or users given");
 		goto usage;
 	}
-	req = json_pack("{s:s}", "type", type);
 	if (njob > 0 || json_array_size(task_ids) > 0) {
 		ids = njob > 0 ? client_resolve_jobs(jobargs, njob, "pr", missing) : json_array();
 		json_array_extend(ids, task_ids);
@@ -1200,22 +1200,22 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 				json_object_set_new(tasks, key, json_string(trange));
 		}
 		if (json_object_size(tasks) > 0)
-			json_object_set(req, "tasks", tasks);
+			sel.tasks = tasks;
 		/* GE's sentence for a job that is not there, as the master says it. */
 		json_array_foreach(missing, i, r)
 			printf("denied: job \"%s\" does not exist\n", json_string_value(r));
 		if (json_array_size(ids) == 0) {
 			json_decref(ids);
-			json_decref(req);
 			rc = 1;
 			goto out;
 		}
-		json_object_set_new(req, "jobs", ids);
+		sel.jobs = ids;
 	}
 	if (json_array_size(users) > 0)
-		json_object_set(req, "users", users);
-	if (job_op_send(req, type) != 0)
+		sel.users = users;
+	if (job_op_send(&sel) != 0)
 		rc = 1;
+	json_decref(sel.jobs);
 	if (json_array_size(missing))
 		rc = 1;
 out:
