@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "msg.h"
 
 static const char *msg_names[MSG_NTYPES] = {
 	[MSG_UNKNOWN] = "UNKNOWN",
@@ -236,7 +237,7 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 json_t *
 proto_reply_ok(int64_t seq)
 {
-	return json_pack("{s:s, s:I, s:b}", "type", "REPLY", "seq", (json_int_t)seq, "ok", 1);
+	return msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true });
 }
 
 json_t *
@@ -252,9 +253,8 @@ proto_reply_err(int64_t seq, const char *code, const char *fmt, ...)
 	/* The sentence may quote what a user sent, and the cut may split a
 	 * character: jansson takes only UTF-8, and would give no reply. */
 	utf8_scrub(msg);
-	rep = json_pack("{s:s, s:I, s:b, s:s, s:o}", "type", "REPLY", "seq", (json_int_t)seq,
-	    "ok", 0, "error", code, "message", json_string(msg));
-	assert(rep);
+	rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = false, .error = code, .message = msg });
+	assert(json_object_get(rep, "message"));
 	return rep;
 }
 

@@ -1,4 +1,4 @@
-/* fuzz_proto.c: fuzz target of the wire protocol: frames on libevent buffers and on a socket, and every message decoder of common/. */
+/* fuzz_proto.c: fuzz target of the wire protocol: frames on libevent buffers and on a socket, every typed message's unpack and every decoder of common/. */
 #include "config.h"
 
 #include <assert.h>
@@ -12,6 +12,7 @@
 
 #include "common/common.h"
 #include "common/msg_req.h"
+#include "common/msg.h"
 #include "t/fuzz/fuzz.h"
 
 /* Small, so that the length checks are reached without huge inputs. */
@@ -120,6 +121,53 @@ requests_round_trip(const json_t *msg)
 		}
 		free(m);
 		json_decref(o);
+/* Every typed message's unpack (common/msg.c), whatever the frame's type:
+ * what one accepts must pack, and the pack must unpack again. */
+static void
+msg_round_trips(const json_t *msg)
+{
+	char err[512];
+
+	for (size_t i = 0; i < msg_ndefs; i++) {
+		const struct msg_def *d = &msg_defs[i];
+		void *m = xcalloc(1, d->size), *m2 = xcalloc(1, d->size);
+		json_t *again;
+
+		if (d->unpack(msg, m, err, sizeof err) == 0) {
+			again = d->pack(m);
+			assert(json_is_object(again));
+			assert(d->unpack(again, m2, err, sizeof err) == 0);
+			if (d->clear)
+				d->clear(m2);
+			json_decref(again);
+			if (d->clear)
+				d->clear(m);
+		} else
+			assert(err[0] && !strchr(err, '\n'));
+		free(m2);
+		free(m);
+	}
+}
+
+/* DISPATCH's jobs as an execd reads them. */
+static void
+dispatch_jobs(const json_t *msg)
+{
+	struct msg_dispatch d;
+	struct msg_dispatch_job dj;
+	const char *why;
+	char err[64];
+	const json_t *e;
+	size_t i;
+
+	if (msg_dispatch_unpack(msg, &d, err, sizeof err) < 0)
+		return;
+	json_array_foreach(d.jobs, i, e) {
+		why = NULL;
+		if (msg_dispatch_job_unpack(e, &dj, &why) == 0)
+			job_free(dj.job);
+		else
+			assert(why && !dj.job);
 	}
 }
 
@@ -134,6 +182,8 @@ decode(const json_t *msg)
 
 	(void)msg_type_name(msg_type_of(msg));
 	requests_round_trip(msg);
+	msg_round_trips(msg);
+	dispatch_jobs(msg);
 	job_round_trip(json_object_get(msg, "job"));
 	json_array_foreach(json_object_get(msg, "jobs"), i, e)
 		job_round_trip(e);
