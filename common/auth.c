@@ -21,6 +21,7 @@
 #include <munge.h>
 
 #include "common.h"
+#include "msg.h"
 
 const char *
 auth_munge_socket(const char *configured)
@@ -326,23 +327,6 @@ auth_peer_uid_proc(const struct sockaddr_storage *peer, const struct sockaddr_st
 	return uid;
 }
 
-json_t *
-auth_hello_daemon(const char *method, const char *sock, const char *payload)
-{
-	char err[512], *cred;
-	json_t *auth;
-
-	if (strcmp(method, "munge") != 0)
-		return json_pack("{s:s}", "method", "none");
-	if ((cred = auth_munge_encode(sock, payload, err, sizeof err)) == NULL) {
-		log_warnx("%s", err);
-		return json_pack("{s:s}", "method", "munge");	/* refused, with the master's reason */
-	}
-	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
-	free(cred);
-	return auth;
-}
-
 int64_t
 auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, const json_t *rep,
     const char *nonce, char *err, size_t errlen)
@@ -367,4 +351,23 @@ auth_master_uid(int fd, bool is_unix, const char *method, const char *sock, cons
 	rc = auth_munge_decode(sock, cred, want, &uid, &gid, err, errlen);
 	free(want);
 	return rc < 0 ? -1 : (int64_t)uid;
+}
+
+void
+auth_hello_daemon(struct msg_hello *m, const char *method, const char *sock, const char *payload,
+    char **cred)
+{
+	char err[512];
+
+	*cred = NULL;
+	m->auth_method = "none";
+	m->auth_cred = NULL;
+	if (strcmp(method, "munge") != 0)
+		return;
+	/* Without a credential the HELLO still says munge: the master then
+	 * refuses it with its reason. */
+	m->auth_method = "munge";
+	if ((*cred = auth_munge_encode(sock, payload, err, sizeof err)) == NULL)
+		log_warnx("%s", err);
+	m->auth_cred = *cred;
 }

@@ -214,10 +214,6 @@ int64_t auth_loopback_peer_uid(int fd);
 struct sockaddr_storage;
 int64_t auth_peer_uid_diag(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
 int64_t auth_peer_uid_proc(const struct sockaddr_storage *peer, const struct sockaddr_storage *me);
-/* The "auth" of a daemon's HELLO on TCP (an execd, its witness link, a
- * master to the other): with method "munge" a credential carrying payload
- * (without one, logged here, the master refuses and says why), else none. */
-json_t *auth_hello_daemon(const char *method, const char *sock, const char *payload);
 /* The uid running the master that answered a daemon's HELLO on fd: the
  * kernel's word on a unix socket or (method none) a loopback connection,
  * else the munge credential in its reply, which must carry

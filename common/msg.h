@@ -43,6 +43,12 @@ struct msg_hello {
 json_t *msg_hello_pack(const struct msg_hello *m);
 /* Refuses another version and an unknown role (ERR_PROTO). */
 int     msg_hello_unpack(const json_t *o, struct msg_hello *m, char *err, size_t n);
+/* auth.c: the auth of a daemon's HELLO on TCP (an execd, its witness
+ * link, a master to the other): with method "munge" a credential carrying
+ * payload, in *cred for the caller to free (without one, logged there, the
+ * master refuses and says why), else none. */
+void    auth_hello_daemon(struct msg_hello *m, const char *method, const char *sock,
+            const char *payload, char **cred);
 
 /* The REPLY envelope: every request's answer; error and message on failure. */
 struct msg_reply {

@@ -19,6 +19,7 @@
 
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 /* Exit status reported for an attempt that never ran (the shell's "cannot
@@ -106,8 +107,7 @@ active_jobs_json(void)
 	json_t *arr = json_array();
 	struct attempt *a;
 	TAILQ_FOREACH(a, &attempts, entry)
-		json_array_append_new(arr, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)a->id,
-		    "task", a->task, "attempt", a->attempt));
+		json_array_append_new(arr, msg_attempt_pack(&(struct msg_attempt){ a->id, a->task, a->attempt }));
 	return arr;
 }
 
@@ -120,8 +120,8 @@ active_stopped_json(void)
 	struct attempt *a;
 	TAILQ_FOREACH(a, &attempts, entry)
 		if (a->owner_stopped && !a->ended)
-			json_array_append_new(arr, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)a->id,
-			    "task", a->task, "attempt", a->attempt));
+			json_array_append_new(arr, msg_attempt_pack(&(struct msg_attempt){ a->id, a->task,
+			    a->attempt }));
 	return arr;
 }
 
@@ -273,27 +273,16 @@ active_start(const json_t *jobj)
 {
 	char key[ATTEMPT_KEY_MAX], *dir, *path, *text;
 	const char *why = NULL;
+	struct msg_dispatch_job dj;
 	struct attempt *a;
 	struct job *j;
 	pid_t pid;
 	int dirfd = -1;
 
-	j = job_from_json(jobj, &why);
-	if (j && !j->script == !j->argv) {
-		why = j->script ? "the job has both a script and a command" :
-		    "the job has neither a script nor a command";
-		job_free(j);
-		j = NULL;
-	} else if (j && (!json_is_integer(json_object_get(jobj, "uid")) ||
-	    !json_is_integer(json_object_get(jobj, "gid")))) {
-		/* Absent would mean 0: never run a job as root by omission. */
-		why = "the job has no uid or gid";
-		job_free(j);
-		j = NULL;
-	}
+	msg_dispatch_job_unpack(jobj, &dj, &why);
+	j = dj.job;
 	if (!j) {
-		int64_t id = jint(jobj, "id", -1), task = jint(jobj, "task", -1),
-		    attempt = jint(jobj, "attempt", -1);
+		int64_t id = dj.a.id, task = dj.a.task, attempt = dj.a.attempt;
 		if (id < 0 || task < 0 || task > INT32_MAX || attempt < 0 || attempt > INT32_MAX) {
 			log_warnx("DISPATCH carries a job this host cannot identify: %s", why);
 			return;
@@ -329,7 +318,7 @@ active_start(const json_t *jobj)
 		/* A parallel job's part holds its slots on this host. */
 		size_t i;
 		json_t *h;
-		json_array_foreach(json_object_get(jobj, "pe_hosts"), i, h)
+		json_array_foreach(dj.pe_hosts, i, h)
 			if (jstr(h, "host") && strcmp(jstr(h, "host"), conf->name) == 0 &&
 			    jint(h, "slots", 1) > 1 && jint(h, "slots", 1) <= JOB_MAX_SLOTS) {
 				nslots_used += (int)jint(h, "slots", 1) - 1;

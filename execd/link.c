@@ -19,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 #define LINK_BACKOFF_MIN_MS     100
@@ -231,12 +232,14 @@ link_is_unix(void)
  * an execd's HELLO (the master reads the uid from it and nothing else);
  * with none, the claimed uid, which the master checks against the owner of
  * our loopback socket.  On a unix socket the kernel tells it. */
-static json_t *
-link_auth(void)
+static void
+link_auth(struct msg_hello *m, char **cred)
 {
-	if (link_is_unix())
-		return json_pack("{s:s}", "method", "none");
-	return auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD);
+	*cred = NULL;
+	m->auth_method = "none";
+	if (!link_is_unix())
+		auth_hello_daemon(m, conf->auth, auth_munge_socket(conf->munge_socket),
+		    AUTH_PAYLOAD_EXECD, cred);
 }
 
 int
@@ -276,27 +279,37 @@ link_takes_work(char *why, size_t n)
 	return false;
 }
 
+/* LOAD; why the host takes no work, for qhost and the master's log. */
+static void
+link_load_send(bool takes, const char *why)
+{
+	struct msg_load m = { .load = { execd_load[0], execd_load[1], execd_load[2] }, .idle = takes,
+	    .reason = takes ? NULL : why, .stopped = active_stopped_json() };
+
+	link_send(msg_load_pack(&m));
+	json_decref(m.stopped);
+}
+
 static void
 link_hello(void)
 {
-	json_t *load = json_pack("[f, f, f]", execd_load[0], execd_load[1], execd_load[2]);
-	char why[sizeof execd_why + sizeof execd_full_why + 2];
+	char why[sizeof execd_why + sizeof execd_full_why + 2], *cred;
 	bool takes = link_takes_work(why, sizeof why);
+	struct msg_hello h = { .role = "execd", .uid = geteuid(), .nonce = lk.nonce };
+	struct msg_register r = { .host = conf->name, .slots = conf->slots, .uid = geteuid(),
+	    .load = { execd_load[0], execd_load[1], execd_load[2] }, .idle = takes,
+	    .jobs = active_jobs_json(), .attrs = conf->attrs, .vmem_limit = limits_vmem_mode };
 
 	auth_nonce(lk.nonce, sizeof lk.nonce);
 	lk.master_ok = false;
-	lk.hello_seq = link_send(json_pack("{s:s, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
-	    "version", PROTO_VERSION, "role", "execd", "auth", link_auth(),
-	    "uid", (json_int_t)geteuid(), "nonce", lk.nonce));
-	lk.register_seq = link_send(json_pack("{s:s, s:s, s:i, s:I, s:o, s:b, s:o, s:o, s:s}",
-	    "type", "REGISTER", "host", conf->name, "slots", conf->slots, "uid", (json_int_t)geteuid(),
-	    "load", load, "idle", takes, "jobs", active_jobs_json(),
-	    "attrs", host_attrs_to_json(&conf->attrs), "vmem_limit", limits_vmem_mode));
+	link_auth(&h, &cred);
+	lk.hello_seq = link_send(msg_hello_pack(&h));
+	free(cred);
+	lk.register_seq = link_send(msg_register_pack(&r));
+	json_decref(r.jobs);
 	/* A busy host says why in a LOAD right after registering. */
 	if (!takes)
-		link_send(json_pack("{s:s, s:[f, f, f], s:b, s:s, s:o}", "type", "LOAD",
-		    "load", execd_load[0], execd_load[1], execd_load[2], "idle", false,
-		    "reason", why, "stopped", active_stopped_json()));
+		link_load_send(false, why);
 }
 
 void
@@ -314,11 +327,11 @@ link_kick(void)
 		return;
 	if (free_slots <= 0) {
 		if (lk.pulling)
-			link_send(json_pack("{s:s, s:i}", "type", "PULL", "free", 0));
+			link_send(msg_pull_pack(&(struct msg_pull){ .free = 0 }));
 		lk.pulling = false;
 		return;
 	}
-	lk.pull_seq = link_send(json_pack("{s:s, s:i}", "type", "PULL", "free", free_slots));
+	lk.pull_seq = link_send(msg_pull_pack(&(struct msg_pull){ .free = free_slots }));
 	if (lk.pull_seq < 0)
 		return;
 	lk.pulling = true;
@@ -332,17 +345,10 @@ link_load(void)
 {
 	char why[sizeof execd_why + sizeof execd_full_why + 2];
 	bool takes = link_takes_work(why, sizeof why);
-	json_t *msg;
 
 	if (lk.state != LINK_READY)
 		return;
-	msg = json_pack("{s:s, s:[f, f, f], s:b, s:o}", "type", "LOAD",
-	    "load", execd_load[0], execd_load[1], execd_load[2], "idle", takes,
-	    "stopped", active_stopped_json());
-	/* Why the host takes no work, for qhost and the master's log. */
-	if (!takes)
-		json_object_set_new(msg, "reason", json_string(why));
-	link_send(msg);
+	link_load_send(takes, why);
 	if (!takes) {
 		/* The master drops the PULL of a host that reports itself
 		 * busy; when idle again we send a fresh one. */
@@ -357,12 +363,17 @@ static void
 link_reply(json_t *msg)
 {
 	int64_t seq = jint(msg, "seq", -1);
-	bool ok = jbool(msg, "ok", false);
-	const char *text = jstr(msg, "message");
+	struct msg_reply r;
+	const char *text;
 	char why[512];
+	bool ok;
+
+	msg_reply_unpack(msg, &r, why, sizeof why);
+	ok = r.ok;
+	text = r.message;
 
 	if (seq == lk.hello_seq || seq == lk.register_seq) {
-		if (!ok && jstr(msg, "error") && strcmp(jstr(msg, "error"), ERR_REDIRECT) == 0) {
+		if (!ok && r.error && strcmp(r.error, ERR_REDIRECT) == 0) {
 			int c = link_candidate();
 			log_debug("master %s redirects: %s", link_peer(), text ? text : "");
 			link_close();
@@ -380,7 +391,7 @@ link_reply(json_t *msg)
 		if (!ok) {
 			snprintf(why, sizeof why, "refused %s: %s (%s)",
 			    seq == lk.hello_seq ? "HELLO" : "REGISTER",
-			    text ? text : "no reason given", jstr(msg, "error") ? jstr(msg, "error") : "?");
+			    text ? text : "no reason given", r.error ? r.error : "?");
 			link_down(why);
 			return;
 		}
@@ -428,18 +439,20 @@ link_reply(json_t *msg)
 static void
 link_dispatch(json_t *msg)
 {
-	json_t *jobs = json_object_get(msg, "jobs"), *j;
+	struct msg_dispatch d;
+	char err[64];
+	json_t *j;
 	size_t i;
 
 	if (lk.pulling && jint(msg, "seq", -1) == lk.pull_seq)
 		lk.pulling = false;
-	if (!json_is_array(jobs)) {
+	if (msg_dispatch_unpack(msg, &d, err, sizeof err) < 0) {
 		log_warnx("DISPATCH from %s without a list of jobs: ignored", link_peer());
 		return;
 	}
-	if (json_array_size(jobs) == 0)
+	if (json_array_size(d.jobs) == 0)
 		lk.pull_hold = true;
-	json_array_foreach(jobs, i, j)
+	json_array_foreach(d.jobs, i, j)
 		active_start(j);
 	link_kick();
 }
@@ -447,15 +460,36 @@ link_dispatch(json_t *msg)
 static void
 link_signal(json_t *msg)
 {
-	int64_t id = jint(msg, "id", -1), task = jint(msg, "task", -1),
-	    attempt = jint(msg, "attempt", -1), sig = jint(msg, "signal", -1);
+	struct msg_signal m;
+	char err[64];
 
-	if (id < 0 || task < 0 || task > INT32_MAX || attempt < 0 || attempt > INT32_MAX ||
-	    sig <= 0 || sig >= NSIG) {
-		log_warnx("SIGNAL from %s with bad fields: ignored", link_peer());
+	if (msg_signal_unpack(msg, &m, err, sizeof err) < 0) {
+		log_warnx("%s from %s: ignored", err, link_peer());
 		return;
 	}
-	active_signal(id, (int)task, (int)attempt, (int)sig);
+	active_signal(m.a.id, (int)m.a.task, (int)m.a.attempt, (int)m.signal);
+}
+
+/* The echo is the master's lease: we vote for no other master until the
+ * failover timeout has passed since it sent this.  Not to a master that
+ * lacks a sequence we heard announced: one restarted on an old copy while
+ * the other is down would lose writes acknowledged on our word
+ * (t/model/failover.pml). */
+static void
+link_heartbeat(const json_t *msg)
+{
+	struct msg_heartbeat hb;
+
+	msg_heartbeat_unpack(msg, &hb, NULL, 0);
+	if (hb.epoch == MSG_ABSENT)
+		hb.epoch = 0;
+	if (hb.last == MSG_ABSENT)
+		hb.last = 0;
+	if (hb.epoch >= witness_epoch() && hb.last >= witness_heard()) {
+		witness_saw_seq(hb.last);
+		link_send(msg_heartbeat_pack(&(struct msg_heartbeat){ .epoch = MSG_ABSENT, .last = hb.last,
+		    .t = hb.t }));
+	}
 }
 
 static void
@@ -476,20 +510,14 @@ link_handle(json_t *msg)
 	case MSG_SIGNAL:
 		link_signal(msg);
 		break;
-	case MSG_ACK:
-		outbox_ack(jint(msg, "seq", -1));
+	case MSG_ACK: {
+		struct msg_ack a;
+		msg_ack_unpack(msg, &a, NULL, 0);
+		outbox_ack(a.seq);
 		break;
+	}
 	case MSG_HEARTBEAT:
-		/* The echo is the master's lease: we vote for no other master
-		 * until the failover timeout has passed since it sent this. */
-		/* Not to a master that lacks a sequence we heard announced:
-		 * one restarted on an old copy while the other is down would
-		 * lose writes acknowledged on our word (t/model/failover.pml). */
-		if (jint(msg, "epoch", 0) >= witness_epoch() && jint(msg, "last", 0) >= witness_heard()) {
-			witness_saw_seq(jint(msg, "last", 0));
-			link_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "t", (json_int_t)jint(msg, "t", 0),
-			    "last", (json_int_t)jint(msg, "last", 0)));
-		}
+		link_heartbeat(msg);
 		break;
 	default:
 		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());

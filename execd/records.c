@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 /* Set by execd from execd.ini, and by the shepherd from its arguments. */
@@ -142,9 +143,8 @@ outbox_reg_msg(const char *key, const char *text)
 	    sscanf(text, "%ld %llu %lld", &pid, &proc_start, &start_ms) != 3 || pid <= 1 ||
 	    start_ms < 0)
 		return NULL;
-	return json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
-	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name,
-	    "pid", (int)pid, "start_time", (json_int_t)start_ms);
+	return msg_child_register_pack(&(struct msg_child_register){ .id = id, .task = task,
+	    .attempt = attempt, .host = conf->name, .pid = pid, .start_time = start_ms });
 }
 
 bool
@@ -159,17 +159,15 @@ outbox_has(const char *key, const char *kind)
 json_t *
 outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
 {
-	static const char *copy[] = { "exit_status", "signal", "utime", "stime",
-	    "maxrss_kb", "end_time", "failed", "rusage", "vacated", "limit", "lost" };
-	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:s}", "type", "CHILD_TERM",
-	    "id", (json_int_t)id, "task", task, "attempt", attempt, "host", conf->name);
+	struct msg_child_term m;
 
-	for (size_t i = 0; i < sizeof copy / sizeof copy[0]; i++) {
-		json_t *v = json_object_get(exit, copy[i]);
-		if (v)
-			json_object_set(m, copy[i], v);
-	}
-	return m;
+	/* The shepherd's record of the end holds the message's own fields. */
+	msg_child_term_unpack(exit, &m, NULL, 0);
+	m.id = id;
+	m.task = task;
+	m.attempt = attempt;
+	m.host = conf->name;
+	return msg_child_term_pack(&m);
 }
 
 /* The wake-up socket lives in the abstract namespace, named after the

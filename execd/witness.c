@@ -17,6 +17,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 #define WITNESS_RETRY_MS 500
@@ -81,10 +82,14 @@ witness_send(struct wlink *w, json_t *msg)
 static void
 witness_vote_request(struct wlink *w, json_t *msg)
 {
-	int64_t e = jint(msg, "epoch", 0), timeout = jint(msg, "timeout", 0);
-	int64_t quiet = mono_ms() - link_last_heard();
+	struct msg_vote_request r;
+	int64_t e, timeout, quiet = mono_ms() - link_last_heard();
 	const char *why = NULL;
 	char buf[32];
+
+	msg_vote_request_unpack(msg, &r, NULL, 0);
+	e = r.epoch;
+	timeout = r.timeout;
 
 	if (e <= wt.voted)
 		why = "already voted for this or a newer epoch";
@@ -93,11 +98,11 @@ witness_vote_request(struct wlink *w, json_t *msg)
 		why = "we voted less than the failover timeout ago";
 	else if (timeout <= 0 || quiet < timeout)
 		why = "we still hear the primary";
-	else if (jint(msg, "last", -1) < wt.seq)
+	else if (r.last < wt.seq)
 		why = "the candidate lacks transactions the primary acknowledged";
 	if (why) {
-		witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s, s:s}", "type", "VOTE", "seq", (json_int_t)0,
-		    "epoch", (json_int_t)e, "granted", 0, "host", conf->name, "why", why));
+		witness_send(w, msg_vote_pack(&(struct msg_vote){ .epoch = e, .granted = false,
+		    .host = conf->name, .why = why }));
 		return;
 	}
 	/* Durable before it is cast: a restarted execd must not vote again. */
@@ -109,11 +114,11 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	wt.voted = e;
 	wt.voted_at = mono_ms();
 	log_warnx("voted for master %s in epoch %lld (the primary silent for %lld ms)",
-	    jstr(msg, "candidate") ? jstr(msg, "candidate") : w->addr, (long long)e, (long long)quiet);
+	    r.candidate ? r.candidate : w->addr, (long long)e, (long long)quiet);
 	/* "t" is the candidate's clock when it asked, echoed: it dates our
 	 * promise from then, never later than we made it. */
-	witness_send(w, json_pack("{s:s, s:I, s:I, s:b, s:s, s:I}", "type", "VOTE", "seq", (json_int_t)0,
-	    "epoch", (json_int_t)e, "granted", 1, "host", conf->name, "t", (json_int_t)jint(msg, "t", 0)));
+	witness_send(w, msg_vote_pack(&(struct msg_vote){ .epoch = e, .granted = true, .host = conf->name,
+	    .t = r.t }));
 	link_fence(e, w->addr);
 }
 
@@ -158,12 +163,15 @@ witness_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct wlink *w = arg;
 	if (what & BEV_EVENT_CONNECTED) {
+		struct msg_hello h = { .seq = 1, .role = "witness", .uid = geteuid(), .nonce = w->nonce };
+		char *cred;
+
 		auth_nonce(w->nonce, sizeof w->nonce);
 		w->master_ok = false;
-		witness_send(w, json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
-		    "seq", (json_int_t)1, "version", PROTO_VERSION, "role", "witness",
-		    "auth", auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD),
-		    "uid", (json_int_t)geteuid(), "nonce", w->nonce));
+		auth_hello_daemon(&h, conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_EXECD,
+		    &cred);
+		witness_send(w, msg_hello_pack(&h));
+		free(cred);
 		return;
 	}
 	witness_close(w);

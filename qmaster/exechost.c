@@ -1,10 +1,12 @@
 /* exechost.c: exec hosts as the master sees them, and the messages their execds send. */
 #include "config.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -216,13 +218,13 @@ pull_cancel(struct exechost *h)
 	}
 }
 
+/* A REGISTER's or LOAD's load: an entry the execd left out keeps its value. */
 static void
-read_load(struct exechost *h, json_t *msg)
+read_load(struct exechost *h, const double load[3])
 {
-	json_t *a = json_object_get(msg, "load");
-	for (size_t i = 0; i < 3 && json_is_array(a) && i < json_array_size(a); i++)
-		if (json_is_number(json_array_get(a, i)))
-			h->load[i] = json_number_value(json_array_get(a, i));
+	for (size_t i = 0; i < 3; i++)
+		if (!isnan(load[i]))
+			h->load[i] = load[i];
 	h->last_seen = now_ms();
 }
 
@@ -372,8 +374,8 @@ reconcile(struct exechost *h, json_t *jobs, json_t *kill)
 		if (!json_is_object(v) || jint(v, "id", -1) <= 0)
 			continue;
 		if (!attempt_current(h, v))
-			json_array_append_new(kill, json_pack("{s:I, s:I, s:I}", "id", (json_int_t)jint(v, "id", 0),
-			    "task", (json_int_t)jint(v, "task", 0), "attempt", (json_int_t)jint(v, "attempt", 0)));
+			json_array_append_new(kill, msg_attempt_pack(&(struct msg_attempt){ jint(v, "id", 0),
+			    jint(v, "task", 0), jint(v, "attempt", 0) }));
 	}
 	if (store_jobs_foreach(store, &f, reconcile_collect, &rc) < 0)
 		fatalx("cannot read the jobs of host %s", h->name);
@@ -559,53 +561,45 @@ exechost_check_lost(void)
 void
 exechost_register(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *name = jstr(msg, "host"), *why = NULL, *vmem;
-	int64_t slots = jint(msg, "slots", -1), uid = jint(msg, "uid", -1);
+	struct msg_register m;
 	struct exechost *h;
-	struct host_attrs attrs = { 0 };
 	struct host_rec rec;
 	json_t *rep, *ja, *kill, *v;
-	char *attrs_text;
+	char *attrs_text, err[512];
 	size_t i;
 
-	if (!name_chars_ok(name, 255) || slots < 0 || slots > 100000 || uid < 0 || uid > UINT32_MAX) {
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER needs host, slots and uid"));
+	if (msg_register_unpack(msg, &m, err, sizeof err) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
 	/* A personal execd runs only its own user's jobs; only root may
 	 * register an execd that runs everyone's. */
-	if (uid != (int64_t)c->uid && c->uid != 0) {
+	if (m.uid != (int64_t)c->uid && c->uid != 0) {
 		net_send(c, proto_reply_err(seq, ERR_PERM, "an execd running as uid %u cannot claim uid %lld",
-		    (unsigned)c->uid, (long long)uid));
+		    (unsigned)c->uid, (long long)m.uid));
+		msg_register_clear(&m);
 		return;
 	}
 	if (c->host) {
 		net_send(c, proto_reply_err(seq, ERR_PROTO, "this connection already registered %s", c->host->name));
+		msg_register_clear(&m);
 		return;
 	}
-	if (host_attrs_from_json(&attrs, json_object_get(msg, "attrs"), &why) < 0) {
-		host_attrs_clear(&attrs);
-		net_send(c, proto_reply_err(seq, ERR_INVAL, "REGISTER: %s", why));
-		return;
-	}
-	if (!attrs.rating)
-		attrs.rating = 1.0;
-	h = exechost_find(name);
+	if (!m.attrs.rating)
+		m.attrs.rating = 1.0;
+	h = exechost_find(m.host);
 	if (!h)
-		h = host_new(name);
+		h = host_new(m.host);
 	if (h->conn && h->conn != c)
 		net_close(h->conn, "replaced by a newer registration of the same host");
 	h->conn = c;
 	c->host = h;
-	h->slots = (int)slots;
-	h->uid = (uid_t)uid;
+	h->slots = (int)m.slots;
+	h->uid = (uid_t)m.uid;
 	host_attrs_clear(&h->attrs);
-	h->attrs = attrs;
-	/* Only the words an execd sends; an older execd sends none. */
+	h->attrs = m.attrs;
 	free(h->vmem_limit);
-	h->vmem_limit = NULL;
-	if ((vmem = jstr(msg, "vmem_limit")) && (strcmp(vmem, "cgroup") == 0 || strcmp(vmem, "rlimit") == 0))
-		h->vmem_limit = xstrdup(vmem);
+	h->vmem_limit = m.vmem_limit ? xstrdup(m.vmem_limit) : NULL;
 	h->idle = true;
 	/* Its first LOAD says afresh which jobs its policy holds stopped. */
 	json_decref(h->stopped);
@@ -615,10 +609,10 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	h->lost = false;
 	free(h->busy_reason);
 	h->busy_reason = NULL;
-	read_load(h, msg);
+	read_load(h, m.load);
 	qm_txn();
 	kill = json_array();
-	reconcile(h, json_object_get(msg, "jobs"), kill);
+	reconcile(h, m.jobs, kill);
 	/* Kept in the database so a job can be checked against the hosts the
 	 * cluster has, connected or not. */
 	ja = host_attrs_to_json(&h->attrs);
@@ -636,16 +630,16 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	/* After the reply, so the execd is registered when they arrive; like
 	 * every message of this turn, only once the transaction is committed. */
 	json_array_foreach(kill, i, v) {
+		struct msg_signal s = { .signal = 9 };
+		msg_attempt_unpack(v, &s.a);
 		log_warnx("execd %s still runs job %lld attempt %lld, which is over for the master: killing it",
-		    h->name, (long long)jint(v, "id", 0), (long long)jint(v, "attempt", 0));
-		net_send(c, json_pack("{s:s, s:I, s:I, s:I, s:i}", "type", "SIGNAL",
-		    "id", (json_int_t)jint(v, "id", 0), "task", (json_int_t)jint(v, "task", 0),
-		    "attempt", (json_int_t)jint(v, "attempt", 0), "signal", 9));
+		    h->name, (long long)s.a.id, (long long)s.a.attempt);
+		net_send(c, msg_signal_pack(&s));
 	}
 	json_decref(kill);
 }
 
-static struct job *event_job(struct conn *c, json_t *msg);
+static struct job *event_job(struct conn *c, const struct msg_attempt *a);
 
 static bool
 attempt_listed(const json_t *list, const json_t *e)
@@ -664,15 +658,18 @@ static int
 host_stopped_one(void *arg, struct job *j)
 {
 	if (j->suspended & SUSP_HOST)
-		json_array_append_new(arg, json_pack("{s:I, s:i, s:i}", "id", (json_int_t)j->id,
-		    "task", j->task, "attempt", j->attempt));
+		json_array_append_new(arg, msg_attempt_pack(&(struct msg_attempt){ j->id, j->task, j->attempt }));
 	return 0;
 }
 
 static void
 host_stopped_set(struct conn *c, json_t *e, bool on)
 {
-	struct job *j = json_is_object(e) ? event_job(c, e) : NULL;
+	struct msg_attempt a;
+	struct job *j;
+
+	msg_attempt_unpack(e, &a);
+	j = json_is_object(e) ? event_job(c, &a) : NULL;
 
 	if (!j)
 		return;
@@ -728,27 +725,32 @@ host_stopped_update(struct conn *c, json_t *list)
 void
 exechost_load(struct conn *c, int64_t seq, json_t *msg)
 {
+	struct msg_load m;
+
 	if (!c->host)
 		return;
-	const char *reason = jstr(msg, "reason");
-
-	read_load(c->host, msg);
-	c->host->idle = jbool(msg, "idle", true);
+	msg_load_unpack(msg, &m, NULL, 0);
+	read_load(c->host, m.load);
+	c->host->idle = m.idle;
 	free(c->host->busy_reason);
 	c->host->busy_reason = NULL;
 	/* Shown by qhost; bounded, since it comes from the network. */
-	if (!c->host->idle && reason && *reason)
-		c->host->busy_reason = xasprintf("%.200s", reason);
+	if (!c->host->idle && m.reason && *m.reason)
+		c->host->busy_reason = xasprintf("%.200s", m.reason);
 	if (!c->host->idle)
 		pull_cancel(c->host);
-	host_stopped_update(c, json_object_get(msg, "stopped"));
+	host_stopped_update(c, m.stopped);
 }
 
 void
 exechost_pull(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct exechost *h = c->host;
-	int64_t free_slots = jint(msg, "free", -1);
+	struct msg_pull m;
+	int64_t free_slots;
+
+	msg_pull_unpack(msg, &m, NULL, 0);
+	free_slots = m.free;
 
 	if (!h) {
 		net_send(c, proto_reply_err(seq, ERR_PROTO, "PULL before REGISTER"));
@@ -773,14 +775,14 @@ exechost_pull(struct conn *c, int64_t seq, json_t *msg)
 static void
 send_ack(struct conn *c, int64_t seq)
 {
-	net_send(c, json_pack("{s:s, s:I}", "type", "ACK", "seq", (json_int_t)seq));
+	net_send(c, msg_ack_pack(&(struct msg_ack){ seq }));
 }
 
 /* The job an event speaks of, when the event is about its current attempt. */
 static struct job *
-event_job(struct conn *c, json_t *msg)
+event_job(struct conn *c, const struct msg_attempt *a)
 {
-	int64_t id = jint(msg, "id", 0), attempt = jint(msg, "attempt", -1), task = jint(msg, "task", 0);
+	int64_t id = a->id, attempt = a->attempt, task = a->task;
 	struct job *j;
 
 	/* Any message tells the host is alive, not only LOAD. */
@@ -794,7 +796,7 @@ event_job(struct conn *c, json_t *msg)
 	/* A parallel job's host is a list: pe.c finds the sender's part. */
 	if (JOB_PARALLEL(j) && j->attempt == attempt && j->task == task)
 		return j;
-	if (j->attempt != attempt || j->task != jint(msg, "task", 0) ||
+	if (j->attempt != attempt || j->task != task ||
 	    !j->host || !c->host || strcmp(j->host, c->host->name) != 0) {
 		log_info("%s: ignoring a stale event for job %lld attempt %lld", c->host ? c->host->name : c->peer,
 		    (long long)id, (long long)attempt);
@@ -807,15 +809,20 @@ event_job(struct conn *c, json_t *msg)
 void
 exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct job *j = event_job(c, msg);
+	struct msg_child_register m;
+	struct job *j;
 
+	msg_child_register_unpack(msg, &m, NULL, 0);
+	j = event_job(c, &(struct msg_attempt){ m.id, m.task, m.attempt });
+	if (m.start_time == MSG_ABSENT)
+		m.start_time = now_ms();
 	qm_txn();
 	if (j && JOB_PARALLEL(j))
-		pe_child_register(c, j, msg);
+		pe_child_register(c, j, &m);
 	else if (j && j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
-		j->pid = (int)jint(msg, "pid", 0);
-		j->start_time = jint(msg, "start_time", now_ms());
+		j->pid = (int)m.pid;
+		j->start_time = m.start_time;
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		deps_job_started(j);
@@ -835,37 +842,41 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 void
 exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct job *j = event_job(c, msg);
-	const char *failed = jstr(msg, "failed"), *vacated = jstr(msg, "vacated");
-	const char *limit = jstr(msg, "limit"), *lost = jstr(msg, "lost"), *why = NULL;
+	struct msg_child_term m;
+	struct job *j;
+	const char *failed, *vacated, *limit, *lost;
 	char *rwhy;
 	bool requeue = false;
 	struct job_rusage ru;
-	json_t *v;
 
-	memset(&ru, 0, sizeof ru);
+	msg_child_term_unpack(msg, &m, NULL, 0);
+	j = event_job(c, &(struct msg_attempt){ m.id, m.task, m.attempt });
+	failed = m.failed, vacated = m.vacated, limit = m.limit, lost = m.lost;
+	if (m.end_time == MSG_ABSENT)
+		m.end_time = now_ms();
+	ru = m.ru;
 	qm_txn();
 	/* A finished job's late or repeated CHILD_TERM, or one for an attempt
 	 * the master has already ended (host lost), is acknowledged only. */
 	if (j && JOB_PARALLEL(j))
-		pe_child_term(c, j, msg);
+		pe_child_term(c, j, &m);
 	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
-		j->end_time = jint(msg, "end_time", now_ms());
+		j->end_time = m.end_time;
 		if (!j->start_time)
 			j->start_time = j->end_time;
-		j->exit_status = (int)jint(msg, "exit_status", -1);
-		j->signal = (int)jint(msg, "signal", 0);
-		if ((v = json_object_get(msg, "utime")) && json_is_number(v))
-			j->utime = json_number_value(v);
-		if ((v = json_object_get(msg, "stime")) && json_is_number(v))
-			j->stime = json_number_value(v);
-		j->maxrss_kb = jint(msg, "maxrss_kb", 0);
+		j->exit_status = (int)m.exit_status;
+		j->signal = (int)m.signal;
+		if (!isnan(m.utime))
+			j->utime = m.utime;
+		if (!isnan(m.stime))
+			j->stime = m.stime;
+		j->maxrss_kb = m.maxrss_kb;
 		/* The job's end is recorded even when its usage is garbage: the
 		 * exit status matters more than the page faults. */
-		if ((v = json_object_get(msg, "rusage")) && rusage_from_json(&ru, v, &why) < 0)
+		if (m.rusage_why)
 			log_warnx("%s: job %lld: %s; its usage is accounted as zero", c->host->name,
-			    (long long)j->id, why);
-		else if (!v) {
+			    (long long)j->id, m.rusage_why);
+		else if (!m.rusage) {
 			ru.utime = j->utime;
 			ru.stime = j->stime;
 			ru.maxrss = j->maxrss_kb;
@@ -952,8 +963,7 @@ exechost_signal_job(const struct job *j, int sig)
 	h = j->host ? exechost_find(j->host) : NULL;
 	if (!h || !h->conn)
 		return false;
-	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",
-	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "signal", sig));
+	net_send(h->conn, msg_signal_pack(&(struct msg_signal){ { j->id, j->task, j->attempt }, sig }));
 	return true;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -171,11 +172,10 @@ failover_tick(int64_t now)
 		fo.next_ask = now + FAILOVER_ASK_MS;
 		while ((c = net_next(c)) != NULL)
 			if (c->role == ROLE_WITNESS && !c->dead && !c->closing)
-				net_send(c, json_pack("{s:s, s:I, s:I, s:s, s:I, s:I}", "type", "VOTE_REQUEST",
-				    "epoch", (json_int_t)fo.campaign, "timeout",
-				    (json_int_t)conf->failover_timeout_ms, "candidate",
-				    conf->masters[conf->self], "last", (json_int_t)store_repl_seq(store),
-				    "t", (json_int_t)now));
+				net_send(c, msg_vote_request_pack(&(struct msg_vote_request){
+				    .epoch = fo.campaign, .timeout = conf->failover_timeout_ms,
+				    .candidate = conf->masters[conf->self], .last = store_repl_seq(store),
+				    .t = now }));
 	}
 	failover_count_votes();
 }
@@ -184,19 +184,21 @@ failover_tick(int64_t now)
 void
 failover_vote(struct conn *c, int64_t seq, json_t *msg)
 {
-	const char *host = jstr(msg, "host");
-	int64_t e = jint(msg, "epoch", 0);
+	struct msg_vote m;
+	const char *host;
+	int64_t e;
 
-	if (!host || !*host || strlen(host) > 255)
+	if (msg_vote_unpack(msg, &m, NULL, 0) < 0)
 		return;
-	if (!jbool(msg, "granted", false)) {
-		log_debug("execd %s does not vote for epoch %lld: %s", host, (long long)e,
-		    jstr(msg, "why") ? jstr(msg, "why") : "");
+	host = m.host;
+	e = m.epoch;
+	if (!m.granted) {
+		log_debug("execd %s does not vote for epoch %lld: %s", host, (long long)e, m.why ? m.why : "");
 		return;
 	}
 	if (e == fo.campaign && e > 0) {
 		struct vote *v = vote_of(host);
-		int64_t now = mono_ms(), t = jint(msg, "t", 0);
+		int64_t now = mono_ms(), t = m.t;
 		v->epoch = e;
 		/* The execd keeps its promise for the failover timeout from when
 		 * it voted; we date it from when we asked (the echoed "t"),

@@ -23,6 +23,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -583,24 +584,22 @@ conn_promote(struct conn *c)
 }
 
 int
-net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const char *munge_socket,
-    uid_t *uid, gid_t *gid, char *err, size_t errlen)
+net_tcp_identity(int fd, const struct msg_hello *m, const char *payload, bool munge,
+    const char *munge_socket, uid_t *uid, gid_t *gid, char *err, size_t errlen)
 {
-	json_t *auth = json_object_get(msg, "auth");
-	const char *method = jstr(auth, "method");
 	int64_t claim;
 
 	*gid = (gid_t)-1;
 	if (munge) {
-		if (!method || strcmp(method, "munge") != 0) {
+		if (!m->auth_method || strcmp(m->auth_method, "munge") != 0) {
 			snprintf(err, errlen, "this master wants a munge credential (auth = munge)");
 			return -1;
 		}
 		/* The credential is the only source: no claimed uid is read. */
-		return auth_munge_decode(auth_munge_socket(munge_socket), jstr(auth, "cred"), payload,
+		return auth_munge_decode(auth_munge_socket(munge_socket), m->auth_cred, payload,
 		    uid, gid, err, errlen);
 	}
-	claim = jint(msg, "uid", -1);
+	claim = m->uid;
 	if (claim < 0 || claim > UINT32_MAX - 1) {
 		snprintf(err, errlen, "HELLO without a valid uid");
 		return -1;
@@ -620,52 +619,28 @@ net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const cha
  * (gid_t)-1 is the user's own (user_name, in conn_hello).  0, or -1 with
  * the refusal in err. */
 static int
-conn_tcp_identity(struct conn *c, json_t *msg, const char *payload, char *err, size_t errlen)
+conn_tcp_identity(struct conn *c, const struct msg_hello *m, const char *payload, char *err, size_t errlen)
 {
-	return net_tcp_identity(c->fd, msg, payload, strcmp(conf->auth, "munge") == 0, conf->munge_socket,
+	return net_tcp_identity(c->fd, m, payload, strcmp(conf->auth, "munge") == 0, conf->munge_socket,
 	    &c->uid, &c->gid, err, errlen);
 }
 
-json_t *
-net_hello_reply(int64_t seq, uid_t uid, const char *user, bool manager, bool operator, int64_t epoch,
-    int64_t failover_timeout_ms, bool query)
-{
-	json_t *rep = proto_reply_ok(seq);
-
-	json_object_set_new(rep, "master", json_string(my_hostname()));
-	json_object_set_new(rep, "epoch", json_integer(epoch));
-	json_object_set_new(rep, "failover_timeout", json_integer(failover_timeout_ms));
-	json_object_set_new(rep, "uid", json_integer(uid));
-	json_object_set_new(rep, "user", json_string(user));
-	json_object_set_new(rep, "manager", json_boolean(manager));
-	json_object_set_new(rep, "operator", json_boolean(operator));
-	/* The client asked at port + 1: this tells it a master's query
-	 * endpoint answered, not something else listening there. */
-	if (query)
-		json_object_set_new(rep, "endpoint", json_string("query"));
-	return rep;
-}
-
 /* The master's answer to an execd's nonce: a credential of the daemon
- * identity carrying it, so the execd knows who DISPATCHes to it. */
+ * identity carrying it, so the execd knows who DISPATCHes to it (*cred,
+ * for the caller to free). */
 static int
-conn_prove_master(json_t *rep, json_t *msg, char *err, size_t errlen)
+conn_prove_master(char **cred, const char *nonce, char *err, size_t errlen)
 {
-	const char *nonce = jstr(msg, "nonce");
-	char *payload, *cred;
+	char *payload;
 
 	if (!nonce || strlen(nonce) != 2 * AUTH_NONCE_BYTES || strspn(nonce, "0123456789abcdef") != strlen(nonce)) {
 		snprintf(err, errlen, "an execd's HELLO needs a nonce of %d hex digits", 2 * AUTH_NONCE_BYTES);
 		return -1;
 	}
 	payload = xasprintf("%s%s", AUTH_PAYLOAD_MASTER, nonce);
-	cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), payload, err, errlen);
+	*cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), payload, err, errlen);
 	free(payload);
-	if (!cred)
-		return -1;
-	json_object_set_new(rep, "auth", json_pack("{s:s, s:s}", "method", "munge", "cred", cred));
-	free(cred);
-	return 0;
+	return *cred ? 0 : -1;
 }
 
 /* HELLO: the identity of a peer, then its role.  On the unix socket the
@@ -674,27 +649,24 @@ conn_prove_master(json_t *rep, json_t *msg, char *err, size_t errlen)
 static bool
 conn_hello(struct conn *c, json_t *msg)
 {
-	int64_t seq = jint(msg, "seq", 0);
-	const char *role = jstr(msg, "role");
-	char err[512];
+	struct msg_hello m;
+	struct msg_hello_reply r;
+	const char *role;
+	char err[512], *cred = NULL;
 	bool execd, peer, witness;
+	int64_t seq;
 	json_t *rep;
 
-	if (jint(msg, "version", -1) != PROTO_VERSION) {
-		net_send(c, proto_reply_err(seq, ERR_PROTO, "protocol version %lld is not %d",
-		    (long long)jint(msg, "version", -1), PROTO_VERSION));
+	if (msg_hello_unpack(msg, &m, err, sizeof err) < 0) {
+		net_send(c, proto_reply_err(m.seq, ERR_PROTO, "%s", err));
 		return false;
 	}
-	if (!role || (strcmp(role, "client") != 0 && strcmp(role, "execd") != 0 &&
-	    strcmp(role, "peer") != 0 && strcmp(role, "witness") != 0)) {
-		net_send(c, proto_reply_err(seq, ERR_PROTO, "HELLO needs role \"client\", \"execd\", "
-		    "\"peer\" or \"witness\""));
-		return false;
-	}
+	seq = m.seq;
+	role = m.role;
 	execd = strcmp(role, "execd") == 0;
 	peer = strcmp(role, "peer") == 0;
 	witness = strcmp(role, "witness") == 0;
-	if (!c->is_unix && conn_tcp_identity(c, msg, execd || witness ? AUTH_PAYLOAD_EXECD : peer ?
+	if (!c->is_unix && conn_tcp_identity(c, &m, execd || witness ? AUTH_PAYLOAD_EXECD : peer ?
 	    AUTH_PAYLOAD_PEER : AUTH_PAYLOAD_CLIENT, err, sizeof err) < 0) {
 		log_warnx("%s: refused: %s", c->peer, err);
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
@@ -720,7 +692,7 @@ conn_hello(struct conn *c, json_t *msg)
 	 * -takeover).  A primary without its leases still takes execds: their
 	 * HEARTBEAT echoes are the leases that make it writable again (an
 	 * execd that voted for a newer master does not connect to it). */
-	if (((c->role == ROLE_CLIENT && !repl_writable() && !jbool(msg, "any", false)) ||
+	if (((c->role == ROLE_CLIENT && !repl_writable() && !m.any) ||
 	    (c->role == ROLE_EXECD && repl_role() != REPL_PRIMARY))) {
 		c->redirected = c->role == ROLE_CLIENT;
 		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another",
@@ -731,17 +703,20 @@ conn_hello(struct conn *c, json_t *msg)
 		net_send_unheld(c, rep);
 		return false;
 	}
-	rep = net_hello_reply(seq, c->uid, c->user, c->manager, c->operator, repl_epoch(),
-	    conf->failover_timeout_ms, c->query);
+	r = (struct msg_hello_reply){ .seq = seq, .master = my_hostname(), .epoch = repl_epoch(),
+	    .failover_timeout = conf->failover_timeout_ms, .uid = c->uid, .user = c->user,
+	    .manager = c->manager, .operator = c->operator, .query = c->query };
 	/* Daemons (an execd, its witness link, the other master) act on what
 	 * a master tells them: it proves who it is. */
 	if ((execd || peer || witness) && !c->is_unix && strcmp(conf->auth, "munge") == 0 &&
-	    conn_prove_master(rep, msg, err, sizeof err) < 0) {
-		json_decref(rep);
+	    conn_prove_master(&cred, m.nonce, err, sizeof err) < 0) {
 		log_warnx("%s: refused a %s: %s", c->peer, role, err);
 		net_send(c, proto_reply_err(seq, ERR_AUTH, "%s", err));
 		return false;
 	}
+	r.auth_cred = cred;
+	rep = msg_hello_reply_pack(&r);
+	free(cred);
 	/* Daemons and clients may be idle for long (WAIT, long-poll PULL). */
 	bufferevent_set_timeouts(c->bev, NULL, NULL);
 	conn_promote(c);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -163,8 +164,7 @@ pe_signal_host(const struct job *j, const char *host, int sig)
 	struct exechost *h = exechost_find(host);
 	if (!h || !h->conn)
 		return false;
-	net_send(h->conn, json_pack("{s:s, s:I, s:i, s:i, s:i}", "type", "SIGNAL",
-	    "id", (json_int_t)j->id, "task", j->task, "attempt", j->attempt, "signal", sig));
+	net_send(h->conn, msg_signal_pack(&(struct msg_signal){ { j->id, j->task, j->attempt }, sig }));
 	return true;
 }
 
@@ -198,7 +198,7 @@ pe_part(json_t *o, const struct conn *c, int *index)
 }
 
 void
-pe_child_register(struct conn *c, struct job *j, json_t *msg)
+pe_child_register(struct conn *c, struct job *j, const struct msg_child_register *m)
 {
 	json_t *o = pe_load(j), *p;
 	int part = -1;
@@ -211,14 +211,14 @@ pe_child_register(struct conn *c, struct job *j, json_t *msg)
 	pe_save(j, o);
 	if (j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
-		j->start_time = jint(msg, "start_time", now_ms());
+		j->start_time = m->start_time;
 		if (part == 0)
-			j->pid = (int)jint(msg, "pid", 0);
+			j->pid = (int)m->pid;
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		deps_job_started(j);
 	} else if (part == 0 && j->state == JS_RUNNING) {
-		j->pid = (int)jint(msg, "pid", 0);
+		j->pid = (int)m->pid;
 		if (store_job_update(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 	}
@@ -346,12 +346,10 @@ pe_listed(const json_t *list, const struct job *j)
 }
 
 void
-pe_child_term(struct conn *c, struct job *j, json_t *msg)
+pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
 {
-	json_t *o = pe_load(j), *p, *v;
-	const char *failed = jstr(msg, "failed"), *limit = jstr(msg, "limit"), *why = NULL;
-	const char *lost = jstr(msg, "lost");
-	struct job_rusage ru;
+	json_t *o = pe_load(j), *p;
+	const char *failed = m->failed, *limit = m->limit, *lost = m->lost;
 	int part = -1, exit_status, sig;
 
 	if (!o || JS_FINISHED(j->state) || !(p = pe_part(o, c, &part)) ||
@@ -359,21 +357,20 @@ pe_child_term(struct conn *c, struct job *j, json_t *msg)
 		json_decref(o);
 		return;
 	}
-	exit_status = (int)jint(msg, "exit_status", -1);
-	sig = (int)jint(msg, "signal", 0);
+	exit_status = (int)m->exit_status;
+	sig = (int)m->signal;
 	json_object_set_new(p, "state", json_integer(PART_ENDED));
 	json_object_set_new(p, "exit_status", json_integer(exit_status));
 	json_object_set_new(p, "signal", json_integer(sig));
-	json_object_set_new(p, "end_time", json_integer(jint(msg, "end_time", now_ms())));
+	json_object_set_new(p, "end_time", json_integer(m->end_time));
 	if (failed)
 		json_object_set_new(p, "failed", json_string(failed));
 	if (limit)
 		json_object_set_new(p, "limit", json_string(limit));
-	memset(&ru, 0, sizeof ru);
-	if ((v = json_object_get(msg, "rusage")) && rusage_from_json(&ru, v, &why) < 0)
+	if (m->rusage_why)
 		log_warnx("%s: job %lld: %s; its usage is accounted as zero", c->host->name,
-		    (long long)j->id, why);
-	json_object_set_new(p, "rusage", rusage_to_json(&ru));
+		    (long long)j->id, m->rusage_why);
+	json_object_set_new(p, "rusage", rusage_to_json(&m->ru));
 
 	if (failed || limit || exit_status != 0 || sig != 0) {
 		char *r = failed ? xasprintf("part %d on %.200s could not start: %.600s", part, c->host->name, failed) :

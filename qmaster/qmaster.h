@@ -165,15 +165,13 @@ void net_peer_name(const struct sockaddr_storage *ss, socklen_t len, char *buf, 
  * munge; munge_socket NULL for the default one) its credential, which
  * must carry payload, else the claimed uid if it owns the loopback socket
  * fd.  *gid from the credential, else -1.  0, or -1 with the refusal in err. */
-int  net_tcp_identity(int fd, json_t *msg, const char *payload, bool munge, const char *munge_socket,
-    uid_t *uid, gid_t *gid, char *err, size_t errlen);
+struct msg_hello;
+int  net_tcp_identity(int fd, const struct msg_hello *m, const char *payload, bool munge,
+    const char *munge_socket, uid_t *uid, gid_t *gid, char *err, size_t errlen);
 struct handoff;
 /* What the query thread needs of the configuration for h (its operator
  * flag set), as it is now; the thread calls it under conf_read_begin. */
 void net_handoff_conf(struct handoff *h);
-/* A HELLO's successful reply (query: at the query endpoint). */
-json_t *net_hello_reply(int64_t seq, uid_t uid, const char *user, bool manager, bool operator,
-    int64_t epoch, int64_t failover_timeout_ms, bool query);
 /* Did accept fail for nothing to worry about (errno err)? */
 bool net_accept_transient(int err);
 /* Queues msg (stolen) for c: sent at once when no transaction is open, else
@@ -466,8 +464,10 @@ json_t *pe_hosts_json(const struct job *j);
 char **pe_host_list(const struct job *j);
 bool  pe_signal(const struct job *j, int sig);
 /* CHILD_REGISTER / CHILD_TERM of one part (inside the transaction). */
-void  pe_child_register(struct conn *c, struct job *j, json_t *msg);
-void  pe_child_term(struct conn *c, struct job *j, json_t *msg);
+struct msg_child_register;
+struct msg_child_term;
+void  pe_child_register(struct conn *c, struct job *j, const struct msg_child_register *m);
+void  pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m);
 /* The parts on host are gone (listed: what its execd still has, from its
  * REGISTER; NULL when the host itself is declared lost): each ends failed
  * with why and the job's other parts are killed. */

@@ -20,6 +20,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -274,14 +275,14 @@ static bool
 rconn_hello(struct rconn *rc, json_t *msg)
 {
 	struct handoff *h = rc->h;
-	const char *role = jstr(msg, "role");
+	struct msg_hello m;
 	char err[512], *munge_socket = NULL;
 	int64_t epoch, failover_ms;
 	struct timeval wr;
 	json_t *rep;
 
-	if (msg_type_of(msg) != MSG_HELLO || jint(msg, "version", -1) != PROTO_VERSION || !role ||
-	    strcmp(role, "client") != 0 || jbool(msg, "any", false) || !repl_surely_writable(&epoch))
+	if (msg_type_of(msg) != MSG_HELLO || msg_hello_unpack(msg, &m, err, sizeof err) < 0 ||
+	    strcmp(m.role, "client") != 0 || m.any || !repl_surely_writable(&epoch))
 		return false;
 	if (!h->is_unix) {
 		if (rd.munge) {
@@ -289,7 +290,7 @@ rconn_hello(struct rconn *rc, json_t *msg)
 			munge_socket = conf->munge_socket ? xstrdup(conf->munge_socket) : NULL;
 			conf_read_end();
 		}
-		if (net_tcp_identity(h->fd, msg, AUTH_PAYLOAD_CLIENT, rd.munge, munge_socket, &h->uid,
+		if (net_tcp_identity(h->fd, &m, AUTH_PAYLOAD_CLIENT, rd.munge, munge_socket, &h->uid,
 		    &h->gid, err, sizeof err) < 0) {
 			free(munge_socket);
 			return false;
@@ -307,8 +308,9 @@ rconn_hello(struct rconn *rc, json_t *msg)
 	h->stranger = false;
 	wr = (struct timeval){ h->client_timeout, 0 };
 	bufferevent_set_timeouts(rc->bev, NULL, &wr);
-	rep = net_hello_reply(jint(msg, "seq", 0), h->uid, h->user, h->manager, h->operator, epoch,
-	    failover_ms, true);
+	rep = msg_hello_reply_pack(&(struct msg_hello_reply){ .seq = m.seq, .master = my_hostname(),
+	    .epoch = epoch, .failover_timeout = failover_ms, .uid = h->uid, .user = h->user,
+	    .manager = h->manager, .operator = h->operator, .query = true });
 	rconn_send(rc, rep, NULL, 0);
 	json_decref(rep);
 	log_debug("%s: client %s (uid %u) at the query endpoint", h->peer, h->user, (unsigned)h->uid);

@@ -22,6 +22,8 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -227,11 +229,15 @@ next:
 static json_t *
 repl_hello(char *nonce, size_t n)
 {
+	struct msg_hello h = { .seq = 1, .role = "peer", .uid = geteuid(), .nonce = nonce };
+	char *cred;
+	json_t *o;
+
 	auth_nonce(nonce, n);
-	return json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO", "seq", (json_int_t)1,
-	    "version", PROTO_VERSION, "role", "peer",
-	    "auth", auth_hello_daemon(conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_PEER),
-	    "uid", (json_int_t)geteuid(), "nonce", nonce);
+	auth_hello_daemon(&h, conf->auth, auth_munge_socket(conf->munge_socket), AUTH_PAYLOAD_PEER, &cred);
+	o = msg_hello_pack(&h);
+	free(cred);
+	return o;
 }
 
 /* The other master's answer to our HELLO on fd: is it the daemon identity
@@ -266,8 +272,7 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 	if (fd < 0)
 		return -1;
 	hello = repl_hello(nonce, sizeof nonce);
-	probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE", "seq", (json_int_t)2,
-	    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store));
+	probe = msg_probe_pack(&(struct msg_probe){ .seq = 2, .epoch = rp.epoch, .last = store_repl_seq(store) });
 	if (proto_send_fd(fd, hello) == 0 && proto_send_fd(fd, probe) == 0) {
 		for (int i = 0; i < 2; i++) {
 			json_decref(rep);
@@ -277,8 +282,10 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 			if (jint(rep, "seq", 0) == 1 && !repl_peer_ok(fd, rep, nonce, conf->masters[idx]))
 				break;
 			if (jint(rep, "seq", 0) == 2) {
-				snprintf(role, rolelen, "%s", jstr(rep, "role") ? jstr(rep, "role") : "?");
-				*epoch = jint(rep, "epoch", 0);
+				struct msg_probe p;
+				msg_probe_unpack(rep, &p, NULL, 0);
+				snprintf(role, rolelen, "%s", p.role ? p.role : "?");
+				*epoch = p.epoch;
 				*seq = jint(rep, "last", 0);
 				rc = 0;
 				break;
@@ -299,19 +306,17 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 void
 repl_probe(struct conn *c, int64_t seq, json_t *msg)
 {
-	json_t *rep;
+	struct msg_probe p;
 
 	if (conf->nmasters == 0) {
 		net_send_unheld(c, proto_reply_err(seq, ERR_INVAL, "this master has no other master "
 		    "(masters is not set in qmaster.conf): PROBE is for the masters of a pair"));
 		return;
 	}
-	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "role", json_string(repl_role_name()));
-	json_object_set_new(rep, "epoch", json_integer(rp.epoch));
-	json_object_set_new(rep, "last", json_integer(store_repl_seq(store)));
-	net_send(c, rep);
-	if (rp.role == REPL_PRIMARY && jint(msg, "epoch", 0) > rp.epoch)
+	msg_probe_unpack(msg, &p, NULL, 0);
+	net_send(c, msg_probe_reply_pack(&(struct msg_probe){ .seq = seq, .role = repl_role_name(),
+	    .epoch = rp.epoch, .last = store_repl_seq(store) }));
+	if (rp.role == REPL_PRIMARY && p.epoch > rp.epoch)
 		repl_rejoin("a master of a higher epoch exists");
 }
 
@@ -343,8 +348,7 @@ repl_rejoin(const char *why)
 static void
 repl_send_changeset(int64_t seq, const char *b64)
 {
-	net_send(rp.standby, json_pack("{s:s, s:I, s:I, s:s}", "type", "CHANGESET",
-	    "seq", (json_int_t)seq, "epoch", (json_int_t)rp.epoch, "cs", b64));
+	net_send(rp.standby, msg_changeset_pack(&(struct msg_changeset){ seq, rp.epoch, b64 }));
 }
 
 static void
@@ -395,9 +399,8 @@ repl_snapshot_cb(evutil_socket_t fd, short what, void *arg)
 			fatal("cannot read the snapshot %s", path);
 		b64 = b64_encode(buf, (size_t)n);
 		off += n;
-		net_send(rp.standby, json_pack("{s:s, s:I, s:I, s:I, s:s, s:b}", "type", "SNAPSHOT",
-		    "seq", (json_int_t)seq, "epoch", (json_int_t)rp.epoch, "offset", (json_int_t)(off - n),
-		    "data", b64, "last", off >= sb.st_size));
+		net_send(rp.standby, msg_snapshot_pack(&(struct msg_snapshot){ seq, rp.epoch, off - n, b64,
+		    off >= sb.st_size }));
 		free(b64);
 	} while (off < sb.st_size);
 	close(in);
@@ -415,9 +418,12 @@ repl_snapshot_cb(evutil_socket_t fd, short what, void *arg)
 void
 repl_sync(struct conn *c, int64_t seq, json_t *msg)
 {
-	int64_t e = jint(msg, "epoch", 0), last = jint(msg, "last", -1);
-	int64_t cur = store_repl_seq(store);
-	json_t *rep;
+	struct msg_probe m;
+	int64_t e, last, cur = store_repl_seq(store);
+
+	msg_sync_unpack(msg, &m, NULL, 0);
+	e = m.epoch;
+	last = m.last;
 
 	if (rp.role != REPL_PRIMARY) {
 		net_send(c, proto_reply_err(seq, ERR_REDIRECT, "this master is %s", repl_role_name()));
@@ -431,9 +437,9 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 		repl_rejoin("a standby with newer data called");
 		return;
 	}
-	if (jint(msg, "schema", -1) != STORE_SCHEMA_VERSION) {
+	if (m.schema != STORE_SCHEMA_VERSION) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "schema version %lld is not mine (%d)",
-		    (long long)jint(msg, "schema", -1), STORE_SCHEMA_VERSION));
+		    (long long)m.schema, STORE_SCHEMA_VERSION));
 		return;
 	}
 	if (rp.standby && rp.standby != c)
@@ -442,10 +448,7 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 	rp.in_sync = rp.streaming = false;
 	rp.acked = 0;
 	rp.standby_seen = now_ms();
-	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "epoch", json_integer(rp.epoch));
-	json_object_set_new(rep, "last", json_integer(cur));
-	net_send(c, rep);
+	net_send(c, msg_probe_reply_pack(&(struct msg_probe){ .seq = seq, .epoch = rp.epoch, .last = cur }));
 	/* Same history and the missing changesets still in the ring: send
 	 * them; otherwise (new, far behind, or from an older epoch, which may
 	 * hold transactions we never had) a snapshot.  A standby at sequence
@@ -471,7 +474,11 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 void
 repl_applied(struct conn *c, int64_t seq, json_t *msg)
 {
-	int64_t s = jint(msg, "applied", -1);
+	struct msg_applied m;
+	int64_t s;
+
+	msg_applied_unpack(msg, &m, NULL, 0);
+	s = m.applied;
 
 	if (c != rp.standby)
 		return;
@@ -553,8 +560,7 @@ repl_up_send(json_t *msg)
 static void
 repl_up_applied(int64_t seq)
 {
-	repl_up_send(json_pack("{s:s, s:I, s:I}", "type", "APPLIED", "seq", (json_int_t)0,
-	    "applied", (json_int_t)seq));
+	repl_up_send(msg_applied_pack(&(struct msg_applied){ seq }));
 }
 
 /* The last frame of a snapshot: the copy replaces our database. */
@@ -601,6 +607,9 @@ repl_install_snapshot(int64_t seq, int64_t epoch)
 static void
 repl_up_frame(json_t *msg)
 {
+	struct msg_heartbeat hb;
+	struct msg_snapshot snap;
+	struct msg_changeset cs;
 	char err[256];
 	size_t n;
 	void *data;
@@ -637,17 +646,20 @@ repl_up_frame(json_t *msg)
 		}
 		return;
 	case MSG_HEARTBEAT:
-		rp.primary_epoch = jint(msg, "epoch", rp.primary_epoch);
-		rp.primary_seq = jint(msg, "last", rp.primary_seq);
-		repl_up_send(json_pack("{s:s, s:I, s:I}", "type", "HEARTBEAT", "seq", (json_int_t)0,
-		    "t", (json_int_t)jint(msg, "t", 0)));
+		msg_heartbeat_unpack(msg, &hb, NULL, 0);
+		if (hb.epoch != MSG_ABSENT)
+			rp.primary_epoch = hb.epoch;
+		if (hb.last != MSG_ABSENT)
+			rp.primary_seq = hb.last;
+		repl_up_send(msg_heartbeat_pack(&(struct msg_heartbeat){ MSG_ABSENT, MSG_ABSENT, hb.t }));
 		return;
 	case MSG_SNAPSHOT:
-		if (!jstr(msg, "data") || !(data = b64_decode(jstr(msg, "data"), &n))) {
+		msg_snapshot_unpack(msg, &snap, NULL, 0);
+		if (!snap.data || !(data = b64_decode(snap.data, &n))) {
 			repl_up_close();
 			return;
 		}
-		if (jint(msg, "offset", -1) == 0) {
+		if (snap.offset == 0) {
 			if (rp.snap_fd >= 0)
 				close(rp.snap_fd);
 			free(rp.snap_path);
@@ -659,8 +671,8 @@ repl_up_frame(json_t *msg)
 		if (rp.snap_fd < 0 || write(rp.snap_fd, data, n) != (ssize_t)n)
 			fatal("cannot write the snapshot");
 		free(data);
-		if (jbool(msg, "last", false)) {
-			if (repl_install_snapshot(jint(msg, "seq", 0), jint(msg, "epoch", 1)) < 0) {
+		if (snap.last) {
+			if (repl_install_snapshot(snap.seq, snap.epoch) < 0) {
 				rp.want_snapshot = true;
 				repl_up_close();
 				return;
@@ -670,11 +682,12 @@ repl_up_frame(json_t *msg)
 		}
 		return;
 	case MSG_CHANGESET:
-		if (!jstr(msg, "cs") || !(data = b64_decode(jstr(msg, "cs"), &n))) {
+		msg_changeset_unpack(msg, &cs, NULL, 0);
+		if (!cs.cs || !(data = b64_decode(cs.cs, &n))) {
 			repl_up_close();
 			return;
 		}
-		if (store_apply(store, data, (int)n, jint(msg, "seq", -1), err, sizeof err) < 0) {
+		if (store_apply(store, data, (int)n, cs.seq, err, sizeof err) < 0) {
 			log_warnx("%s; asking the primary for a snapshot", err);
 			free(data);
 			rp.want_snapshot = true;
@@ -744,10 +757,8 @@ repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		rp.up_ok = false;
 		repl_up_send(repl_hello(rp.up_nonce, sizeof rp.up_nonce));
-		repl_up_send(json_pack("{s:s, s:I, s:I, s:I, s:i}", "type", "SYNC", "seq", (json_int_t)2,
-		    "epoch", (json_int_t)rp.epoch,
-		    "last", (json_int_t)(rp.want_snapshot ? -1 : store_repl_seq(store)),
-		    "schema", STORE_SCHEMA_VERSION));
+		repl_up_send(msg_sync_pack(&(struct msg_probe){ .seq = 2, .epoch = rp.epoch,
+		    .last = rp.want_snapshot ? -1 : store_repl_seq(store), .schema = STORE_SCHEMA_VERSION }));
 		return;
 	}
 	if (rp.up_ready)
@@ -814,6 +825,7 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 	int r;
 
 	while (rp.probe == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+		struct msg_probe p;
 		bool newer;
 		if (r < 0 || !jbool(msg, "ok", false)) {
 			json_decref(msg);
@@ -833,8 +845,8 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 			json_decref(msg);
 			continue;
 		}
-		newer = jstr(msg, "role") && strcmp(jstr(msg, "role"), "primary") == 0 &&
-		    jint(msg, "epoch", 0) > rp.epoch;
+		msg_probe_unpack(msg, &p, NULL, 0);
+		newer = p.role && strcmp(p.role, "primary") == 0 && p.epoch > rp.epoch;
 		json_decref(msg);
 		repl_probe_close();
 		if (newer && rp.role == REPL_PRIMARY && !rp.standby)
@@ -852,9 +864,8 @@ repl_probe_event_cb(struct bufferevent *bev, short what, void *arg)
 		json_t *hello, *probe;
 		rp.probe_ok = false;
 		hello = repl_hello(rp.probe_nonce, sizeof rp.probe_nonce);
-		probe = json_pack("{s:s, s:I, s:I, s:I}", "type", "PROBE",
-		    "seq", (json_int_t)2, "epoch", (json_int_t)rp.epoch,
-		    "last", (json_int_t)store_repl_seq(store));
+		probe = msg_probe_pack(&(struct msg_probe){ .seq = 2, .epoch = rp.epoch,
+		    .last = store_repl_seq(store) });
 		if (proto_frame_append(bufferevent_get_output(bev), hello, conf->max_frame, &why) < 0 ||
 		    proto_frame_append(bufferevent_get_output(bev), probe, conf->max_frame, &why) < 0)
 			repl_probe_close();
@@ -900,9 +911,8 @@ repl_heartbeats(int64_t now)
 		if (c->dead || c->closing)
 			continue;
 		if (c == rp.standby || c->role == ROLE_EXECD)
-			net_send_now(c, json_pack("{s:s, s:I, s:I, s:I}", "type", "HEARTBEAT",
-			    "epoch", (json_int_t)rp.epoch, "last", (json_int_t)store_repl_seq(store),
-			    "t", (json_int_t)now));
+			net_send_now(c, msg_heartbeat_pack(&(struct msg_heartbeat){ rp.epoch,
+			    store_repl_seq(store), now }));
 	}
 }
 
@@ -911,7 +921,12 @@ repl_heartbeats(int64_t now)
 void
 repl_heartbeat(struct conn *c, int64_t seq, json_t *msg)
 {
-	int64_t t = jint(msg, "t", 0), until = t + conf->failover_timeout_ms;
+	struct msg_heartbeat hb;
+	int64_t t, until;
+
+	msg_heartbeat_unpack(msg, &hb, NULL, 0);
+	t = hb.t;
+	until = t + conf->failover_timeout_ms;
 
 	if (t <= 0 || t > mono_ms())
 		return;
@@ -924,8 +939,8 @@ repl_heartbeat(struct conn *c, int64_t seq, json_t *msg)
 	} else if (c->role == ROLE_EXECD) {
 		if (until > c->lease_until)
 			c->lease_until = until;
-		if (jint(msg, "last", 0) > c->hb_seq)
-			c->hb_seq = jint(msg, "last", 0);
+		if (hb.last != MSG_ABSENT && hb.last > c->hb_seq)
+			c->hb_seq = hb.last;
 		if (!rp.in_sync)
 			repl_release();
 	}

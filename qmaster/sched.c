@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -631,8 +632,8 @@ sched_run(void)
 		h = sv[i].h;
 		TAILQ_REMOVE(&pulling_hosts, h, pull_entry);
 		h->pulling = false;
-		net_send(h->conn, json_pack("{s:s, s:I, s:o}", "type", "DISPATCH",
-		    "seq", (json_int_t)h->pull_seq, "jobs", sv[i].jobs));
+		net_send(h->conn, msg_dispatch_pack(&(struct msg_dispatch){ h->pull_seq, sv[i].jobs }));
+		json_decref(sv[i].jobs);
 	}
 	free(sv);
 }
