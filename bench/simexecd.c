@@ -23,6 +23,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "common/common.h"
 
 static const char usage[] =
@@ -108,7 +109,7 @@ kick(struct simhost *h)
 {
 	if (!h->ready || h->hold || h->free <= 0 || (h->pulling && h->pull_free == h->free))
 		return;
-	send_msg(h, json_pack("{s:s, s:i}", "type", "PULL", "free", h->free), &h->pull_seq);
+	send_msg(h, msg_pull_pack(&(struct msg_pull){ .free = h->free }), &h->pull_seq);
 	h->pulling = true;
 	h->pull_free = h->free;
 }
@@ -124,10 +125,9 @@ job_end(struct simhost *h, struct simjob *sj, int sig)
 {
 	int64_t seq;
 
-	send_msg(h, json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:i, s:f, s:f, s:i, s:I}",
-	    "type", "CHILD_TERM", "id", (json_int_t)sj->id, "task", sj->task, "attempt", sj->attempt,
-	    "host", h->name, "exit_status", sig ? -1 : 0, "signal", sig, "utime", 0.0, "stime", 0.0,
-	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms()), &seq);
+	send_msg(h, msg_child_term_pack(&(struct msg_child_term){ .id = sj->id, .task = sj->task,
+	    .attempt = sj->attempt, .host = h->name, .exit_status = sig ? -1 : 0, .signal = sig,
+	    .utime = 0.0, .stime = 0.0, .maxrss_kb = 0, .end_time = now_ms() }), &seq);
 	h->terms = xrealloc(h->terms, ((size_t)h->nterms + 1) * sizeof *h->terms);
 	h->terms[h->nterms++] = seq;
 	S.ended++;
@@ -163,17 +163,21 @@ record_latency(int64_t us)
 static void
 on_dispatch(struct simhost *h, json_t *msg)
 {
-	json_t *jobs = json_object_get(msg, "jobs"), *j;
+	struct msg_dispatch d;
 	int64_t t = wall_us();
+	char err[64];
+	json_t *j;
 	size_t i;
 
-	if (h->pulling && jint(msg, "seq", -1) == h->pull_seq)
+	if (msg_dispatch_unpack(msg, &d, err, sizeof err) < 0)
+		fatalx("%s: %s", h->name, err);
+	if (h->pulling && d.seq == h->pull_seq)
 		h->pulling = false;
-	if (!json_is_array(jobs))
-		fatalx("%s: DISPATCH without a list of jobs", h->name);
-	if (json_array_size(jobs) == 0)
+	if (json_array_size(d.jobs) == 0)
 		h->hold = true;     /* as execd: wait for the next LOAD tick */
-	json_array_foreach(jobs, i, j) {
+	/* The fields a job object shares with every other: job_from_json's
+	 * work would be the tool's, not the master's, on the figures. */
+	json_array_foreach(d.jobs, i, j) {
 		struct simjob *sj = xcalloc(1, sizeof *sj);
 		int64_t submit = jint(j, "submit_time", 0);
 
@@ -195,9 +199,9 @@ on_dispatch(struct simhost *h, json_t *msg)
 		if (S.out)
 			fprintf(S.out, "%lld %d %s %lld %lld\n", (long long)sj->id, sj->task, h->name,
 			    (long long)submit, (long long)t);
-		send_msg(h, json_pack("{s:s, s:I, s:i, s:i, s:s, s:i, s:I}", "type", "CHILD_REGISTER",
-		    "id", (json_int_t)sj->id, "task", sj->task, "attempt", sj->attempt, "host", h->name,
-		    "pid", 1000 + (int)(S.dispatched % 30000), "start_time", (json_int_t)now_ms()), NULL);
+		send_msg(h, msg_child_register_pack(&(struct msg_child_register){ .id = sj->id,
+		    .task = sj->task, .attempt = sj->attempt, .host = h->name,
+		    .pid = 1000 + (int)(S.dispatched % 30000), .start_time = now_ms() }), NULL);
 		if (S.delay_ms > 0) {
 			struct timeval tv = { S.delay_ms / 1000, (S.delay_ms % 1000) * 1000 };
 			sj->ev = evtimer_new(S.base, job_timer_cb, sj);
@@ -214,12 +218,14 @@ on_dispatch(struct simhost *h, json_t *msg)
 static void
 on_signal(struct simhost *h, json_t *msg)
 {
-	int64_t id = jint(msg, "id", -1);
-	int task = (int)jint(msg, "task", 0), attempt = (int)jint(msg, "attempt", -1);
+	struct msg_signal m;
+	char err[64];
 
+	if (msg_signal_unpack(msg, &m, err, sizeof err) < 0)
+		return;
 	for (struct simjob *sj = h->jobs; sj; sj = sj->next)
-		if (sj->id == id && sj->task == task && sj->attempt == attempt) {
-			job_end(h, sj, (int)jint(msg, "signal", 9));
+		if (sj->id == m.a.id && sj->task == m.a.task && sj->attempt == m.a.attempt) {
+			job_end(h, sj, (int)m.signal);
 			return;
 		}
 }
@@ -241,10 +247,11 @@ static void
 on_reply(struct simhost *h, json_t *msg)
 {
 	int64_t seq = jint(msg, "seq", -1);
+	struct msg_reply r;
 
-	if (!jbool(msg, "ok", false)) {
-		log_warnx("%s: request %lld refused: %s", h->name, (long long)seq,
-		    jstr(msg, "message") ? jstr(msg, "message") : "?");
+	msg_reply_unpack(msg, &r, NULL, 0);
+	if (!r.ok) {
+		log_warnx("%s: request %lld refused: %s", h->name, (long long)seq, r.message ? r.message : "?");
 		if (seq == h->hello_seq || seq == h->register_seq) {
 			S.failed++;
 			S.status = 1;
@@ -288,9 +295,12 @@ read_cb(struct bufferevent *bev, void *arg)
 		case MSG_SIGNAL:
 			on_signal(h, msg);
 			break;
-		case MSG_ACK:
-			on_ack(h, jint(msg, "seq", -1));
+		case MSG_ACK: {
+			struct msg_ack a;
+			msg_ack_unpack(msg, &a, NULL, 0);
+			on_ack(h, a.seq);
 			break;
+		}
 		default:
 			break;
 		}
@@ -302,23 +312,19 @@ static void
 event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct simhost *h = arg;
-	json_t *attrs;
 
 	if (what & BEV_EVENT_CONNECTED) {
+		struct msg_register r = { .host = h->name, .slots = S.slots, .uid = geteuid(), .idle = true,
+		    .attrs = { .arch = (char *)S.arch, .mem = 16LL << 30, .rating = 1.0, .keys = S.keys } };
+
 		if (S.ss.ss_family != AF_UNIX) {
 			int one = 1;
 			setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		}
-		send_msg(h, json_pack("{s:s, s:i, s:s, s:{s:s}, s:I}", "type", "HELLO",
-		    "version", PROTO_VERSION, "role", "execd", "auth", "method", "none",
-		    "uid", (json_int_t)geteuid()), &h->hello_seq);
-		attrs = json_pack("{s:s, s:I, s:f, s:o}", "arch", S.arch,
-		    "mem", (json_int_t)(16LL << 30), "rating", 1.0, "keys", strv_json(S.keys, false, NULL));
-		send_msg(h, json_pack("{s:s, s:s, s:i, s:I, s:[f,f,f], s:b, s:[], s:o}", "type", "REGISTER",
-		    "host", h->name, "slots", S.slots, "uid", (json_int_t)geteuid(),
-		    "load", 0.0, 0.0, 0.0, "idle", true, "jobs", "attrs", attrs), &h->register_seq);
-		send_msg(h, json_pack("{s:s, s:[f,f,f], s:b}", "type", "LOAD", "load", 0.0, 0.0, 0.0,
-		    "idle", true), NULL);
+		send_msg(h, msg_hello_pack(&(struct msg_hello){ .role = "execd", .auth_method = "none",
+		    .uid = geteuid() }), &h->hello_seq);
+		send_msg(h, msg_register_pack(&r), &h->register_seq);
+		send_msg(h, msg_load_pack(&(struct msg_load){ .idle = true }), NULL);
 		return;
 	}
 	log_warnx("%s: connection to the master %s", h->name,
@@ -368,8 +374,7 @@ load_tick_cb(evutil_socket_t fd, short what, void *arg)
 		struct simhost *h = &S.hosts[i];
 		if (!h->ready)
 			continue;
-		send_msg(h, json_pack("{s:s, s:[f,f,f], s:b}", "type", "LOAD", "load", 0.0, 0.0, 0.0,
-		    "idle", true), NULL);
+		send_msg(h, msg_load_pack(&(struct msg_load){ .idle = true }), NULL);
 		h->hold = false;
 		kick(h);
 	}

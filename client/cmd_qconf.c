@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "common/common.h"
+#include "common/msg.h"
 #include "client/client.h"
 #include "common/msg_req.h"
 
@@ -95,7 +96,7 @@ qconf_masters(bool as_json)
 	size_t i;
 
 	client_any_master = true;
-	if (!(rep = client_request_ok(json_pack("{s:s}", "type", "MASTERS"), "")))
+	if (!(rep = client_request_ok(msg_masters_pack(&(struct msg_bare){ 0 }), "")))
 		return 1;
 	if (as_json) {
 		/* One versioned document, as every --json (doc/json.md). */
@@ -227,7 +228,8 @@ qconf_takeover(void)
 	json_t *rep;
 
 	client_any_master = true;
-	if (!(rep = client_request_ok(json_pack("{s:s}", "type", "TAKEOVER"), "cannot take over: ")))
+	if (!(rep = client_request_ok(msg_takeover_pack(&(struct msg_bare){ 0 }),
+	    "cannot take over: ")))
 		return 1;
 	printf("standby is now primary (epoch %lld): %s\n", (long long)jint(rep, "epoch", 0),
 	    client_reply_message(rep));

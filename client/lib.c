@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "common/msg.h"
 #include "client/client.h"
 #include "common/msg_req.h"
 
@@ -490,19 +491,16 @@ is_redirect(const json_t *rep)
  * munged gives us one, which a master with auth = munge requires; without
  * one, only the uid, which a master with auth = none checks against the
  * owner of our loopback socket.  Why munge failed goes to err. */
-static json_t *
-client_auth(const char *addr, char *err, size_t errlen)
+static void
+client_auth(struct msg_hello *m, const char *addr, char **cred, char *err, size_t errlen)
 {
-	json_t *auth;
-	char *cred;
-
+	*cred = NULL;
+	m->auth_method = "none";
 	if (strncmp(addr, "unix:", 5) == 0)
-		return json_pack("{s:s}", "method", "none");
-	if ((cred = auth_munge_encode(auth_munge_socket(NULL), AUTH_PAYLOAD_CLIENT, err, errlen)) == NULL)
-		return json_pack("{s:s}", "method", "none");
-	auth = json_pack("{s:s, s:s}", "method", "munge", "cred", cred);
-	free(cred);
-	return auth;
+		return;
+	if ((*cred = auth_munge_encode(auth_munge_socket(NULL), AUTH_PAYLOAD_CLIENT, err, errlen)) != NULL)
+		m->auth_method = "munge";
+	m->auth_cred = *cred;
 }
 
 /* How a try at one master ended when it gave no reply. */
@@ -529,18 +527,17 @@ call_hello(bool query, json_t *req, int hello_ms, json_t **hello, char *mungeerr
     const char **why)
 {
 	json_t *msg;
-	char *buf = NULL;
+	char *buf = NULL, *cred;
 	size_t len = 0;
 	int64_t hseq = ++conn.seq;
 	bool late;
+	struct msg_hello h = { .seq = hseq, .role = "client", .uid = getuid(), .user = client_user(),
+	    .any = client_any_master };
 
 	*hello = NULL;
-	msg = json_pack("{s:s, s:I, s:i, s:s, s:o, s:I, s:s}", "type", "HELLO",
-	    "seq", (json_int_t)hseq, "version", PROTO_VERSION, "role", "client",
-	    "auth", client_auth(conn.addr, mungeerr, errlen), "uid", (json_int_t)getuid(),
-	    "user", client_user());
-	if (client_any_master)
-		json_object_set_new(msg, "any", json_true());
+	client_auth(&h, conn.addr, &cred, mungeerr, errlen);
+	msg = msg_hello_pack(&h);
+	free(cred);
 	if (call_pipelines(req))
 		json_object_set_new(req, "seq", json_integer(++conn.seq));
 	if (frame_add(&buf, &len, msg) < 0 || (call_pipelines(req) && frame_add(&buf, &len, req) < 0)) {
@@ -574,7 +571,8 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 {
 	static char msg[1024];
 	/* Why munge gave no credential ("" if it did), for a refusal's message. */
-	char mungeerr[400] = "";
+	char mungeerr[400] = "", herr[256];
+	struct msg_hello_reply hr;
 	json_t *rep;
 	bool keyed = req && json_object_get(req, "key"), late;
 	int fd = connect_one(addr, query ? CLIENT_QUERY_MS : CLIENT_CONNECT_MS, why);
@@ -594,8 +592,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 	}
 	/* Anything but a master's query endpoint letting us in: ask at the
 	 * port, which says what is wrong, if anything is. */
-	if (query && (!jbool(rep, "ok", false) || !jstr(rep, "endpoint") ||
-	    strcmp(jstr(rep, "endpoint"), "query") != 0)) {
+	if (query && (msg_hello_reply_unpack(rep, &hr, herr, sizeof herr) < 0 || !hr.query)) {
 		json_decref(rep);
 		client_disconnect();
 		*why = "no query endpoint";
