@@ -121,6 +121,9 @@ requests_round_trip(const json_t *msg)
 		}
 		free(m);
 		json_decref(o);
+	}
+}
+
 /* Every typed message's unpack (common/msg.c), whatever the frame's type:
  * what one accepts must pack, and the pack must unpack again. */
 static void
