@@ -51,6 +51,8 @@ uint64_t hash_fnv1a64(const void *p, size_t n);
 char    *b64_encode(const void *data, size_t n);
 void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
+/* localhost, ::1 or 127.*: a listener or peer only this host reaches. */
+bool    host_is_loopback(const char *host);
 char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */
 const char *my_hostname(void);   /* short host name, cached */
 /* Reads a pid file; 0 when absent or the process is gone. */
@@ -538,5 +540,85 @@ bool job_valid_name(const char *s);
 const char *job_name_problem(const char *s);
 /* "a job may wait for at most 10000 jobs, not N" when n is over the limit. */
 const char *job_deps_problem(size_t n);
+
+/* qmconf.c: qmaster.conf, read with libconfuse; the master and nowq read it. */
+struct qm_queue {
+	char *name;
+	int   priority;
+	char *hosts;           /* node-set expression */
+	struct nodeset *hosts_ns;
+	bool  disabled;        /* qmod -d QUEUE: nothing new starts from it */
+	int   max_queued;      /* 0: no limit (pending jobs of the queue) */
+	int   max_running;     /* 0: no limit */
+	int   max_running_per_user;
+	int64_t default_h_rt, max_h_rt;     /* seconds; 0: none */
+	int64_t default_h_vmem, max_h_vmem; /* bytes; 0: none */
+	char **users;          /* NULL-terminated; empty: everyone (unless groups) */
+	char **groups;         /* group names, as written */
+	gid_t *gids;           /* their gids */
+	int    ngids;
+	bool   rerun;          /* the default of a job's -r */
+};
+
+/* A parallel environment (pe "NAME" { ... }): how many slots its jobs may
+ * hold at once and how a job's slots spread over hosts. */
+enum pe_rule { PE_ROUND_ROBIN = -1, PE_FILL_UP = -2, PE_PE_SLOTS = -3 }; /* > 0: that many per host */
+struct qm_pe {
+	char *name;
+	int   slots;           /* all its jobs together; 0: no limit */
+	int   rule;            /* enum pe_rule, or slots per host */
+	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
+};
+
+#define QM_MAX_MASTERS 2
+
+struct qm_conf {
+	char            *path;
+	char            *spool_dir;
+	char            *listen;        /* HOST:PORT, or NULL */
+	char            *listen_host;
+	int              listen_port;
+	char            *http_listen;   /* HOST:PORT of the status page, or NULL */
+	char            *http_host;
+	int              http_port;
+	char            *unix_socket;   /* or NULL */
+	char            *auth;          /* "none" | "munge" */
+	char            *munge_socket;  /* NULL: $MUNGE_SOCKET or libmunge's default */
+	char           **managers;      /* NULL-terminated */
+	char           **operators;     /* NULL-terminated: may hold, release, suspend,
+	                                   delete any job and disable queues and hosts */
+	char            *admin_user;    /* a daemon identity besides root; NULL: none */
+	uid_t            admin_uid;
+	bool             allow_root_jobs;
+	int              log_level;
+	char            *log_file;
+	char            *pid_file;
+	int64_t          finished_keep_ms;
+	int64_t          host_timeout_ms; /* silence after which a host is lost */
+	int              client_timeout;  /* s: to say HELLO, finish a frame, read replies */
+	bool             show_all_jobs;
+	enum { QUERY_THREAD_IDLE, QUERY_THREAD_NORMAL, QUERY_THREAD_OFF } query_thread;
+	bool             query_listen;    /* the query thread listens on port + 1 and unix_socket.query */
+	size_t           max_frame;
+	char            *mailer;          /* program and options; reads the message */
+	int              mail_max_running; /* mailers at once */
+	int              mail_timeout;    /* seconds before a mailer is killed */
+	int              mail_retry;      /* seconds before the first retry; doubles */
+	char           **admin_mail;      /* managers' addresses, NULL-terminated */
+	char           **masters;         /* NULL-terminated HOST:PORT, or NULL: no standby */
+	int              nmasters;
+	int              self;            /* this master's index in masters, -1 without */
+	int64_t          failover_timeout_ms;
+	struct qm_queue *queues;
+	int              nqueues;
+	struct qm_pe    *pes;
+	int              npes;
+};
+/* The file's settings, each checked; NULL with the first problem in err
+ * ("FILE:LINE: problem") on a bad file. */
+struct qm_conf *qmconf_load(const char *path, char *err, size_t errlen);
+void            qmconf_free(struct qm_conf *c);
+/* "fill_up", "$round_robin", "4" ...: the rule, or 0 for a bad word. */
+int             pe_rule_parse(const char *s);
 
 #endif

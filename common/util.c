@@ -137,6 +137,12 @@ hash_fnv1a64(const void *p, size_t n)
 	return h;
 }
 
+bool
+host_is_loopback(const char *host)
+{
+	return strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strncmp(host, "127.", 4) == 0;
+}
+
 int
 parse_hostport(const char *s, char **host, int *port)
 {

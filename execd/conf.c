@@ -93,12 +93,6 @@ conf_master_ok(const char *m)
 }
 
 static bool
-conf_loopback(const char *host)
-{
-	return strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strncmp(host, "127.", 4) == 0;
-}
-
-static bool
 conf_key_ok(const char *w)
 {
 	return req_valid_key(w);
@@ -413,7 +407,7 @@ conf_load(const char *path)
 			int port;
 			if (strncmp(*m, "unix:", 5) == 0 || parse_hostport(*m, &host, &port) < 0)
 				continue;
-			if (!conf_loopback(host)) {
+			if (!host_is_loopback(host)) {
 				fprintf(stderr, "execd: %s: auth = none works only with masters on loopback or "
 				    "unix sockets, not %s; use auth = munge\n", path, *m);
 				free(host);

@@ -56,28 +56,6 @@ pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out)
 	return used;
 }
 
-int
-pe_rule_parse(const char *s)
-{
-	char *end;
-	long v;
-
-	if (!s)
-		return 0;
-	if (*s == '$')
-		s++;
-	if (strcmp(s, "round_robin") == 0)
-		return PE_ROUND_ROBIN;
-	if (strcmp(s, "fill_up") == 0)
-		return PE_FILL_UP;
-	if (strcmp(s, "pe_slots") == 0 || strcmp(s, "pack") == 0)
-		return PE_PE_SLOTS;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || v < 1 || v > JOB_MAX_SLOTS)
-		return 0;
-	return (int)v;
-}
-
 void
 pe_rule_name(char *buf, size_t n, int rule)
 {

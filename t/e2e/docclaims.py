@@ -113,7 +113,7 @@ def check_settings(src, binbin):
             bad = 1
     # The other way: every key the parsers know is on the page.
     for page, source, rx in (
-            ("qmaster.conf.5", "qmaster/conf.c", r'CFG_(?:INT|STR|BOOL|STR_LIST|FLOAT)\("(\w+)"'),
+            ("qmaster.conf.5", "common/qmconf.c", r'(?:\{ |CFG_(?:INT|STR|BOOL|STR_LIST|FLOAT)\()"(\w+)"'),
             ("execd.ini.5", "execd/conf.c", r'strcmp\(key, "(\w+)"\)')):
         listed = set(k for _, k in mdoc_settings(os.path.join(src, "doc", page)))
         with open(os.path.join(src, source), encoding="utf-8") as f:

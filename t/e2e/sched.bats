@@ -188,6 +188,21 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	fi
 }
 
+@test "a bad setting is refused by a reload as by a start: its reason in the reply and the log" {
+	echo 'host_timeout = 0' >> "$CLUSTER/qmaster.conf"
+	run qconf -reload
+	cp "$CLUSTER/qmaster.conf.good" "$CLUSTER/qmaster.conf"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"qmaster.conf:"*": host_timeout must be 1 to 86400 seconds, not 0; the running configuration is kept"* ]]
+	grep -q "keeping the old configuration: .*host_timeout must be 1 to 86400 seconds, not 0" "$CLUSTER/qmaster/qmaster.log"
+	printf 'host_timeout = 0\n' | cat "$CLUSTER/qmaster.conf.good" - > "$BATS_TEST_TMPDIR/bad.conf"
+	run qmaster -c "$BATS_TEST_TMPDIR/bad.conf" --check
+	[ "$status" -ne 0 ]
+	[[ "$output" == "qmaster: $BATS_TEST_TMPDIR/bad.conf:"*": host_timeout must be 1 to 86400 seconds, not 0" ]]
+	run qstat -s prz
+	[ "$status" -eq 0 ]
+}
+
 @test "qalter changes a pending job with the same checks as qsub, and refuses a running one" {
 	id=$(qsub -terse -h -w n -l foo -b y true)
 	[ "$(info "$id")" = "job is held (qrls releases it)" ]
