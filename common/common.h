@@ -621,4 +621,58 @@ void            qmconf_free(struct qm_conf *c);
 /* "fill_up", "$round_robin", "4" ...: the rule, or 0 for a bad word. */
 int             pe_rule_parse(const char *s);
 
+/* execdconf.c: execd.ini, read with inih; execd and nowq read it. */
+/* What execd does to running jobs when the host stops being idle. */
+enum owner_returns {
+	OWNER_FINISH,     /* let them finish, take no new work */
+	OWNER_SUSPEND,    /* SIGSTOP their process groups, SIGCONT when idle again */
+	OWNER_VACATE,     /* SIGTERM, vacate_grace seconds, SIGKILL */
+};
+
+/* One idle_windows entry: days (bit 0 Monday .. bit 6 Sunday) and minutes
+ * of the day; start > end crosses midnight into the next day. */
+struct idle_window {
+	uint8_t  days;
+	int16_t  start, end;
+};
+#define IDLE_ALL_DAYS 0x7f
+
+struct execd_conf {
+	char    *path;
+	char    *name;            /* the host name reported to the master */
+	char   **masters;         /* NULL-terminated: "HOST:PORT" or "unix:PATH" */
+	char    *spool_dir;
+	int      slots;
+	double   load_threshold;  /* np_load_avg limit; <= 0: no load check */
+	int      load_interval;   /* seconds between LOAD reports */
+	char    *tmpdir;          /* parent of every job's TMPDIR */
+	char    *auth;            /* "none" | "munge" */
+	char    *munge_socket;    /* NULL: $MUNGE_SOCKET or libmunge's default */
+	int64_t  admin_uid;       /* a master's identity besides root and ours; -1: none */
+	int      log_level;
+	char    *log_file;        /* NULL: standard error */
+	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */
+	/* Idle policies beyond the load; each is off when unset. */
+	int      idle_keyboard;   /* minutes without input; 0: off */
+	char   **idle_devices;    /* globs of input devices */
+	bool     idle_no_users;
+	struct idle_window *idle_windows;
+	int      idle_nwindows;   /* 0: no windows, any time is fine */
+	char    *idle_windows_text;  /* as written, for the reason */
+	char    *idle_command;    /* run with /bin/sh -c; NULL: off */
+	int      idle_command_timeout;  /* seconds */
+	enum owner_returns owner_returns;
+	int      vacate_grace;    /* seconds from SIGTERM to SIGKILL */
+	int      kill_grace;      /* seconds from SIGTERM (h_rt) or SIGXCPU to SIGKILL */
+	char    *cgroup_parent;   /* where job cgroups go; NULL: execd's own cgroup */
+};
+#define LIMITS_KILL_GRACE   5          /* kill_grace's default */
+/* The file's settings, each checked; NULL with the first problem in err
+ * ("FILE:LINE: problem") on a bad file. */
+struct execd_conf *execdconf_load(const char *path, char *err, size_t errlen);
+void               execdconf_free(struct execd_conf *c);
+/* "Mon-Fri 19:00-07:00, Sat-Sun": 0, or -1 with a sentence in err. */
+int  idle_windows_parse(const char *text, struct idle_window **out, int *nout,
+    char *err, size_t errlen);
+
 #endif

@@ -24,51 +24,7 @@ struct event_base;
 /* Seconds between safety-net scans of active/ and outbox/. */
 #define EXECD_SCAN_INTERVAL 10
 
-/* What execd does to running jobs when the host stops being idle. */
-enum owner_returns {
-	OWNER_FINISH,     /* let them finish, take no new work */
-	OWNER_SUSPEND,    /* SIGSTOP their process groups, SIGCONT when idle again */
-	OWNER_VACATE,     /* SIGTERM, vacate_grace seconds, SIGKILL */
-};
-
-/* One idle_windows entry: days (bit 0 Monday .. bit 6 Sunday) and minutes
- * of the day; start > end crosses midnight into the next day. */
-struct idle_window {
-	uint8_t  days;
-	int16_t  start, end;
-};
-#define IDLE_ALL_DAYS 0x7f
-
-/* conf.c: execd.ini, read with inih. */
-struct execd_conf {
-	char    *path;
-	char    *name;            /* the host name reported to the master */
-	char   **masters;         /* NULL-terminated: "HOST:PORT" or "unix:PATH" */
-	char    *spool_dir;
-	int      slots;
-	double   load_threshold;  /* np_load_avg limit; <= 0: no load check */
-	int      load_interval;   /* seconds between LOAD reports */
-	char    *tmpdir;          /* parent of every job's TMPDIR */
-	char    *auth;            /* "none" | "munge" */
-	char    *munge_socket;    /* NULL: $MUNGE_SOCKET or libmunge's default */
-	int64_t  admin_uid;       /* a master's identity besides root and ours; -1: none */
-	int      log_level;
-	char    *log_file;        /* NULL: standard error */
-	struct host_attrs attrs;  /* arch, memory, rating, keys, mounts */
-	/* Idle policies beyond the load; each is off when unset. */
-	int      idle_keyboard;   /* minutes without input; 0: off */
-	char   **idle_devices;    /* globs of input devices */
-	bool     idle_no_users;
-	struct idle_window *idle_windows;
-	int      idle_nwindows;   /* 0: no windows, any time is fine */
-	char    *idle_windows_text;  /* as written, for the reason */
-	char    *idle_command;    /* run with /bin/sh -c; NULL: off */
-	int      idle_command_timeout;  /* seconds */
-	enum owner_returns owner_returns;
-	int      vacate_grace;    /* seconds from SIGTERM to SIGKILL */
-	int      kill_grace;      /* seconds from SIGTERM (h_rt) or SIGXCPU to SIGKILL */
-	char    *cgroup_parent;   /* where job cgroups go; NULL: execd's own cgroup */
-};
+/* conf.c: execd.ini (common/execdconf.c reads it). */
 /* Returns NULL after printing "execd: FILE:LINE: problem" on a bad file. */
 struct execd_conf *conf_load(const char *path);
 void               conf_free(struct execd_conf *c);
@@ -178,9 +134,6 @@ struct idle_inputs {
 };
 bool idle_decide(const struct execd_conf *c, const struct idle_inputs *in, char *why, size_t whylen);
 bool idle_in_windows(const struct idle_window *w, int n, time_t now);
-/* Returns 0, or -1 with a sentence in err. */
-int  idle_windows_parse(const char *text, struct idle_window **out, int *nout,
-    char *err, size_t errlen);
 const char *idle_owner_returns_name(enum owner_returns o);
 
 /* sense.c: the readers that fill struct idle_inputs from the host: the load
@@ -262,7 +215,6 @@ int  qrsh_wait(struct qrsh_link *q, int64_t timeout_ms);
 void qrsh_finish(struct qrsh_link *q, int exit_status, int sig);
 
 /* limits.c: h_vmem by cgroup v2 or RLIMIT_AS, and the words of a limit's end. */
-#define LIMITS_KILL_GRACE   5          /* kill_grace's default */
 #define LIMITS_VMEM_CGROUP  "cgroup"
 #define LIMITS_VMEM_RLIMIT  "rlimit"
 extern const char *limits_vmem_mode;   /* one of the two, for REGISTER */

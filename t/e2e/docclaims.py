@@ -114,7 +114,7 @@ def check_settings(src, binbin):
     # The other way: every key the parsers know is on the page.
     for page, source, rx in (
             ("qmaster.conf.5", "common/qmconf.c", r'(?:\{ |CFG_(?:INT|STR|BOOL|STR_LIST|FLOAT)\()"(\w+)"'),
-            ("execd.ini.5", "execd/conf.c", r'strcmp\(key, "(\w+)"\)')):
+            ("execd.ini.5", "common/execdconf.c", r'\{ "(\w+)", EK_')):
         listed = set(k for _, k in mdoc_settings(os.path.join(src, "doc", page)))
         with open(os.path.join(src, source), encoding="utf-8") as f:
             parsed = set(re.findall(rx, f.read()))
