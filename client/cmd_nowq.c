@@ -52,8 +52,7 @@ struct nowq_args {
 	int   masters;    /* 2: a primary and a hot standby */
 };
 
-/* What qmaster.conf says, read back without libconfuse: the client links
- * nothing it does not need for qsub. */
+/* What nowq needs of qmaster.conf, read by the master's own parser. */
 struct nowq_master {
 	char *conf_path;
 	char *listen;
@@ -236,81 +235,6 @@ confuse_quote(const char *s)
 	return q;
 }
 
-/* KEY = "VALUE" or KEY = VALUE in libconfuse syntax, at the top level. */
-static char *
-confuse_get(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	int depth = 0;
-
-	for (const char *l = text; l && *l; ) {
-		const char *p = l + strspn(l, " \t");
-		const char *eol = strchr(l, '\n');
-
-		if (depth == 0 && strncmp(p, key, klen) == 0 && strchr(" \t=", p[klen])) {
-			p += klen;
-			p += strspn(p, " \t");
-			if (*p == '=') {
-				char *v = xmalloc(strlen(p) + 1), *d = v;
-				p++;
-				p += strspn(p, " \t");
-				if (*p == '"') {
-					for (p++; *p && *p != '"' && *p != '\n'; p++) {
-						if (*p == '\\' && p[1])
-							p++;
-						*d++ = *p;
-					}
-				} else
-					while (*p && !strchr(" \t\n#", *p))
-						*d++ = *p++;
-				*d = '\0';
-				return v;
-			}
-		}
-		/* Sections (queue "x" { ... }) hold keys of their own. */
-		for (const char *c = l; *c && c != eol; c++) {
-			if (*c == '#')
-				break;
-			if (*c == '{')
-				depth++;
-			else if (*c == '}' && depth > 0)
-				depth--;
-		}
-		l = eol ? eol + 1 : NULL;
-	}
-	return NULL;
-}
-
-/* KEY = VALUE in inih syntax; ";" after a blank starts a comment. */
-static char *
-ini_get(const char *text, const char *key)
-{
-	size_t klen = strlen(key);
-	for (const char *l = text; l && *l; ) {
-		const char *p = l + strspn(l, " \t");
-		const char *eol = strchr(l, '\n');
-		if (strncmp(p, key, klen) == 0 && strchr(" \t=", p[klen])) {
-			const char *v = p + klen + strspn(p + klen, " \t");
-			if (*v == '=') {
-				size_t n;
-				v++;
-				v += strspn(v, " \t");
-				n = eol ? (size_t)(eol - v) : strlen(v);
-				for (size_t i = 1; i < n; i++)
-					if (v[i] == ';' && (v[i - 1] == ' ' || v[i - 1] == '\t')) {
-						n = i;
-						break;
-					}
-				while (n > 0 && strchr(" \t\r", v[n - 1]))
-					n--;
-				return strndup(v, n);
-			}
-		}
-		l = eol ? eol + 1 : NULL;
-	}
-	return NULL;
-}
-
 static void
 master_free(struct nowq_master *m)
 {
@@ -330,41 +254,33 @@ master_conf_path(const char *dir, int i)
 	return i == 1 ? xasprintf("%s/qmaster.conf", dir) : xasprintf("%s/qmaster-%d.conf", dir, i);
 }
 
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 /* Reads master i's configuration back; false when there is none. */
 static bool
 master_read_n(const char *dir, int i, struct nowq_master *m)
 {
-	const char *why;
-	char *text;
+	struct qm_conf *c;
+	char err[1024];
 
 	memset(m, 0, sizeof *m);
 	m->conf_path = master_conf_path(dir, i);
-	if ((text = read_file(m->conf_path, 1u << 20, NULL, &why)) == NULL) {
-		if (exists(m->conf_path))
-			client_die("cannot read %s: %s", m->conf_path, why);
+	if (!exists(m->conf_path)) {
 		master_free(m);
 		return false;
 	}
-	m->listen = confuse_get(text, "listen");
-	m->unix_socket = confuse_get(text, "unix_socket");
-	m->spool_dir = confuse_get(text, "spool_dir");
-	m->pid_file = confuse_get(text, "pid_file");
-	m->log_file = confuse_get(text, "log_file");
-	free(text);
-	if (!m->spool_dir)
-		m->spool_dir = xstrdup("/var/spool/nowq/qmaster");
-	if (!m->pid_file || !*m->pid_file) {
-		free(m->pid_file);
-		m->pid_file = xasprintf("%s/qmaster.pid", m->spool_dir);
-	}
-	if (m->listen && !*m->listen) {
-		free(m->listen);
-		m->listen = NULL;
-	}
-	if (m->unix_socket && !*m->unix_socket) {
-		free(m->unix_socket);
-		m->unix_socket = NULL;
-	}
+	if ((c = qmconf_load(m->conf_path, err, sizeof err)) == NULL)
+		client_die("%s", err);
+	m->listen = dup_or_null(c->listen);
+	m->unix_socket = dup_or_null(c->unix_socket);
+	m->spool_dir = xstrdup(c->spool_dir);
+	m->pid_file = xstrdup(c->pid_file);
+	m->log_file = dup_or_null(c->log_file);
+	qmconf_free(c);
 	return true;
 }
 
@@ -578,26 +494,20 @@ struct execd_info {
 	char *log_file;
 };
 
+/* Reads execd i's configuration by execd's own parser. */
 static void
 execd_info_read(const char *dir, int i, struct execd_info *x)
 {
-	const char *why;
-	char *text, *spool;
+	struct execd_conf *c;
+	char err[1024];
 
 	x->ini = xasprintf("%s/execd-%d.ini", dir, i);
-	if ((text = read_file(x->ini, 1u << 20, NULL, &why)) == NULL)
-		client_die("cannot read %s: %s", x->ini, why);
-	x->name = ini_get(text, "name");
-	spool = ini_get(text, "spool_dir");
-	x->log_file = ini_get(text, "log_file");
-	x->pid_file = ini_get(text, "pid_file");
-	if (!x->pid_file || !*x->pid_file) {
-		free(x->pid_file);
-		x->pid_file = xasprintf("%s/execd.pid", spool && *spool ? spool :
-		    "/var/spool/nowq/execd");
-	}
-	free(spool);
-	free(text);
+	if ((c = execdconf_load(x->ini, err, sizeof err)) == NULL)
+		client_die("%s", err);
+	x->name = xstrdup(c->name);
+	x->log_file = c->log_file ? xstrdup(c->log_file) : NULL;
+	x->pid_file = xasprintf("%s/execd.pid", c->spool_dir);
+	execdconf_free(c);
 }
 
 static void
