@@ -243,43 +243,42 @@ job_brief_text(const struct job *j, struct jtext *t)
 	job_brief_text_tasks(j, NULL, t);
 }
 
+/* A field after the first of a listing's row. */
+static inline void
+brief_int(struct jtext *t, int64_t v)
+{
+	jt_lit(t, ",");
+	jt_int(t, v);
+}
+
+static inline void
+brief_str(struct jtext *t, const char *v)
+{
+	jt_lit(t, ",");
+	jt_str(t, v);
+}
+
 void
 job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
 {
 	jt_lit(t, "[");
 	jt_int(t, j->id);
-	jt_lit(t, ",");
-	jt_int(t, j->task);
-	jt_lit(t, ",");
-	jt_str(t, j->name);
-	jt_lit(t, ",");
-	jt_str(t, j->owner);
-	jt_lit(t, ",");
-	jt_str(t, j->queue);
-	jt_lit(t, ",");
-	jt_int(t, j->prio);
-	jt_lit(t, ",");
-	jt_int(t, j->submit_time);
-	jt_lit(t, ",");
-	jt_int(t, j->start_time);
-	jt_lit(t, ",");
-	jt_str(t, job_state_name(j->state));
-	jt_lit(t, ",");
-	jt_str(t, job_state_letters(j));
-	jt_lit(t, ",");
-	jt_int(t, j->hold);
-	jt_lit(t, ",");
-	jt_str(t, j->host);
-	jt_lit(t, ",");
-	jt_int(t, j->slots);
-	jt_lit(t, ",");
-	jt_int(t, j->t_first);
-	jt_lit(t, ",");
-	jt_int(t, j->t_last);
-	jt_lit(t, ",");
-	jt_int(t, j->t_step);
-	jt_lit(t, ",");
-	jt_str(t, tasks);
+	brief_int(t, j->task);
+	brief_str(t, j->name);
+	brief_str(t, j->owner);
+	brief_str(t, j->queue);
+	brief_int(t, j->prio);
+	brief_int(t, j->submit_time);
+	brief_int(t, j->start_time);
+	brief_str(t, job_state_name(j->state));
+	brief_str(t, job_state_letters(j));
+	brief_int(t, j->hold);
+	brief_str(t, j->host);
+	brief_int(t, j->slots);
+	brief_int(t, j->t_first);
+	brief_int(t, j->t_last);
+	brief_int(t, j->t_step);
+	brief_str(t, tasks);
 	jt_lit(t, "]");
 }
 
