@@ -729,7 +729,7 @@ static void msg_register_clear_any(void *m) { msg_register_clear(m); }
  * checks that they name the same types). */
 const struct msg_def msg_defs[] = {
 /* The name is the enum's without "MSG_" (test_msg checks it against msg_type_name). */
-#define DEF(t, from, st, fn) { t, #t + 4, from, sizeof(st), fn##_pack_any, fn##_unpack_any, NULL }
+#define DEF(t, from, st, fn) { t, &(#t)[4], from, sizeof(st), fn##_pack_any, fn##_unpack_any, NULL }
 	DEF(MSG_HELLO, "any", struct msg_hello, msg_hello),
 	DEF(MSG_REPLY, "any", struct msg_reply, msg_reply),
 	{ MSG_REGISTER, "REGISTER", "execd", sizeof(struct msg_register), msg_register_pack_any,
