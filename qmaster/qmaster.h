@@ -505,6 +505,8 @@ bool perm_may_touch(const struct conn *c, const char *owner);
 /* Does someone (an operator or manager: operator) see everyone's jobs? */
 bool perm_sees_all(bool operator);
 bool perm_manager(const struct conn *c);
+/* Whether user (uid) is a manager, and an operator (a manager is one). */
+void perm_roles(const char *user, uid_t uid, bool *manager, bool *operator);
 bool perm_job_private(const struct conn *c, const char *owner);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;
