@@ -81,6 +81,8 @@ json_t *client_recv(int timeout_ms, const char **why);
 const char *client_user(void);
 /* The reply's "message", or a generic sentence when it has none. */
 const char *client_reply_message(const json_t *rep);
+/* Whether a REPLY says ok (false for NULL). */
+bool        client_reply_ok(const json_t *rep);
 /* Prints the message of each of a reply's "results"; 1 if any failed. */
 int client_print_results(const json_t *rep);
 /* qdel, qhold and qrls: parse "ID[,ID]... | -u USER[,USER]...", send the

@@ -50,77 +50,70 @@ acct_time(char *buf, size_t n, int64_t ms)
 		snprintf(buf, n, "-/-");
 }
 
+/* s, or dflt when it is absent or empty. */
 static const char *
-str_or(const json_t *o, const char *k, const char *dflt)
+str_or(const char *s, const char *dflt)
 {
-	const char *s = jstr(o, k);
 	return s && *s ? s : dflt;
-}
-
-static double
-jnum(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_number(v) ? json_number_value(v) : 0.0;
 }
 
 /* One attempt, in qacct -j's block: a key in 13 columns, then the value.
  * nowq omits what it does not measure (account, mem, io, iow, maxvmem);
  * qacct(1) says so. */
 static void
-print_row(const json_t *r)
+print_row(const json_t *o)
 {
-	const json_t *ru = json_object_get(r, "rusage"), *hosts = json_object_get(r, "hosts");
+	struct msg_acct_row r;
 	char t[64], buf[1024], gid[24];
 	size_t i, used = 0;
 	json_t *h;
-	int64_t failed = jint(r, "failed", 0);
-	const char *reason = jstr(r, "reason");
 
+	msg_acct_row_unpack(o, &r);
 	buf[0] = '\0';
-	json_array_foreach(hosts, i, h)
+	json_array_foreach(r.hosts, i, h)
 		if (json_is_string(h) && used < sizeof buf)
 			used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", i ? " " : "",
 			    json_string_value(h));
-	snprintf(gid, sizeof gid, "%lld", (long long)jint(r, "gid", 0));
+	snprintf(gid, sizeof gid, "%lld", (long long)r.gid);
 	printf("==============================================================\n");
-	printf("%-13.12s%-20s\n", "qname", str_or(r, "queue", "UNKNOWN"));
+	printf("%-13.12s%-20s\n", "qname", str_or(r.queue, "UNKNOWN"));
 	printf("%-13.12s%-20s\n", "hostname", *buf ? buf : "UNKNOWN");
-	printf("%-13.12s%-20s\n", "group", str_or(r, "group", gid));
-	printf("%-13.12s%-20s\n", "owner", str_or(r, "owner", "UNKNOWN"));
+	printf("%-13.12s%-20s\n", "group", str_or(r.group, gid));
+	printf("%-13.12s%-20s\n", "owner", str_or(r.owner, "UNKNOWN"));
 	printf("%-13.12s%-20s\n", "project", "NONE");
 	printf("%-13.12s%-20s\n", "department", "defaultdepartment");
-	printf("%-13.12s%-20s\n", "jobname", str_or(r, "name", "UNKNOWN"));
-	printf("%-13.12s%-20lld\n", "jobnumber", (long long)jint(r, "id", 0));
-	if (jint(r, "task", 0))
-		printf("%-13.12s%-20lld\n", "taskid", (long long)jint(r, "task", 0));
+	printf("%-13.12s%-20s\n", "jobname", str_or(r.name, "UNKNOWN"));
+	printf("%-13.12s%-20lld\n", "jobnumber", (long long)r.id);
+	if (r.task)
+		printf("%-13.12s%-20lld\n", "taskid", (long long)r.task);
 	else
 		printf("%-13.12s%s\n", "taskid", "undefined");
-	printf("%-13.12s%-20lld\n", "priority", (long long)jint(r, "prio", 0));
-	acct_time(t, sizeof t, jint(r, "submit_time", 0));
+	printf("%-13.12s%-20lld\n", "priority", (long long)r.prio);
+	acct_time(t, sizeof t, r.submit_time);
 	printf("%-13.12s%-20s\n", "qsub_time", t);
-	acct_time(t, sizeof t, jint(r, "start_time", 0));
+	acct_time(t, sizeof t, r.start_time);
 	printf("%-13.12s%-20s\n", "start_time", t);
-	acct_time(t, sizeof t, jint(r, "end_time", 0));
+	acct_time(t, sizeof t, r.end_time);
 	printf("%-13.12s%-20s\n", "end_time", t);
-	printf("%-13.12s%-20s\n", "granted_pe", str_or(r, "pe", "NONE"));
-	printf("%-13.12s%-20lld\n", "slots", (long long)jint(r, "slots", 1));
+	printf("%-13.12s%-20s\n", "granted_pe", str_or(r.pe, "NONE"));
+	printf("%-13.12s%-20lld\n", "slots", (long long)r.slots);
 	/* Grid Engine's code and words, then nowq's own reason. */
-	if (failed && reason)
-		printf("%-13.12s%-3lld : %s (%s)\n", "failed", (long long)failed, failed_text(failed), reason);
+	if (r.failed && r.reason)
+		printf("%-13.12s%-3lld : %s (%s)\n", "failed", (long long)r.failed, failed_text(r.failed),
+		    r.reason);
 	else
-		printf("%-13.12s%-3lld %s %s\n", "failed", (long long)failed, failed ? ":" : "",
-		    failed_text(failed));
-	if (json_object_get(r, "exit_status"))
-		printf("%-13.12s%-20lld\n", "exit_status", (long long)jint(r, "exit_status", 0));
+		printf("%-13.12s%-3lld %s %s\n", "failed", (long long)r.failed, r.failed ? ":" : "",
+		    failed_text(r.failed));
+	if (r.has_exit_status)
+		printf("%-13.12s%-20lld\n", "exit_status", (long long)r.exit_status);
 	else
 		printf("%-13.12s%s\n", "exit_status", "undefined");   /* it never ran */
-	printf("%-13.12s%-13.0f\n", "ru_wallclock", jnum(r, "ru_wallclock"));
-	printf("%-13.12s%-13.3f\n", "ru_utime", jnum(ru, "ru_utime"));
-	printf("%-13.12s%-13.3f\n", "ru_stime", jnum(ru, "ru_stime"));
+	printf("%-13.12s%-13.0f\n", "ru_wallclock", r.ru_wallclock);
+	printf("%-13.12s%-13.3f\n", "ru_utime", r.ru.utime);
+	printf("%-13.12s%-13.3f\n", "ru_stime", r.ru.stime);
 	for (int k = 0; k < RUSAGE_NINT; k++)
-		printf("%-13.12s%-20lld\n", rusage_int_names[k], (long long)jint(ru, rusage_int_names[k], 0));
-	printf("%-13.12s%-13.3f\n", "cpu", jnum(ru, "ru_utime") + jnum(ru, "ru_stime"));
+		printf("%-13.12s%-20lld\n", rusage_int_names[k], (long long)rusage_int(&r.ru, k));
+	printf("%-13.12s%-13.3f\n", "cpu", r.ru.utime + r.ru.stime);
 	printf("%-13.12s%s\n", "arid", "undefined");
 }
 
@@ -129,15 +122,18 @@ print_row(const json_t *r)
 static void
 print_summary(const json_t *rows, bool by_owner)
 {
+	struct msg_acct_sum m;
 	char title[128];
 	size_t i, w = strlen("OWNER") + 1;
 	int dashes;
 	json_t *r;
 
 	if (by_owner)
-		json_array_foreach(rows, i, r)
-			if (jstr(r, "owner") && strlen(jstr(r, "owner")) + 1 > w)
-				w = strlen(jstr(r, "owner")) + 1;
+		json_array_foreach(rows, i, r) {
+			msg_acct_sum_unpack(r, &m);
+			if (m.owner && strlen(m.owner) + 1 > w)
+				w = strlen(m.owner) + 1;
+		}
 	if (!by_owner)
 		printf("Total System Usage\n");
 	dashes = snprintf(title, sizeof title, "%13.13s %13.13s %13.13s %13.13s",
@@ -151,10 +147,11 @@ print_summary(const json_t *rows, bool by_owner)
 		putchar('=');
 	putchar('\n');
 	json_array_foreach(rows, i, r) {
+		msg_acct_sum_unpack(r, &m);
 		if (by_owner)
-			printf("%-*s", (int)w, str_or(r, "owner", ""));
-		printf("%13.0f %13.3f %13.3f %13.3f\n", jnum(r, "ru_wallclock"), jnum(r, "ru_utime"),
-		    jnum(r, "ru_stime"), jnum(r, "ru_utime") + jnum(r, "ru_stime"));
+			printf("%-*s", (int)w, str_or(m.owner, ""));
+		printf("%13.0f %13.3f %13.3f %13.3f\n", m.ru_wallclock, m.ru_utime, m.ru_stime,
+		    m.ru_utime + m.ru_stime);
 	}
 }
 

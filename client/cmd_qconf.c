@@ -49,7 +49,7 @@ qconf_show(const char *list)
 
 	for (q = strtok_r(names, ",", &save); q; q = strtok_r(NULL, ",", &save)) {
 		json_t *rep = client_request(msg_conf_pack(&(struct msg_conf){ .op = "show", .queue = q }));
-		if (!jbool(rep, "ok", false)) {
+		if (!client_reply_ok(rep)) {
 			/* Grid Engine's words for a queue it does not know. */
 			fprintf(stderr, "%s\n", client_reply_message(rep));
 			rc = 1;
@@ -67,7 +67,7 @@ qconf_show_pe(const char *name)
 	json_t *rep = client_request(msg_conf_pack(&(struct msg_conf){ .op = "show", .pe = name }));
 	int rc = 0;
 
-	if (!jbool(rep, "ok", false)) {
+	if (!client_reply_ok(rep)) {
 		fprintf(stderr, "%s\n", client_reply_message(rep));
 		rc = 1;
 	} else

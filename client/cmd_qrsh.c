@@ -301,13 +301,17 @@ hello_check(int fd, const char *data, size_t n, int *rank, char *host, size_t ho
 	static char why[512];
 	json_error_t jerr;
 	json_t *h = json_loadb(data, n, 0, &jerr);
+	struct qrsh_hello m;
 	const char *secret, *cred, *hn;
 	int64_t part;
 	unsigned diff = 0;
 
-	if (!h || !json_is_object(h) || !(secret = jstr(h, "secret")) || !(hn = jstr(h, "host")) ||
-	    strlen(secret) != QRSH_SECRET_LEN || jint(h, "id", 0) != q.id ||
-	    (part = jint(h, "part", -1)) < 0 || part >= q.nparts) {
+	qrsh_hello_unpack(h, &m);
+	secret = m.secret;
+	hn = m.host;
+	part = m.part;
+	if (!h || !json_is_object(h) || !secret || !hn || strlen(secret) != QRSH_SECRET_LEN || m.id != q.id ||
+	    part < 0 || part >= q.nparts) {
 		json_decref(h);
 		return "malformed HELLO";
 	}
@@ -318,7 +322,7 @@ hello_check(int fd, const char *data, size_t n, int *rank, char *host, size_t ho
 		json_decref(h);
 		return "wrong secret";
 	}
-	if ((cred = jstr(h, "cred")) != NULL) {
+	if ((cred = m.cred) != NULL) {
 		char payload[sizeof QRSH_AUTH_PAYLOAD + QRSH_SECRET_LEN], err[256];
 		uid_t uid;
 		gid_t gid;
@@ -392,16 +396,13 @@ hello_accept(void)
 static void
 part_start(int rank, int fd, const char *host, struct qrsh_buf *rx)
 {
-	json_t *start = json_pack("{s:b}", "pty", q.pty);
+	struct qrsh_start m = { .pty = q.pty };
 	char *text;
 	struct winsize ws;
 
-	if (q.pty && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
-		json_object_set_new(start, "rows", json_integer(ws.ws_row));
-		json_object_set_new(start, "cols", json_integer(ws.ws_col));
-	}
-	text = json_dumps(start, JSON_COMPACT);
-	json_decref(start);
+	if (q.pty && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		m = (struct qrsh_start){ q.pty, true, ws.ws_row, ws.ws_col };
+	text = qrsh_start_pack(&m);
 	q.parts[rank].fd = fd;
 	q.parts[rank].connected = true;
 	snprintf(q.parts[rank].host, sizeof q.parts[rank].host, "%s", host);
@@ -516,8 +517,12 @@ static int
 report_end(void)
 {
 	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
-	const char *reason = job ? jstr(job, "reason") : NULL, *state = job ? jstr(job, "state") : NULL;
+	struct msg_job_end e;
+	const char *reason, *state;
 
+	msg_job_end_unpack(job, &e);
+	reason = e.reason;
+	state = e.state;
 	if (!job) {
 		if (q.lost)
 			client_errx("job %lld: the connection to its host broke before it ended",
@@ -537,9 +542,12 @@ report_end(void)
 static bool
 explain_end(void)
 {
-	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
-	const char *state = job ? jstr(job, "state") : NULL, *reason = job ? jstr(job, "reason") : NULL;
+	struct msg_job_end e;
+	const char *state, *reason;
 
+	msg_job_end_unpack(q.end ? json_object_get(q.end, "job") : NULL, &e);
+	state = e.state;
+	reason = e.reason;
 	if (!state || strcmp(state, "done") == 0)
 		return false;
 	if (strcmp(state, "deleted") == 0)
@@ -742,9 +750,10 @@ dispatched_now(void)
 
 	for (;;) {
 		json_t *rep = client_request(msg_status_pack_one(q.id));
-		const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
-		const char *st = job ? jstr(job, "state") : NULL;
-		bool yes = st && strcmp(st, "pending") != 0;
+		size_t n;
+		struct msg_job_row *rows = msg_job_objects_unpack(rep, &n);
+		bool yes = n > 0 && rows[0].state && strcmp(rows[0].state, "pending") != 0;
+		free(rows);
 		json_decref(rep);
 		if (yes)
 			return true;

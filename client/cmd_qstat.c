@@ -187,7 +187,7 @@ show_jobs(char **lists, int nlists, bool as_json)
 		json_t *rep = client_request(msg_status_pack_one(json_integer_value(v)));
 		json_t *jobs = json_object_get(rep, "jobs");
 
-		if (!jbool(rep, "ok", false))
+		if (!client_reply_ok(rep))
 			client_die("%s", client_reply_message(rep));
 		if (json_array_size(jobs) == 0) {
 			char *s = xasprintf("%lld", (long long)json_integer_value(v));
@@ -407,7 +407,7 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 
 			if ((rep = client_recv(-1, &why)) == NULL)
 				goto fail;
-			if (!jbool(rep, "ok", false)) {
+			if (!client_reply_ok(rep)) {
 				client_errx("%s", client_reply_message(rep));
 				json_decref(rep);
 				return 1;

@@ -99,10 +99,15 @@ read_script(const char *path, size_t *len)
 static int
 report_end(int64_t id, const json_t *job)
 {
-	const char *st = jstr(job, "state");
-	bool ran = jint(job, "start_time", 0) > 0;
-	int sig = (int)jint(job, "signal", 0);
+	struct msg_job_end e;
+	const char *st;
+	bool ran;
+	int sig;
 
+	msg_job_end_unpack(job, &e);
+	st = e.state;
+	ran = e.start_time > 0;
+	sig = (int)e.signal;
 	if (!st || !ran || strcmp(st, "pending") == 0) {
 		printf("Unable to run job %lld.\n", (long long)id);
 		return 1;
@@ -115,9 +120,8 @@ report_end(int64_t id, const json_t *job)
 			printf("Job %lld exited because of signal %d.\n", (long long)id, sig);
 		return 1;
 	}
-	printf("Job %lld exited with exit code %d.\n", (long long)id,
-	    (int)jint(job, "exit_status", 0));
-	return (int)(jint(job, "exit_status", 0) & 0xff);
+	printf("Job %lld exited with exit code %d.\n", (long long)id, (int)e.exit_status);
+	return (int)(e.exit_status & 0xff);
 }
 
 /* The progress line of qsub -sync y on a terminal: the job's state from
@@ -190,7 +194,7 @@ wait_for(int64_t id)
 			continue;
 		}
 		client_progress_clear();
-		if (!jbool(rep, "ok", false)) {
+		if (!client_reply_ok(rep)) {
 			const char *err = jstr(rep, "error");
 			if (err && strcmp(err, ERR_NOENT) == 0)
 				printf("No information available on job %lld's exit status.\n",

@@ -65,19 +65,21 @@ report(const struct waited *w, const char *state, const char *name, int64_t exit
 static int
 report_job(const struct waited *w, const json_t *job, bool as_json)
 {
-	return report(w, jstr(job, "state") ? jstr(job, "state") : "failed", jstr(job, "name"),
-	    jint(job, "exit_status", 0), jint(job, "signal", 0), jstr(job, "reason"), as_json);
+	struct msg_job_end e;
+
+	msg_job_end_unpack(job, &e);
+	return report(w, e.state ? e.state : "failed", e.name, e.exit_status, e.signal, e.reason, as_json);
 }
 
 /* A purged job: its latest attempt in the accounting. */
 static int
 report_acct(const struct waited *w, const json_t *rows, bool as_json)
 {
-	const json_t *r = json_array_get(rows, json_array_size(rows) - 1);
-	int64_t failed = jint(r, "failed", 0), status = jint(r, "exit_status", 0);
+	struct msg_acct_row r;
 
-	return report(w, failed || status ? "failed" : "done", jstr(r, "name"), status,
-	    jint(r, "signal", 0), jstr(r, "reason"), as_json);
+	msg_acct_row_unpack(json_array_get(rows, json_array_size(rows) - 1), &r);
+	return report(w, r.failed || r.exit_status ? "failed" : "done", r.name, r.exit_status, r.signal,
+	    r.reason, as_json);
 }
 
 /* Sends the request each job still needs; -1 with *why when the connection
@@ -171,10 +173,10 @@ qwait_run(int argc, char **argv)
 			continue;
 		}
 		ws[i].seq = 0;
-		if (jbool(rep, "ok", false) && !ws[i].acct) {
+		if (client_reply_ok(rep) && !ws[i].acct) {
 			rc |= report_job(&ws[i], json_object_get(rep, "job"), as_json);
 			ws[i].ended = true;
-		} else if (jbool(rep, "ok", false) && json_array_size(json_object_get(rep, "rows"))) {
+		} else if (client_reply_ok(rep) && json_array_size(json_object_get(rep, "rows"))) {
 			rc |= report_acct(&ws[i], json_object_get(rep, "rows"), as_json);
 			ws[i].ended = true;
 		} else if (!ws[i].acct && jstr(rep, "error") && strcmp(jstr(rep, "error"), ERR_NOENT) == 0) {
@@ -182,7 +184,7 @@ qwait_run(int argc, char **argv)
 			ws[i].acct = true;
 		} else {
 			client_progress_clear();
-			if (jbool(rep, "ok", false))
+			if (client_reply_ok(rep))
 				client_errx("job \"%lld\" does not exist", (long long)ws[i].id);
 			else
 				client_errx("job %lld: %s", (long long)ws[i].id, client_reply_message(rep));

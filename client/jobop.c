@@ -73,8 +73,9 @@ unique_ids(json_t *ids)
 json_t *
 client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 {
-	json_t *ids = json_array(), *all = NULL, *rep, *j, *star = json_pack("[s]", "*");
-	size_t k;
+	json_t *ids = json_array(), *all = NULL, *star = json_pack("[s]", "*");
+	struct msg_job_row *rows = NULL;
+	size_t k, nrows = 0;
 
 	for (int i = 0; i < nargs; i++) {
 		const char *p = args[i];
@@ -99,20 +100,17 @@ client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 				continue;
 			}
 			if (!all) {
-				rep = client_request(msg_status_pack(&(struct msg_status){
+				all = client_request(msg_status_pack(&(struct msg_status){
 				    .users = star, .states = states }));
-				if (!jbool(rep, "ok", false))
-					client_die("%s", client_reply_message(rep));
-				all = json_incref(json_object_get(rep, "jobs"));
-				json_decref(rep);
+				if (!client_reply_ok(all))
+					client_die("%s", client_reply_message(all));
+				rows = msg_job_objects_unpack(all, &nrows);
 			}
-			json_array_foreach(all, k, j) {
-				const char *name = jstr(j, "name");
-				if (name && strcmp(name, word) == 0) {
-					json_array_append_new(ids, json_integer(jint(j, "id", 0)));
+			for (k = 0; k < nrows; k++)
+				if (rows[k].name && strcmp(rows[k].name, word) == 0) {
+					json_array_append_new(ids, json_integer(rows[k].id));
 					found = true;
 				}
-			}
 			if (!found)
 				json_array_append_new(missing, json_string(word));
 			free(word);
@@ -120,6 +118,7 @@ client_resolve_jobs(char **args, int nargs, const char *states, json_t *missing)
 	}
 	json_decref(star);
 	if (all) {
+		free(rows);
 		json_decref(all);
 		ids = unique_ids(ids);
 	}

@@ -480,8 +480,10 @@ connection_lost(const char **why)
 static bool
 is_redirect(const json_t *rep)
 {
-	const char *e = jstr(rep, "error");
-	return !jbool(rep, "ok", false) && e && strcmp(e, ERR_REDIRECT) == 0;
+	struct msg_reply r;
+
+	msg_reply_unpack(rep, &r, NULL, 0);
+	return !r.ok && r.error && strcmp(r.error, ERR_REDIRECT) == 0;
 }
 
 /* Who we are, for the HELLO: on a unix socket the kernel says it; over TCP
@@ -597,7 +599,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 		*end = CALL_NEXT;
 		return NULL;
 	}
-	if (!jbool(rep, "ok", false)) {
+	if (!client_reply_ok(rep)) {
 		*end = is_redirect(rep) ? CALL_NEXT : CALL_DONE;
 		snprintf(msg, sizeof msg, "the master at %s refused us: %s%s%s%s", conn.addr,
 		    client_reply_message(rep), *mungeerr ? " (" : "", mungeerr, *mungeerr ? ")" : "");
@@ -874,7 +876,7 @@ client_request_ok(json_t *req, const char *what)
 {
 	json_t *rep = client_request(req);
 
-	if (jbool(rep, "ok", false))
+	if (client_reply_ok(rep))
 		return rep;
 	client_errx("%s%s", what, client_reply_message(rep));
 	json_decref(rep);
@@ -884,6 +886,17 @@ client_request_ok(json_t *req, const char *what)
 const char *
 client_reply_message(const json_t *rep)
 {
-	const char *m = jstr(rep, "message");
-	return m && *m ? m : "the master refused the request without saying why";
+	struct msg_reply r;
+
+	msg_reply_unpack(rep, &r, NULL, 0);
+	return r.message && *r.message ? r.message : "the master refused the request without saying why";
+}
+
+bool
+client_reply_ok(const json_t *rep)
+{
+	struct msg_reply r;
+
+	msg_reply_unpack(rep, &r, NULL, 0);
+	return r.ok;
 }

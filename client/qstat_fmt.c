@@ -100,12 +100,6 @@ state_active(const char *st)
 	return st && (strcmp(st, "running") == 0 || strcmp(st, "transferring") == 0);
 }
 
-static bool
-is_active(const json_t *job)
-{
-	return state_active(jstr(job, "state"));
-}
-
 /* One fixed-width column: at most width characters of s, padded with
  * blanks.  Counted in UTF-8 characters, not bytes, so a name in another
  * script neither shifts the columns after it nor is cut inside a
@@ -353,17 +347,17 @@ kv(FILE *fp, const char *key, const char *fmt, ...)
 /* exec_host_list: "host:slots" of every host, master host first (Grid
  * Engine's line); a parallel job's come from its pe_hosts. */
 static void
-qstat_print_hosts(FILE *fp, const json_t *job, const char *host)
+qstat_print_hosts(FILE *fp, const struct msg_job_detail *d)
 {
-	json_t *ph = json_object_get(job, "pe_hosts"), *h;
+	const json_t *h;
 	size_t i;
 
-	if (!json_is_array(ph) || json_array_size(ph) == 0) {
-		kv(fp, "exec_host_list        1", "%s:%lld", host, (long long)jint(job, "slots", 1));
+	if (json_array_size(d->pe_hosts) == 0) {
+		kv(fp, "exec_host_list        1", "%s:%lld", d->row.host, (long long)d->row.slots);
 		return;
 	}
 	fprintf(fp, "%-28s", "exec_host_list        1:");
-	json_array_foreach(ph, i, h) {
+	json_array_foreach(d->pe_hosts, i, h) {
 		struct msg_pe_host p;
 		msg_pe_host_unpack(h, &p);
 		fprintf(fp, "%s%s:%lld", i ? ", " : "", p.host ? p.host : "?", (long long)p.slots);
@@ -432,13 +426,6 @@ format_mem(char *buf, size_t n, int64_t kb)
 		snprintf(buf, n, "%.3fK", b / 1024.0);
 }
 
-static double
-jreal(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : 0.0;
-}
-
 static const char *
 signal_name(int sig, char *buf, size_t n)
 {
@@ -456,21 +443,23 @@ static void
 print_waiting(FILE *fp, const json_t *w)
 {
 	size_t i, off = 0, n = json_array_size(w);
+	struct msg_job_wait e;
 	char *ids, *why;
-	json_t *e;
+	json_t *o;
 
 	if (n == 0)
 		return;
 	ids = xcalloc(n, 24);
 	why = xcalloc(n, 40);
-	json_array_foreach(w, i, e) {
-		off += (size_t)sprintf(ids + off, "%s%lld", i ? "," : "", (long long)jint(e, "id", 0));
+	json_array_foreach(w, i, o) {
+		msg_job_wait_unpack(o, &e);
+		off += (size_t)sprintf(ids + off, "%s%lld", i ? "," : "", (long long)e.id);
 	}
 	off = 0;
-	json_array_foreach(w, i, e) {
-		const char *k = jstr(e, "kind");
+	json_array_foreach(w, i, o) {
+		msg_job_wait_unpack(o, &e);
 		off += (size_t)snprintf(why + off, n * 40 - off, "%s%lld (%.16s)", i ? ", " : "",
-		    (long long)jint(e, "id", 0), k ? k : "?");
+		    (long long)e.id, e.kind ? e.kind : "?");
 	}
 	kv(fp, "jid_predecessor_list (req)", "%s", ids);
 	kv(fp, "dependencies", "waiting for %s", why);
@@ -484,20 +473,21 @@ static void
 print_tasks(FILE *fp, const json_t *tasks)
 {
 	char cpu[32], mem[32], key[64];
+	struct msg_job_task t;
 	size_t i;
-	json_t *t;
+	json_t *o;
 
-	json_array_foreach(tasks, i, t) {
-		const char *host = jstr(t, "host"), *st = jstr(t, "state");
-		if (jint(t, "start_time", 0) <= 0)
+	json_array_foreach(tasks, i, o) {
+		msg_job_task_unpack(o, &t);
+		if (t.start_time <= 0)
 			continue;
-		format_cpu(cpu, sizeof cpu, jreal(t, "utime") + jreal(t, "stime"));
-		format_mem(mem, sizeof mem, jint(t, "maxrss_kb", 0));
+		format_cpu(cpu, sizeof cpu, t.utime + t.stime);
+		format_mem(mem, sizeof mem, t.maxrss_kb);
 		fprintf(fp, "usage %4lld:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
-		    "vmem=N/A, maxvmem=%s\n", (long long)jint(t, "task", 0), cpu, mem);
-		if (host && st && state_active(st)) {
-			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)jint(t, "task", 0));
-			kv(fp, key, "%s:1", host);
+		    "vmem=N/A, maxvmem=%s\n", (long long)t.task, cpu, mem);
+		if (t.host && t.state && state_active(t.state)) {
+			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)t.task);
+			kv(fp, key, "%s:1", t.host);
 		}
 	}
 }
@@ -511,25 +501,33 @@ qstat_print_job(FILE *fp, const json_t *job)
 		{ "sge_o_tz", "SGE_O_TZ" }, { "sge_o_workdir", "SGE_O_WORKDIR" },
 		{ "sge_o_host", "SGE_O_HOST" },
 	};
-	const json_t *env = json_object_get(job, "env");
-	const json_t *argv = json_object_get(job, "argv");
-	const json_t *args = json_object_get(job, "args");
-	const char *st = jstr(job, "state"), *s, *reason = jstr(job, "reason");
-	bool finished = st && strcmp(st, "pending") != 0 && !is_active(job);
-	time_t t = (time_t)(jint(job, "submit_time", 0) / 1000);
+	struct msg_job_detail d;
+	const json_t *env, *argv, *args;
+	const char *st, *s, *reason;
+	bool finished;
+	time_t t;
 	struct group *gr;
 	char tbuf[64], cpu[32], mem[32];
-	int64_t gid = jint(job, "gid", 0);
+	int64_t gid;
 	char *list;
-	const json_t *mp;
+
+	msg_job_detail_unpack(job, &d);
+	env = d.env;
+	argv = d.argv;
+	args = d.args;
+	st = d.row.state;
+	reason = d.reason;
+	finished = st && strcmp(st, "pending") != 0 && !state_active(st);
+	t = (time_t)(d.row.submit_time / 1000);
+	gid = d.gid;
 
 	fputs("==============================================================\n", fp);
-	kv(fp, "job_number", "%lld", (long long)jint(job, "id", 0));
+	kv(fp, "job_number", "%lld", (long long)d.row.id);
 	if (!ctime_r(&t, tbuf))
 		snprintf(tbuf, sizeof tbuf, "\n");
 	fprintf(fp, "%-28s%s", "submission_time:", tbuf);
-	kv(fp, "owner", "%s", jstr(job, "owner") ? jstr(job, "owner") : "");
-	kv(fp, "uid", "%lld", (long long)jint(job, "uid", 0));
+	kv(fp, "owner", "%s", d.row.owner ? d.row.owner : "");
+	kv(fp, "uid", "%lld", (long long)d.uid);
 	gr = getgrgid((gid_t)gid);
 	if (gr)
 		kv(fp, "group", "%s", gr->gr_name);
@@ -540,23 +538,23 @@ qstat_print_job(FILE *fp, const json_t *job)
 		if ((s = env_value(env, o_vars[i].var)) != NULL)
 			kv(fp, o_vars[i].key, "%s", s);
 	kv(fp, "account", "sge");
-	if ((s = jstr(job, "cwd")) != NULL)
+	if ((s = d.cwd) != NULL)
 		kv(fp, "cwd", "%s", s);
-	if ((s = jstr(job, "err")) != NULL)
+	if ((s = d.err) != NULL)
 		kv(fp, "stderr_path_list", "NONE:NONE:%s", s);
-	if (jbool(job, "join", false))
+	if (d.join)
 		kv(fp, "merge", "y");
 	kv(fp, "notify", "FALSE");
-	kv(fp, "job_name", "%s", jstr(job, "name") ? jstr(job, "name") : "");
-	if ((s = jstr(job, "out")) != NULL)
+	kv(fp, "job_name", "%s", d.row.name ? d.row.name : "");
+	if ((s = d.out) != NULL)
 		kv(fp, "stdout_path_list", "NONE:NONE:%s", s);
-	if (jint(job, "prio", 0) != 0)
-		kv(fp, "priority", "%lld", (long long)jint(job, "prio", 0));
+	if (d.row.prio != 0)
+		kv(fp, "priority", "%lld", (long long)d.row.prio);
 	kv(fp, "jobshare", "0");
-	if ((s = jstr(job, "queue")) != NULL)
+	if ((s = d.row.queue) != NULL)
 		kv(fp, "hard_queue_list", "%s", s);
-	print_req(fp, json_object_get(job, "req"));
-	if ((s = jstr(job, "shell")) != NULL)
+	print_req(fp, d.req);
+	if ((s = d.shell) != NULL)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
 		list = join_list(env, 0, ",", "SGE_O_");
@@ -579,44 +577,44 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "job_args", "%s", list);
 		free(list);
 	}
-	if (jint(job, "begin_time", 0) > 0) {
-		qstat_format_time(tbuf, sizeof tbuf, jint(job, "begin_time", 0));
+	if (d.begin_time > 0) {
+		qstat_format_time(tbuf, sizeof tbuf, d.begin_time);
 		kv(fp, "execution_time", "%s", tbuf);
 	}
-	print_waiting(fp, json_object_get(job, "waiting_for"));
-	if ((mp = json_object_get(job, "mail_pending")) != NULL) {
-		qstat_format_time(tbuf, sizeof tbuf, jint(mp, "next_try", 0));
-		kv(fp, "mail", "%lld undelivered (%s), next try %s", (long long)jint(mp, "count", 0),
-		    jstr(mp, "error") ? jstr(mp, "error") : "not tried yet", tbuf);
+	print_waiting(fp, d.waiting_for);
+	if (d.has_mail) {
+		qstat_format_time(tbuf, sizeof tbuf, d.mail_next_try);
+		kv(fp, "mail", "%lld undelivered (%s), next try %s", (long long)d.mail_count,
+		    d.mail_error ? d.mail_error : "not tried yet", tbuf);
 	}
-	if (jint(job, "t_first", 0) > 0) {
-		kv(fp, "job-array tasks", "%lld-%lld:%lld", (long long)jint(job, "t_first", 0),
-		    (long long)jint(job, "t_last", 0), (long long)jint(job, "t_step", 1));
-		if (jint(job, "tc", 0) > 0)
-			kv(fp, "task_concurrency", "%lld", (long long)jint(job, "tc", 0));
-		print_tasks(fp, json_object_get(job, "tasks"));
-	} else if (is_active(job) || (finished && jint(job, "start_time", 0) > 0)) {
-		format_cpu(cpu, sizeof cpu, jreal(job, "utime") + jreal(job, "stime"));
-		format_mem(mem, sizeof mem, jint(job, "maxrss_kb", 0));
+	if (d.row.t_first > 0) {
+		kv(fp, "job-array tasks", "%lld-%lld:%lld", (long long)d.row.t_first,
+		    (long long)d.row.t_last, (long long)d.t_step);
+		if (d.tc > 0)
+			kv(fp, "task_concurrency", "%lld", (long long)d.tc);
+		print_tasks(fp, d.tasks);
+	} else if (state_active(st) || (finished && d.row.start_time > 0)) {
+		format_cpu(cpu, sizeof cpu, d.utime + d.stime);
+		format_mem(mem, sizeof mem, d.maxrss_kb);
 		fprintf(fp, "usage %4d:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
 		    "vmem=N/A, maxvmem=%s\n", 1, cpu, mem);
 	}
 	if (finished) {
-		int sig = (int)jint(job, "signal", 0);
-		if (json_object_get(job, "exit_status"))
-			kv(fp, "exit_status", "%lld", (long long)jint(job, "exit_status", 0));
+		int sig = (int)d.signal;
+		if (d.has_exit_status)
+			kv(fp, "exit_status", "%lld", (long long)d.exit_status);
 		if (sig > 0) {
 			char sb[32];
 			kv(fp, "signal", "%s", signal_name(sig, sb, sizeof sb));
 		}
 	}
-	if (reason && (jbool(job, "error", false) || (finished && strcmp(st, "done") != 0))) {
+	if (reason && (d.error || (finished && strcmp(st, "done") != 0))) {
 		char *r = text_oneline(reason);
 		fprintf(fp, "%s %4d:          %s\n", "error reason", 1, r);
 		free(r);
 	}
-	if ((s = jstr(job, "host")) != NULL && !finished && jint(job, "t_first", 0) == 0)
-		qstat_print_hosts(fp, job, s);
-	if ((s = jstr(job, "scheduling_info")) != NULL)
+	if (d.row.host && !finished && d.row.t_first == 0)
+		qstat_print_hosts(fp, &d);
+	if ((s = d.scheduling_info) != NULL)
 		kv(fp, "scheduling info", "%s", s);
 }

@@ -183,6 +183,23 @@ int  qrsh_buf_fill(struct qrsh_buf *b, int fd, size_t max);
  * 1, 0 when incomplete, -1 when it announces more than QRSH_PAYLOAD_MAX. */
 int  qrsh_frame_take(struct qrsh_buf *b, int *type, const char **data, size_t *n);
 bool qrsh_signal_ok(int sig);
+/* The JSON of a HELLO frame (packed as text); unpack borrows from o, with
+ * part -1 and id 0 when absent. */
+struct qrsh_hello {
+	const char *secret, *host;
+	const char *cred;      /* NULL: none (auth = none) */
+	int64_t     part, id;
+};
+char *qrsh_hello_pack(const struct qrsh_hello *m);
+void  qrsh_hello_unpack(const json_t *o, struct qrsh_hello *m);
+/* The JSON of a START frame: a pty of rows x cols, or pipes. */
+struct qrsh_start {
+	bool    pty;
+	bool    has_size;
+	int64_t rows, cols;    /* 0 when absent */
+};
+char *qrsh_start_pack(const struct qrsh_start *m);
+void  qrsh_start_unpack(const json_t *o, struct qrsh_start *m);
 
 /* auth.c: how a peer's identity is known: munge credentials over TCP,
  * SO_PEERCRED on unix sockets, a loopback socket's owner for auth = none. */

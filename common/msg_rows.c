@@ -167,6 +167,123 @@ msg_job_objects_unpack(const json_t *rep, size_t *n)
 	return rows;
 }
 
+void
+msg_job_end_unpack(const json_t *job, struct msg_job_end *m)
+{
+	m->state = jstr(job, "state");
+	m->name = jstr(job, "name");
+	m->start_time = jint(job, "start_time", 0);
+	m->exit_status = jint(job, "exit_status", 0);
+	m->signal = jint(job, "signal", 0);
+	m->reason = jstr(job, "reason");
+}
+
+/* A number of the reply's, 0 when it has none. */
+static double
+num_get(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+/* A list of the reply's, or NULL. */
+static json_t *
+list_get(const json_t *o, const char *key)
+{
+	json_t *a = json_object_get(o, key);
+	return json_is_array(a) ? a : NULL;
+}
+
+void
+msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
+{
+	const json_t *mp = json_object_get(job, "mail_pending");
+
+	msg_job_row_unpack(job, &m->row);
+	m->uid = jint(job, "uid", 0);
+	m->gid = jint(job, "gid", 0);
+	m->begin_time = jint(job, "begin_time", 0);
+	m->tc = jint(job, "tc", 0);
+	m->signal = jint(job, "signal", 0);
+	m->maxrss_kb = jint(job, "maxrss_kb", 0);
+	m->t_step = jint(job, "t_step", 1);
+	m->has_exit_status = json_object_get(job, "exit_status") != NULL;
+	m->exit_status = jint(job, "exit_status", 0);
+	m->join = jbool(job, "join", false);
+	m->error = jbool(job, "error", false);
+	m->utime = num_get(job, "utime");
+	m->stime = num_get(job, "stime");
+	m->cwd = jstr(job, "cwd");
+	m->out = jstr(job, "out");
+	m->err = jstr(job, "err");
+	m->shell = jstr(job, "shell");
+	m->reason = jstr(job, "reason");
+	m->scheduling_info = jstr(job, "scheduling_info");
+	m->env = list_get(job, "env");
+	m->argv = list_get(job, "argv");
+	m->args = list_get(job, "args");
+	m->req = json_is_object(json_object_get(job, "req")) ? json_object_get(job, "req") : NULL;
+	m->waiting_for = list_get(job, "waiting_for");
+	m->tasks = list_get(job, "tasks");
+	m->pe_hosts = list_get(job, "pe_hosts");
+	m->has_mail = mp != NULL;
+	m->mail_count = jint(mp, "count", 0);
+	m->mail_next_try = jint(mp, "next_try", 0);
+	m->mail_error = jstr(mp, "error");
+}
+
+void
+msg_job_wait_add(json_t *list, const struct msg_job_wait *m)
+{
+	json_array_append_new(list, json_pack("{s:I, s:s}", "id", (json_int_t)m->id, "kind", m->kind));
+}
+
+void
+msg_job_wait_unpack(const json_t *o, struct msg_job_wait *m)
+{
+	m->id = jint(o, "id", 0);
+	m->kind = jstr(o, "kind");
+}
+
+json_t *
+msg_job_mail_pack(int64_t count, const char *error, int64_t next_try)
+{
+	return json_pack("{s:i, s:s?, s:I}", "count", (int)count, "error", error, "next_try", (json_int_t)next_try);
+}
+
+void
+msg_job_task_add(json_t *list, const struct msg_job_task *m)
+{
+	json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
+	    "task", (int)m->task, "state", m->state, "state_letters", m->state_letters,
+	    "start_time", (json_int_t)m->start_time, "end_time", (json_int_t)m->end_time,
+	    "exit_status", (int)m->exit_status, "attempt", (int)m->attempt, "utime", m->utime,
+	    "stime", m->stime, "maxrss_kb", (json_int_t)m->maxrss_kb);
+
+	if (m->host)
+		json_object_set_new(o, "host", json_string(m->host));
+	if (m->reason)
+		json_object_set_new(o, "reason", json_string(m->reason));
+	json_array_append_new(list, o);
+}
+
+void
+msg_job_task_unpack(const json_t *o, struct msg_job_task *m)
+{
+	m->task = jint(o, "task", 0);
+	m->state = jstr(o, "state");
+	m->state_letters = jstr(o, "state_letters");
+	m->start_time = jint(o, "start_time", 0);
+	m->end_time = jint(o, "end_time", 0);
+	m->exit_status = jint(o, "exit_status", 0);
+	m->attempt = jint(o, "attempt", 0);
+	m->utime = num_get(o, "utime");
+	m->stime = num_get(o, "stime");
+	m->maxrss_kb = jint(o, "maxrss_kb", 0);
+	m->host = jstr(o, "host");
+	m->reason = jstr(o, "reason");
+}
+
 /* --- STATUS: the cursor of the next page --- */
 
 void
@@ -360,14 +477,6 @@ msg_resv_row_pack(const struct msg_resv_row *m)
 	    "exclusive", m->exclusive, "overrun", m->overrun, "mail", m->mail);
 }
 
-/* A list of the reply's, or NULL. */
-static json_t *
-list_get(const json_t *o, const char *key)
-{
-	json_t *a = json_object_get(o, key);
-	return json_is_array(a) ? a : NULL;
-}
-
 void
 msg_resv_row_unpack(const json_t *o, struct msg_resv_row *m)
 {
@@ -417,4 +526,105 @@ msg_host_lists_unpack(const json_t *o, struct msg_host_lists *m)
 	m->users = list_get(o, "users");
 	m->owners = list_get(o, "owners");
 	msg_host_resv_unpack(json_object_get(o, "reserved"), &m->reserved);
+}
+
+/* --- ACCT --- */
+
+/* A text or null, as a record's absent texts are sent. */
+static json_t *
+text_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *
+msg_acct_row_pack(const struct msg_acct_row *m)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "row", json_integer(m->row));
+	json_object_set_new(o, "id", json_integer(m->id));
+	json_object_set_new(o, "task", json_integer(m->task));
+	json_object_set_new(o, "attempt", json_integer(m->attempt));
+	json_object_set_new(o, "name", text_or_null(m->name));
+	json_object_set_new(o, "owner", text_or_null(m->owner));
+	json_object_set_new(o, "uid", json_integer(m->uid));
+	json_object_set_new(o, "gid", json_integer(m->gid));
+	json_object_set_new(o, "group", text_or_null(m->group));
+	json_object_set_new(o, "queue", text_or_null(m->queue));
+	json_object_set_new(o, "hosts", m->hosts ? m->hosts : json_array());
+	json_object_set_new(o, "submit_time", json_integer(m->submit_time));
+	json_object_set_new(o, "start_time", json_integer(m->start_time));
+	json_object_set_new(o, "end_time", json_integer(m->end_time));
+	json_object_set_new(o, "state", json_string(m->state));
+	/* An attempt that could not start has no exit status (json.md: a key
+	 * that does not apply is left out). */
+	if (m->has_exit_status)
+		json_object_set_new(o, "exit_status", json_integer(m->exit_status));
+	json_object_set_new(o, "signal", json_integer(m->signal));
+	json_object_set_new(o, "failed", json_integer(m->failed));
+	json_object_set_new(o, "reason", text_or_null(m->reason));
+	json_object_set_new(o, "prio", json_integer(m->prio));
+	json_object_set_new(o, "pe", text_or_null(m->pe));
+	json_object_set_new(o, "slots", json_integer(m->slots));
+	json_object_set_new(o, "ru_wallclock", json_real(m->ru_wallclock));
+	json_object_set_new(o, "rusage", rusage_to_json(&m->ru));
+	return o;
+}
+
+void
+msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m)
+{
+	const char *why;
+
+	m->row = jint(o, "row", 0);
+	m->id = jint(o, "id", 0);
+	m->task = jint(o, "task", 0);
+	m->attempt = jint(o, "attempt", 0);
+	m->name = jstr(o, "name");
+	m->owner = jstr(o, "owner");
+	m->uid = jint(o, "uid", 0);
+	m->gid = jint(o, "gid", 0);
+	m->group = jstr(o, "group");
+	m->queue = jstr(o, "queue");
+	m->hosts = list_get(o, "hosts");
+	m->submit_time = jint(o, "submit_time", 0);
+	m->start_time = jint(o, "start_time", 0);
+	m->end_time = jint(o, "end_time", 0);
+	m->state = jstr(o, "state");
+	m->has_exit_status = json_object_get(o, "exit_status") != NULL;
+	m->exit_status = jint(o, "exit_status", 0);
+	m->signal = jint(o, "signal", 0);
+	m->failed = jint(o, "failed", 0);
+	m->reason = jstr(o, "reason");
+	m->pe = jstr(o, "pe");
+	m->prio = jint(o, "prio", 0);
+	m->slots = jint(o, "slots", 1);
+	m->ru_wallclock = num_get(o, "ru_wallclock");
+	if (rusage_from_json(&m->ru, json_object_get(o, "rusage"), &why) < 0)
+		memset(&m->ru, 0, sizeof m->ru);
+}
+
+json_t *
+msg_acct_sum_pack(const struct msg_acct_sum *m)
+{
+	json_t *o = json_object();
+
+	if (m->owner)
+		json_object_set_new(o, "owner", json_string(m->owner));
+	json_object_set_new(o, "jobs", json_integer(m->jobs));
+	json_object_set_new(o, "ru_wallclock", json_real(m->ru_wallclock));
+	json_object_set_new(o, "ru_utime", json_real(m->ru_utime));
+	json_object_set_new(o, "ru_stime", json_real(m->ru_stime));
+	return o;
+}
+
+void
+msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m)
+{
+	m->owner = jstr(o, "owner");
+	m->jobs = jint(o, "jobs", 0);
+	m->ru_wallclock = num_get(o, "ru_wallclock");
+	m->ru_utime = num_get(o, "ru_utime");
+	m->ru_stime = num_get(o, "ru_stime");
 }

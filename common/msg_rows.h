@@ -39,6 +39,57 @@ struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
 /* The rows of a STATUS reply's job objects ("jobs"): a new array. */
 struct msg_job_row *msg_job_objects_unpack(const json_t *rep, size_t *n);
 
+/* How a job ended, from its object (job_to_json's): WAIT's reply, qsub -sync. */
+struct msg_job_end {
+	const char *state, *name;   /* NULL when absent */
+	int64_t     start_time;     /* 0: it never started */
+	int64_t     exit_status, signal;
+	const char *reason;         /* NULL: none */
+};
+void    msg_job_end_unpack(const json_t *job, struct msg_job_end *m);
+
+/* STATUS of one job (qstat -j): what its object adds to the row.  The
+ * job object is job_to_json's; the master adds the parts below. */
+struct msg_job_detail {
+	struct msg_job_row row;
+	int64_t       uid, gid, begin_time, tc, signal, maxrss_kb;
+	int64_t       t_step;          /* 1 when absent */
+	bool          has_exit_status;
+	int64_t       exit_status;
+	bool          join, error;
+	double        utime, stime;
+	const char   *cwd, *out, *err, *shell, *reason, *scheduling_info;
+	const json_t *env, *argv, *args;   /* lists of texts, or NULL */
+	const json_t *req;                 /* the -l request object, or NULL */
+	const json_t *waiting_for;         /* msg_job_wait_unpack's elements */
+	const json_t *tasks;               /* msg_job_task_unpack's elements */
+	const json_t *pe_hosts;            /* msg_pe_host_unpack's (common/msg.h) */
+	bool          has_mail;            /* mail_pending: */
+	int64_t       mail_count, mail_next_try;
+	const char   *mail_error;          /* NULL: not tried yet */
+};
+void    msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m);
+/* "waiting_for": a job it waits for, and how. */
+struct msg_job_wait {
+	int64_t     id;
+	const char *kind;      /* after afterok afternotok afterany, or "?" */
+};
+void    msg_job_wait_add(json_t *list, const struct msg_job_wait *m);
+void    msg_job_wait_unpack(const json_t *o, struct msg_job_wait *m);
+/* "mail_pending": mail of the job not delivered yet. */
+json_t *msg_job_mail_pack(int64_t count, const char *error, int64_t next_try);
+/* "tasks": an array's task that left the pending state. */
+struct msg_job_task {
+	int64_t     task;
+	const char *state, *state_letters;
+	int64_t     start_time, end_time, exit_status, attempt;
+	double      utime, stime;
+	int64_t     maxrss_kb;
+	const char *host, *reason;   /* NULL: none */
+};
+void    msg_job_task_add(json_t *list, const struct msg_job_task *m);
+void    msg_job_task_unpack(const json_t *o, struct msg_job_task *m);
+
 /* A page of a listing that has more after it: where the next begins. */
 struct msg_status_next {
 	bool    has;        /* false: the last page */
@@ -135,5 +186,34 @@ struct msg_host_lists {
 };
 json_t *msg_host_lists_pack(const struct msg_host_lists *m);
 void    msg_host_lists_unpack(const json_t *o, struct msg_host_lists *m);
+
+/* --- ACCT: one finished attempt, or a sum of them --- */
+struct msg_acct_row {
+	int64_t           row;          /* the cursor's tie-break */
+	int64_t           id, task, attempt;
+	const char       *name, *owner; /* NULL: null */
+	int64_t           uid, gid;
+	const char       *group, *queue;
+	json_t           *hosts;        /* host names (pack: stolen) */
+	int64_t           submit_time, start_time, end_time;
+	const char       *state;
+	bool              has_exit_status;   /* false: the attempt never started */
+	int64_t           exit_status;
+	int64_t           signal, failed;
+	const char       *reason, *pe;
+	int64_t           prio;
+	int64_t           slots;        /* 1 when absent */
+	double            ru_wallclock;
+	struct job_rusage ru;           /* zero when absent or unusable */
+};
+json_t *msg_acct_row_pack(const struct msg_acct_row *m);
+void    msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m);
+struct msg_acct_sum {
+	const char *owner;              /* by owner only; NULL: the total */
+	int64_t     jobs;
+	double      ru_wallclock, ru_utime, ru_stime;
+};
+json_t *msg_acct_sum_pack(const struct msg_acct_sum *m);
+void    msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m);
 
 #endif

@@ -130,3 +130,53 @@ qrsh_signal_ok(int sig)
 		return false;
 	}
 }
+
+/* HELLO and START: the JSON of those frames, each written once. */
+
+char *
+qrsh_hello_pack(const struct qrsh_hello *m)
+{
+	json_t *o = json_pack("{s:s, s:s, s:i, s:I}", "secret", m->secret, "host", m->host,
+	    "part", (int)m->part, "id", (json_int_t)m->id);
+	char *text;
+
+	if (m->cred)
+		json_object_set_new(o, "cred", json_string(m->cred));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+void
+qrsh_hello_unpack(const json_t *o, struct qrsh_hello *m)
+{
+	m->secret = jstr(o, "secret");
+	m->host = jstr(o, "host");
+	m->cred = jstr(o, "cred");
+	m->part = jint(o, "part", -1);
+	m->id = jint(o, "id", 0);
+}
+
+char *
+qrsh_start_pack(const struct qrsh_start *m)
+{
+	json_t *o = json_pack("{s:b}", "pty", m->pty);
+	char *text;
+
+	if (m->has_size) {
+		json_object_set_new(o, "rows", json_integer(m->rows));
+		json_object_set_new(o, "cols", json_integer(m->cols));
+	}
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+void
+qrsh_start_unpack(const json_t *o, struct qrsh_start *m)
+{
+	m->pty = jbool(o, "pty", false);
+	m->rows = jint(o, "rows", 0);
+	m->cols = jint(o, "cols", 0);
+	m->has_size = json_object_get(o, "rows") != NULL;
+}

@@ -156,8 +156,10 @@ int
 qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *why, size_t whylen)
 {
 	struct qrsh_addr a;
-	json_t *hello, *start;
-	char *text, payload[sizeof QRSH_AUTH_PAYLOAD + QRSH_SECRET_LEN];
+	struct qrsh_hello hm;
+	struct qrsh_start sm;
+	json_t *start;
+	char *text, *cred = NULL, payload[sizeof QRSH_AUTH_PAYLOAD + QRSH_SECRET_LEN];
 	sigset_t set;
 
 	memset(q, 0, sizeof *q);
@@ -182,32 +184,30 @@ qrsh_open(struct qrsh_link *q, const struct job *j, int part, bool root, char *w
 		}
 	}
 	fcntl(q->sock, F_SETFL, O_NONBLOCK);
-	hello = json_pack("{s:s, s:s, s:i, s:I}", "secret", a.secret, "host", conf->name,
-	    "part", part, "id", (json_int_t)j->id);
+	hm = (struct qrsh_hello){ .secret = a.secret, .host = conf->name, .part = part, .id = j->id };
 	/* With munge, the client also learns that a daemon of the cluster
 	 * (root or its own user) made this connection, not just someone who
 	 * knows the secret. */
 	if (strcmp(conf->auth, "munge") == 0) {
-		char err[256], *cred;
+		char err[256];
 		snprintf(payload, sizeof payload, "%s%s", QRSH_AUTH_PAYLOAD, a.secret);
 		if ((cred = auth_munge_encode(auth_munge_socket(conf->munge_socket), payload, err,
 		    sizeof err)) == NULL) {
 			snprintf(why, whylen, "cannot get a munge credential for qrsh: %s", err);
-			json_decref(hello);
 			return -1;
 		}
-		json_object_set_new(hello, "cred", json_string(cred));
-		free(cred);
+		hm.cred = cred;
 	}
-	text = json_dumps(hello, JSON_COMPACT);
-	json_decref(hello);
+	text = qrsh_hello_pack(&hm);
+	free(cred);
 	qrsh_buf_frame(&q->tx, QRSH_F_HELLO, text, strlen(text));
 	free(text);
 	if ((start = qrsh_read_start(q, why, whylen)) == NULL)
 		return -1;
-	q->pty = jbool(start, "pty", false);
-	q->ws.ws_row = (unsigned short)jint(start, "rows", 0);
-	q->ws.ws_col = (unsigned short)jint(start, "cols", 0);
+	qrsh_start_unpack(start, &sm);
+	q->pty = sm.pty;
+	q->ws.ws_row = (unsigned short)sm.rows;
+	q->ws.ws_col = (unsigned short)sm.cols;
 	json_decref(start);
 	if (qrsh_make_stdio(q, j, root, why, whylen) < 0)
 		return -1;

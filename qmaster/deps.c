@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -411,8 +412,8 @@ deps_tick(int64_t now)
 static int
 waiting_cb(void *arg, int64_t dep, int kind)
 {
-	json_array_append_new(arg, json_pack("{s:I, s:s}", "id", (json_int_t)dep,
-	    "kind", kind >= 1 && kind <= DEP_KIND_MAX ? kind_names[kind] : "?"));
+	msg_job_wait_add(arg, &(struct msg_job_wait){ dep,
+	    kind >= 1 && kind <= DEP_KIND_MAX ? kind_names[kind] : "?" });
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 #include <event2/event.h>
 
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -372,7 +373,7 @@ mail_pending_json(int64_t job_id)
 		free(err);
 		return NULL;
 	}
-	o = json_pack("{s:i, s:s?, s:I}", "count", count, "error", err, "next_try", (json_int_t)next);
+	o = msg_job_mail_pack(count, err, next);
 	free(err);
 	return o;
 }

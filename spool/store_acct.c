@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_rows.h"
 #include "spool/store_int.h"
 
 /* Accounting. */
@@ -53,62 +54,56 @@ static json_t *
 acct_row_json(sqlite3_stmt *s)
 {
 	int64_t id = sqlite3_column_int64(s, A_job_id);
-	struct job_rusage ru;
-	json_t *o, *hosts = json_array();
+	struct msg_acct_row m;
 	const char *h = (const char *)sqlite3_column_text(s, A_host);
 	char *dup, *tok, *save;
+	double wall = sqlite3_column_double(s, A_wallclock);
 
-#define INT(f, lo, hi)	json_integer(col_int(s, A_##f, lo, hi, id, #f))
-#define STR(f)		(sqlite3_column_type(s, A_##f) == SQLITE_NULL ? json_null() : \
-			    json_string((const char *)sqlite3_column_text(s, A_##f)))
-	memset(&ru, 0, sizeof ru);
+#define INT(f, lo, hi)	col_int(s, A_##f, lo, hi, id, #f)
+#define STR(f)		((const char *)sqlite3_column_text(s, A_##f))
+	memset(&m, 0, sizeof m);
+	m.hosts = json_array();
 	if (h) {
 		dup = xstrdup(h);
 		for (tok = strtok_r(dup, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-			json_array_append_new(hosts, json_string(tok));
+			json_array_append_new(m.hosts, json_string(tok));
 		free(dup);
 	}
-	ru.utime = sqlite3_column_double(s, A_utime);
-	ru.stime = sqlite3_column_double(s, A_stime);
-	if (ru.utime < 0)
-		ru.utime = 0;
-	if (ru.stime < 0)
-		ru.stime = 0;
+	m.ru.utime = sqlite3_column_double(s, A_utime);
+	m.ru.stime = sqlite3_column_double(s, A_stime);
+	if (m.ru.utime < 0)
+		m.ru.utime = 0;
+	if (m.ru.stime < 0)
+		m.ru.stime = 0;
 	for (int i = 0; i < RUSAGE_NINT; i++)
-		rusage_set_int(&ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
-	o = json_object();
-	json_object_set_new(o, "row", json_integer(sqlite3_column_int64(s, A_id)));
-	json_object_set_new(o, "id", json_integer(id));
-	json_object_set_new(o, "task", INT(task, 0, INT32_MAX));
-	json_object_set_new(o, "attempt", INT(attempt, 0, INT32_MAX));
-	json_object_set_new(o, "name", STR(name));
-	json_object_set_new(o, "owner", STR(owner));
-	json_object_set_new(o, "uid", INT(uid, 0, UINT32_MAX));
-	json_object_set_new(o, "gid", INT(gid, 0, UINT32_MAX));
-	json_object_set_new(o, "group", STR(group_name));
-	json_object_set_new(o, "queue", STR(queue));
-	json_object_set_new(o, "hosts", hosts);
-	json_object_set_new(o, "submit_time", INT(submit_time, 0, INT64_MAX));
-	json_object_set_new(o, "start_time", INT(start_time, 0, INT64_MAX));
-	json_object_set_new(o, "end_time", INT(end_time, 0, INT64_MAX));
-	json_object_set_new(o, "state", json_string(job_state_name(
-	    (enum job_state)col_int(s, A_state, JS_PENDING, JS_DELETED, id, "state"))));
-	/* An attempt that could not start has no exit status (json.md: a key
-	 * that does not apply is left out). */
-	if (sqlite3_column_int64(s, A_failed_code) != ACCT_FAILED_BEFORE)
-		json_object_set_new(o, "exit_status", INT(exit_status, -1, 65535));
-	json_object_set_new(o, "signal", INT(signal, 0, 128));
-	json_object_set_new(o, "failed", INT(failed_code, 0, 65535));
-	json_object_set_new(o, "reason", STR(failed));
-	json_object_set_new(o, "prio", INT(prio, -1023, 1024));
-	json_object_set_new(o, "pe", STR(pe));
-	json_object_set_new(o, "slots", INT(slots, 1, JOB_MAX_SLOTS));
-	json_object_set_new(o, "ru_wallclock", json_real(sqlite3_column_double(s, A_wallclock) < 0 ?
-	    0 : sqlite3_column_double(s, A_wallclock)));
-	json_object_set_new(o, "rusage", rusage_to_json(&ru));
+		rusage_set_int(&m.ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
+	m.row = sqlite3_column_int64(s, A_id);
+	m.id = id;
+	m.task = INT(task, 0, INT32_MAX);
+	m.attempt = INT(attempt, 0, INT32_MAX);
+	m.name = STR(name);
+	m.owner = STR(owner);
+	m.uid = INT(uid, 0, UINT32_MAX);
+	m.gid = INT(gid, 0, UINT32_MAX);
+	m.group = STR(group_name);
+	m.queue = STR(queue);
+	m.submit_time = INT(submit_time, 0, INT64_MAX);
+	m.start_time = INT(start_time, 0, INT64_MAX);
+	m.end_time = INT(end_time, 0, INT64_MAX);
+	m.state = job_state_name((enum job_state)INT(state, JS_PENDING, JS_DELETED));
+	m.has_exit_status = sqlite3_column_int64(s, A_failed_code) != ACCT_FAILED_BEFORE;
+	if (m.has_exit_status)
+		m.exit_status = INT(exit_status, -1, 65535);
+	m.signal = INT(signal, 0, 128);
+	m.failed = INT(failed_code, 0, 65535);
+	m.reason = STR(failed);
+	m.prio = INT(prio, -1023, 1024);
+	m.pe = STR(pe);
+	m.slots = INT(slots, 1, JOB_MAX_SLOTS);
+	m.ru_wallclock = wall < 0 ? 0 : wall;
 #undef INT
 #undef STR
-	return o;
+	return msg_acct_row_pack(&m);
 }
 
 struct acct_walk {
@@ -169,16 +164,15 @@ static int
 acct_sum_row(void *arg, sqlite3_stmt *s)
 {
 	struct acct_walk *w = arg;
-	json_t *row = json_object();
+	struct msg_acct_sum m = { .jobs = sqlite3_column_int64(s, 1), .ru_wallclock =
+	    sqlite3_column_double(s, 2), .ru_utime = sqlite3_column_double(s, 3),
+	    .ru_stime = sqlite3_column_double(s, 4) };
+	json_t *row;
 	int stop;
 
 	if (w->by_key)
-		json_object_set_new(row, "owner", json_string(
-		    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
-	json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
-	json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
-	json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
-	json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
+		m.owner = sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "";
+	row = msg_acct_sum_pack(&m);
 	stop = w->cb(w->arg, row);
 	json_decref(row);
 	return stop;
