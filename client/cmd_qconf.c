@@ -111,21 +111,22 @@ qconf_masters(bool as_json)
 	printf("%-24s %-12s %6s %10s %6s %-20s %s\n", "master", "role", "epoch", "seq", "lag", "since", "state");
 	json_array_foreach(json_object_get(rep, "masters"), i, m) {
 		char since[32] = "-", epoch[24] = "-", seq[24] = "-", lag[24] = "-";
-		int64_t t = jint(m, "since", 0);
-		if (t > 0) {
-			time_t tt = (time_t)(t / 1000);
+		struct msg_master_row r;
+
+		msg_master_row_unpack(m, &r);
+		if (r.since > 0) {
+			time_t tt = (time_t)(r.since / 1000);
 			strftime(since, sizeof since, "%Y-%m-%d %H:%M:%S", localtime(&tt));
 		}
-		if (json_object_get(m, "epoch"))
-			snprintf(epoch, sizeof epoch, "%lld", (long long)jint(m, "epoch", 0));
-		if (json_object_get(m, "seq"))
-			snprintf(seq, sizeof seq, "%lld", (long long)jint(m, "seq", 0));
-		if (json_object_get(m, "lag"))
-			snprintf(lag, sizeof lag, "%lld", (long long)jint(m, "lag", 0));
-		printf("%-24s %-12s %6s %10s %6s %-20s %s%s\n", jstr(m, "name") ? jstr(m, "name") : "?",
-		    jstr(m, "role") ? jstr(m, "role") : "?", epoch, seq, lag, since,
-		    jstr(m, "state") ? jstr(m, "state") : json_is_true(json_object_get(m, "in_sync")) ?
-		    "in sync" : "", json_is_true(json_object_get(m, "self")) ? " (answered)" : "");
+		if (r.has_epoch)
+			snprintf(epoch, sizeof epoch, "%lld", (long long)r.epoch);
+		if (r.has_seq)
+			snprintf(seq, sizeof seq, "%lld", (long long)r.seq);
+		if (r.has_lag)
+			snprintf(lag, sizeof lag, "%lld", (long long)r.lag);
+		printf("%-24s %-12s %6s %10s %6s %-20s %s%s\n", r.name ? r.name : "?", r.role ? r.role : "?",
+		    epoch, seq, lag, since, r.state ? r.state : r.in_sync ? "in sync" : "",
+		    r.self ? " (answered)" : "");
 	}
 	json_decref(rep);
 	return 0;

@@ -628,3 +628,58 @@ msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m)
 	m->ru_utime = num_get(o, "ru_utime");
 	m->ru_stime = num_get(o, "ru_stime");
 }
+
+/* --- MASTERS --- */
+
+/* The keys a master's row has, always in this order. */
+json_t *
+msg_master_row_pack(const struct msg_master_row *m)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(m->name));
+	json_object_set_new(o, "role", json_string(m->role));
+	if (m->has_epoch)
+		json_object_set_new(o, "epoch", json_integer(m->epoch));
+	if (m->has_seq)
+		json_object_set_new(o, "seq", json_integer(m->seq));
+	if (m->has_lag)
+		json_object_set_new(o, "lag", json_integer(m->lag));
+	if (m->has_in_sync)
+		json_object_set_new(o, "in_sync", json_boolean(m->in_sync));
+	if (m->has_since)
+		json_object_set_new(o, "since", json_integer(m->since));
+	if (m->has_writable)
+		json_object_set_new(o, "writable", json_boolean(m->writable));
+	if (m->self)
+		json_object_set_new(o, "self", json_true());
+	if (m->state)
+		json_object_set_new(o, "state", json_string(m->state));
+	if (m->has_quiet)
+		json_object_set_new(o, "quiet_ms", json_integer(m->quiet_ms));
+	return o;
+}
+
+void
+msg_master_row_unpack(const json_t *o, struct msg_master_row *m)
+{
+	memset(m, 0, sizeof *m);
+	m->name = jstr(o, "name");
+	m->role = jstr(o, "role");
+	m->has_epoch = json_object_get(o, "epoch") != NULL;
+	m->epoch = jint(o, "epoch", 0);
+	m->has_seq = json_object_get(o, "seq") != NULL;
+	m->seq = jint(o, "seq", 0);
+	m->has_lag = json_object_get(o, "lag") != NULL;
+	m->lag = jint(o, "lag", 0);
+	m->has_in_sync = json_object_get(o, "in_sync") != NULL;
+	m->in_sync = json_is_true(json_object_get(o, "in_sync"));
+	m->has_since = json_object_get(o, "since") != NULL;
+	m->since = jint(o, "since", 0);
+	m->has_writable = json_object_get(o, "writable") != NULL;
+	m->writable = json_is_true(json_object_get(o, "writable"));
+	m->self = json_is_true(json_object_get(o, "self"));
+	m->state = jstr(o, "state");
+	m->has_quiet = json_object_get(o, "quiet_ms") != NULL;
+	m->quiet_ms = jint(o, "quiet_ms", 0);
+}

@@ -216,4 +216,18 @@ struct msg_acct_sum {
 json_t *msg_acct_sum_pack(const struct msg_acct_sum *m);
 void    msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m);
 
+/* --- MASTERS: one master as the answering one sees it (qconf -sm) --- */
+struct msg_master_row {
+	const char *name, *role;
+	bool        has_epoch, has_seq, has_lag, has_in_sync, has_since, has_writable, has_quiet;
+	int64_t     epoch, seq, lag;   /* lag: sequence numbers behind */
+	bool        in_sync, writable;
+	int64_t     since;             /* ms */
+	bool        self;              /* the master that answered */
+	const char *state;             /* a sentence; NULL: none */
+	int64_t     quiet_ms;          /* a standby: since it last heard the primary */
+};
+json_t *msg_master_row_pack(const struct msg_master_row *m);
+void    msg_master_row_unpack(const json_t *o, struct msg_master_row *m);
+
 #endif

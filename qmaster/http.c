@@ -179,8 +179,11 @@ masters_json(void)
 	size_t i;
 
 	json_array_foreach(list, i, m) {
-		if (!json_is_true(json_object_get(m, "self"))) {
-			json_object_set(m, "address", json_object_get(m, "name"));
+		struct msg_master_row r;
+
+		msg_master_row_unpack(m, &r);
+		if (!r.self) {
+			json_object_set_new(m, "address", r.name ? json_string(r.name) : json_null());
 			continue;
 		}
 		json_object_set_new(m, "address", conf->nmasters ? json_string(conf->masters[conf->self]) :

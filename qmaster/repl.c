@@ -23,7 +23,7 @@
 #include <event2/event.h>
 
 #include "common/msg.h"
-#include "common/msg.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -1120,41 +1120,42 @@ repl_masters_json(void)
 	snprintf(said, sizeof said, "standby not heard for %lld s", (long long)(quiet / 1000));
 
 	for (int i = 0; i < (conf->nmasters ? conf->nmasters : 1); i++) {
-		json_t *m = json_object();
-		const char *name = conf->nmasters ? conf->masters[i] : my_hostname();
-		json_object_set_new(m, "name", json_string(name));
+		struct msg_master_row m = { .name = conf->nmasters ? conf->masters[i] : my_hostname() };
+
 		if (conf->nmasters == 0 || i == conf->self) {
-			json_object_set_new(m, "role", json_string(repl_role_name()));
-			json_object_set_new(m, "epoch", json_integer(rp.epoch));
-			json_object_set_new(m, "seq", json_integer(cur));
-			json_object_set_new(m, "since", json_integer(rp.since));
-			json_object_set_new(m, "writable", json_boolean(repl_writable()));
-			json_object_set_new(m, "self", json_true());
+			m.role = repl_role_name();
+			m.has_epoch = m.has_seq = m.has_since = m.has_writable = m.self = true;
+			m.epoch = rp.epoch;
+			m.seq = cur;
+			m.since = rp.since;
+			m.writable = repl_writable();
 			if (rp.role == REPL_PRIMARY && conf->nmasters)
-				json_object_set_new(m, "state", json_string(lost ? said :
-				    rp.in_sync ? "in sync (semi-synchronous)" :
-				    rp.standby ? "catching the standby up" : "alone (no standby)"));
+				m.state = lost ? said : rp.in_sync ? "in sync (semi-synchronous)" :
+				    rp.standby ? "catching the standby up" : "alone (no standby)";
 		} else if (rp.role == REPL_PRIMARY) {
-			json_object_set_new(m, "role", json_string(rp.standby ? "standby" : "unreachable"));
+			m.role = rp.standby ? "standby" : "unreachable";
 			if (rp.standby) {
-				json_object_set_new(m, "seq", json_integer(rp.acked));
-				json_object_set_new(m, "lag", json_integer(cur - rp.acked));
-				json_object_set_new(m, "in_sync", json_boolean(rp.in_sync && !lost));
-				json_object_set_new(m, "since", json_integer(rp.standby_seen));
+				m.has_seq = m.has_lag = m.has_in_sync = m.has_since = true;
+				m.seq = rp.acked;
+				m.lag = cur - rp.acked;
+				m.in_sync = rp.in_sync && !lost;
+				m.since = rp.standby_seen;
 				if (lost)
-					json_object_set_new(m, "state", json_string(said + strlen("standby ")));
+					m.state = said + strlen("standby ");
 			}
 		} else {
 			bool up = rp.up_ready && i == rp.primary_idx;
-			json_object_set_new(m, "role", json_string(up ? "primary" : "unreachable"));
+			m.role = up ? "primary" : "unreachable";
 			if (up) {
-				json_object_set_new(m, "epoch", json_integer(rp.primary_epoch));
-				json_object_set_new(m, "seq", json_integer(rp.primary_seq));
-				json_object_set_new(m, "lag", json_integer(rp.primary_seq - cur));
+				m.has_epoch = m.has_seq = m.has_lag = true;
+				m.epoch = rp.primary_epoch;
+				m.seq = rp.primary_seq;
+				m.lag = rp.primary_seq - cur;
 			}
-			json_object_set_new(m, "quiet_ms", json_integer(repl_quiet_ms()));
+			m.has_quiet = true;
+			m.quiet_ms = repl_quiet_ms();
 		}
-		json_array_append_new(list, m);
+		json_array_append_new(list, msg_master_row_pack(&m));
 	}
 	return list;
 }
