@@ -16,7 +16,7 @@ teardown() {
 }
 
 execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
-reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+reason() { job_reason "$1"; }
 acct_state() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT state FROM accounting WHERE job_id = $1"; }
 acct_failed() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT failed FROM accounting WHERE job_id = $1"; }
 
@@ -91,7 +91,6 @@ acct_failed() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT failed FROM accountin
 	id=$(qsub -terse -o /dev/null -e /dev/null -l h_cpu=1 -b y sh -c 'while :; do :; done')
 	wait_until 20 job_finished "$id"
 	echo "ended after $(( $(date +%s) - start ))s" >&3
-	qstat -j "$id" | tail -4
 	[ "$(reason "$id")" = "h_cpu limit (1 s) exceeded" ]
 	[ "$(job_field "$id" exit_status)" = $((128 + 24)) ]
 	[ "$(acct_failed "$id")" = "h_cpu limit (1 s) exceeded" ]

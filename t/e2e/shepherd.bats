@@ -29,7 +29,7 @@ teardown() {
 	work_stop
 }
 
-reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+reason() { job_reason "$1"; }
 qacct_failed() { qacct -j "$1" | awk '$1 == "failed" { $1 = ""; sub(/^ /, ""); print }'; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 ini_host() { awk -F' *= *' '$1 == "name" { print $2 }' "$CLUSTER/execd-1.ini"; }
@@ -171,7 +171,6 @@ FDS_CMD='ls /proc/$$/fd; :'
 	wait_until 20 job_finished "$once"
 	# Killed, not left running; failed with the reason, not in Eqw.
 	wait_until 10 gone "$jobpid"
-	qstat -j "$once" >&3
 	[ "$(reason "$once")" = "$(ini_host): shepherd died; the job was killed" ]
 	[ "$(job_field "$once" exit_status)" = 137 ]
 	[ "$(qacct_failed "$once")" = "100 : assumedly after job ($(ini_host): shepherd died; the job was killed)" ]
