@@ -94,7 +94,7 @@ pstate() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
 
 @test "a qrsh job obeys its -l limits, and qrsh says which ended it" {
 	run qrsh -l h_rt=1 sleep 30
-	[ "$status" -eq 143 ]
+	[ "$status" -eq 137 ]
 	[[ "$output" == *"h_rt limit (1 s) exceeded"* ]]
 }
 
