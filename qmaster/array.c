@@ -512,11 +512,11 @@ task_json(void *arg, struct job *j)
 
 	if (JS_FINISHED(j->state) && tc->finished++ >= ARRAY_FINISHED_SHOWN)
 		return 0;
-	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
+	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:f, s:f, s:I}",
 	    "task", j->task, "state", job_state_name(j->state), "state_letters", job_state_letters(j),
 	    "start_time", (json_int_t)j->start_time, "end_time", (json_int_t)j->end_time,
-	    "exit_status", j->exit_status, "attempt", j->attempt, "utime", j->utime,
-	    "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
+	    "exit_status", j->exit_status, "signal", j->signal, "attempt", j->attempt,
+	    "utime", j->utime, "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
 	if (j->host)
 		json_object_set_new(o, "host", json_string(j->host));
 	if (j->reason)
