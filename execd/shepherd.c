@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,6 +282,27 @@ shep_open_output(char *why, const char *path, int target)
 	}
 }
 
+/* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
+ * by blanks and given to the owner's login shell on this host with -c, so
+ * that "a; b", redirections and $VARIABLES mean what they mean at a prompt. */
+static char **
+shep_qrsh_command(const struct job *j)
+{
+	const struct passwd *pw = getpwuid(j->uid);
+	char **cmd = xcalloc(4, sizeof *cmd), *line;
+	size_t len = 1, at = 0;
+
+	for (size_t i = 0; j->argv[i]; i++)
+		len += strlen(j->argv[i]) + 1;
+	line = xcalloc(1, len);
+	for (size_t i = 0; j->argv[i]; i++)
+		at += (size_t)snprintf(line + at, len - at, "%s%s", i ? " " : "", j->argv[i]);
+	cmd[0] = xstrdup(pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	cmd[1] = xstrdup("-c");
+	cmd[2] = line;
+	return cmd;
+}
+
 static char **
 shep_command(const struct shep *s)
 {
@@ -288,6 +310,8 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
+	if (j->argv && j->qrsh)
+		return shep_qrsh_command(j);
 	if (j->argv)
 		return j->argv;
 	cmd = xcalloc(nargs + 3, sizeof *cmd);

@@ -140,7 +140,7 @@ FDS_CMD='ls /proc/$$/fd; :'
 	arr=$(qsub -terse -t 1-2 -o "$WORK/arr.\$TASK_ID" -e /dev/null -b y sh -c "$FDS_CMD")
 	arr=${arr%%.*}
 	pe=$(qsub -terse -pe smp 2 -o "$WORK/pe.out" -e /dev/null -b y sh -c "$FDS_CMD")
-	out=$(timeout 60 qrsh sh -c "$FDS_CMD")
+	out=$(timeout 60 qrsh "$FDS_CMD")
 	echo "qrsh: $out" >&3
 	[ "$out" = "$want" ]
 	for id in "$plain" "$arr" "$pe"; do
