@@ -188,6 +188,7 @@ void qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row 
 bool qstat_print_pending(FILE *fp, const struct msg_job_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
+bool qstat_job_ended(const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
 void qstat_format_time(char *buf, size_t n, int64_t ms);
 /* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */

@@ -156,25 +156,29 @@ show_cron(bool as_json)
 	return 0;
 }
 
-/* A job past finished_jobs_keep is gone from qstat but not from the
- * accounting: say where to look. */
+/* Grid Engine's words when none of the jobs asked for exists, on stderr,
+ * naming every job as it was given. */
 static void
-point_to_qacct(const char *word)
+say_not_exist(char **lists, int nlists)
 {
-	int64_t id;
-	json_t *rep;
-
-	if (!client_parse_id(word, &id))
-		return;
-	rep = client_request(msg_acct_pack(&(struct msg_acct){ .id = id, .limit = 1 }));
-	if (json_array_size(json_object_get(rep, "rows")) > 0)
-		fprintf(stderr, "job %lld has finished and is no longer kept; "
-		    "\"qacct -j %lld\" shows how it ended\n", (long long)id, (long long)id);
-	json_decref(rep);
+	fflush(stdout);
+	fprintf(stderr, "Following jobs do not exist: \n");
+	for (int i = 0; i < nlists; i++) {
+		char *copy = xstrdup(lists[i]), *save = NULL;
+		bool first = i == 0;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			fprintf(stderr, "%s%s", first ? "" : ", ", w);
+			first = false;
+		}
+		free(copy);
+	}
+	fputc('\n', stderr);
 }
 
 /* qstat -j: one STATUS per job, since only a single-job reply carries the
- * job's environment. */
+ * job's environment.  As Grid Engine's, it knows only jobs that have not
+ * ended (qacct -j has the others), and fails only when it finds none;
+ * --json, nowq's own, keeps ended jobs until finished_jobs_keep. */
 static int
 show_jobs(char **lists, int nlists, bool as_json)
 {
@@ -182,19 +186,15 @@ show_jobs(char **lists, int nlists, bool as_json)
 	size_t i;
 	int rc = 0;
 
-	ids = client_resolve_jobs(lists, nlists, "prz", missing);
+	ids = client_resolve_jobs(lists, nlists, as_json ? "prz" : "pr", missing);
 	json_array_foreach(ids, i, v) {
 		json_t *rep = client_request(msg_status_pack_one(json_integer_value(v)));
-		json_t *jobs = json_object_get(rep, "jobs");
+		json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
 
 		if (!jbool(rep, "ok", false))
 			client_die("%s", client_reply_message(rep));
-		if (json_array_size(jobs) == 0) {
-			char *s = xasprintf("%lld", (long long)json_integer_value(v));
-			json_array_append_new(missing, json_string(s));
-			free(s);
-		} else
-			json_array_extend(all, jobs);
+		if (job && (as_json || !qstat_job_ended(job)))
+			json_array_append(all, job);
 		json_decref(rep);
 	}
 	if (as_json)
@@ -202,14 +202,8 @@ show_jobs(char **lists, int nlists, bool as_json)
 	else
 		json_array_foreach(all, i, v)
 			qstat_print_job(stdout, v);
-	if (json_array_size(missing) > 0) {
-		fflush(stdout);
-		fprintf(stderr, "Following jobs do not exist: \n");
-		json_array_foreach(missing, i, v)
-			fprintf(stderr, "%s%s", i ? ", " : "", json_string_value(v));
-		fputc('\n', stderr);
-		json_array_foreach(missing, i, v)
-			point_to_qacct(json_string_value(v));
+	if (json_array_size(all) == 0) {
+		say_not_exist(lists, nlists);
 		rc = 1;
 	}
 	json_decref(ids);

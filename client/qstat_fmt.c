@@ -106,6 +106,14 @@ is_active(const json_t *job)
 	return state_active(jstr(job, "state"));
 }
 
+/* Done, failed or deleted: what Grid Engine no longer knows as a job. */
+bool
+qstat_job_ended(const json_t *job)
+{
+	const char *st = jstr(job, "state");
+	return st && strcmp(st, "pending") != 0 && !state_active(st);
+}
+
 /* One fixed-width column: at most width characters of s, padded with
  * blanks.  Counted in UTF-8 characters, not bytes, so a name in another
  * script neither shifts the columns after it nor is cut inside a
@@ -515,7 +523,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	const json_t *argv = json_object_get(job, "argv");
 	const json_t *args = json_object_get(job, "args");
 	const char *st = jstr(job, "state"), *s, *reason = jstr(job, "reason");
-	bool finished = st && strcmp(st, "pending") != 0 && !is_active(job);
+	bool finished = qstat_job_ended(job);
 	time_t t = (time_t)(jint(job, "submit_time", 0) / 1000);
 	struct group *gr;
 	char tbuf[64], cpu[32], mem[32];
