@@ -1003,7 +1003,9 @@ alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, s
 		return buf;
 	}
 	u = user_lookup(j->uid);
-	if (sched_admit(j, u, m->verify, err, sizeof err) < 0) {
+	/* Whether some host could ever run it is asked again only when where
+	 * it may run changed, as Grid Engine's qalter does. */
+	if (sched_admit(j, u, m->verify && (m->req || m->queue), err, sizeof err) < 0) {
 		snprintf(buf, n, "%s", err);
 		return buf;
 	}
