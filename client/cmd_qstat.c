@@ -58,7 +58,7 @@ parse_states(const char *s, unsigned *want)
 }
 
 static bool
-row_wanted(const struct qstat_row *r, unsigned want)
+row_wanted(const struct msg_job_row *r, unsigned want)
 {
 	const char *st = r->state;
 	if (!st)
@@ -76,7 +76,7 @@ row_wanted(const struct qstat_row *r, unsigned want)
 /* Running first, then pending by priority and age, then finished: the
  * order Grid Engine lists them in. */
 static int
-rank(const struct qstat_row *r)
+rank(const struct msg_job_row *r)
 {
 	if (r->state && (strcmp(r->state, "running") == 0 || strcmp(r->state, "transferring") == 0))
 		return 0;
@@ -88,7 +88,7 @@ rank(const struct qstat_row *r)
 static int
 row_cmp(const void *a, const void *b)
 {
-	const struct qstat_row *x = a, *y = b;
+	const struct msg_job_row *x = a, *y = b;
 	int rx = rank(x), ry = rank(y);
 
 	if (rx != ry)
@@ -102,7 +102,7 @@ row_cmp(const void *a, const void *b)
 
 /* Keeps the wanted rows, in Grid Engine's order; returns how many. */
 static size_t
-sort_filter(struct qstat_row *rows, size_t n, unsigned want)
+sort_filter(struct msg_job_row *rows, size_t n, unsigned want)
 {
 	size_t k = 0;
 
@@ -134,20 +134,22 @@ show_cron(bool as_json)
 			putchar('-');
 		putchar('\n');
 		json_array_foreach(entries, i, e) {
+			struct msg_cron_row r;
 			char id[32], next[32], last[32];
-			snprintf(id, sizeof id, "c%lld", (long long)jint(e, "id", 0));
-			if (jbool(e, "hold", false))
+
+			msg_cron_row_unpack(e, &r);
+			snprintf(id, sizeof id, "c%lld", (long long)r.id);
+			if (r.hold)
 				snprintf(next, sizeof next, "%-19s", "(held)");
 			else
-				qstat_format_time(next, sizeof next, jint(e, "next_run", 0));
-			if (jint(e, "last_job", 0))
-				snprintf(last, sizeof last, "%lld", (long long)jint(e, "last_job", 0));
+				qstat_format_time(next, sizeof next, r.next_run);
+			if (r.last_job)
+				snprintf(last, sizeof last, "%lld", (long long)r.last_job);
 			else
 				snprintf(last, sizeof last, "-");
-			printf("%-8s %-12.12s %-10.10s %-20.20s %s %-9s %s\n", id,
-			    jstr(e, "owner") ? jstr(e, "owner") : "", jstr(e, "name") ? jstr(e, "name") : "",
-			    jstr(e, "schedule") ? jstr(e, "schedule") : "", next, last,
-			    jstr(e, "last_state") ? jstr(e, "last_state") : "-");
+			printf("%-8s %-12.12s %-10.10s %-20.20s %s %-9s %s\n", id, r.owner ? r.owner : "",
+			    r.name ? r.name : "", r.schedule ? r.schedule : "", next, last,
+			    r.last_state ? r.last_state : "-");
 		}
 	}
 	json_decref(rep);
@@ -237,22 +239,22 @@ page_size(void)
  * table, or qstat -f's queue instances and pending jobs.  The rows borrow
  * their texts from rep; a sink that keeps rows after the call keeps rep. */
 struct sink {
-	void  (*page)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	void  (*page)(struct sink *, json_t *rep, const struct msg_job_row *rows, size_t n);
 	/* A listing of one page, when it goes elsewhere than page (NULL: page). */
-	void  (*whole)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	void  (*whole)(struct sink *, json_t *rep, const struct msg_job_row *rows, size_t n);
 	bool    objects;           /* whole job objects (--json), not brief rows */
 	size_t  items;             /* --json: the jobs printed */
 	bool    closed;            /* --json: the whole document is out */
 	bool    header;            /* the table's header is out */
 	json_t *hosts;             /* -f: the HOSTS reply's hosts */
 	json_t *held;              /* -f: the replies the running rows borrow from */
-	struct qstat_row *running; /* -f: the running rows, waiting for their queues */
+	struct msg_job_row *running; /* -f: the running rows, waiting for their queues */
 	size_t  nrunning;
 	bool    queues, banner;    /* -f: printed */
 };
 
 static void
-table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+table_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	(void)rep;
 	if (n && !sk->header) {
@@ -266,7 +268,7 @@ table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 /* --json: a listing of one page is one document; a longer one is printed
  * a job at a time in the same text, so it is never held whole. */
 static void
-json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+json_whole(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	json_t *shown = json_array();
 
@@ -279,7 +281,7 @@ json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 }
 
 static void
-json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+json_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	(void)rep;
 	for (size_t i = 0; i < n; i++)
@@ -287,20 +289,10 @@ json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 }
 
 /* The rows of a page: brief ones, or made from whole job objects. */
-static struct qstat_row *
+static struct msg_job_row *
 page_rows(const json_t *rep, bool objects, size_t *n)
 {
-	const json_t *jobs = json_object_get(rep, "jobs"), *j;
-	struct qstat_row *rows;
-	size_t i;
-
-	if (!objects)
-		return qstat_rows_from_reply(rep, n);
-	*n = json_array_size(jobs);
-	rows = xcalloc(*n + 1, sizeof *rows);
-	json_array_foreach(jobs, i, j)
-		qstat_row_from_object(j, &rows[i]);
-	return rows;
+	return objects ? msg_job_objects_unpack(rep, n) : msg_job_rows_unpack(rep, n);
 }
 
 /* qstat -f prints the queue instances, each with its running jobs, before
@@ -320,7 +312,7 @@ full_queues(struct sink *sk)
 }
 
 static void
-full_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+full_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	size_t i = 0;
 
@@ -365,6 +357,7 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 		{ WANT_R | WANT_S, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
 	};
 	int64_t page = page_size();
+	struct msg_status_next next;
 	json_t *rep;
 	const char *why = NULL;
 
@@ -375,9 +368,10 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 	base->limit = page;
 	if ((rep = client_request_ok(msg_status_pack(base), "")) == NULL)
 		return 1;
-	if (!json_object_get(rep, "next")) {
+	msg_status_next_unpack(rep, &next);
+	if (!next.has) {
 		size_t n;
-		struct qstat_row *rows = page_rows(rep, sk->objects, &n);
+		struct msg_job_row *rows = page_rows(rep, sk->objects, &n);
 
 		n = sort_filter(rows, n, want);
 		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
@@ -387,7 +381,6 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 	}
 	json_decref(rep);
 	for (size_t s = 0; s < sizeof sect / sizeof sect[0]; s++) {
-		json_t *next;
 		int64_t after = 0, after_prio = 0;
 		bool first = true;
 
@@ -402,7 +395,7 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 		if (send_status(&req, &why) < 0)
 			goto fail;
 		for (;;) {
-			struct qstat_row *rows;
+			struct msg_job_row *rows;
 			size_t n, k = 0;
 			bool more;
 
@@ -415,14 +408,13 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 			}
 			/* Each cursor must come after the last one, or the
 			 * walk could go round for ever. */
-			next = json_object_get(rep, "next");
-			more = json_is_integer(next) && (sect[s].rank == 1 ?
-			    first || jint(rep, "next_prio", 0) < after_prio || (jint(rep, "next_prio", 0) ==
-			    after_prio && json_integer_value(next) > after) : json_integer_value(next) > after);
+			msg_status_next_unpack(rep, &next);
+			more = next.has && (sect[s].rank == 1 ? first || next.prio < after_prio ||
+			    (next.prio == after_prio && next.id > after) : next.id > after);
 			if (more) {
 				first = false;
-				after = json_integer_value(next);
-				after_prio = jint(rep, "next_prio", 0);
+				after = next.id;
+				after_prio = next.prio;
 				req.after = after;
 				req.has_after_prio = req.by_prio;
 				req.after_prio = after_prio;

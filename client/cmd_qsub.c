@@ -229,8 +229,8 @@ wait_for(int64_t id)
 			/* A single-job STATUS answers with the whole job. */
 			const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
 			if (job) {
-				struct qstat_row r;
-				qstat_row_from_object(job, &r);
+				struct msg_job_row r;
+				msg_job_row_unpack(job, &r);
 				snprintf(state, sizeof state, "%s", r.state_letters ? r.state_letters : "");
 				snprintf(host, sizeof host, "%s", r.host ? r.host : "");
 			}

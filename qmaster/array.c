@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -548,19 +550,6 @@ array_tasks_active(const char *host, store_job_cb cb, void *arg)
 	return store_tasks_active(store, host, cb, arg);
 }
 
-static bool
-array_listed(json_t *list, const struct job *t)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", -1) == t->id && jint(v, "task", 0) == t->task &&
-		    jint(v, "attempt", -1) == t->attempt)
-			return true;
-	return false;
-}
-
 /* The task is pending again, and so is its parent.  Its row goes, so
  * that the scheduler sees it among the pending; the parent keeps the
  * highest attempt any of its tasks had, from which the task's next attempt
@@ -615,7 +604,7 @@ array_task_lost(struct job *t, const char *host, bool host_lost)
 }
 
 void
-array_reconcile(const char *host, json_t *listed)
+array_reconcile(const char *host, const struct msg_attempts *listed)
 {
 	struct task_list l = { 0 };
 
@@ -624,7 +613,7 @@ array_reconcile(const char *host, json_t *listed)
 	for (size_t i = 0; i < l.n; i++) {
 		struct job *t = l.v[i];
 
-		if (listed && array_listed(listed, t)) {
+		if (msg_attempts_has(listed, t)) {
 			/* A qdel made while the host was away: deliver it now. */
 			if (t->delete_req)
 				exechost_signal_job(t, 9);
