@@ -61,7 +61,7 @@ qhost_run(int argc, char **argv)
 			}
 			add_words(&view.hosts, argv[k]);
 		} else {
-			client_errx("unknown option \"%s\"", argv[k]);
+			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			goto usage;
 		}
 	}

@@ -519,10 +519,10 @@ qstat_run(int argc, char **argv)
 			if (k + 1 < argc && argv[k + 1][0] != '-')
 				jlists[njlists++] = argv[++k];
 		} else if (is_unsupported(a)) {
-			client_errx("option \"%s\" is not supported by nowq yet", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		} else {
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		}
 	}

@@ -40,44 +40,6 @@ normalized_prio(const struct msg_job_row *r)
 
 static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
-/* "hard resource_list: mem=4G,matlab=TRUE": the -l request as qsub took it. */
-static void
-print_req(FILE *fp, const json_t *req)
-{
-	const char *k;
-	json_t *v, *w;
-	char *line = xstrdup(""), *t;
-	size_t i;
-
-	if (!json_is_object(req))
-		goto out;
-	json_object_foreach((json_t *)req, k, v) {
-		t = line;
-		if (json_is_array(v)) {
-			json_array_foreach(v, i, w)
-				if (json_is_string(w)) {
-					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
-					free(t);
-					t = line;
-				}
-			continue;
-		}
-		if (json_is_string(v))
-			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
-		else if (json_is_integer(v))
-			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
-		else if (json_is_true(v))
-			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
-		else
-			continue;
-		free(t);
-	}
-	if (*line)
-		kv(fp, "hard resource_list", "%s", line);
-out:
-	free(line);
-}
-
 static const char *
 state_letters(const struct msg_job_row *r)
 {
@@ -512,6 +474,69 @@ print_tasks(FILE *fp, const json_t *tasks)
 	}
 }
 
+/* "hard resource_list: h_vmem=4G,matlab=TRUE": the -l request as asked
+ * (its "asked" list, Grid Engine's full names), or, for a job from before
+ * there was one, as the request's fields say. */
+static void
+print_req(FILE *fp, const char *what, const json_t *req)
+{
+	const char *k;
+	json_t *v, *w;
+	char *line = xstrdup(""), *t;
+	size_t i;
+
+	if (!json_is_object(req))
+		goto out;
+	if (json_is_array(json_object_get(req, "asked"))) {
+		free(line);
+		line = join_list(json_object_get(req, "asked"), 0, ",", NULL);
+		goto out;
+	}
+	json_object_foreach((json_t *)req, k, v) {
+		t = line;
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, w)
+				if (json_is_string(w)) {
+					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
+					free(t);
+					t = line;
+				}
+			continue;
+		}
+		if (json_is_string(v))
+			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
+		else if (json_is_integer(v))
+			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
+		else if (json_is_true(v))
+			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
+		else
+			continue;
+		free(t);
+	}
+out:
+	if (*line)
+		kv(fp, what, "%s", line);
+	free(line);
+}
+
+/* -P, -ac and -binding, where Grid Engine shows them: after the script. */
+static void
+print_recorded(FILE *fp, const json_t *job)
+{
+	const json_t *ctx = json_object_get(job, "context");
+	const char *s;
+
+	if ((s = jstr(job, "project")) != NULL)
+		kv(fp, "project", "%s", s);
+	if (json_is_array(ctx) && json_array_size(ctx) > 0) {
+		char *list = join_list(ctx, 0, ",", NULL);
+		kv(fp, "context", "%s", list);
+		free(list);
+	}
+	if ((s = jstr(job, "binding")) != NULL)
+		kv(fp, "binding", "%s", s);
+}
+
 void
 qstat_print_job(FILE *fp, const json_t *job)
 {
@@ -549,7 +574,9 @@ qstat_print_job(FILE *fp, const json_t *job)
 	for (size_t i = 0; env && i < sizeof o_vars / sizeof o_vars[0]; i++)
 		if ((s = env_value(env, o_vars[i].var)) != NULL)
 			kv(fp, o_vars[i].key, "%s", s);
-	kv(fp, "account", "sge");
+	kv(fp, "account", "%s", jstr(job, "account") ? jstr(job, "account") : "sge");
+	if (jbool(job, "reserve", false))
+		kv(fp, "reserve", "y");
 	if ((s = jstr(job, "cwd")) != NULL)
 		kv(fp, "cwd", "%s", s);
 	if ((s = jstr(job, "err")) != NULL)
@@ -562,10 +589,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "stdout_path_list", "NONE:NONE:%s", s);
 	if (jint(job, "prio", 0) != 0)
 		kv(fp, "priority", "%lld", (long long)jint(job, "prio", 0));
-	kv(fp, "jobshare", "0");
+	kv(fp, "jobshare", "%lld", (long long)jint(job, "js", 0));
 	if ((s = jstr(job, "queue")) != NULL)
 		kv(fp, "hard_queue_list", "%s", s);
-	print_req(fp, json_object_get(job, "req"));
+	print_req(fp, "hard resource_list", json_object_get(job, "req"));
+	print_req(fp, "soft resource_list", json_object_get(job, "soft"));
 	if ((s = jstr(job, "shell")) != NULL)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
@@ -589,6 +617,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "job_args", "%s", list);
 		free(list);
 	}
+	print_recorded(fp, job);
 	if (jint(job, "begin_time", 0) > 0) {
 		qstat_format_time(tbuf, sizeof tbuf, jint(job, "begin_time", 0));
 		kv(fp, "execution_time", "%s", tbuf);
