@@ -458,16 +458,18 @@ print_tasks(FILE *fp, const json_t *tasks)
 	json_t *t;
 
 	json_array_foreach(tasks, i, t) {
-		const char *host = jstr(t, "host"), *st = jstr(t, "state");
-		if (jint(t, "start_time", 0) <= 0)
+		struct msg_task_row r;
+
+		msg_task_row_unpack(t, &r);
+		if (r.start_time <= 0)
 			continue;
-		format_cpu(cpu, sizeof cpu, jreal(t, "utime") + jreal(t, "stime"));
-		format_mem(mem, sizeof mem, jint(t, "maxrss_kb", 0));
+		format_cpu(cpu, sizeof cpu, r.utime + r.stime);
+		format_mem(mem, sizeof mem, r.maxrss_kb);
 		fprintf(fp, "usage %4lld:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
-		    "vmem=N/A, maxvmem=%s\n", (long long)jint(t, "task", 0), cpu, mem);
-		if (host && st && state_active(st)) {
-			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)jint(t, "task", 0));
-			kv(fp, key, "%s:1", host);
+		    "vmem=N/A, maxvmem=%s\n", (long long)r.task, cpu, mem);
+		if (r.host && r.state && state_active(r.state)) {
+			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)r.task);
+			kv(fp, key, "%s:1", r.host);
 		}
 	}
 }
