@@ -1,9 +1,10 @@
 /* qhost_fmt.c: qhost's output in Grid Engine's layout, as pure functions over JSON.
  *
- * Hosts, -F attributes and -j jobs, from the master's JSON. */
+ * Hosts, -q queue instances, -F attributes and -j jobs, from the master's JSON. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -101,6 +102,23 @@ print_jobs(FILE *fp, const json_t *h)
 	}
 }
 
+/* -q: the host's queue instances, "resv/used/tot." and their states. */
+static void
+print_queues(FILE *fp, const json_t *h)
+{
+	size_t n;
+	struct qstat_qinst *qi = qstat_host_qinsts(h, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char counts[64];
+
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi[i].resv, (long long)qi[i].used,
+		    (long long)qi[i].tot);
+		fprintf(fp, "   %-20.20s %-5s %-14s%s\n", qi[i].queue, "BP", counts, qi[i].states);
+	}
+	free(qi);
+}
+
 void
 qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 {
@@ -135,6 +153,8 @@ qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 			    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
 		}
 		fputc('\n', fp);
+		if (v && v->queues)
+			print_queues(fp, h);
 		if (v && v->attrs)
 			print_attrs(fp, h, v->attr_names);
 		if (v && v->jobs)

@@ -110,54 +110,62 @@ qstat_rows_from_reply(const json_t *rep, size_t *n)
 
 /* Grid Engine's "prior" is the scheduler's normalized priority, 0 to 1;
  * with only -p to go on that is -p mapped onto the same range. */
-static double
-normalized_prio(const struct qstat_row *r)
+double
+qstat_row_prior(const struct qstat_row *r)
 {
 	return ((double)r->prio + 1024.0) / 2048.0;
 }
 
 static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
+void
+qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value), void *arg)
+{
+	const char *k;
+	json_t *v, *w;
+	char num[32];
+	size_t i;
+
+	if (!json_is_object(req))
+		return;
+	json_object_foreach((json_t *)req, k, v) {
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, w)
+				if (json_is_string(w))
+					fn(arg, json_string_value(w), "TRUE");
+		} else if (json_is_string(v))
+			fn(arg, k, json_string_value(v));
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+			fn(arg, k, num);
+		} else if (json_is_true(v))
+			fn(arg, k, "TRUE");
+	}
+}
+
+static void
+req_join(void *arg, const char *name, const char *value)
+{
+	char **line = arg, *t = *line;
+
+	*line = xasprintf("%s%s%s=%s", t, *t ? "," : "", name, value);
+	free(t);
+}
+
 /* "hard resource_list: mem=4G,matlab=TRUE": the -l request as qsub took it. */
 static void
 print_req(FILE *fp, const json_t *req)
 {
-	const char *k;
-	json_t *v, *w;
-	char *line = xstrdup(""), *t;
-	size_t i;
+	char *line = xstrdup("");
 
-	if (!json_is_object(req))
-		goto out;
-	json_object_foreach((json_t *)req, k, v) {
-		t = line;
-		if (json_is_array(v)) {
-			json_array_foreach(v, i, w)
-				if (json_is_string(w)) {
-					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
-					free(t);
-					t = line;
-				}
-			continue;
-		}
-		if (json_is_string(v))
-			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
-		else if (json_is_integer(v))
-			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
-		else if (json_is_true(v))
-			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
-		else
-			continue;
-		free(t);
-	}
+	qstat_req_each(req, req_join, &line);
 	if (*line)
 		kv(fp, "hard resource_list", "%s", line);
-out:
 	free(line);
 }
 
-static const char *
-state_letters(const struct qstat_row *r)
+const char *
+qstat_row_state(const struct qstat_row *r)
 {
 	const char *st = r->state;
 
@@ -209,28 +217,48 @@ qstat_col(char *dst, size_t dstlen, const char *s, int width)
 	return dst;
 }
 
+void
+qstat_row_queue(const struct qstat_row *r, char *buf, size_t n)
+{
+	/* A parallel job's host is its hosts' list: the master host shows. */
+	if (state_active(r->state) && r->host)
+		snprintf(buf, n, "%s@%.*s", r->queue ? r->queue : "", (int)strcspn(r->host, " "), r->host);
+	else if (n)
+		buf[0] = '\0';
+}
+
+void
+qstat_row_tasks(const struct qstat_row *r, char *buf, size_t n)
+{
+	/* A task's id, or an array's pending tasks ("1-99:2"). */
+	if (r->tasks && *r->tasks)
+		snprintf(buf, n, "%s", r->tasks);
+	else if (r->task > 0)
+		snprintf(buf, n, "%lld", (long long)r->task);
+	else if (n)
+		buf[0] = '\0';
+}
+
+/* The submit/start at column: the start of what runs, else the submission. */
+static int64_t
+row_time(const struct qstat_row *r)
+{
+	return state_active(r->state) && r->start_time ? r->start_time : r->submit_time;
+}
+
 /* One job line; qstat -f's lines under a queue instance have no queue
  * column, since the block names it. */
 static void
 print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
 {
-	char when[32], queue[128] = "", ja[32] = "", name[64], owner[64], qcol[160];
-	bool active = state_active(r->state);
+	char when[32], queue[128], ja[32], name[64], owner[64], qcol[160];
 
-	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
-	/* A parallel job's host is its hosts' list: the master host shows. */
-	if (active && r->host)
-		snprintf(queue, sizeof queue, "%s@%.*s", r->queue ? r->queue : "",
-		    (int)strcspn(r->host, " "), r->host);
-
-	/* ja-task-ID: a task's id, or an array's pending tasks ("1-99:2"). */
-	if (r->tasks && *r->tasks)
-		snprintf(ja, sizeof ja, "%s", r->tasks);
-	else if (r->task > 0)
-		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
-	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, normalized_prio(r),
+	qstat_format_time(when, sizeof when, row_time(r));
+	qstat_row_queue(r, queue, sizeof queue);
+	qstat_row_tasks(r, ja, sizeof ja);
+	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, qstat_row_prior(r),
 	    qstat_col(name, sizeof name, r->name, 10), qstat_col(owner, sizeof owner, r->owner, 12),
-	    state_letters(r), when);
+	    qstat_row_state(r), when);
 	if (with_queue)
 		fprintf(fp, "%s ", qstat_col(qcol, sizeof qcol, queue, 30));
 	fprintf(fp, "%5lld %-7s\n", (long long)r->slots, ja);
@@ -249,15 +277,10 @@ static const char full_header[] =
 #define FULL_RULE_LEN 81
 #define FULL_BANNER_LEN 76
 
-struct qinst {
-	const char   *queue, *host;
-	const json_t *h, *q;
-};
-
 static int
 qinst_cmp(const void *a, const void *b)
 {
-	const struct qinst *x = a, *y = b;
+	const struct qstat_qinst *x = a, *y = b;
 	int c = strcmp(x->queue, y->queue);
 	return c ? c : strcmp(x->host, y->host);
 }
@@ -272,34 +295,70 @@ rule(FILE *fp, int c, int n)
 
 /* Grid Engine's state letters of a queue instance: u(nknown) for a host
  * that does not answer, d(isabled) for a disabled queue or host, a(larm)
- * for a host that is not idle; and, in words, the open reservation that
- * holds it: reserved is a state of its own, never "unknown" or down. */
+ * for a host that is not idle. */
 static void
-full_states(FILE *fp, const json_t *h, const json_t *q)
+qinst_fill(struct qstat_qinst *qi)
 {
-	const json_t *r = json_object_get(h, "reserved");
+	const json_t *h = qi->h, *la = json_object_get(h, "load"), *attrs = json_object_get(h, "attrs");
 	const char *st = jstr(h, "state");
 	bool unknown = !jbool(h, "connected", false) || jbool(h, "lost", false);
-	char letters[4], until[32];
 	int n = 0;
 
+	qi->tot = jint(h, "slots", 0);
+	qi->used = jint(qi->q, "used", 0);
+	/* A reserved host's free slots are the reservation's. */
+	if (json_is_object(json_object_get(h, "reserved")))
+		qi->resv = qi->tot - jint(h, "used", 0) > 0 ? qi->tot - jint(h, "used", 0) : 0;
+	qi->has_load = jbool(h, "connected", false) && json_is_number(json_array_get(la, 0));
+	qi->load = qi->has_load ? json_number_value(json_array_get(la, 0)) : 0.0;
+	qi->arch = jstr(attrs, "arch");
 	if (unknown)
-		letters[n++] = 'u';
-	if (jbool(h, "disabled", false) || jbool(q, "disabled", false))
-		letters[n++] = 'd';
+		qi->states[n++] = 'u';
+	if (jbool(h, "disabled", false) || jbool(qi->q, "disabled", false))
+		qi->states[n++] = 'd';
 	if (!unknown && st && strcmp(st, "busy") == 0)
-		letters[n++] = 'a';
-	letters[n] = '\0';
-	fputs(letters, fp);
-	if (json_is_object(r)) {
-		qstat_format_time(until, sizeof until, jint(r, "end", 0));
-		fprintf(fp, "%sreserved %s by %s until %s", n ? " " : "", jstr(r, "name") ? jstr(r, "name") : "?",
-		    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
-	}
+		qi->states[n++] = 'a';
+	qi->states[n] = '\0';
 }
 
-static bool
-row_on(const struct qstat_row *r, const struct qinst *qi)
+struct qstat_qinst *
+qstat_qinsts(const json_t *hosts, size_t *n)
+{
+	struct qstat_qinst *qi = NULL;
+	const json_t *h, *q, *a;
+	size_t i, k;
+
+	*n = 0;
+	json_array_foreach(hosts, i, h) {
+		if (!jstr(h, "name") || !json_is_array(a = json_object_get(h, "queues")))
+			continue;
+		json_array_foreach(a, k, q) {
+			if (!jstr(q, "name"))
+				continue;
+			qi = xrealloc(qi, (*n + 1) * sizeof *qi);
+			qi[*n] = (struct qstat_qinst){ .queue = jstr(q, "name"), .host = jstr(h, "name"), .h = h, .q = q };
+			qinst_fill(&qi[(*n)++]);
+		}
+	}
+	if (*n > 1)
+		qsort(qi, *n, sizeof *qi, qinst_cmp);
+	return qi;
+}
+
+struct qstat_qinst *
+qstat_host_qinsts(const json_t *host, size_t *n)
+{
+	json_t *one = json_array();
+	struct qstat_qinst *qi;
+
+	json_array_append(one, (json_t *)host);
+	qi = qstat_qinsts(one, n);
+	json_decref(one);
+	return qi;
+}
+
+bool
+qstat_row_on(const struct qstat_row *r, const struct qstat_qinst *qi)
 {
 	size_t n;
 
@@ -312,46 +371,35 @@ row_on(const struct qstat_row *r, const struct qinst *qi)
 void
 qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
 {
-	struct qinst *qi = NULL;
-	size_t nqi = 0, i, k;
-	const json_t *h, *q;
-	const json_t *a;
+	size_t nqi, i, k;
+	struct qstat_qinst *qi = qstat_qinsts(hosts, &nqi);
 
-	json_array_foreach(hosts, i, h) {
-		if (!jstr(h, "name") || !json_is_array(a = json_object_get(h, "queues")))
-			continue;
-		json_array_foreach(a, k, q) {
-			if (!jstr(q, "name"))
-				continue;
-			qi = xrealloc(qi, (nqi + 1) * sizeof *qi);
-			qi[nqi++] = (struct qinst){ jstr(q, "name"), jstr(h, "name"), h, q };
-		}
-	}
-	if (nqi > 1)
-		qsort(qi, nqi, sizeof *qi, qinst_cmp);
 	if (nqi > 0)
 		fputs(full_header, fp);
 	for (i = 0; i < nqi; i++) {
-		const json_t *la = json_object_get(qi[i].h, "load"), *attrs = json_object_get(qi[i].h, "attrs");
-		int64_t tot = jint(qi[i].h, "slots", 0), used = jint(qi[i].q, "used", 0), resv = 0;
-		char name[512], counts[64], load[16];
+		const json_t *r = json_object_get(qi[i].h, "reserved");
+		char name[512], counts[64], load[16], until[32];
 
-		/* A reserved host's free slots are the reservation's. */
-		if (json_is_object(json_object_get(qi[i].h, "reserved")))
-			resv = tot - jint(qi[i].h, "used", 0) > 0 ? tot - jint(qi[i].h, "used", 0) : 0;
 		snprintf(name, sizeof name, "%s@%s", qi[i].queue, qi[i].host);
-		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)resv, (long long)used, (long long)tot);
-		if (jbool(qi[i].h, "connected", false) && json_is_number(json_array_get(la, 0)))
-			snprintf(load, sizeof load, "%.2f", json_number_value(json_array_get(la, 0)));
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi[i].resv, (long long)qi[i].used,
+		    (long long)qi[i].tot);
+		if (qi[i].has_load)
+			snprintf(load, sizeof load, "%.2f", qi[i].load);
 		else
 			snprintf(load, sizeof load, "-NA-");
 		rule(fp, '-', FULL_RULE_LEN);
-		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s ", name, "BP", counts, load,
-		    jstr(attrs, "arch") ? jstr(attrs, "arch") : "-NA-");
-		full_states(fp, qi[i].h, qi[i].q);
+		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s %s", name, "BP", counts, load,
+		    qi[i].arch ? qi[i].arch : "-NA-", qi[i].states);
+		/* The open reservation that holds it, in words: reserved is a
+		 * state of its own, never "unknown" or down. */
+		if (json_is_object(r)) {
+			qstat_format_time(until, sizeof until, jint(r, "end", 0));
+			fprintf(fp, "%sreserved %s by %s until %s", qi[i].states[0] ? " " : "",
+			    jstr(r, "name") ? jstr(r, "name") : "?", jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+		}
 		fputc('\n', fp);
 		for (k = 0; k < n; k++)
-			if (row_on(&rows[k], &qi[i]))
+			if (qstat_row_on(&rows[k], &qi[i]))
 				print_row(fp, &rows[k], false);
 	}
 	free(qi);
