@@ -20,11 +20,11 @@ struct cmd {
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
-extern const struct cmd cmd_qrsh;
+extern const struct cmd cmd_qrsh, cmd_qselect;
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
-/* HELLO says any master will do (qconf -sm, -takeover): a standby answers. */
+/* HELLO says any master will do (qconf -smasters, -takeover): a standby answers. */
 extern bool client_any_master;
 void client_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 /* "PROG: error: ..." on stderr; client_die also exits 1. */
@@ -278,6 +278,11 @@ void qstat_xml_jobs(FILE *fp, const json_t *jobs, const json_t *missing);
 /* qhost -xml. */
 struct qhost_view;
 void qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v);
+
+/* qconf_show.c: Grid Engine's read-only qconf views (-sm managers, -so,
+ * -sel, -sh, -ss, -sconf, -shgrpl, -shgrp, -sul, -su, -sprjl, -sprj):
+ * the exit status, or -1 when argv is none of them. */
+int qconf_show_view(int argc, char **argv);
 
 /* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */
 struct qhost_view {

@@ -169,3 +169,73 @@ norm() {
 	[ "$status" -eq "$(cat "$FIX/qstat-q-none.txt.rc")" ]
 	[ -z "$output" ]
 }
+
+# same_as NAME CMD...: CMD's standard error and exit status are Grid
+# Engine's recorded ones, and it prints nothing (an empty list or an
+# unknown object).
+same_as() {
+	local name=$1
+	shift
+	run "$@"
+	[ "$status" -eq "$(cat "$FIX/$name.rc")" ]
+	[ "$output" = "$(cat "$FIX/$name.err")" ]
+}
+
+@test "qselect: each queue instance a line; an unknown queue prints nothing and exits 1" {
+	for f in qselect.txt qselect-q.txt; do
+		args=""
+		[ "$f" = qselect-q.txt ] && args="-q all.q"
+		run qselect $args
+		[ "$status" -eq 0 ]
+		[ "$(echo "$output" | sed 's/@.*/@HOST/')" = "$(sed 's/@.*/@HOST/' "$FIX/$f")" ]
+	done
+	run qselect -q nosuch.q
+	[ "$status" -eq "$(cat "$FIX/qselect-none.txt.rc")" ]
+	[ -z "$output" ]
+	run qselect -qs d
+	[ "$status" -eq 1 ]
+	run qselect -l "arch=$(qhost | awk 'NR == 3 { print $2 }')"
+	[ "$status" -eq 0 ]
+	[[ "$output" == all.q@* ]]
+	run qselect -U root
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'option "-U" is not supported by nowq'* ]]
+}
+
+@test "qconf -sm, -so, -sel, -sh, -ss: Grid Engine's lists; -smasters shows the masters" {
+	run qconf -sm
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(head -1 "$FIX/qconf-sm.txt")" ]
+	same_as qconf-so.txt qconf -so
+	for o in sel sh ss; do
+		run qconf -$o
+		[ "$status" -eq "$(cat "$FIX/qconf-$o.txt.rc")" ]
+		[ "${#lines[@]}" -eq "$(wc -l < "$FIX/qconf-$o.txt")" ]
+		[ "$output" = "$(qhost | awk 'NR > 2 { print $1 }')" ]
+	done
+	qconf -smasters | grep -q primary
+}
+
+@test "qconf -sconf: #global: and Grid Engine's keys, the value at column 30" {
+	run qconf -sconf
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(head -1 "$FIX/qconf-sconf.txt")" ]
+	for l in "${lines[@]:1}"; do
+		k=${l%% *}
+		grep -q "^$k " "$FIX/qconf-sconf.txt"
+		[[ "${l:0:29}" == "$(printf '%-29s' "$k")" ]]
+		[ "${l:29:1}" != " " ]
+	done
+	[ "$(qconf -sconf global)" = "$output" ]
+}
+
+@test "qconf -shgrpl, -shgrp, -sul, -su, -sprjl, -sprj: what Grid Engine says when there are none" {
+	same_as qconf-shgrpl.txt qconf -shgrpl
+	same_as qconf-shgrp.txt qconf -shgrp @allhosts
+	same_as qconf-su-none.txt qconf -su nosuch
+	same_as qconf-sprjl-none.txt qconf -sprjl
+	same_as qconf-sprj.txt qconf -sprj nosuch
+	run qconf -sul
+	[ "$status" -eq 1 ]
+	[ "$output" = "no userset list defined" ]
+}

@@ -82,6 +82,7 @@ rec qconf-shgrpl.txt /usr/bin/qconf -shgrpl
 rec qconf-shgrp.txt /usr/bin/qconf -shgrp @allhosts
 rec qconf-sul.txt /usr/bin/qconf -sul
 rec qconf-su.txt /usr/bin/qconf -su arusers
+rec qconf-su-none.txt /usr/bin/qconf -su nosuch
 # With no project defined this printed "no project list defined" on stderr
 # and exited 1 (qconf-sprjl-none.txt*, recorded before a project was added).
 rec qconf-sprjl.txt /usr/bin/qconf -sprjl
