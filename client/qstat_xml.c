@@ -17,39 +17,67 @@
 	"http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/detailed_job_info.xsd"
 #define QHOST_XSD "http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qhost/qhost.xsd"
 
+/* What needs escaping, and the control characters XML 1.0 cannot hold
+ * (all but tab); the runs between them are copied whole. */
+static const char xml_special[] = "&<>\"'\x01\x02\x03\x04\x05\x06\x07\x08\x0a\x0b\x0c\x0d\x0e\x0f"
+    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
+
 void
 xml_text(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	while (s && *s) {
+		size_t run = strcspn(s, xml_special);
 
-		switch (c) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			/* XML 1.0 has no way to write most control characters. */
-			putc_unlocked(c < 0x20 && c != '\t' ? '?' : c == 0x7f ? '?' : (int)c, fp);
+		fwrite_unlocked(s, 1, run, fp);
+		s += run;
+		switch (*s) {
+		case '\0': return;
+		case '&': fputs_unlocked("&amp;", fp); break;
+		case '<': fputs_unlocked("&lt;", fp); break;
+		case '>': fputs_unlocked("&gt;", fp); break;
+		case '"': fputs_unlocked("&quot;", fp); break;
+		case '\'': fputs_unlocked("&apos;", fp); break;
+		default: putc_unlocked('?', fp);
 		}
+		s++;
 	}
 }
 
 static void
 indent(FILE *fp, int depth)
 {
-	while (depth-- > 0)
-		putc_unlocked(' ', fp);
+	static const char spaces[] = "                                ";
+
+	fwrite_unlocked(spaces, 1, depth < (int)sizeof spaces - 1 ? (size_t)depth : sizeof spaces - 1, fp);
 }
 
 void
 xml_elem(FILE *fp, int depth, const char *name, const char *value)
 {
 	indent(fp, depth);
-	fprintf(fp, "<%s>", name);
+	putc_unlocked('<', fp);
+	fputs_unlocked(name, fp);
+	putc_unlocked('>', fp);
 	xml_text(fp, value);
-	fprintf(fp, "</%s>\n", name);
+	fputs_unlocked("</", fp);
+	fputs_unlocked(name, fp);
+	fputs_unlocked(">\n", fp);
+}
+
+/* <name>N</name>: the listings' numbers, without printf. */
+static void
+xml_elem_int(FILE *fp, int depth, const char *name, long long v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	xml_elem(fp, depth, name, p);
 }
 
 void
@@ -76,14 +104,18 @@ static void
 open_tag(FILE *fp, int depth, const char *name)
 {
 	indent(fp, depth);
-	fprintf(fp, "<%s>\n", name);
+	putc_unlocked('<', fp);
+	fputs_unlocked(name, fp);
+	fputs_unlocked(">\n", fp);
 }
 
 static void
 close_tag(FILE *fp, int depth, const char *name)
 {
 	indent(fp, depth);
-	fprintf(fp, "</%s>\n", name);
+	fputs_unlocked("</", fp);
+	fputs_unlocked(name, fp);
+	fputs_unlocked(">\n", fp);
 }
 
 /* Grid Engine's XML dates: local time, 2026-11-28T09:02:31. */
@@ -152,8 +184,9 @@ xml_row(FILE *fp, int depth, const struct qstat_row *r, unsigned flags, bool wit
 	int d = depth + 2;
 
 	indent(fp, depth);
-	fprintf(fp, "<job_list state=\"%s\">\n", run ? "running" : row_pending(r) ? "pending" : "zombie");
-	xml_elemf(fp, d, "JB_job_number", "%lld", (long long)r->id);
+	fputs_unlocked(run ? "<job_list state=\"running\">\n" : row_pending(r) ? "<job_list state=\"pending\">\n" :
+	    "<job_list state=\"zombie\">\n", fp);
+	xml_elem_int(fp, d, "JB_job_number", (long long)r->id);
 	xml_elemf(fp, d, "JAT_prio", "%.5f", qstat_row_prior(r));
 	if (ext)
 		xml_elem(fp, d, "JAT_ntix", "0.00000");
@@ -185,7 +218,7 @@ xml_row(FILE *fp, int depth, const struct qstat_row *r, unsigned flags, bool wit
 		qstat_row_queue(r, buf, sizeof buf);
 		xml_elem(fp, d, "queue_name", buf);
 	}
-	xml_elemf(fp, d, "slots", "%lld", (long long)r->slots);
+	xml_elem_int(fp, d, "slots", (long long)r->slots);
 	qstat_row_tasks(r, buf, sizeof buf);
 	if (*buf)
 		xml_elem(fp, d, "tasks", buf);
