@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "common/common.h"
+#include "common/msg_rows.h"
 
 /* main.c: every command is one entry of one table; the program dispatches on
  * the name it was called by (qsub, qstat, ...) or on "nowq CMD ...". */
@@ -173,31 +174,18 @@ json_t *qsub_job_json(const struct qsub_opts *o, const char *script, const struc
 /* The job's default name: the base name of the script or command, "STDIN". */
 char  *qsub_default_name(const struct qsub_opts *o);
 
-/* qstat_fmt.c: qstat's output, pure functions over job objects. */
-/* The header and one row per job, in Grid Engine's columns; nothing at all
- * when jobs is empty. */
-/* One line of a job listing, from a full job object or from a row of a
- * brief listing ("columns" and "rows"); the texts are borrowed from the JSON. */
-struct qstat_row {
-	int64_t       id, task, prio, submit_time, start_time, hold, slots;
-	int64_t       t_first, t_last, t_step;
-	const char   *name, *owner, *queue, *state, *state_letters, *host;
-	const char   *tasks;     /* an array's pending tasks, "1-99:2"; NULL: none */
-	const json_t *obj;       /* the job object it came from, or NULL */
-};
-void qstat_row_from_object(const json_t *job, struct qstat_row *r);
-/* The rows of a brief STATUS reply (columns a row lacks stay empty);
- * NULL with *n 0 when it has none or is malformed. */
-struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
-void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
-void qstat_print_row(FILE *fp, const struct qstat_row *r);
+/* qstat_fmt.c: qstat's output, pure functions over the listing's rows
+ * (common/msg_rows.h).  The header and one row per job, in Grid Engine's
+ * columns; nothing at all when there are no rows. */
+void qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n);
+void qstat_print_row(FILE *fp, const struct msg_job_row *r);
 /* A row's columns as every view shows them: Grid Engine's "prior" (-p
  * mapped onto 0 to 1), its state letters, QUEUE@HOST of what runs (else
  * ""), and its ja-task-ID (a task, an array's pending tasks, else ""). */
-double      qstat_row_prior(const struct qstat_row *r);
-const char *qstat_row_state(const struct qstat_row *r);
-void        qstat_row_queue(const struct qstat_row *r, char *buf, size_t n);
-void        qstat_row_tasks(const struct qstat_row *r, char *buf, size_t n);
+double      qstat_row_prior(const struct msg_job_row *r);
+const char *qstat_row_state(const struct msg_job_row *r);
+void        qstat_row_queue(const struct msg_job_row *r, char *buf, size_t n);
+void        qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n);
 /* Calls fn with each NAME=VALUE of a job's -l request ("matlab", "TRUE"
  * for a key). */
 void qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value),
@@ -206,20 +194,29 @@ void qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, c
  * qselect and qhost -q show it; states holds Grid Engine's letters (u
  * unknown, d disabled, a alarm). */
 struct qstat_qinst {
-	const char   *queue, *host;
-	const json_t *h, *q;       /* the host and its queue entry */
+	const char                *queue, *host;
+	const struct msg_host_row *h;   /* the host */
+	struct msg_host_queue      q;   /* and its queue */
 	int64_t       resv, used, tot;
 	bool          has_load;
 	double        load;
 	const char   *arch;
 	char          states[4];
 };
-/* Every queue instance by queue then host (free the array); NULL, *n 0 if none. */
-struct qstat_qinst *qstat_qinsts(const json_t *hosts, size_t *n);
-/* One host's, for qhost -q (the texts borrow from host, which outlives them). */
-struct qstat_qinst *qstat_host_qinsts(const json_t *host, size_t *n);
+/* The queue instances of some host rows, by queue then host: a new array
+ * (NULL, *n 0 if none) pointing into the rows. */
+struct qstat_qinst *qstat_host_qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *n);
+/* Those of a HOSTS reply's "hosts", with the rows they point into. */
+struct qstat_qinsts {
+	struct msg_host_row *hosts;
+	size_t               nhosts;
+	struct qstat_qinst  *qi;
+	size_t               n;
+};
+void qstat_qinsts_load(struct qstat_qinsts *all, const json_t *hosts);
+void qstat_qinsts_free(struct qstat_qinsts *all);
 /* Whether a running row's master runs on the instance. */
-bool qstat_row_on(const struct qstat_row *r, const struct qstat_qinst *qi);
+bool qstat_row_on(const struct msg_job_row *r, const struct qstat_qinst *qi);
 /* qstat -f: Grid Engine's full format, in two parts so the pending rows
  * can be printed as they come.  A block per queue instance (QUEUE@HOST,
  * from each host's "queues" in the HOSTS reply, by queue then host) with
@@ -227,17 +224,18 @@ bool qstat_row_on(const struct qstat_row *r, const struct qstat_qinst *qi);
  * go to their queue instance (a parallel job's to its master host).  Then
  * the pending rows of a page under the PENDING JOBS banner, the banner
  * first when banner is set; true when it printed a row. */
-void qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
-bool qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner);
+void qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n);
+bool qstat_print_pending(FILE *fp, const struct msg_job_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
+bool qstat_job_ended(const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
 void qstat_format_time(char *buf, size_t n, int64_t ms);
 /* qstat_views.c: qstat -r, -ext, -pri and -g c in Grid Engine's plain layout. */
 enum qstat_view { QV_PLAIN, QV_EXT, QV_PRI };
 /* The table of a view (its header before the first row when header is
  * set); with req, each job's -r lines below it (rows from job objects). */
-void qstat_view_rows(FILE *fp, const struct qstat_row *rows, size_t n, enum qstat_view v, bool req,
+void qstat_view_rows(FILE *fp, const struct msg_job_row *rows, size_t n, enum qstat_view v, bool req,
     bool header);
 /* qstat -g c: a line per cluster queue. */
 void qstat_print_cqueues(FILE *fp, const json_t *hosts);
@@ -249,6 +247,7 @@ struct qstat_cqueue {
 	int64_t     used, resv, avail, total, alarm, disabled;
 };
 struct qstat_cqueue *qstat_cqueues(const json_t *hosts, size_t *n);
+void qstat_cqueues_free(struct qstat_cqueue *cq, size_t n);
 
 /* qstat_xml.c: -xml of qstat and qhost in Grid Engine's elements, one
  * pass over the same rows and hosts the plain views print. */
@@ -268,8 +267,8 @@ struct qstat_xml {
 	int      section;        /* 0: none open, 1: queue_info, 2: job_info */
 };
 void qstat_xml_begin(struct qstat_xml *x);
-void qstat_xml_rows(struct qstat_xml *x, const struct qstat_row *rows, size_t n);
-void qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct qstat_row *rows, size_t n);
+void qstat_xml_rows(struct qstat_xml *x, const struct msg_job_row *rows, size_t n);
+void qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct msg_job_row *rows, size_t n);
 void qstat_xml_end(struct qstat_xml *x);
 /* qstat -g c -xml. */
 void qstat_xml_cqueues(FILE *fp, const json_t *hosts);

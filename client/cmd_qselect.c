@@ -77,9 +77,9 @@ static int
 qselect_run(int argc, char **argv)
 {
 	struct qselect_want w = { 0 };
-	struct qstat_qinst *qi = NULL;
+	struct qstat_qinsts all = { 0 };
 	json_t *rep = NULL;
-	size_t n = 0, shown = 0;
+	size_t shown = 0;
 	int rc = 1;
 
 	for (int k = 1; k < argc; k++) {
@@ -111,10 +111,10 @@ qselect_run(int argc, char **argv)
 	}
 	if ((rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "")) == NULL)
 		goto out;
-	qi = qstat_qinsts(json_object_get(rep, "hosts"), &n);
-	for (size_t i = 0; i < n; i++)
-		if (selected(&w, &qi[i])) {
-			printf("%s@%s\n", qi[i].queue, qi[i].host);
+	qstat_qinsts_load(&all, json_object_get(rep, "hosts"));
+	for (size_t i = 0; i < all.n; i++)
+		if (selected(&w, &all.qi[i])) {
+			printf("%s@%s\n", all.qi[i].queue, all.qi[i].host);
 			shown++;
 		}
 	/* Grid Engine exits 1 when no queue instance matches. */
@@ -123,7 +123,7 @@ qselect_run(int argc, char **argv)
 usage:
 	client_usage(&cmd_qselect, stderr);
 out:
-	free(qi);
+	qstat_qinsts_free(&all);
 	json_decref(rep);
 	strv_free(w.queues);
 	strv_free(w.arch);

@@ -4,13 +4,13 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/common.h"
+#include "common/msg.h"
 #include "client/client.h"
 
 /* Tools cut qstat's output by column, so every width is Grid Engine's:
@@ -30,88 +30,10 @@ qstat_format_time(char *buf, size_t n, int64_t ms)
 		snprintf(buf, n, "%-19s", "");
 }
 
-/* The listing's fields by name, so a job object and a brief row fill a
- * row the same way, and a master with more columns than this client knows
- * still works. */
-static const struct row_field {
-	const char *name;
-	size_t      off;
-	bool        text;
-} row_fields[] = {
-#define RI(f)	{ #f, offsetof(struct qstat_row, f), false }
-#define RS(f)	{ #f, offsetof(struct qstat_row, f), true }
-	RI(id), RI(task), RI(prio), RI(submit_time), RI(start_time), RI(hold), RI(slots),
-	RI(t_first), RI(t_last), RI(t_step), RS(name), RS(owner), RS(queue), RS(state),
-	RS(state_letters), RS(host), RS(tasks),
-#undef RI
-#undef RS
-};
-#define NROW_FIELDS (sizeof row_fields / sizeof row_fields[0])
-
-static void
-row_set(struct qstat_row *r, const struct row_field *f, const json_t *v)
-{
-	if (f->text)
-		*(const char **)((char *)r + f->off) = json_is_string(v) ? json_string_value(v) : NULL;
-	else
-		*(int64_t *)((char *)r + f->off) = json_is_integer(v) ? json_integer_value(v) : 0;
-}
-
-static void
-row_init(struct qstat_row *r)
-{
-	memset(r, 0, sizeof *r);
-	r->slots = 1;
-}
-
-void
-qstat_row_from_object(const json_t *job, struct qstat_row *r)
-{
-	row_init(r);
-	for (size_t i = 0; i < NROW_FIELDS; i++) {
-		const json_t *v = json_object_get(job, row_fields[i].name);
-		if (v)
-			row_set(r, &row_fields[i], v);
-	}
-	r->obj = job;
-}
-
-struct qstat_row *
-qstat_rows_from_reply(const json_t *rep, size_t *n)
-{
-	const json_t *cols = json_object_get(rep, "columns"), *rows = json_object_get(rep, "rows");
-	const struct row_field **map;
-	struct qstat_row *out;
-	json_t *c, *row;
-	size_t i, k, ncols;
-
-	*n = 0;
-	if (!json_is_array(cols) || !json_is_array(rows) || json_array_size(rows) == 0)
-		return NULL;
-	ncols = json_array_size(cols);
-	map = xcalloc(ncols + 1, sizeof *map);
-	json_array_foreach(cols, i, c)
-		for (k = 0; k < NROW_FIELDS; k++)
-			if (json_is_string(c) && strcmp(json_string_value(c), row_fields[k].name) == 0)
-				map[i] = &row_fields[k];
-	out = xcalloc(json_array_size(rows), sizeof *out);
-	json_array_foreach(rows, i, row) {
-		row_init(&out[*n]);
-		if (!json_is_array(row))
-			continue;
-		for (k = 0; k < ncols && k < json_array_size(row); k++)
-			if (map[k])
-				row_set(&out[*n], map[k], json_array_get(row, k));
-		(*n)++;
-	}
-	free(map);
-	return out;
-}
-
 /* Grid Engine's "prior" is the scheduler's normalized priority, 0 to 1;
  * with only -p to go on that is -p mapped onto the same range. */
 double
-qstat_row_prior(const struct qstat_row *r)
+qstat_row_prior(const struct msg_job_row *r)
 {
 	return ((double)r->prio + 1024.0) / 2048.0;
 }
@@ -165,7 +87,7 @@ print_req(FILE *fp, const json_t *req)
 }
 
 const char *
-qstat_row_state(const struct qstat_row *r)
+qstat_row_state(const struct msg_job_row *r)
 {
 	const char *st = r->state;
 
@@ -190,6 +112,14 @@ static bool
 is_active(const json_t *job)
 {
 	return state_active(jstr(job, "state"));
+}
+
+/* Done, failed or deleted: what Grid Engine no longer knows as a job. */
+bool
+qstat_job_ended(const json_t *job)
+{
+	const char *st = jstr(job, "state");
+	return st && strcmp(st, "pending") != 0 && !state_active(st);
 }
 
 /* One fixed-width column: at most width characters of s, padded with
@@ -218,7 +148,7 @@ qstat_col(char *dst, size_t dstlen, const char *s, int width)
 }
 
 void
-qstat_row_queue(const struct qstat_row *r, char *buf, size_t n)
+qstat_row_queue(const struct msg_job_row *r, char *buf, size_t n)
 {
 	/* A parallel job's host is its hosts' list: the master host shows. */
 	if (state_active(r->state) && r->host)
@@ -228,7 +158,7 @@ qstat_row_queue(const struct qstat_row *r, char *buf, size_t n)
 }
 
 void
-qstat_row_tasks(const struct qstat_row *r, char *buf, size_t n)
+qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n)
 {
 	/* A task's id, or an array's pending tasks ("1-99:2"). */
 	if (r->tasks && *r->tasks)
@@ -239,21 +169,15 @@ qstat_row_tasks(const struct qstat_row *r, char *buf, size_t n)
 		buf[0] = '\0';
 }
 
-/* The submit/start at column: the start of what runs, else the submission. */
-static int64_t
-row_time(const struct qstat_row *r)
-{
-	return state_active(r->state) && r->start_time ? r->start_time : r->submit_time;
-}
-
 /* One job line; qstat -f's lines under a queue instance have no queue
  * column, since the block names it. */
 static void
-print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
+print_row(FILE *fp, const struct msg_job_row *r, bool with_queue)
 {
 	char when[32], queue[128], ja[32], name[64], owner[64], qcol[160];
 
-	qstat_format_time(when, sizeof when, row_time(r));
+	qstat_format_time(when, sizeof when, state_active(r->state) && r->start_time ? r->start_time :
+	    r->submit_time);
 	qstat_row_queue(r, queue, sizeof queue);
 	qstat_row_tasks(r, ja, sizeof ja);
 	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, qstat_row_prior(r),
@@ -265,7 +189,7 @@ print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
 }
 
 void
-qstat_print_row(FILE *fp, const struct qstat_row *r)
+qstat_print_row(FILE *fp, const struct msg_job_row *r)
 {
 	print_row(fp, r, true);
 }
@@ -295,70 +219,76 @@ rule(FILE *fp, int c, int n)
 
 /* Grid Engine's state letters of a queue instance: u(nknown) for a host
  * that does not answer, d(isabled) for a disabled queue or host, a(larm)
- * for a host that is not idle. */
+ * for a host that is not idle; and the counts of its slots. */
 static void
 qinst_fill(struct qstat_qinst *qi)
 {
-	const json_t *h = qi->h, *la = json_object_get(h, "load"), *attrs = json_object_get(h, "attrs");
-	const char *st = jstr(h, "state");
-	bool unknown = !jbool(h, "connected", false) || jbool(h, "lost", false);
+	const struct msg_host_row *h = qi->h;
+	bool unknown = !h->connected || h->lost;
 	int n = 0;
 
-	qi->tot = jint(h, "slots", 0);
-	qi->used = jint(qi->q, "used", 0);
+	qi->queue = qi->q.name;
+	qi->host = h->name;
+	qi->tot = h->slots;
+	qi->used = qi->q.used;
 	/* A reserved host's free slots are the reservation's. */
-	if (json_is_object(json_object_get(h, "reserved")))
-		qi->resv = qi->tot - jint(h, "used", 0) > 0 ? qi->tot - jint(h, "used", 0) : 0;
-	qi->has_load = jbool(h, "connected", false) && json_is_number(json_array_get(la, 0));
-	qi->load = qi->has_load ? json_number_value(json_array_get(la, 0)) : 0.0;
-	qi->arch = jstr(attrs, "arch");
+	if (h->reserved.has)
+		qi->resv = h->slots - h->used > 0 ? h->slots - h->used : 0;
+	qi->has_load = h->connected && h->has_load;
+	qi->load = qi->has_load ? h->load[0] : 0.0;
+	qi->arch = h->attrs.arch;
 	if (unknown)
 		qi->states[n++] = 'u';
-	if (jbool(h, "disabled", false) || jbool(qi->q, "disabled", false))
+	if (h->disabled || qi->q.disabled)
 		qi->states[n++] = 'd';
-	if (!unknown && st && strcmp(st, "busy") == 0)
+	if (!unknown && h->state && strcmp(h->state, "busy") == 0)
 		qi->states[n++] = 'a';
 	qi->states[n] = '\0';
 }
 
 struct qstat_qinst *
-qstat_qinsts(const json_t *hosts, size_t *n)
+qstat_host_qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
 {
 	struct qstat_qinst *qi = NULL;
-	const json_t *h, *q, *a;
+	const json_t *q;
 	size_t i, k;
 
-	*n = 0;
-	json_array_foreach(hosts, i, h) {
-		if (!jstr(h, "name") || !json_is_array(a = json_object_get(h, "queues")))
+	*nqi = 0;
+	for (i = 0; i < nhosts; i++) {
+		if (!hosts[i].name || !hosts[i].queues)
 			continue;
-		json_array_foreach(a, k, q) {
-			if (!jstr(q, "name"))
+		json_array_foreach(hosts[i].queues, k, q) {
+			struct msg_host_queue mq;
+			msg_host_queue_unpack(q, &mq);
+			if (!mq.name)
 				continue;
-			qi = xrealloc(qi, (*n + 1) * sizeof *qi);
-			qi[*n] = (struct qstat_qinst){ .queue = jstr(q, "name"), .host = jstr(h, "name"), .h = h, .q = q };
-			qinst_fill(&qi[(*n)++]);
+			qi = xrealloc(qi, (*nqi + 1) * sizeof *qi);
+			qi[*nqi] = (struct qstat_qinst){ .h = &hosts[i], .q = mq };
+			qinst_fill(&qi[(*nqi)++]);
 		}
 	}
-	if (*n > 1)
-		qsort(qi, *n, sizeof *qi, qinst_cmp);
+	if (*nqi > 1)
+		qsort(qi, *nqi, sizeof *qi, qinst_cmp);
 	return qi;
 }
 
-struct qstat_qinst *
-qstat_host_qinsts(const json_t *host, size_t *n)
+void
+qstat_qinsts_load(struct qstat_qinsts *all, const json_t *hosts)
 {
-	json_t *one = json_array();
-	struct qstat_qinst *qi;
+	all->hosts = msg_host_rows_unpack(hosts, &all->nhosts);
+	all->qi = qstat_host_qinsts(all->hosts, all->nhosts, &all->n);
+}
 
-	json_array_append(one, (json_t *)host);
-	qi = qstat_qinsts(one, n);
-	json_decref(one);
-	return qi;
+void
+qstat_qinsts_free(struct qstat_qinsts *all)
+{
+	free(all->qi);
+	msg_host_rows_free(all->hosts, all->nhosts);
+	memset(all, 0, sizeof *all);
 }
 
 bool
-qstat_row_on(const struct qstat_row *r, const struct qstat_qinst *qi)
+qstat_row_on(const struct msg_job_row *r, const struct qstat_qinst *qi)
 {
 	size_t n;
 
@@ -369,44 +299,46 @@ qstat_row_on(const struct qstat_row *r, const struct qstat_qinst *qi)
 }
 
 void
-qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n)
 {
-	size_t nqi, i, k;
-	struct qstat_qinst *qi = qstat_qinsts(hosts, &nqi);
+	struct qstat_qinsts all;
+	size_t i, k;
 
-	if (nqi > 0)
+	qstat_qinsts_load(&all, hosts);
+	if (all.n > 0)
 		fputs(full_header, fp);
-	for (i = 0; i < nqi; i++) {
-		const json_t *r = json_object_get(qi[i].h, "reserved");
+	for (i = 0; i < all.n; i++) {
+		const struct qstat_qinst *qi = &all.qi[i];
+		const struct msg_host_resv *r = &qi->h->reserved;
 		char name[512], counts[64], load[16], until[32];
 
-		snprintf(name, sizeof name, "%s@%s", qi[i].queue, qi[i].host);
-		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi[i].resv, (long long)qi[i].used,
-		    (long long)qi[i].tot);
-		if (qi[i].has_load)
-			snprintf(load, sizeof load, "%.2f", qi[i].load);
+		snprintf(name, sizeof name, "%s@%s", qi->queue, qi->host);
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi->resv, (long long)qi->used,
+		    (long long)qi->tot);
+		if (qi->has_load)
+			snprintf(load, sizeof load, "%.2f", qi->load);
 		else
 			snprintf(load, sizeof load, "-NA-");
 		rule(fp, '-', FULL_RULE_LEN);
 		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s %s", name, "BP", counts, load,
-		    qi[i].arch ? qi[i].arch : "-NA-", qi[i].states);
+		    qi->arch ? qi->arch : "-NA-", qi->states);
 		/* The open reservation that holds it, in words: reserved is a
 		 * state of its own, never "unknown" or down. */
-		if (json_is_object(r)) {
-			qstat_format_time(until, sizeof until, jint(r, "end", 0));
-			fprintf(fp, "%sreserved %s by %s until %s", qi[i].states[0] ? " " : "",
-			    jstr(r, "name") ? jstr(r, "name") : "?", jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+		if (r->has) {
+			qstat_format_time(until, sizeof until, r->end);
+			fprintf(fp, "%sreserved %s by %s until %s", qi->states[0] ? " " : "",
+			    r->name ? r->name : "?", r->owner ? r->owner : "?", until);
 		}
 		fputc('\n', fp);
 		for (k = 0; k < n; k++)
-			if (qstat_row_on(&rows[k], &qi[i]))
+			if (qstat_row_on(&rows[k], qi))
 				print_row(fp, &rows[k], false);
 	}
-	free(qi);
+	qstat_qinsts_free(&all);
 }
 
 bool
-qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner)
+qstat_print_pending(FILE *fp, const struct msg_job_row *rows, size_t n, bool banner)
 {
 	bool any = false;
 
@@ -426,7 +358,7 @@ qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banne
 }
 
 void
-qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n)
+qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n)
 {
 	size_t i;
 
@@ -475,9 +407,11 @@ qstat_print_hosts(FILE *fp, const json_t *job, const char *host)
 		return;
 	}
 	fprintf(fp, "%-28s", "exec_host_list        1:");
-	json_array_foreach(ph, i, h)
-		fprintf(fp, "%s%s:%lld", i ? ", " : "", jstr(h, "host") ? jstr(h, "host") : "?",
-		    (long long)jint(h, "slots", 1));
+	json_array_foreach(ph, i, h) {
+		struct msg_pe_host p;
+		msg_pe_host_unpack(h, &p);
+		fprintf(fp, "%s%s:%lld", i ? ", " : "", p.host ? p.host : "?", (long long)p.slots);
+	}
 	fputc('\n', fp);
 }
 
@@ -625,7 +559,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	const json_t *argv = json_object_get(job, "argv");
 	const json_t *args = json_object_get(job, "args");
 	const char *st = jstr(job, "state"), *s, *reason = jstr(job, "reason");
-	bool finished = st && strcmp(st, "pending") != 0 && !is_active(job);
+	bool finished = qstat_job_ended(job);
 	time_t t = (time_t)(jint(job, "submit_time", 0) / 1000);
 	struct group *gr;
 	char tbuf[64], cpu[32], mem[32];

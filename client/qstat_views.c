@@ -33,13 +33,13 @@ rule(FILE *fp, size_t n)
 }
 
 static bool
-running(const struct qstat_row *r)
+running(const struct msg_job_row *r)
 {
 	return r->state && (strcmp(r->state, "running") == 0 || strcmp(r->state, "transferring") == 0);
 }
 
 static void
-ext_row(FILE *fp, const struct qstat_row *r)
+ext_row(FILE *fp, const struct msg_job_row *r)
 {
 	char queue[160], ja[32], cpu[32] = "", mem[16] = "", io[16] = "";
 
@@ -59,7 +59,7 @@ ext_row(FILE *fp, const struct qstat_row *r)
 }
 
 static void
-pri_row(FILE *fp, const struct qstat_row *r)
+pri_row(FILE *fp, const struct msg_job_row *r)
 {
 	char queue[160], ja[32], when[32];
 
@@ -89,7 +89,7 @@ req_line(void *arg, const char *name, const char *value)
 
 /* -r: what the job asked for, below its line. */
 static void
-req_rows(FILE *fp, const struct qstat_row *r)
+req_rows(FILE *fp, const struct msg_job_row *r)
 {
 	const json_t *w = json_object_get(r->obj, "waiting_for"), *e;
 	struct req_lines rl = { fp, true };
@@ -124,7 +124,7 @@ req_rows(FILE *fp, const struct qstat_row *r)
 }
 
 void
-qstat_view_rows(FILE *fp, const struct qstat_row *rows, size_t n, enum qstat_view v, bool req, bool header)
+qstat_view_rows(FILE *fp, const struct msg_job_row *rows, size_t n, enum qstat_view v, bool req, bool header)
 {
 	if (n == 0)
 		return;
@@ -153,11 +153,15 @@ qstat_view_rows(FILE *fp, const struct qstat_row *rows, size_t n, enum qstat_vie
 struct qstat_cqueue *
 qstat_cqueues(const json_t *hosts, size_t *n)
 {
+	struct qstat_qinsts all;
+	struct qstat_qinst *qi;
 	size_t nqi, i;
-	struct qstat_qinst *qi = qstat_qinsts(hosts, &nqi);
 	struct qstat_cqueue *cq = NULL, *c = NULL;
 	int loads = 0;
 
+	qstat_qinsts_load(&all, hosts);
+	qi = all.qi;
+	nqi = all.n;
 	*n = 0;
 	for (i = 0; i < nqi; i++) {
 		bool off = strpbrk(qi[i].states, "du") != NULL, alarm = strchr(qi[i].states, 'a') != NULL;
@@ -188,8 +192,19 @@ qstat_cqueues(const json_t *hosts, size_t *n)
 	}
 	if (c && loads)
 		c->load /= loads;
-	free(qi);
+	/* The names point into the host rows, which go: keep copies. */
+	for (i = 0; i < *n; i++)
+		cq[i].name = xstrdup(cq[i].name);
+	qstat_qinsts_free(&all);
 	return cq;
+}
+
+void
+qstat_cqueues_free(struct qstat_cqueue *cq, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)cq[i].name);
+	free(cq);
 }
 
 void
@@ -209,5 +224,5 @@ qstat_print_cqueues(FILE *fp, const json_t *hosts)
 		    (long long)cq[i].avail, (long long)cq[i].total, (long long)cq[i].alarm,
 		    (long long)cq[i].disabled);
 	}
-	free(cq);
+	qstat_cqueues_free(cq, n);
 }

@@ -130,13 +130,13 @@ xml_time(char *buf, size_t n, int64_t ms)
 }
 
 static bool
-row_running(const struct qstat_row *r)
+row_running(const struct msg_job_row *r)
 {
 	return r->state && (strcmp(r->state, "running") == 0 || strcmp(r->state, "transferring") == 0);
 }
 
 static bool
-row_pending(const struct qstat_row *r)
+row_pending(const struct msg_job_row *r)
 {
 	return !r->state || strcmp(r->state, "pending") == 0;
 }
@@ -156,7 +156,7 @@ xml_req_one(void *arg, const char *name, const char *value)
 
 /* What -r adds to a job's element, in Grid Engine's order. */
 static void
-xml_row_req(FILE *fp, int d, const struct qstat_row *r)
+xml_row_req(FILE *fp, int d, const struct msg_job_row *r)
 {
 	const json_t *w = json_object_get(r->obj, "waiting_for"), *e;
 	size_t i;
@@ -175,7 +175,7 @@ xml_row_req(FILE *fp, int d, const struct qstat_row *r)
  * shows tickets and shares where the plain one shows the time; nowq has
  * neither, so they are 0. */
 static void
-xml_row(FILE *fp, int depth, const struct qstat_row *r, unsigned flags, bool with_queue)
+xml_row(FILE *fp, int depth, const struct msg_job_row *r, unsigned flags, bool with_queue)
 {
 	static const char *const tickets[] = { "tickets", "JB_override_tickets", "JB_jobshare", "otickets",
 		"ftickets", "stickets" };
@@ -248,7 +248,7 @@ xml_section(struct qstat_xml *x, int want)
 }
 
 void
-qstat_xml_rows(struct qstat_xml *x, const struct qstat_row *rows, size_t n)
+qstat_xml_rows(struct qstat_xml *x, const struct msg_job_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		bool run = row_running(&rows[i]);
@@ -259,11 +259,16 @@ qstat_xml_rows(struct qstat_xml *x, const struct qstat_row *rows, size_t n)
 }
 
 void
-qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct qstat_row *rows, size_t n)
+qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct msg_job_row *rows, size_t n)
 {
+	struct qstat_qinsts all;
+	struct qstat_qinst *qi;
 	size_t nqi, i, k;
-	struct qstat_qinst *qi = qstat_qinsts(hosts, &nqi);
 	FILE *fp = x->fp;
+
+	qstat_qinsts_load(&all, hosts);
+	qi = all.qi;
+	nqi = all.n;
 
 	xml_section(x, 1);
 	for (i = 0; i < nqi; i++) {
@@ -289,7 +294,7 @@ qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct qstat_ro
 				xml_row(fp, 6, &rows[k], x->flags, false);
 		close_tag(fp, 4, "Queue-List");
 	}
-	free(qi);
+	qstat_qinsts_free(&all);
 }
 
 void
@@ -321,7 +326,7 @@ qstat_xml_cqueues(FILE *fp, const json_t *hosts)
 		close_tag(fp, 2, "cluster_queue_summary");
 	}
 	fputs("</job_info>\n", fp);
-	free(cq);
+	qstat_cqueues_free(cq, n);
 }
 
 /* qstat -j -xml. */
@@ -633,35 +638,32 @@ resourcevalue(FILE *fp, const char *name, const char *value, char *const *only)
 }
 
 static void
-qhost_xml_attrs(FILE *fp, const json_t *h, bool known, char *const *only)
+qhost_xml_attrs(FILE *fp, const struct msg_host_row *h, bool known, char *const *only)
 {
-	const json_t *a = json_object_get(h, "attrs"), *l = json_object_get(h, "load"), *v;
+	const struct host_attrs *a = &h->attrs;
 	char buf[64];
-	size_t i;
 
-	if (known && json_is_number(json_array_get(l, 0))) {
-		snprintf(buf, sizeof buf, "%.6f", json_number_value(json_array_get(l, 0)));
+	if (known && h->has_load) {
+		snprintf(buf, sizeof buf, "%.6f", h->load[0]);
 		resourcevalue(fp, "load_avg", buf, only);
 	}
-	if (jstr(a, "arch"))
-		resourcevalue(fp, "arch", jstr(a, "arch"), only);
-	snprintf(buf, sizeof buf, "%.6f", (double)jint(h, "slots", 0));
+	if (a->arch)
+		resourcevalue(fp, "arch", a->arch, only);
+	snprintf(buf, sizeof buf, "%.6f", (double)h->slots);
 	resourcevalue(fp, "num_proc", buf, only);
-	if (jint(a, "mem", 0) > 0) {
-		qhost_format_mem(buf, sizeof buf, jint(a, "mem", 0));
+	if (a->mem > 0) {
+		qhost_format_mem(buf, sizeof buf, a->mem);
 		resourcevalue(fp, "mem_total", buf, only);
 	}
-	json_array_foreach(json_object_get(a, "keys"), i, v)
-		if (json_is_string(v))
-			resourcevalue(fp, json_string_value(v), "TRUE", only);
+	for (char **k = a->keys; k && *k; k++)
+		resourcevalue(fp, *k, "TRUE", only);
 }
 
 static void
-qhost_xml_queues(FILE *fp, const json_t *h)
+qhost_xml_queues(FILE *fp, const struct msg_host_row *h)
 {
 	size_t n;
-	struct qstat_qinst *qi = qstat_host_qinsts(h, &n);
-
+	struct qstat_qinst *qi = qstat_host_qinsts(h, 1, &n);
 	for (size_t i = 0; i < n; i++) {
 		static const char *const names[] = { "qtype_string", "slots_used", "slots", "slots_resv",
 			"state_string" };
@@ -696,17 +698,17 @@ jobvalue(FILE *fp, long long id, const char *name, const char *value)
 }
 
 static void
-qhost_xml_jobs(FILE *fp, const json_t *h)
+qhost_xml_jobs(FILE *fp, const struct msg_host_row *h)
 {
 	const json_t *j;
 	size_t i;
 
-	json_array_foreach(json_object_get(h, "jobs"), i, j) {
-		struct qstat_row r;
+	json_array_foreach(h->jobs, i, j) {
+		struct msg_job_row r;
 		char buf[160];
 		long long id;
 
-		qstat_row_from_object(j, &r);
+		msg_job_row_unpack(j, &r);
 		id = (long long)r.id;
 		fprintf(fp, " <job name='%lld'>\n", id);
 		snprintf(buf, sizeof buf, "'%.6f'", qstat_row_prior(&r));
@@ -732,15 +734,15 @@ qhost_xml_jobs(FILE *fp, const json_t *h)
 void
 qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 {
-	const json_t *h;
-	size_t i;
+	size_t n;
+	struct msg_host_row *rows = msg_host_rows_unpack(hosts, &n);
 
 	fputs("<?xml version='1.0'?>\n<qhost xmlns:xsd=\"" QHOST_XSD "\">\n", fp);
 	qhost_xml_global(fp);
-	json_array_foreach(hosts, i, h) {
-		const char *name = jstr(h, "name") ? jstr(h, "name") : "";
-		const json_t *attrs = json_object_get(h, "attrs"), *load = json_object_get(h, "load");
-		bool known = jbool(h, "connected", false) && !jbool(h, "lost", false);
+	for (size_t i = 0; i < n; i++) {
+		const struct msg_host_row *h = &rows[i];
+		const char *name = h->name ? h->name : "";
+		bool known = h->connected && !h->lost;
 		char buf[64];
 
 		if (v && v->hosts) {
@@ -753,18 +755,18 @@ qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 		fputs(" <host name='", fp);
 		xml_text(fp, name);
 		fputs("'>\n", fp);
-		hostvalue(fp, "arch_string", jstr(attrs, "arch") ? jstr(attrs, "arch") : "-");
-		snprintf(buf, sizeof buf, "%lld", (long long)jint(h, "slots", 0));
+		hostvalue(fp, "arch_string", h->attrs.arch ? h->attrs.arch : "-");
+		snprintf(buf, sizeof buf, "%lld", (long long)h->slots);
 		hostvalue(fp, "num_proc", buf);
 		hostvalue(fp, "m_socket", "-");
 		hostvalue(fp, "m_core", "-");
 		hostvalue(fp, "m_thread", "-");
-		if (known && json_is_number(json_array_get(load, 0)))
-			snprintf(buf, sizeof buf, "%.2f", json_number_value(json_array_get(load, 0)));
+		if (known && h->has_load)
+			snprintf(buf, sizeof buf, "%.2f", h->load[0]);
 		else
 			snprintf(buf, sizeof buf, "-");
 		hostvalue(fp, "load_avg", buf);
-		qhost_format_mem(buf, sizeof buf, jint(attrs, "mem", 0));
+		qhost_format_mem(buf, sizeof buf, h->attrs.mem);
 		hostvalue(fp, "mem_total", buf);
 		hostvalue(fp, "mem_used", "-");
 		hostvalue(fp, "swap_total", "-");
@@ -778,4 +780,5 @@ qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 		fputs(" </host>\n", fp);
 	}
 	fputs("</qhost>\n", fp);
+	msg_host_rows_free(rows, n);
 }

@@ -790,14 +790,17 @@ char *
 qsub_default_name(const struct qsub_opts *o)
 {
 	const char *first = o->operands ? o->operands[0] : NULL;
-	char *name;
+	char *name, *word;
 
 	if (!first || (o->binary != 1 && strcmp(first, "-") == 0))
 		return xstrdup("STDIN");
-	/* A file may be called anything; its job gets a name that passes
-	 * job_valid_name: what a name may not hold becomes "_", and a long
-	 * one is cut. */
-	name = xstrdup(base_name(first));
+	/* qrsh's command is a shell's line, named as Grid Engine names it:
+	 * after its first word.  A file may be called anything; its job gets
+	 * a name that passes job_valid_name: what a name may not hold
+	 * becomes "_", and a long one is cut. */
+	word = xstrndup(first, o->qrsh ? strcspn(first, " \t\n") : strlen(first));
+	name = xstrdup(base_name(word));
+	free(word);
 	if (strlen(name) > JOB_MAX_NAME)
 		name[JOB_MAX_NAME] = '\0';
 	for (char *c = name; *c; c++)

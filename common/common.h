@@ -431,15 +431,6 @@ const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and
  * range and returns NULL with *why on bad input. */
 json_t     *job_to_json(const struct job *j);
-/* A job listing's row: a JSON array of the values named by
- * job_brief_columns (NULL-terminated), in that order. */
-extern const char *const job_brief_columns[];
-/* The keys "columns" (those names) and "rows" of a listing, up to the
- * rows' opening bracket: the rows, then "]", follow. */
-void        job_brief_head(struct jtext *t);
-void        job_brief_text(const struct job *j, struct jtext *t);
-/* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
-void        job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
 /* A qrsh job's "HOST PORT SECRET" (job.qrsh): the client's listening address
  * and the one-time secret the shepherd proves itself with.  -1 when s is not

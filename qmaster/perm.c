@@ -61,6 +61,15 @@ perm_sees_all(bool operator)
 	return conf->show_all_jobs || operator;
 }
 
+/* The roles of an identity, the loop's and the query thread's alike: a
+ * manager is an operator too. */
+void
+perm_roles(const char *user, uid_t uid, bool *manager, bool *operator)
+{
+	*manager = qm_is_manager(user, uid);
+	*operator = *manager || qm_is_operator(user);
+}
+
 /* Aliases and host lists shape where everyone's jobs go: managers only. */
 bool
 perm_manager(const struct conn *c)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -387,6 +388,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 {
 	struct status_req q;
 	struct status_ctx sc = { 0 };
+	struct msg_status_next next;
 	json_t *rep, *own = NULL;
 
 	*text = NULL;
@@ -413,27 +415,18 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		return proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list");
 	}
 	json_decref(own);
+	next = (struct msg_status_next){ .has = sc.limit && sc.njobs == sc.limit, .id = sc.last,
+	    .has_prio = q.m.by_prio, .prio = sc.last_prio };
 	if (sc.brief) {
 		jt_lit(&sc.text, "]");
-		if (sc.limit && sc.njobs == sc.limit) {
-			jt_lit(&sc.text, ",\"next\":");
-			jt_int(&sc.text, sc.last);
-			if (q.m.by_prio) {
-				jt_lit(&sc.text, ",\"next_prio\":");
-				jt_int(&sc.text, sc.last_prio);
-			}
-		}
+		msg_status_next_text(&sc.text, &next);
 		jt_lit(&sc.text, "}");
 		*text = jt_steal(&sc.text, len);
 		return NULL;
 	}
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "jobs", sc.jobs);
-	if (sc.limit && sc.njobs == sc.limit) {
-		json_object_set_new(rep, "next", json_integer(sc.last));
-		if (q.m.by_prio)
-			json_object_set_new(rep, "next_prio", json_integer(sc.last_prio));
-	}
+	msg_status_next_add(rep, &next);
 	return rep;
 }
 

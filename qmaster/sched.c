@@ -334,7 +334,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		t = list;
 		list = t ? xasprintf("%s %s", t, sv[i].h->name) : xstrdup(sv[i].h->name);
 		free(t);
-		json_array_append_new(ph, json_pack("{s:s, s:i}", "host", sv[i].h->name, "slots", out[i]));
+		msg_pe_host_add(ph, &(struct msg_pe_host){ sv[i].h->name, out[i] });
 	}
 	qm_txn();
 	j->attempt++;
@@ -352,9 +352,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		json_t *o;
 		if (!out[i])
 			continue;
-		o = job_to_json(j);
-		json_object_set_new(o, "part", json_integer(np++));
-		json_object_set(o, "pe_hosts", ph);
+		o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ np++, ph });
 		if (!sv[i].jobs)
 			sv[i].jobs = json_array();
 		json_array_append_new(sv[i].jobs, o);

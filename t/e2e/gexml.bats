@@ -97,13 +97,17 @@ shape() {
 	grep -q '<CE_name>h_vmem</CE_name>' "$WORK/out.xml"
 }
 
-@test "qstat -j -xml of an unknown job: unknown_jobs, exit 0, as Grid Engine" {
+@test "qstat -j -xml of an unknown or ended job: unknown_jobs, exit 0, as Grid Engine" {
 	run qstat -j 999999 -xml
 	[ "$status" -eq "$(cat "$FIX/qstat-j-none.xml.rc")" ]
 	echo "$output" > "$WORK/out.xml"
 	xmllint --noout "$WORK/out.xml"
 	python3 "$NOWQ_E2E/xmlshape.py" "$WORK/out.xml" "$FIX/qstat-j-none.xml"
 	grep -q '<ST_name>999999</ST_name>' "$WORK/out.xml"
+	# An ended job is unknown to qstat -j, as in Grid Engine.
+	run qstat -j "$DONE" -xml
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<ST_name>$DONE</ST_name>"* ]]
 }
 
 @test "qhost -xml, -q, -j, -F: the global host, then each host's values, queues, jobs and resources" {

@@ -1,4 +1,4 @@
-/* test_store.c: unit tests of the SQLite store (spool/store.c) and the spool-directory helpers (common/spooldir.c). */
+/* test_store.c: unit tests of the SQLite store (spool/store*.c) and the spool-directory helpers (common/spooldir.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-/* The session extension's declarations, as in spool/store.c. */
+/* The session extension's declarations, as in spool/store_int.h. */
 #define SQLITE_ENABLE_SESSION 1
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
