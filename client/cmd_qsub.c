@@ -28,6 +28,8 @@ const struct cmd cmd_qsub = {
 	"         -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
 	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -notify  -help\n"
+	"         -hard  -soft  -P project  -A account  -ac|-sc name=value,...  -dc name,...\n"
+	"         -R y|n  -js share  -binding [env|pe|set] strategy  -shell y|n\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
@@ -95,33 +97,86 @@ read_script(const char *path, size_t *len)
 	return s;
 }
 
-/* GE's last line for a job -sync y waited for; returns qsub's exit status. */
+/* Grid Engine's line for a job or task -sync y waited for (what: "7" or
+ * "7.2"): an exit status of 0 on stdout, anything else on stderr, a signal
+ * without a full stop, as it writes them.  Returns the job's exit status
+ * for qsub's own, 1 for a signal or a job that never ran. */
+static int
+report_one(const char *what, bool ran, int sig, int code)
+{
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	fflush(stdout);
+	if (!ran) {
+		printf("Unable to run job %s.\n", what);
+		return 1;
+	}
+	if (sig > 0 && abbrev)
+		fprintf(stderr, "Job %s exited because of signal SIG%s\n", what, abbrev);
+	else if (sig > 0)
+		fprintf(stderr, "Job %s exited because of signal %d\n", what, sig);
+	else
+		fprintf(code ? stderr : stdout, "Job %s exited with exit code %d.\n", what, code);
+	return sig > 0 ? 1 : code & 0xff;
+}
+
+static int
+task_end_cmp(const void *a, const void *b)
+{
+	const struct msg_task_row *x = a, *y = b;
+
+	if (x->end_time != y->end_time)
+		return x->end_time < y->end_time ? -1 : 1;
+	return x->task < y->task ? -1 : 1;
+}
+
+/* An array's tasks, one line each in the order they ended, as Grid
+ * Engine reports them while they end; qsub exits 0 when every task did,
+ * else with the status of the first that failed. */
+static int
+report_tasks(int64_t id)
+{
+	json_t *rep = client_request_ok(msg_status_pack_one(id), "");
+	struct msg_job_detail d;
+	const json_t *tasks;
+	struct msg_task_row *order;
+	size_t n, i;
+	int rc = 0;
+
+	if (!rep)
+		return 1;
+	msg_job_detail_unpack(json_array_get(json_object_get(rep, "jobs"), 0), &d);
+	tasks = d.tasks;
+	n = json_array_size(tasks);
+	order = xcalloc(n + 1, sizeof *order);
+	for (i = 0; i < n; i++)
+		msg_task_row_unpack(json_array_get(tasks, i), &order[i]);
+	qsort(order, n, sizeof *order, task_end_cmp);
+	for (i = 0; i < n; i++) {
+		char what[48];
+		int st;
+		snprintf(what, sizeof what, "%lld.%lld", (long long)id, (long long)order[i].task);
+		st = report_one(what, order[i].start_time > 0, (int)order[i].signal, (int)order[i].exit_status);
+		if (st != 0 && rc == 0)
+			rc = st;
+	}
+	free(order);
+	json_decref(rep);
+	return rc;
+}
+
+/* What -sync y says once the job ended; returns qsub's exit status. */
 static int
 report_end(int64_t id, const json_t *job)
 {
 	struct msg_job_end e;
-	const char *st;
-	bool ran;
-	int sig;
+	char what[24];
 
 	msg_job_end_unpack(job, &e);
-	st = e.state;
-	ran = e.start_time > 0;
-	sig = (int)e.signal;
-	if (!st || !ran || strcmp(st, "pending") == 0) {
-		printf("Unable to run job %lld.\n", (long long)id);
-		return 1;
-	}
-	if (sig > 0) {
-		const char *abbrev = sigabbrev_np(sig);
-		if (abbrev)
-			printf("Job %lld exited because of signal SIG%s.\n", (long long)id, abbrev);
-		else
-			printf("Job %lld exited because of signal %d.\n", (long long)id, sig);
-		return 1;
-	}
-	printf("Job %lld exited with exit code %d.\n", (long long)id, (int)e.exit_status);
-	return (int)(e.exit_status & 0xff);
+	if (e.t_first > 0)
+		return report_tasks(id);
+	snprintf(what, sizeof what, "%lld", (long long)id);
+	return report_one(what, e.start_time > 0, (int)e.signal, (int)e.exit_status);
 }
 
 /* The progress line of qsub -sync y on a terminal: the job's state from

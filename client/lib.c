@@ -900,3 +900,17 @@ client_reply_ok(const json_t *rep)
 	msg_reply_unpack(rep, &r, NULL, 0);
 	return r.ok;
 }
+
+void
+client_add_words(char ***v, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t n = strv_len(*v);
+
+	for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		*v = xrealloc(*v, (n + 2) * sizeof **v);
+		(*v)[n++] = xstrdup(w);
+		(*v)[n] = NULL;
+	}
+	free(copy);
+}

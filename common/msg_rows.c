@@ -175,6 +175,7 @@ msg_job_end_unpack(const json_t *job, struct msg_job_end *m)
 	m->start_time = jint(job, "start_time", 0);
 	m->exit_status = jint(job, "exit_status", 0);
 	m->signal = jint(job, "signal", 0);
+	m->t_first = jint(job, "t_first", 0);
 	m->reason = jstr(job, "reason");
 }
 
@@ -192,6 +193,14 @@ list_get(const json_t *o, const char *key)
 {
 	json_t *a = json_object_get(o, key);
 	return json_is_array(a) ? a : NULL;
+}
+
+/* An object of the reply's, or NULL. */
+static const json_t *
+obj_get(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_object(v) ? v : NULL;
 }
 
 void
@@ -219,10 +228,20 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->shell = jstr(job, "shell");
 	m->reason = jstr(job, "reason");
 	m->scheduling_info = jstr(job, "scheduling_info");
+	m->account = jstr(job, "account");
+	m->project = jstr(job, "project");
+	m->binding = jstr(job, "binding");
+	m->pe = jstr(job, "pe");
+	m->reserve = jbool(job, "reserve", false);
+	m->rerun = jbool(job, "rerun", false);
+	m->mail = jint(job, "mail", 0);
+	m->js = jint(job, "js", 0);
+	m->context = list_get(job, "context");
 	m->env = list_get(job, "env");
 	m->argv = list_get(job, "argv");
 	m->args = list_get(job, "args");
-	m->req = json_is_object(json_object_get(job, "req")) ? json_object_get(job, "req") : NULL;
+	m->req = obj_get(job, "req");
+	m->soft = obj_get(job, "soft");
 	m->waiting_for = list_get(job, "waiting_for");
 	m->tasks = list_get(job, "tasks");
 	m->pe_hosts = list_get(job, "pe_hosts");
@@ -251,24 +270,21 @@ msg_job_mail_pack(int64_t count, const char *error, int64_t next_try)
 	return json_pack("{s:i, s:s?, s:I}", "count", (int)count, "error", error, "next_try", (json_int_t)next_try);
 }
 
-void
-msg_job_task_add(json_t *list, const struct msg_job_task *m)
-{
-	json_t *o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
-	    "task", (int)m->task, "state", m->state, "state_letters", m->state_letters,
-	    "start_time", (json_int_t)m->start_time, "end_time", (json_int_t)m->end_time,
-	    "exit_status", (int)m->exit_status, "attempt", (int)m->attempt, "utime", m->utime,
-	    "stime", m->stime, "maxrss_kb", (json_int_t)m->maxrss_kb);
+/* --- STATUS of an array job: one task --- */
 
-	if (m->host)
-		json_object_set_new(o, "host", json_string(m->host));
-	if (m->reason)
-		json_object_set_new(o, "reason", json_string(m->reason));
-	json_array_append_new(list, o);
+json_t *
+msg_task_row_pack(const struct msg_task_row *m)
+{
+	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:s?, s:s?}",
+	    "task", (json_int_t)m->task, "state", m->state, "state_letters", m->state_letters,
+	    "start_time", (json_int_t)m->start_time, "end_time", (json_int_t)m->end_time,
+	    "exit_status", (json_int_t)m->exit_status, "signal", (json_int_t)m->signal,
+	    "attempt", (json_int_t)m->attempt, "utime", m->utime, "stime", m->stime,
+	    "maxrss_kb", (json_int_t)m->maxrss_kb, "host", m->host, "reason", m->reason);
 }
 
 void
-msg_job_task_unpack(const json_t *o, struct msg_job_task *m)
+msg_task_row_unpack(const json_t *o, struct msg_task_row *m)
 {
 	m->task = jint(o, "task", 0);
 	m->state = jstr(o, "state");
@@ -276,6 +292,7 @@ msg_job_task_unpack(const json_t *o, struct msg_job_task *m)
 	m->start_time = jint(o, "start_time", 0);
 	m->end_time = jint(o, "end_time", 0);
 	m->exit_status = jint(o, "exit_status", 0);
+	m->signal = jint(o, "signal", 0);
 	m->attempt = jint(o, "attempt", 0);
 	m->utime = num_get(o, "utime");
 	m->stime = num_get(o, "stime");
@@ -567,6 +584,10 @@ msg_acct_row_pack(const struct msg_acct_row *m)
 	json_object_set_new(o, "prio", json_integer(m->prio));
 	json_object_set_new(o, "pe", text_or_null(m->pe));
 	json_object_set_new(o, "slots", json_integer(m->slots));
+	if (m->project)
+		json_object_set_new(o, "project", json_string(m->project));
+	if (m->account)
+		json_object_set_new(o, "account", json_string(m->account));
 	json_object_set_new(o, "ru_wallclock", json_real(m->ru_wallclock));
 	json_object_set_new(o, "rusage", rusage_to_json(&m->ru));
 	return o;
@@ -598,6 +619,8 @@ msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m)
 	m->failed = jint(o, "failed", 0);
 	m->reason = jstr(o, "reason");
 	m->pe = jstr(o, "pe");
+	m->project = jstr(o, "project");
+	m->account = jstr(o, "account");
 	m->prio = jint(o, "prio", 0);
 	m->slots = jint(o, "slots", 1);
 	m->ru_wallclock = num_get(o, "ru_wallclock");

@@ -44,6 +44,7 @@ struct msg_job_end {
 	const char *state, *name;   /* NULL when absent */
 	int64_t     start_time;     /* 0: it never started */
 	int64_t     exit_status, signal;
+	int64_t     t_first;        /* an array job's first task; 0: not an array */
 	const char *reason;         /* NULL: none */
 };
 void    msg_job_end_unpack(const json_t *job, struct msg_job_end *m);
@@ -59,10 +60,15 @@ struct msg_job_detail {
 	bool          join, error;
 	double        utime, stime;
 	const char   *cwd, *out, *err, *shell, *reason, *scheduling_info;
+	const char   *account, *project, *binding, *pe;   /* NULL: none */
+	bool          reserve, rerun;
+	int64_t       mail;                /* the -m bits, 0 when absent */
+	int64_t       js;                  /* the job share, 0 when absent */
 	const json_t *env, *argv, *args;   /* lists of texts, or NULL */
-	const json_t *req;                 /* the -l request object, or NULL */
+	const json_t *context;             /* -ac's VAR=VALUE texts, or NULL */
+	const json_t *req, *soft;          /* the hard and soft -l request objects, or NULL */
 	const json_t *waiting_for;         /* msg_job_wait_unpack's elements */
-	const json_t *tasks;               /* msg_job_task_unpack's elements */
+	const json_t *tasks;               /* msg_task_row_unpack's elements */
 	const json_t *pe_hosts;            /* msg_pe_host_unpack's (common/msg.h) */
 	bool          has_mail;            /* mail_pending: */
 	int64_t       mail_count, mail_next_try;
@@ -78,17 +84,17 @@ void    msg_job_wait_add(json_t *list, const struct msg_job_wait *m);
 void    msg_job_wait_unpack(const json_t *o, struct msg_job_wait *m);
 /* "mail_pending": mail of the job not delivered yet. */
 json_t *msg_job_mail_pack(int64_t count, const char *error, int64_t next_try);
-/* "tasks": an array's task that left the pending state. */
-struct msg_job_task {
-	int64_t     task;
-	const char *state, *state_letters;
-	int64_t     start_time, end_time, exit_status, attempt;
+/* "tasks" of a single-job STATUS of an array job: one row per task that
+ * left the pending state. */
+struct msg_task_row {
+	int64_t     task, attempt, start_time, end_time, maxrss_kb;
+	int64_t     exit_status, signal;   /* signal: what killed it, 0: none */
 	double      utime, stime;
-	int64_t     maxrss_kb;
-	const char *host, *reason;   /* NULL: none */
+	const char *state, *state_letters;
+	const char *host, *reason;         /* NULL: none */
 };
-void    msg_job_task_add(json_t *list, const struct msg_job_task *m);
-void    msg_job_task_unpack(const json_t *o, struct msg_job_task *m);
+json_t *msg_task_row_pack(const struct msg_task_row *m);
+void    msg_task_row_unpack(const json_t *o, struct msg_task_row *m);
 
 /* A page of a listing that has more after it: where the next begins. */
 struct msg_status_next {
@@ -203,6 +209,7 @@ struct msg_acct_row {
 	const char       *reason, *pe;
 	int64_t           prio;
 	int64_t           slots;        /* 1 when absent */
+	const char       *project, *account;   /* NULL: none (left out) */
 	double            ru_wallclock;
 	struct job_rusage ru;           /* zero when absent or unusable */
 };
