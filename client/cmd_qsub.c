@@ -28,6 +28,8 @@ const struct cmd cmd_qsub = {
 	"         -pe name slots  -n slots\n"
 	"         --cron \"min hour dom mon dow\"|@daily|...  -m b|e|a|s|n  -M addr,...\n"
 	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -notify  -help\n"
+	"         -hard  -soft  -P project  -A account  -ac|-sc name=value,...  -dc name,...\n"
+	"         -R y|n  -js share  -binding [env|pe|set] strategy  -shell y|n\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
