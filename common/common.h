@@ -254,6 +254,8 @@ enum msg_type {
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	/* host lists and reservations */
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
+	/* qrsh -inherit: a task of a running parallel job */
+	MSG_INHERIT,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
@@ -567,6 +569,8 @@ struct qm_pe {
 	char *name;
 	int   slots;           /* all its jobs together; 0: no limit */
 	int   rule;            /* enum pe_rule, or slots per host */
+	bool  control_slaves;  /* qrsh -inherit may start its jobs' tasks */
+	bool  job_is_first_task;  /* the script is one of the tasks (Grid Engine's) */
 	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
 };
 

@@ -41,6 +41,7 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 		return "the parallel job's part has no valid part and pe_hosts";
 	}
 	pp->part = (int)jint(o, "part", 0);
+	pp->petask = (int)(jint(o, "petask", 0) > 0 && jint(o, "petask", 0) <= INT32_MAX ? jint(o, "petask", 0) : 0);
 	pp->nhosts = (int)json_array_size(hosts);
 	json_array_foreach(hosts, i, h) {
 		const char *name = jstr(h, "host");

@@ -5,16 +5,42 @@
 #include "config.h"
 
 #include <assert.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qmaster/qmaster.h"
 
+/* Grid Engine's $round_robin: a slot on each host in turn, again and
+ * again, while slots are wanted and some host has one free. */
+static int
+pe_round_robin(int nslots, const int *free, int nhosts, int *out)
+{
+	int left = nslots, used = 0;
+	bool more = true;
+
+	while (left > 0 && more) {
+		more = false;
+		for (int i = 0; i < nhosts && left > 0; i++)
+			if (out[i] < free[i]) {
+				used += out[i] == 0;
+				out[i]++;
+				left--;
+				more = true;
+			}
+	}
+	if (left > 0) {
+		memset(out, 0, (size_t)nhosts * sizeof *out);
+		return 0;
+	}
+	return used;
+}
+
 /*
- * nowq's $round_robin makes one round: one slot on each of N distinct hosts
- * (what -n N means); $fill_up fills each host's free slots before the next;
- * $pe_slots (also "pack") puts all on one host; N puts exactly N on each.
+ * $round_robin goes round the hosts a slot at a time; $fill_up fills each
+ * host's free slots before the next; $pe_slots (also "pack") puts all on
+ * one host; N puts exactly N on each (1: N distinct hosts, what -n means).
  */
 int
 pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out)
@@ -23,13 +49,12 @@ pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out)
 
 	assert(nslots > 0);
 	memset(out, 0, (size_t)(nhosts > 0 ? nhosts : 0) * sizeof *out);
+	if (rule == PE_ROUND_ROBIN)
+		return pe_round_robin(nslots, free, nhosts, out);
 	for (int i = 0; i < nhosts && left > 0; i++) {
 		int give;
 
 		switch (rule) {
-		case PE_ROUND_ROBIN:
-			give = free[i] >= 1 ? 1 : 0;
-			break;
 		case PE_FILL_UP:
 			give = free[i] < left ? free[i] : left;
 			break;

@@ -42,13 +42,20 @@ test_round_robin(void **state)
 {
 	int f[] = { 4, 0, 2, 1 };
 	(void)state;
-	/* One slot on each of N distinct hosts, in order of preference. */
+	/* Grid Engine's: a slot on each host in turn, in order of preference,
+	 * and round again while slots are wanted. */
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 3, f, 4), "1 0 1 1");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 2, f, 4), "1 0 1 0");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 1, f, 4), "1 0 0 0");
-	/* Four distinct hosts are not there, whatever their free slots. */
-	assert_string_equal(alloc(PE_ROUND_ROBIN, 4, f, 4), "none");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 4, f, 4), "2 0 1 1");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 6, f, 4), "3 0 2 1");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 7, f, 4), "4 0 2 1");
+	/* More than all free slots together: none. */
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 8, f, 4), "none");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 1, f, 0), "none");
+	/* 1 per host (-n): N distinct hosts or none. */
+	assert_string_equal(alloc(1, 3, f, 4), "1 0 1 1");
+	assert_string_equal(alloc(1, 4, f, 4), "none");
 }
 
 static void
