@@ -410,7 +410,8 @@ struct job {
 	struct job_req req;      /* -l */
 	int       rerun;         /* -r: 1 yes, 0 no, -1 the queue's default */
 	char     *pe;            /* -pe NAME; NULL for a serial job */
-	int       slots;         /* slots wanted: 1, or N of -pe / -n */
+	int       slots;         /* slots wanted: 1, or N of -pe / -n; granted, once dispatched */
+	int       slots_min;     /* -pe NAME MIN-MAX: MIN (slots is MAX until dispatched); 0: no range */
 	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
 	unsigned  suspended;     /* SUSP_* bits: who stopped it on its host */

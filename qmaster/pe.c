@@ -65,12 +65,13 @@ pe_admit(const struct job *j, char *err, size_t n)
 		snprintf(err, n, "job rejected: the requested parallel environment \"%s\" does not exist", j->pe);
 		return -1;
 	}
-	if (pe && pe->slots && j->slots > pe->slots) {
+	if (pe && pe->slots && PE_JOB_MIN(j) > pe->slots) {
 		snprintf(err, n, "job rejected: parallel environment \"%s\" offers only %d slots, not %d",
-		    pe->name, pe->slots, j->slots);
+		    pe->name, pe->slots, PE_JOB_MIN(j));
 		return -1;
 	}
-	if (pe && pe->rule > 0 && j->slots % pe->rule != 0) {
+	/* A range needs one multiple of the rule within it. */
+	if (pe && pe->rule > 0 && (j->slots / pe->rule) * pe->rule < PE_JOB_MIN(j)) {
 		snprintf(err, n, "job rejected: parallel environment \"%s\" places %d slots per host; "
 		    "%d is not a multiple of it", pe->name, pe->rule, j->slots);
 		return -1;

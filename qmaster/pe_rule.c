@@ -81,6 +81,39 @@ pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out)
 	return used;
 }
 
+/*
+ * -pe NAME MIN-MAX: as many slots of the range as these hosts can hold at
+ * once under rule (Grid Engine grants the most that can start now).  The
+ * most any rule can place is the free slots together ($round_robin,
+ * $fill_up), the most on one host ($pe_slots), or N on each host with N
+ * free (N per host); the grant is that, within the range, placed by
+ * pe_alloc.  Returns the slots granted, or 0.
+ */
+int
+pe_grant(int rule, int min, int max, const int *free, int nhosts, int *out)
+{
+	long cap = 0;
+	int n;
+
+	assert(min > 0 && min <= max);
+	for (int i = 0; i < nhosts; i++) {
+		if (rule == PE_PE_SLOTS)
+			cap = free[i] > cap ? free[i] : cap;
+		else if (rule > 0)
+			cap += free[i] >= rule ? rule : 0;
+		else
+			cap += free[i];
+	}
+	n = cap < max ? (int)cap : max;
+	if (rule > 0)
+		n -= n % rule;
+	if (n < min || n <= 0) {
+		memset(out, 0, (size_t)(nhosts > 0 ? nhosts : 0) * sizeof *out);
+		return 0;
+	}
+	return pe_alloc(rule, n, free, nhosts, out) > 0 ? n : 0;
+}
+
 void
 pe_rule_name(char *buf, size_t n, int rule)
 {

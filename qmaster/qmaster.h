@@ -378,6 +378,11 @@ enum { PART_DISPATCHED = 0, PART_RUNNING = 1, PART_ENDED = 2 };
  * preference) so that nslots are placed under rule; returns how many hosts
  * take part, or 0 when they cannot hold the job now. */
 int   pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out);
+/* The most slots from min to max that pe_alloc can place now (into out),
+ * or 0. */
+int   pe_grant(int rule, int min, int max, const int *free, int nhosts, int *out);
+/* The fewest slots a job takes: the low end of its -pe range, else all. */
+#define PE_JOB_MIN(j) ((j)->slots_min ? (j)->slots_min : (j)->slots)
 /* "fill_up", "$round_robin", "4" ...: the rule, or 0 for a bad word. */
 void  pe_rule_name(char *buf, size_t n, int rule);
 /* The rule of a job: its PE's, or 1 per host for -n alone. */

@@ -263,6 +263,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 11 -> 12: qrsh jobs (issue 10): where the job's streams go, "HOST
 	 * PORT SECRET"; NULL for a batch job. */
 	"ALTER TABLE jobs ADD COLUMN qrsh TEXT;",
+
+	/* 12 -> 13: -pe NAME MIN-MAX (issue 23): the fewest slots the job
+	 * takes; 0 for a job without a range. */
+	"ALTER TABLE jobs ADD COLUMN slots_min INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */

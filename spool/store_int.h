@@ -27,7 +27,7 @@
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
-	X(qrsh)
+	X(qrsh) X(slots_min)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "

@@ -165,6 +165,7 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int(s, C_mail, (int)j->mail);
 	bind_text(s, C_mail_to, j->mail_to);
 	bind_text(s, C_qrsh, j->qrsh);
+	sqlite3_bind_int(s, C_slots_min, j->slots_min);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -328,6 +329,8 @@ store_job_update(struct store *st, const struct job *j)
 	sqlite3_bind_int(s, 22, j->rerun);
 	sqlite3_bind_int(s, 23, j->suspended);
 	sqlite3_bind_int64(s, 24, j->begin_time);
+	/* A -pe range's grant, at dispatch. */
+	sqlite3_bind_int(s, 25, j->slots);
 	rc = stmt_run(st, s, own, "cannot update a job");
 	free(req);
 	if (rc < 0)

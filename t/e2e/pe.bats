@@ -304,6 +304,33 @@ all_gone() {
 	done
 }
 
+@test "-pe NAME MIN-MAX is granted as many slots as can start now, as Grid Engine grants them" {
+	fix="$NOWQ_E2E/../sge/mpi"
+	# Grid Engine, with 8 free slots: 1-3 gives 3, and 4-2 is read as 2-4.
+	grep -qx "NSLOTS=3 NHOSTS=1 PE=mpi" "$fix/pe-range.out"
+	grep -qx "NSLOTS=4" "$fix/qsub-backwards.out"
+	# Three idle hosts of one slot: 1-3 gives 3, 2-5 and 5-2 give 3.
+	for r in 1-3 2-5 5-2; do
+		id=$(part_job -pe mpi "$r")
+		wait_until 30 job_finished "$id"
+		grep -qx "nslots=3" "$WORK/$id/env.0"
+		[ "$(wc -l < "$WORK/$id/hostfile.0")" -eq 3 ]
+		[ "$(qacct -j "$id" | awk '$1 == "slots" { print $2 }')" = 3 ]
+	done
+	# One host busy: 1-3 starts now with the two free slots.
+	busy=$(qsub -terse -o /dev/null -j y -l "hosts=$H1" -b y sleep 8)
+	wait_until 10 state_is "$busy" r
+	id=$(part_job -pe mpi 1-3)
+	wait_until 30 job_finished "$id"
+	grep -qx "nslots=2" "$WORK/$id/env.0"
+	! grep -q "^$H1 " "$WORK/$id/hostfile.0" || false
+	# More than the cluster ever holds at the low end: refused.
+	run qsub -pe mpi 4-6 -b y true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'cannot run in PE "mpi"'*'needs 4 slots'* ]]
+	qdel "$busy" >/dev/null 2>&1 || true
+}
+
 @test "qsub -n 2 runs on two distinct hosts without a PE" {
 	id=$(part_job -n 2)
 	wait_until 30 job_finished "$id"
