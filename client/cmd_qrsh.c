@@ -37,8 +37,8 @@ const struct cmd cmd_qrsh = {
 	"       qrsh -inherit [-nostdin] [-V] [-cwd] [-verbose] host command [args...]\n"
 	"Runs command on a host chosen like any job's, with stdin, stdout, stderr,\n"
 	"signals and the exit code relayed; -n N runs N copies on N hosts.\n"
-	"-inherit, inside a parallel job ($JOB_ID), runs command through /bin/sh on\n"
-	"host, one of the job's hosts, as a task of the job.\n",
+	"-inherit, inside a parallel job ($JOB_ID), runs the command line on host,\n"
+	"one of the job's hosts, as a task of the job.\n",
 	qrsh_run,
 };
 
@@ -776,24 +776,6 @@ dispatched_now(void)
 	}
 }
 
-/* The command line as one string for the task's /bin/sh -c, as rsh and
- * Grid Engine's qrsh -inherit pass it: a caller quotes what the remote
- * shell must keep together (Open MPI quotes its orted's arguments). */
-static char *
-inherit_command(char **argv)
-{
-	size_t n = 1;
-	char *cmd, *p;
-
-	for (char **a = argv; *a; a++)
-		n += strlen(*a) + 1;
-	p = cmd = xmalloc(n);
-	for (char **a = argv; *a; a++)
-		p += sprintf(p, "%s%s", a == argv ? "" : " ", *a);
-	*p = '\0';
-	return cmd;
-}
-
 /*
  * qrsh -inherit HOST COMMAND: a task of the parallel job $JOB_ID on HOST,
  * one of its hosts.  The master decides whether we may (our uid is the
@@ -806,8 +788,9 @@ qrsh_inherit(int argc, char **argv)
 {
 	const char *jid = getenv("JOB_ID"), *host = NULL;
 	bool nostdin = false, with_env = false, with_cwd = false;
-	char cwd[PATH_MAX], *end, *addr, *cmd;
-	json_t *task, *req, *rep;
+	char cwd[PATH_MAX], *end, *addr;
+	const char *bad = NULL;
+	json_t *task, *req, *rep, *words;
 	struct msg_inherited done;
 	int i, port, fd;
 
@@ -853,9 +836,14 @@ qrsh_inherit(int argc, char **argv)
 	}
 	auth_nonce(q.secret, sizeof q.secret);
 	addr = xasprintf("%s %d %s", listen_host(), port, q.secret);
-	cmd = inherit_command(argv + i);
-	task = json_pack("{s:[s, s, s], s:s}", "argv", "/bin/sh", "-c", cmd, "qrsh", addr);
-	free(cmd);
+	/* The shepherd joins the words into the line the owner's shell runs,
+	 * as for any qrsh command (Open MPI quotes its orted's arguments). */
+	if ((words = strv_json(argv + i, false, &bad)) == NULL) {
+		client_errx("the command is not UTF-8 text: %s", bad);
+		free(addr);
+		return 1;
+	}
+	task = json_pack("{s:o, s:s}", "argv", words, "qrsh", addr);
 	free(addr);
 	if (with_env)
 		json_object_set_new(task, "env", strv_json(environ, true, NULL));

@@ -291,21 +291,21 @@ active_start(const json_t *jobj)
 			log_warnx("DISPATCH carries a job this host cannot identify: %s", why);
 			return;
 		}
-		active_key(key, sizeof key, id, (int)task, (int)attempt, (int)dj.petask);
+		active_key(key, sizeof key, id, (int)task, (int)attempt, (int)dj.pe.petask);
 		log_warnx("job %s from the master is unusable: %s", key, why);
 		if (!active_find(key))
 			active_fail(key, why);
 		outbox_flush();
 		return;
 	}
-	active_key(key, sizeof key, j->id, j->task, j->attempt, (int)dj.petask);
+	active_key(key, sizeof key, j->id, j->task, j->attempt, (int)dj.pe.petask);
 	if (active_find(key)) {
 		/* Running an attempt twice is the one thing never allowed. */
 		log_warnx("job %s is already on this host; ignoring the repeated DISPATCH", key);
 		job_free(j);
 		return;
 	}
-	if (active_free_slots() <= 0 && !dj.petask)
+	if (active_free_slots() <= 0 && !dj.pe.petask)
 		log_warnx("job %s dispatched with no free slot (%d slots); starting it anyway",
 		    key, conf->slots);
 
@@ -317,17 +317,19 @@ active_start(const json_t *jobj)
 			active_fail(key, "cannot create the job's spool folder");
 		goto out;
 	}
-	a = active_add(&(struct akey){ j->id, j->task, j->attempt, (int)dj.petask });
-	if (JOB_PARALLEL(j) && !dj.petask) {
+	a = active_add(&(struct akey){ j->id, j->task, j->attempt, (int)dj.pe.petask });
+	if (JOB_PARALLEL(j) && !dj.pe.petask) {
 		/* A parallel job's part holds its slots on this host. */
+		struct msg_pe_host ph;
+		const json_t *h;
 		size_t i;
-		json_t *h;
-		json_array_foreach(dj.pe_hosts, i, h)
-			if (jstr(h, "host") && strcmp(jstr(h, "host"), conf->name) == 0 &&
-			    jint(h, "slots", 1) > 1 && jint(h, "slots", 1) <= JOB_MAX_SLOTS) {
-				nslots_used += (int)jint(h, "slots", 1) - 1;
-				a->slots = (int)jint(h, "slots", 1);
+		json_array_foreach(dj.pe.pe_hosts, i, h) {
+			msg_pe_host_unpack(h, &ph);
+			if (ph.host && strcmp(ph.host, conf->name) == 0 && ph.slots > 1 && ph.slots <= JOB_MAX_SLOTS) {
+				nslots_used += (int)ph.slots - 1;
+				a->slots = (int)ph.slots;
 			}
+		}
 	}
 	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    flock(dirfd, LOCK_EX | LOCK_NB) < 0) {

@@ -139,8 +139,7 @@ pe_hosts_json(const struct job *j)
 		return NULL;
 	list = json_array();
 	json_array_foreach(json_object_get(o, "parts"), i, p)
-		json_array_append_new(list, json_pack("{s:s?, s:I}", "host", jstr(p, "host"),
-		    "slots", (json_int_t)jint(p, "slots", 1)));
+		msg_pe_host_add(list, &(struct msg_pe_host){ jstr(p, "host"), jint(p, "slots", 1) });
 	json_decref(o);
 	return list;
 }
@@ -372,23 +371,10 @@ pe_settle(struct job *j, json_t *o)
 
 struct lost_ctx {
 	const char   *host;
-	const json_t *listed;   /* [{id, task, attempt}] the execd still has, or NULL */
+	const struct msg_attempts *listed;   /* the attempts the execd still has, or NULL */
 	const char   *why;
 	json_t       *changed;  /* [{id, o}] */
 };
-
-static bool
-pe_listed(const json_t *list, const struct job *j)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
-		    jint(v, "attempt", -1) == j->attempt)
-			return true;
-	return false;
-}
 
 void
 pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
@@ -447,7 +433,7 @@ pe_lost_one(void *arg, struct job *j)
 
 	if (!JOB_PARALLEL(j) || !(o = pe_load(j)))
 		return 0;
-	if (lc->listed && pe_listed(lc->listed, j)) {
+	if (lc->listed && msg_attempts_has(lc->listed, j)) {
 		/* Still there: a kill asked while its host was away goes now. */
 		if ((j->delete_req || jbool(o, "killing", false)) && pe_host_alive(o, lc->host))
 			pe_signal_host(j, lc->host, 9);
@@ -482,7 +468,7 @@ pe_lost_one(void *arg, struct job *j)
 }
 
 void
-pe_host_lost(const char *host, const json_t *listed, const char *why)
+pe_host_lost(const char *host, const struct msg_attempts *listed, const char *why)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
 	struct lost_ctx lc = { host, listed, why, json_array() };

@@ -31,8 +31,11 @@ static json_t *
 petask_job(const struct job *j, const json_t *task, int part, int64_t n, const char **why)
 {
 	static const char *const taken[] = { "argv", "env", "cwd", "qrsh" };
-	json_t *o = job_to_json(j), *v;
+	json_t *hosts = pe_hosts_json(j);
+	json_t *o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ part, hosts, n }), *v;
 	struct job *t;
+
+	json_decref(hosts);
 
 	json_object_del(o, "script");
 	json_object_del(o, "args");
@@ -51,9 +54,6 @@ petask_job(const struct job *j, const json_t *task, int part, int64_t n, const c
 		return NULL;
 	}
 	job_free(t);
-	json_object_set_new(o, "part", json_integer(part));
-	json_object_set_new(o, "pe_hosts", pe_hosts_json(j));
-	json_object_set_new(o, "petask", json_integer(n));
 	return o;
 }
 
