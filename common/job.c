@@ -489,6 +489,51 @@ get_context(const json_t *o, char ***dst, const char **why)
 	return 0;
 }
 
+/* The checks that need several fields at once: NULL, or why the job is
+ * unusable. */
+static const char *
+job_check_fields(const struct job *j)
+{
+	size_t i;
+
+	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
+		return "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+	}
+	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
+		return "array job fields without a first task";
+	}
+	if (j->slots_min > j->slots || (j->slots_min && !j->pe)) {
+		return "a range of slots is MIN-MAX with MIN <= MAX, and needs -pe";
+	}
+	if (j->mail_to) {
+		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
+		bool ok = true;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			ok &= mail_valid_address(tok);
+		free(copy);
+		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
+			return "a mail address (-M) holds characters an address cannot";
+		}
+	}
+	if (j->qrsh) {
+		struct qrsh_addr a;
+		if (job_qrsh_parse(j->qrsh, &a) < 0) {
+			return "qrsh is not \"HOST PORT SECRET\"";
+		}
+		if (!j->argv) {
+			return "a qrsh job is a command, not a script";
+		}
+	}
+	if (j->argv && !j->argv[0]) {
+		return "binary job has an empty command";
+	}
+	for (i = 0; j->env && j->env[i]; i++)
+		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
+			return "an environment entry is not NAME=VALUE";
+		}
+	return NULL;
+}
+
 struct job *
 job_from_json(const json_t *o, const char **why)
 {
@@ -605,49 +650,8 @@ job_from_json(const json_t *o, const char **why)
 			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
 		}
 	}
-	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
-		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+	if ((*why = job_check_fields(j)) != NULL)
 		goto bad;
-	}
-	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
-		*why = "array job fields without a first task";
-		goto bad;
-	}
-	if (j->slots_min > j->slots || (j->slots_min && !j->pe)) {
-		*why = "a range of slots is MIN-MAX with MIN <= MAX, and needs -pe";
-		goto bad;
-	}
-	if (j->mail_to) {
-		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
-		bool ok = true;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			ok &= mail_valid_address(tok);
-		free(copy);
-		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
-			*why = "a mail address (-M) holds characters an address cannot";
-			goto bad;
-		}
-	}
-	if (j->qrsh) {
-		struct qrsh_addr a;
-		if (job_qrsh_parse(j->qrsh, &a) < 0) {
-			*why = "qrsh is not \"HOST PORT SECRET\"";
-			goto bad;
-		}
-		if (!j->argv) {
-			*why = "a qrsh job is a command, not a script";
-			goto bad;
-		}
-	}
-	if (j->argv && !j->argv[0]) {
-		*why = "binary job has an empty command";
-		goto bad;
-	}
-	for (i = 0; j->env && j->env[i]; i++)
-		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
-			*why = "an environment entry is not NAME=VALUE";
-			goto bad;
-		}
 	return j;
 bad:
 	job_free(j);

@@ -106,7 +106,7 @@ ge_job() {
 	local name=$1 pe=$2 n=$3 script=$4 id
 	shift 4
 	id=$(qsub -terse -o "$WORK/$name.out" -e "$WORK/$name.err" -v PATH="$PATH",NOWQ_MASTER="$NOWQ_MASTER" \
-	    -pe "$pe" "$n" "$@" "$NOWQ_E2E/../sge/mpi/$script")
+	    -pe "$pe" "$n" "$@" "$top_srcdir/t/sge/mpi/$script")
 	wait_until 60 job_finished "$id" >&2
 	echo "$id"
 }
@@ -228,7 +228,7 @@ all_gone() {
 }
 
 @test "qrsh -inherit accepts and refuses what Grid Engine does, in its words" {
-	fix="$NOWQ_E2E/../sge/mpi"
+	fix="$top_srcdir/t/sge/mpi"
 	id=$(ge_job ge mpi 2 job.sh)
 	# stdout: the same sections and exit codes, after the header lines.
 	same_sections "$fix/pe-2.out" "$WORK/ge.out"
@@ -245,7 +245,7 @@ all_gone() {
 }
 
 @test "qrsh -inherit is refused in a PE without control_slaves, for another user's job and past the host's slots" {
-	fix="$NOWQ_E2E/../sge/mpi"
+	fix="$top_srcdir/t/sge/mpi"
 	id=$(ge_job noctl smp 2 job.sh)
 	same_sections "$fix/pe-noctl.out" "$WORK/noctl.out"
 	grep -q "executing task of job $id failed: job $id is not in a parallel environment with control_slaves TRUE" "$WORK/noctl.err"
@@ -305,7 +305,7 @@ all_gone() {
 }
 
 @test "-pe NAME MIN-MAX is granted as many slots as can start now, as Grid Engine grants them" {
-	fix="$NOWQ_E2E/../sge/mpi"
+	fix="$top_srcdir/t/sge/mpi"
 	# Grid Engine, with 8 free slots: 1-3 gives 3, and 4-2 is read as 2-4.
 	grep -qx "NSLOTS=3 NHOSTS=1 PE=mpi" "$fix/pe-range.out"
 	grep -qx "NSLOTS=4" "$fix/qsub-backwards.out"
