@@ -489,21 +489,24 @@ get_context(const json_t *o, char ***dst, const char **why)
 	return 0;
 }
 
-/* The checks that need several fields at once: NULL, or why the job is
- * unusable. */
-static const char *
-job_check_fields(const struct job *j)
+/* What no field alone can say of a job: its tasks, its -pe range, mail
+ * addresses, qrsh address, command and environment entries. */
+static int
+job_check(const struct job *j, const char **why)
 {
 	size_t i;
 
 	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
-		return "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+		return -1;
 	}
 	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
-		return "array job fields without a first task";
+		*why = "array job fields without a first task";
+		return -1;
 	}
 	if (j->slots_min > j->slots || (j->slots_min && !j->pe)) {
-		return "a range of slots is MIN-MAX with MIN <= MAX, and needs -pe";
+		*why = "a range of slots is MIN-MAX with MIN <= MAX, and needs -pe";
+		return -1;
 	}
 	if (j->mail_to) {
 		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
@@ -512,26 +515,31 @@ job_check_fields(const struct job *j)
 			ok &= mail_valid_address(tok);
 		free(copy);
 		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
-			return "a mail address (-M) holds characters an address cannot";
+			*why = "a mail address (-M) holds characters an address cannot";
+			return -1;
 		}
 	}
 	if (j->qrsh) {
 		struct qrsh_addr a;
 		if (job_qrsh_parse(j->qrsh, &a) < 0) {
-			return "qrsh is not \"HOST PORT SECRET\"";
+			*why = "qrsh is not \"HOST PORT SECRET\"";
+			return -1;
 		}
 		if (!j->argv) {
-			return "a qrsh job is a command, not a script";
+			*why = "a qrsh job is a command, not a script";
+			return -1;
 		}
 	}
 	if (j->argv && !j->argv[0]) {
-		return "binary job has an empty command";
+		*why = "binary job has an empty command";
+		return -1;
 	}
 	for (i = 0; j->env && j->env[i]; i++)
 		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
-			return "an environment entry is not NAME=VALUE";
+			*why = "an environment entry is not NAME=VALUE";
+			return -1;
 		}
-	return NULL;
+	return 0;
 }
 
 struct job *
@@ -650,7 +658,7 @@ job_from_json(const json_t *o, const char **why)
 			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
 		}
 	}
-	if ((*why = job_check_fields(j)) != NULL)
+	if (job_check(j, why) < 0)
 		goto bad;
 	return j;
 bad:
