@@ -17,6 +17,11 @@ fi
 if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || true
 fi
+# mpi.bats runs Open MPI's mpirun inside a parallel job (qrsh -inherit);
+# without Open MPI that test is skipped.
+if ! command -v mpicc >/dev/null && [ "$(id -u)" = 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null 2>&1 || true
+fi
 # The package tests build the Debian packages (debhelper), check them
 # (lintian), install nowq-client over gridengine-client in a throwaway copy
 # of the system (gridengine-client's packages in apt's cache, not

@@ -125,6 +125,7 @@ struct qsub_opts {
 	int     rerun;           /* -r y|n, or QO_UNSET */
 	char   *pe;              /* -pe NAME N, or -n N (pe NULL) */
 	int     slots;           /* 0: not given */
+	int     slots_min;       /* -pe NAME MIN-MAX: MIN (slots is MAX); 0: no range */
 	int     t_first, t_last, t_step; /* -t; t_first 0: none */
 	int     tc;              /* -tc */
 	char    verify;          /* -w e|w|n|v|p; 0: not given (e) */

@@ -635,8 +635,9 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	return 0;
 }
 
-/* -pe NAME N: a range N-M is Grid Engine's, but nowq starts a job only on
- * the slots it asked for, so it wants one number (or N-N). */
+/* -pe NAME N, or NAME MIN-MAX: the job gets as many slots of the range as
+ * can start at once, as in Grid Engine, which also takes a range written
+ * backwards (4-2) the right way round. */
 static int
 apply_pe(struct qsub_opts *o, const char *name, const char *n)
 {
@@ -652,15 +653,16 @@ apply_pe(struct qsub_opts *o, const char *name, const char *n)
 		a = parse_count(first, 1, JOB_MAX_SLOTS);
 		free(first);
 		b = parse_count(dash + 1, 1, JOB_MAX_SLOTS);
-		if (a > 0 && b > 0 && a != b)
-			return qo_fail(o, "-pe %s %s: slot ranges are not supported; ask for one number", name, n);
+		if (b < 0)
+			a = -1;
 	} else
-		a = parse_count(n, 1, JOB_MAX_SLOTS);
+		a = b = parse_count(n, 1, JOB_MAX_SLOTS);
 	if (a < 0)
-		return qo_fail(o, "-pe %s wants a number of slots from 1 to %d, not \"%s\"",
-		    name, JOB_MAX_SLOTS, n);
+		return qo_fail(o, "-pe %s wants a number of slots from 1 to %d, or a range MIN-MAX of them, "
+		    "not \"%s\"", name, JOB_MAX_SLOTS, n);
 	set_str(&o->pe, name);
-	o->slots = (int)a;
+	o->slots = (int)(a > b ? a : b);
+	o->slots_min = a == b ? 0 : (int)(a < b ? a : b);
 	return 0;
 }
 
@@ -1024,6 +1026,8 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 	}
 	if (slots)
 		json_object_set_new(job, "slots", json_integer(slots));
+	if (o->slots_min)
+		json_object_set_new(job, "slots_min", json_integer(o->slots_min));
 	if (o->t_first) {
 		json_object_set_new(job, "t_first", json_integer(o->t_first));
 		json_object_set_new(job, "t_last", json_integer(o->t_last));

@@ -255,6 +255,8 @@ enum msg_type {
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	/* host lists and reservations */
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
+	/* qrsh -inherit: a task of a running parallel job */
+	MSG_INHERIT,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
@@ -444,7 +446,8 @@ struct job {
 	struct job_req req;      /* -l */
 	int       rerun;         /* -r: 1 yes, 0 no, -1 the queue's default */
 	char     *pe;            /* -pe NAME; NULL for a serial job */
-	int       slots;         /* slots wanted: 1, or N of -pe / -n */
+	int       slots;         /* slots wanted: 1, or N of -pe / -n; granted, once dispatched */
+	int       slots_min;     /* -pe NAME MIN-MAX: MIN (slots is MAX until dispatched); 0: no range */
 	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
 	unsigned  suspended;     /* SUSP_* bits: who stopped it on its host */
@@ -608,6 +611,8 @@ struct qm_pe {
 	char *name;
 	int   slots;           /* all its jobs together; 0: no limit */
 	int   rule;            /* enum pe_rule, or slots per host */
+	bool  control_slaves;  /* qrsh -inherit may start its jobs' tasks */
+	bool  job_is_first_task;  /* the script is one of the tasks (Grid Engine's) */
 	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
 };
 

@@ -699,6 +699,50 @@ msg_unreserve_unpack(const json_t *o, struct msg_unreserve *m, const char **why)
 	return 0;
 }
 
+/* --- INHERIT --- */
+
+json_t *
+msg_inherit_pack(const struct msg_inherit *m)
+{
+	json_t *o = msg_new(MSG_INHERIT);
+	json_object_set_new(o, "id", json_integer(m->id));
+	json_object_set_new(o, "host", json_string(m->host));
+	json_object_set(o, "task", m->task);
+	return o;
+}
+
+int
+msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why)
+{
+	m->id = jint(o, "id", 0);
+	m->host = jstr(o, "host");
+	m->task = json_object_get(o, "task");
+	if (!m->host || !*m->host || strlen(m->host) > JOB_MAX_STRING) {
+		*why = "INHERIT needs the name of a host";
+		return -1;
+	}
+	if (!json_is_object(m->task)) {
+		*why = "INHERIT needs the task as a job object";
+		return -1;
+	}
+	return 0;
+}
+
+void
+msg_inherited_add(json_t *rep, const struct msg_inherited *m)
+{
+	json_object_set_new(rep, "petask", json_integer(m->petask));
+	if (m->qrsh_cred)
+		json_object_set_new(rep, "qrsh_cred", json_true());
+}
+
+void
+msg_inherited_unpack(const json_t *rep, struct msg_inherited *m)
+{
+	m->petask = jint(rep, "petask", 0);
+	m->qrsh_cred = jbool(rep, "qrsh_cred", false);
+}
+
 /* --- the table --- */
 
 /* The table's rows take the structures untyped; each pair's glue is here. */
@@ -720,6 +764,7 @@ MSG_REQ_GLUE(flags, struct msg_flags)
 MSG_REQ_GLUE(reserve, struct msg_reserve)
 MSG_REQ_GLUE(unreserve, struct msg_unreserve)
 MSG_REQ_GLUE(alias, struct msg_alias)
+MSG_REQ_GLUE(inherit, struct msg_inherit)
 
 #define ROW(t, fn, st) { t, sizeof(st), fn##_pack_any, fn##_unpack_any }
 
@@ -743,6 +788,7 @@ const struct msg_req_type msg_req_types[] = {
 	ROW(MSG_RESERVE, reserve, struct msg_reserve),
 	ROW(MSG_UNRESERVE, unreserve, struct msg_unreserve),
 	ROW(MSG_ALIAS, alias, struct msg_alias),
+	ROW(MSG_INHERIT, inherit, struct msg_inherit),
 };
 const size_t msg_req_ntypes = sizeof msg_req_types / sizeof msg_req_types[0];
 

@@ -88,6 +88,25 @@ struct msg_wait {
 json_t *msg_wait_pack(const struct msg_wait *m);
 int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
 
+/* INHERIT (qrsh -inherit): start a task of running parallel job id on
+ * host, one of the job's hosts.  task is a job object as qrsh's SUBMIT
+ * sends (argv, env, cwd, qrsh), of which the master takes only those. */
+struct msg_inherit {
+	int64_t     id;        /* not a positive integer: no such job (noent) */
+	const char *host;
+	json_t     *task;
+};
+json_t *msg_inherit_pack(const struct msg_inherit *m);
+int     msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why);
+/* INHERIT's reply: the task's number within the job, and whether its
+ * shepherd will send a munge credential. */
+struct msg_inherited {
+	int64_t petask;
+	bool    qrsh_cred;
+};
+void    msg_inherited_add(json_t *rep, const struct msg_inherited *m);
+void    msg_inherited_unpack(const json_t *rep, struct msg_inherited *m);
+
 /* ALTER (qalter): changes of pending jobs.  A field's problems are told
  * per job, as a submission's are, so unpack refuses only a bad jobs list. */
 struct msg_alter {

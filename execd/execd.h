@@ -57,15 +57,21 @@ char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int   execd_write_file(const char *path, const char *text, int mode, bool durable);
 /* An attempt's key ID.TASK.ATTEMPT, its folder's and its events' name;
  * parsing takes only the canonical spelling. */
-bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
-void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
+/* An attempt's key ID.TASK.ATTEMPT, or ID.TASK.ATTEMPT.PETASK for a task
+ * qrsh -inherit started under a parallel job's attempt. */
+struct akey {
+	int64_t id;
+	int     task, attempt, petask;
+};
+bool    active_key_parse(const char *s, struct akey *k);
+void    active_key(char *buf, size_t len, int64_t id, int task, int attempt, int petask);
 #define OUTBOX_REG  "reg"
 #define OUTBOX_TERM "term"
 /* Writes SPOOL/outbox/KEY.KIND.json atomically. */
 int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
 bool    outbox_has(const char *key, const char *kind);
 /* The CHILD_TERM message for an attempt, from its exit object. */
-json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
+json_t *outbox_term_msg(const char *key, const json_t *exit);
 /* A job's start is recorded once, in active/KEY/job.pid ("PID PROC_START
  * START_MS"); its outbox event SPOOL/outbox/KEY.reg is a second name of
  * that file, so a job start allocates no inode for it.  -1 (errno) when
@@ -265,6 +271,7 @@ struct pe_part {
 	int   part;      /* NOWQ_VNN: 0 on the master host */
 	int   nhosts;
 	int   slots;     /* the job's slots on this host */
+	int   petask;    /* a qrsh -inherit task's number, or 0 for the part */
 	char *hostfile;  /* TMPDIR/pe_hostfile */
 };
 /* Reads part and pe_hosts from the attempt's job.json in dir and writes

@@ -45,6 +45,8 @@ struct shep {
 	int          lockfd;     /* the folder, flocked: held while we live */
 	char        *cgroup;     /* the job's cgroup (h_vmem), or NULL */
 	struct pe_part pe;       /* a parallel job's part; pe.nhosts 0 for others */
+	bool         hold;       /* a -pe job's part off the master host: it holds the
+	                          * slots for qrsh -inherit and runs no script */
 	struct qrsh_link *qrsh;  /* a qrsh job's streams; NULL for a batch job */
 };
 
@@ -382,6 +384,15 @@ shep_child(const struct shep *s, struct shep_start *st)
 	if (chdir(st->wd) < 0)
 		shep_child_fail(why, "cannot change to the working directory %s: %s", st->wd,
 		    strerror(errno));
+	if (s->hold) {
+		/* Writes nothing: the job's output is its master host's. */
+		if ((fd = open("/dev/null", O_RDWR)) < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 ||
+		    dup2(fd, 2) < 0)
+			shep_child_fail(why, "cannot open /dev/null: %s", strerror(errno));
+		if (fd > 2)
+			close(fd);
+		goto streams_set;
+	}
 	if (s->qrsh) {
 		/* qrsh: the streams go to the client, not to files. */
 		if (qrsh_child_stdio(s->qrsh) < 0)
@@ -426,6 +437,14 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 		shep_out_paths(s, j->err_path, 'e', &st->err, &st->err_dir);
 	st->envp = shep_env(s);
 	st->cmd = shep_command(s);
+	if (s->hold) {
+		/* This program again, which waits for the end of the job. */
+		static char self[PATH_MAX], hold[] = "--hold";
+		static char *cmd[] = { self, hold, NULL };
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+		st->cmd = cmd;
+	}
 }
 
 /*
@@ -483,10 +502,9 @@ shep_remove_tmpdir(const struct shep *s)
 static void
 shep_record_end(const struct shep *s, json_t *exit)
 {
-	const struct job *j = s->j;
 	json_t *term;
 
-	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
+	term = outbox_term_msg(s->key, exit);
 	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
 	    (errno == ENOSPC || errno == EDQUOT); tries++)
 		sleep(tries < 10 ? 1 : 5);
@@ -887,6 +905,13 @@ shep_wait_job(struct shep *s, struct shep_clock *clock, pid_t pid, sigset_t *wai
 	return status;
 }
 
+static void
+shep_qrsh_finish(struct shep *s, int status)
+{
+	qrsh_finish(s->qrsh, WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
+	    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 static void NOWQ_NORETURN
 shepherd_main(const char *key, struct job *j, int lockfd)
 {
@@ -913,6 +938,9 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		shep_failed(&s, why);
 	if (JOB_PARALLEL(j) && (why = pe_part_prepare(s.dir, j, s.tmpdir, s.root, &s.pe)) != NULL)
 		shep_failed(&s, why);
+	/* A -pe job's script runs once, on the master host (Grid Engine's);
+	 * -n N runs one copy per host (GLUnix's glurun). */
+	s.hold = j->pe && s.pe.part > 0 && !s.pe.petask;
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
 	if (j->qrsh) {
@@ -920,7 +948,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		 * since running it again could find no client either. */
 		static struct qrsh_link link;
 		char qwhy[SHEP_WHY_MAX];
-		if (qrsh_open(&link, j, s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
+		if (qrsh_open(&link, j, s.pe.petask ? 0 : s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
 			shep_gone_client(&s, qwhy);
 		s.qrsh = &link;
 	}
@@ -949,10 +977,11 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
 	limit = shep_limit_reason(&s, &clock, status, &ru);
-	/* The client hears of the end before the master: qrsh's latency. */
-	if (s.qrsh)
-		qrsh_finish(s.qrsh, WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
-		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	/* The client hears of the end before the master: qrsh's latency.  Not
+	 * a qrsh -inherit task's client, which may start the next task at once,
+	 * in a slot the master must know free by then. */
+	if (s.qrsh && !s.pe.petask)
+		shep_qrsh_finish(&s, status);
 
 	rusage_from_sys(&jru, &ru);
 	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
@@ -965,6 +994,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		json_object_set_new(msg, "limit", json_string(limit));
 	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
+	if (s.qrsh && s.pe.petask)
+		shep_qrsh_finish(&s, status);
 	/* msg and limit are not freed: we exit, and freeing would only
 	 * touch (and so fault in) pages of the heap for nothing. */
 	shep_end_leftovers(key);
@@ -1018,6 +1049,11 @@ main(int argc, char **argv)
 	struct job *j;
 	int ch, lockfd = -1;
 
+	/* A part that holds a -pe job's slots off its master host waits here,
+	 * as the job's owner, until the job's end kills it. */
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
+		for (;;)
+			pause();
 	conf = &shep_conf;
 	shep_conf.kill_grace = LIMITS_KILL_GRACE;
 	shep_conf.auth = (char *)"none";

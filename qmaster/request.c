@@ -60,6 +60,7 @@ static const struct handler {
 	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
 	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_INHERIT,        petask_request,          ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, PERM_MANAGER,        false },
 	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   PERM_DAEMON,         false },
