@@ -81,9 +81,11 @@ int     msg_status_unpack(const json_t *o, struct msg_status *m, const char **wh
 /* The STATUS of one job, with its script and environment (qstat -j ID). */
 json_t *msg_status_pack_one(int64_t id);
 
-/* WAIT (qsub -sync y, qrsh, qwait): answered once the job id has ended. */
+/* WAIT (qsub -sync y, qrsh, qwait, drmaa_wait): answered once the job id
+ * has ended, or with task, once that task of an array job has. */
 struct msg_wait {
 	int64_t id;
+	int64_t task;   /* 0: the whole job */
 };
 json_t *msg_wait_pack(const struct msg_wait *m);
 int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
