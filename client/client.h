@@ -75,6 +75,11 @@ int     client_fd(void);
  * passes without a reply; the connection stays. */
 int     client_send(json_t *req, const char **why);
 json_t *client_recv(int timeout_ms, const char **why);
+/* A submission's idempotency key, CLIENT_KEY_LEN hex digits: if the reply
+ * is lost in a failover, the retry names the same key and gets the same
+ * job.  -1 with *why when no random bytes can be read. */
+#define CLIENT_KEY_LEN 32
+int     client_submit_key(char key[CLIENT_KEY_LEN + 1], const char **why);
 /* The caller's user name: $LOGNAME or $USER when set (no lookup on the
  * submission path), else the password database's. */
 const char *client_user(void);

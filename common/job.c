@@ -284,7 +284,7 @@ job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
 
 /* The sentence of a limit that needs numbers; one at a time is enough, since
  * the first problem ends the decoding. */
-static char job_why[256];
+static __thread char job_why[256];
 
 static const char *
 job_say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);

@@ -231,7 +231,7 @@ read_file(const char *path, size_t max, size_t *len, const char **why)
 const char *
 my_hostname(void)
 {
-	static char name[256];
+	static __thread char name[256];
 	if (!name[0]) {
 		if (gethostname(name, sizeof name - 1) < 0)
 			strcpy(name, "localhost");
