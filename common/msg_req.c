@@ -351,6 +351,20 @@ msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why)
 	return 0;
 }
 
+void
+msg_waited_add(json_t *rep, json_t *job)
+{
+	json_object_set_new(rep, "job", job);
+}
+
+void
+msg_waited_unpack(const json_t *o, struct msg_waited *m)
+{
+	m->job = json_object_get(o, "job");
+	if (!json_is_object(m->job))
+		m->job = NULL;
+}
+
 json_t *
 msg_hosts_pack(const struct msg_hosts *m)
 {

@@ -89,6 +89,14 @@ struct msg_wait {
 };
 json_t *msg_wait_pack(const struct msg_wait *m);
 int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
+/* WAIT's reply: the ended job (or task view), job_from_json's to read;
+ * NULL when the reply has none. */
+struct msg_waited {
+	const json_t *job;
+};
+/* Sets the reply's job, taking job over. */
+void    msg_waited_add(json_t *rep, json_t *job);
+void    msg_waited_unpack(const json_t *o, struct msg_waited *m);
 
 /* ALTER (qalter): changes of pending jobs.  A field's problems are told
  * per job, as a submission's are, so unpack refuses only a bad jobs list. */

@@ -721,7 +721,7 @@ wait_answer(struct conn *c, int64_t seq, const struct job *j)
 	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
-	json_object_set_new(rep, "job", o);
+	msg_waited_add(rep, o);
 	net_send(c, rep);
 }
 
