@@ -57,6 +57,8 @@ char **client_masters(void);
  * for a bounded time; any other never is: the caller decides whether a
  * retry is safe. */
 json_t *client_call(json_t *req, int timeout_ms, const char **why);
+/* The timeout of a reply that comes at once: a master busier than this is broken. */
+#define CLIENT_REPLY_MS 120000
 /* client_call for requests that may not fail: takes req over, and dies
  * with a one-line error when no master answers.  A reply with ok false is
  * returned as it is. */

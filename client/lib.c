@@ -26,7 +26,6 @@
 
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
-#define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
 #define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
 /* The query endpoint's connect and HELLO: past this, the port answers. */
 #define CLIENT_QUERY_MS         2000
