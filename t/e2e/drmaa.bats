@@ -66,6 +66,20 @@ debian_python() {
 	[ "${lines[-1]}" = "python3-drmaa: ok" ]
 }
 
+@test "drmaa: nowq env sets SGE_ROOT and DRMAA_LIBRARY_PATH, which python3-drmaa needs alone" {
+	run nowq env --dir "$CLUSTER"
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "export SGE_ROOT=$CLUSTER" ]
+	[ "${lines[2]}" = "export DRMAA_LIBRARY_PATH=$(cd "$DRMAA_DIR" && pwd -P)/libdrmaa.so.1" ]
+	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 debian_python
+	run env -u DRMAA_LIBRARY_PATH -u SGE_ROOT -u LD_LIBRARY_PATH sh -c 'eval "$(nowq env --dir "$CLUSTER")"
+		exec /usr/bin/python3 -c "import drmaa
+s = drmaa.Session(); s.initialize(); print(s.drmsInfo); s.exit()"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "nowq "* ]]
+}
+
 @test "drmaa: Snakemake 7 runs a workflow of ten jobs with a fan-in through --drmaa \" -cwd\"" {
 	[ -x /usr/bin/snakemake ] || skip "snakemake is not installed (apt-get install snakemake)"
 	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 debian_python
