@@ -8,6 +8,7 @@
 #include "common/common.h"
 #include "common/msg.h"
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "client/client.h"
 #include "drmaa/drmaa_int.h"
 
@@ -188,32 +189,33 @@ ps_of(const char *state, unsigned hold, const char *letters)
 	return strcmp(state, "done") == 0 ? DRMAA_PS_DONE : DRMAA_PS_FAILED;
 }
 
-/* The state of task t of the array whose STATUS object is job: its row,
- * or, pending with the array, the array's holds. */
+/* The state of task t of the array p (a row of a STATUS reply's job
+ * objects): its row among the job's "tasks", or, pending with the array,
+ * the array's holds. */
 static int
-ps_of_task(const json_t *job, const struct job *p, int t)
+ps_of_task(const struct msg_job_row *p, int t)
 {
 	const json_t *v;
 	size_t i;
 
-	json_array_foreach(json_object_get(job, "tasks"), i, v) {
-		struct qstat_row r;
-		qstat_row_from_object(v, &r);
+	json_array_foreach(json_object_get(p->obj, "tasks"), i, v) {
+		struct msg_job_row r;
+		msg_job_row_unpack(v, &r);
 		if (r.task == t)
 			return ps_of(r.state, 0, r.state_letters);
 	}
-	if (JS_FINISHED(p->state))
+	if (p->state && strcmp(p->state, "pending") != 0 && strcmp(p->state, "running") != 0 &&
+	    strcmp(p->state, "dispatched") != 0)
 		return DRMAA_PS_FAILED;
-	return ps_of("pending", p->hold, "qw");
+	return ps_of("pending", (unsigned)p->hold, "qw");
 }
 
 DRMAA_API int
 drmaa_job_ps(const char *job_id, int *remote_ps, char *error_diagnosis, size_t error_diag_len)
 {
 	struct drmaa_jobid j;
-	const json_t *job;
-	const char *why = NULL;
-	struct job *p;
+	struct msg_job_row *rows;
+	size_t n = 0;
 	json_t *rep;
 	int rc;
 
@@ -225,16 +227,15 @@ drmaa_job_ps(const char *job_id, int *remote_ps, char *error_diagnosis, size_t e
 		    "\"%s\" is not a job id", job_id);
 	if ((rep = call(msg_status_pack_one(j.id), &rc, error_diagnosis, error_diag_len)) == NULL)
 		return rc;
-	job = json_array_get(json_object_get(rep, "jobs"), 0);
-	if (!job || (p = job_from_json(job, &why)) == NULL ||
-	    (j.task > 0 && (p->t_first == 0 || j.task < p->t_first || j.task > p->t_last))) {
-		json_decref(rep);
-		return drmaa_fail(error_diagnosis, error_diag_len, DRMAA_ERRNO_INVALID_JOB,
+	rows = msg_job_objects_unpack(rep, &n);
+	if (n == 0 || rows[0].id != j.id ||
+	    (j.task > 0 && (rows[0].t_first == 0 || j.task < rows[0].t_first || j.task > rows[0].t_last)))
+		rc = drmaa_fail(error_diagnosis, error_diag_len, DRMAA_ERRNO_INVALID_JOB,
 		    "job %s does not exist", job_id);
-	}
-	*remote_ps = j.task > 0 ? ps_of_task(job, p, j.task) :
-	    ps_of(job_state_name(p->state), p->hold, job_state_letters(p));
-	job_free(p);
+	else
+		*remote_ps = j.task > 0 ? ps_of_task(&rows[0], j.task) :
+		    ps_of(rows[0].state, (unsigned)rows[0].hold, rows[0].state_letters);
+	free(rows);
 	json_decref(rep);
-	return DRMAA_ERRNO_SUCCESS;
+	return rc;
 }

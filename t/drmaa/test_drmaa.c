@@ -536,6 +536,12 @@ main(int argc, char **argv)
 		{ "bulk", case_bulk }, { "native", case_native },
 	};
 
+	/* Run bare (make check TESTS='$(check_PROGRAMS)', as debian/rules
+	 * does), it has no cluster: TAP's skip. */
+	if (argc == 1) {
+		printf("1..0 # SKIP needs a cluster: t/e2e/drmaa.bats runs each case\n");
+		return 0;
+	}
 	if (argc != 3) {
 		fprintf(stderr, "usage: test_drmaa session|template|threads|run|ends|hold|errors|bulk|native WORKDIR\n");
 		return 2;
