@@ -157,6 +157,9 @@ qalter_run(int argc, char **argv)
 		client_errx("no change given");
 		goto usage;
 	}
+	/* -l q=QUEUE moves the job when -q does not, as qsub takes it. */
+	if (!m.queue && m.req)
+		m.queue = jstr(m.req, "qname");
 	m.jobs = client_resolve_jobs(jobargs, njob, "pr", missing);
 	json_array_foreach(missing, i, r)
 		printf("denied: job \"%s\" does not exist\n", json_string_value(r));

@@ -487,6 +487,55 @@ get_context(const json_t *o, char ***dst, const char **why)
 	return 0;
 }
 
+/* What no field alone can say of a job: its tasks, mail addresses, qrsh
+ * address, command and environment entries. */
+static int
+job_check(const struct job *j, const char **why)
+{
+	size_t i;
+
+	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
+		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+		return -1;
+	}
+	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
+		*why = "array job fields without a first task";
+		return -1;
+	}
+	if (j->mail_to) {
+		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
+		bool ok = true;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			ok &= mail_valid_address(tok);
+		free(copy);
+		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
+			*why = "a mail address (-M) holds characters an address cannot";
+			return -1;
+		}
+	}
+	if (j->qrsh) {
+		struct qrsh_addr a;
+		if (job_qrsh_parse(j->qrsh, &a) < 0) {
+			*why = "qrsh is not \"HOST PORT SECRET\"";
+			return -1;
+		}
+		if (!j->argv) {
+			*why = "a qrsh job is a command, not a script";
+			return -1;
+		}
+	}
+	if (j->argv && !j->argv[0]) {
+		*why = "binary job has an empty command";
+		return -1;
+	}
+	for (i = 0; j->env && j->env[i]; i++)
+		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
+			*why = "an environment entry is not NAME=VALUE";
+			return -1;
+		}
+	return 0;
+}
+
 struct job *
 job_from_json(const json_t *o, const char **why)
 {
@@ -602,45 +651,8 @@ job_from_json(const json_t *o, const char **why)
 			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
 		}
 	}
-	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
-		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+	if (job_check(j, why) < 0)
 		goto bad;
-	}
-	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
-		*why = "array job fields without a first task";
-		goto bad;
-	}
-	if (j->mail_to) {
-		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
-		bool ok = true;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			ok &= mail_valid_address(tok);
-		free(copy);
-		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
-			*why = "a mail address (-M) holds characters an address cannot";
-			goto bad;
-		}
-	}
-	if (j->qrsh) {
-		struct qrsh_addr a;
-		if (job_qrsh_parse(j->qrsh, &a) < 0) {
-			*why = "qrsh is not \"HOST PORT SECRET\"";
-			goto bad;
-		}
-		if (!j->argv) {
-			*why = "a qrsh job is a command, not a script";
-			goto bad;
-		}
-	}
-	if (j->argv && !j->argv[0]) {
-		*why = "binary job has an empty command";
-		goto bad;
-	}
-	for (i = 0; j->env && j->env[i]; i++)
-		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
-			*why = "an environment entry is not NAME=VALUE";
-			goto bad;
-		}
 	return j;
 bad:
 	job_free(j);
