@@ -34,6 +34,14 @@ if [ "$(id -u)" = 0 ]; then
 	ls /var/cache/apt/archives/gridengine-client_*.deb >/dev/null 2>&1 ||
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --download-only gridengine-client >/dev/null 2>&1 || true
 fi
+# libdrmaa is tested through Debian's python3-drmaa and Snakemake 7
+# (t/e2e/drmaa.bats); without them those tests are skipped.
+if [ "$(id -u)" = 0 ]; then
+	for p in python3-drmaa snakemake; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null 2>&1 || true
+	done
+fi
 # Tests report through TAP; a failing test must not stop the summary.
 (cd "$build" && make -j"$(nproc)" check >/dev/null 2>&1) || true
 # The run's world-reachable copy of the programs (t/stage) goes with it.

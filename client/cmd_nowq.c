@@ -848,17 +848,55 @@ nowq_stop(const struct nowq_args *a)
 	return 0;
 }
 
+/* libdrmaa.so.1 as DRMAA tools load it: beside this program (an install's
+ * ../lib, a build tree's lib/), else LIBDIR; NULL when none is there. */
+static char *
+find_drmaa(void)
+{
+	char self[PATH_MAX], *cand[3];
+	ssize_t r;
+	int n = 0;
+
+	if ((r = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+		self[r] = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
+		cand[n++] = xasprintf("%s/../lib", self);
+	}
+	cand[n++] = xstrdup(LIBDIR);
+	for (int i = 0; i < n; i++) {
+		/* The folder made plain, the name kept: the soname's link
+		 * follows upgrades. */
+		char *dir = realpath(cand[i], NULL), *lib = dir ? xasprintf("%s/libdrmaa.so.1", dir) : NULL;
+		free(dir);
+		free(cand[i]);
+		if (lib && access(lib, R_OK) == 0) {
+			for (int k = i + 1; k < n; k++)
+				free(cand[k]);
+			return lib;
+		}
+		free(lib);
+	}
+	return NULL;
+}
+
 static int
 nowq_env(const struct nowq_args *a)
 {
 	struct nowq_master m;
-	char *env;
+	char *env, *lib;
 
 	if (!master_read(a->dir, &m))
 		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
 	env = masters_env(a->dir, master_count(a->dir));
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
+	/* DRMAA tools: python3-drmaa and those built on it look for SGE_ROOT
+	 * and load the library DRMAA_LIBRARY_PATH names (doc/drmaa.md). */
+	printf("export SGE_ROOT=%s\n", a->dir);
+	if ((lib = find_drmaa()) != NULL)
+		printf("export DRMAA_LIBRARY_PATH=%s\n", lib);
+	free(lib);
 	master_free(&m);
 	return 0;
 }

@@ -38,6 +38,14 @@ void   *xrealloc(void *p, size_t n);
 char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+/* A pseudo variable of a path and its text: the shepherd's $JOB_ID in -o,
+ * libdrmaa's $drmaa_wd_ph$. */
+struct str_var {
+	const char *name, *value;
+};
+/* in with each name replaced by its value (the first of vars that matches
+ * at a place).  A NULL value refuses the name: NULL, with *bad naming it. */
+char   *str_expand(const char *in, const struct str_var *vars, size_t n, const char **bad);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 void    fmt_when(char *buf, size_t n, int64_t ms); /* "14:00:00" today, else with the date */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */

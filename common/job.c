@@ -238,7 +238,7 @@ job_to_json(const struct job *j)
 
 /* The sentence of a limit that needs numbers; one at a time is enough, since
  * the first problem ends the decoding. */
-static char job_why[256];
+static __thread char job_why[256];
 
 static const char *
 job_say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);

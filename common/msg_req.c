@@ -381,16 +381,36 @@ msg_wait_pack(const struct msg_wait *m)
 {
 	json_t *o = msg_new(MSG_WAIT);
 	json_object_set_new(o, "id", json_integer(m->id));
+	if (m->task > 0)
+		json_object_set_new(o, "task", json_integer(m->task));
 	return o;
 }
 
 int
 msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why)
 {
-	(void)why;
 	/* Not a positive integer: a job that does not exist (noent). */
 	m->id = jint(o, "id", 0);
+	m->task = jint(o, "task", 0);
+	if (m->task < 0 || m->task > INT32_MAX) {
+		*why = "task must be a positive task id";
+		return -1;
+	}
 	return 0;
+}
+
+void
+msg_waited_add(json_t *rep, json_t *job)
+{
+	json_object_set_new(rep, "job", job);
+}
+
+void
+msg_waited_unpack(const json_t *o, struct msg_waited *m)
+{
+	m->job = json_object_get(o, "job");
+	if (!json_is_object(m->job))
+		m->job = NULL;
 }
 
 json_t *

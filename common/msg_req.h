@@ -81,12 +81,22 @@ int     msg_status_unpack(const json_t *o, struct msg_status *m, const char **wh
 /* The STATUS of one job, with its script and environment (qstat -j ID). */
 json_t *msg_status_pack_one(int64_t id);
 
-/* WAIT (qsub -sync y, qrsh, qwait): answered once the job id has ended. */
+/* WAIT (qsub -sync y, qrsh, qwait, drmaa_wait): answered once the job id
+ * has ended, or with task, once that task of an array job has. */
 struct msg_wait {
 	int64_t id;
+	int64_t task;   /* 0: the whole job */
 };
 json_t *msg_wait_pack(const struct msg_wait *m);
 int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
+/* WAIT's reply: the ended job (or task view), job_from_json's to read;
+ * NULL when the reply has none. */
+struct msg_waited {
+	const json_t *job;
+};
+/* Sets the reply's job, taking job over. */
+void    msg_waited_add(json_t *rep, json_t *job);
+void    msg_waited_unpack(const json_t *o, struct msg_waited *m);
 
 /* INHERIT (qrsh -inherit): start a task of running parallel job id on
  * host, one of the job's hosts.  task is a job object as qrsh's SUBMIT

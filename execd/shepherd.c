@@ -196,9 +196,9 @@ static char *
 shep_expand(const struct shep *s, const char *in)
 {
 	const struct job *j = s->j;
-	char idbuf[32], taskbuf[16], *out;
-	size_t cap = strlen(in) + 1, n = 0;
-	struct { const char *name, *value; } vars[] = {
+	char idbuf[32], taskbuf[16];
+	const char *bad = NULL;
+	const struct str_var vars[] = {
 		{ "$HOME", j->home ? j->home : "/" },
 		{ "$USER", shep_owner(j) },
 		{ "$JOB_ID", idbuf },
@@ -212,27 +212,7 @@ shep_expand(const struct shep *s, const char *in)
 		snprintf(taskbuf, sizeof taskbuf, "%d", j->task);
 	else
 		snprintf(taskbuf, sizeof taskbuf, "undefined");
-	out = xmalloc(cap);
-	while (*in) {
-		const char *add = in;
-		size_t addn = 1, skip = 1;
-		for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
-			if (strncmp(in, vars[v].name, strlen(vars[v].name)) == 0) {
-				add = vars[v].value;
-				addn = strlen(add);
-				skip = strlen(vars[v].name);
-				break;
-			}
-		if (n + addn + 1 > cap) {
-			cap = (n + addn + 1) * 2;
-			out = xrealloc(out, cap);
-		}
-		memcpy(out + n, add, addn);
-		n += addn;
-		in += skip;
-	}
-	out[n] = '\0';
-	return out;
+	return str_expand(in, vars, sizeof vars / sizeof vars[0], &bad);
 }
 
 /* -o/-e as given (expanded; relative to the working directory; a directory

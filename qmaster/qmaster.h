@@ -504,6 +504,9 @@ bool        array_sched_done(const struct array_sched *a);
 void        array_sched_close(struct array_sched *a);
 /* A task reached a final state: ends the parent after its last task. */
 void        array_task_ended(const struct job *t);
+/* The view of task of p (the caller frees it): its row, or one made from
+ * p, pending, or deleted when p has ended; NULL when p has no such task. */
+struct job *array_task_view(const struct job *p, int task);
 bool        array_started(const struct job *p);
 void        array_fail_pending(struct job *p, const char *why);
 /* qdel of the whole array (only NULL) or of some of its tasks. */

@@ -696,12 +696,14 @@ req_release(struct conn *c, int64_t seq, json_t *msg)
 	request_job_op(c, seq, msg, op_release, "release");
 }
 
-/* WAIT (qsub -sync y): answered when the job reaches a final state. */
+/* WAIT (qsub -sync y, qwait, drmaa_wait): answered when the job, or one
+ * task of an array (task > 0), reaches a final state. */
 struct waiter {
 	TAILQ_ENTRY(waiter) entry;
 	struct conn *c;
 	int64_t      seq;
 	int64_t      id;
+	int          task;
 };
 static TAILQ_HEAD(, waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 
@@ -713,14 +715,14 @@ wait_answer(struct conn *c, int64_t seq, const struct job *j)
 	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
-	json_object_set_new(rep, "job", o);
+	msg_waited_add(rep, o);
 	net_send(c, rep);
 }
 
 static void
 req_wait(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct msg_wait m;
+	struct msg_wait m = { 0 };
 	const char *why = NULL;
 	int64_t id = msg_wait_unpack(msg, &m, &why) == 0 ? m.id : 0;
 	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
@@ -731,8 +733,18 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 		job_free(j);
 		j = NULL;
 	}
+	if (j && m.task > 0) {
+		struct job *t = array_task_view(j, (int)m.task);
+		job_free(j);
+		j = t;
+	}
 	if (!j) {
-		net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist", (long long)id));
+		if (m.task > 0)
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "task %lld.%lld does not exist",
+			    (long long)id, (long long)m.task));
+		else
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist",
+			    (long long)id));
 		return;
 	}
 	if (JS_FINISHED(j->state)) {
@@ -745,28 +757,45 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 	w->c = c;
 	w->seq = seq;
 	w->id = id;
+	w->task = (int)m.task;
 	TAILQ_INSERT_TAIL(&waiters, w, entry);
+}
+
+/* Answers the waiters of j (a job, or a task view); when j is an array's
+ * parent, those of its tasks too: a task that never ran ends with it. */
+static void
+wait_job_ended(const struct job *j)
+{
+	struct waiter *w, *tmp;
+
+	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
+		struct job *t = NULL;
+		if (w->id != j->id || (j->task > 0 && w->task != j->task))
+			continue;
+		if (j->task == 0 && w->task > 0) {
+			if ((t = array_task_view(j, w->task)) == NULL)
+				continue;
+			wait_answer(w->c, w->seq, t);
+			job_free(t);
+		} else
+			wait_answer(w->c, w->seq, j);
+		TAILQ_REMOVE(&waiters, w, entry);
+		free(w);
+	}
 }
 
 void
 request_job_finished(const struct job *j)
 {
-	struct waiter *w, *tmp;
-
 	/* A task's end matters to its parent only, which ends after the last. */
 	if (j->task > 0) {
+		wait_job_ended(j);
 		array_task_ended(j);
 		return;
 	}
 	mail_job_ended(j);
 	deps_job_ended(j);
-	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
-		if (w->id != j->id)
-			continue;
-		wait_answer(w->c, w->seq, j);
-		TAILQ_REMOVE(&waiters, w, entry);
-		free(w);
-	}
+	wait_job_ended(j);
 }
 
 void

@@ -63,6 +63,9 @@ test_refusals(void **state)
 	assert_string_equal(refusal("{\"type\": \"HOLD\", \"jobs\": [1], \"tasks\": {}}"),
 	    "tasks must be an object of task ranges, and only DELETE takes them");
 	assert_null(refusal("{\"type\": \"STATUS\", \"states\": 7}"));
+	assert_null(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": 2}"));
+	assert_string_equal(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": -1}"),
+	    "task must be a positive task id");
 	assert_string_equal(refusal("{\"type\": \"STATUS\", \"states\": \"q\"}"),
 	    "states must be letters from p, r, z, a");
 	assert_string_equal(refusal("{\"type\": \"STATUS\", \"jobs\": [1], \"limit\": 5}"),
@@ -99,6 +102,7 @@ test_round_trip(void **state)
 	struct msg_status s = { .users = users, .states = "p", .brief = true, .by_prio = true, .limit = 50,
 	    .after = 7, .has_after_prio = true, .after_prio = -3 }, t = { 0 };
 	struct msg_acct a = { .name = "x", .limit = 10, .has_after = true, .after_end = 5, .after_row = 9 }, b = { 0 };
+	struct msg_wait w = { .id = 12, .task = 3 }, v = { 0 };
 	const char *why = NULL;
 
 	(void)state;
@@ -116,6 +120,10 @@ test_round_trip(void **state)
 	assert_string_equal(b.name, "x");
 	assert_int_equal(b.limit, 10);
 	assert_true(b.has_after && b.after_end == 5 && b.after_row == 9);
+	json_decref(o);
+	o = msg_wait_pack(&w);
+	assert_int_equal(msg_wait_unpack(o, &v, &why), 0);
+	assert_true(v.id == 12 && v.task == 3);
 	json_decref(o);
 	json_decref(users);
 }
