@@ -23,6 +23,9 @@ extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
 extern const struct cmd cmd_qrsh, cmd_qselect;
 
+/* The one sentence for an option nowq does not have, whichever command. */
+#define CLIENT_UNSUPPORTED "option \"%s\" is not supported by nowq"
+
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
 /* HELLO says any master will do (qconf -smasters, -takeover): a standby answers. */
@@ -136,6 +139,16 @@ struct qsub_opts {
 	int     now;             /* -now y|n, or QO_UNSET */
 	int     pty;             /* -pty y|n, or QO_UNSET */
 	bool    prefix_rank;     /* -prefix: each output line starts with its rank */
+	/* Grid Engine's, kept and shown (qstat -j, qacct): */
+	bool    soft_mode;       /* after -soft, until -hard: -l adds to soft */
+	struct job_req soft;     /* -soft -l */
+	char   *project;         /* -P */
+	char   *account;         /* -A */
+	char  **context;         /* -ac, -dc, -sc applied in order */
+	int     reserve;         /* -R y|n, or QO_UNSET */
+	int     js;              /* -js */
+	char   *binding;         /* -binding: "TYPE STRATEGY" */
+	int     shell_yn;        /* -shell y|n, or QO_UNSET */
 	char    err[512];        /* the one-line error of a failed parse */
 };
 #define QSUB_DEFAULT_PREFIX "#$"

@@ -17,13 +17,13 @@ static int qacct_run(int argc, char **argv);
 
 const struct cmd cmd_qacct = {
 	"qacct",
-	"qacct [-j [job_id|job_name]] [-o [owner]] [-d days] [--json]\n",
+	"qacct [-j [job_id|job_name]] [-o [owner]] [-P [project]] [-A [account]] [-d days] [--json]\n",
 	qacct_run,
 };
 
 /* Grid Engine options nowq does not offer (yet). */
 static const char *qacct_unsupported[] = {
-	"-A", "-ar", "-b", "-D", "-e", "-f", "-g", "-h", "-l", "-P", "-pe", "-q", "-slots", "-t",
+	"-ar", "-b", "-D", "-e", "-f", "-g", "-h", "-l", "-pe", "-q", "-slots", "-t",
 };
 
 /* Grid Engine's words for its failed codes, for the ones nowq uses. */
@@ -88,7 +88,7 @@ print_row(const json_t *r)
 	printf("%-13.12s%-20s\n", "hostname", *buf ? buf : "UNKNOWN");
 	printf("%-13.12s%-20s\n", "group", str_or(r, "group", gid));
 	printf("%-13.12s%-20s\n", "owner", str_or(r, "owner", "UNKNOWN"));
-	printf("%-13.12s%-20s\n", "project", "NONE");
+	printf("%-13.12s%-20s\n", "project", str_or(r, "project", "NONE"));
 	printf("%-13.12s%-20s\n", "department", "defaultdepartment");
 	printf("%-13.12s%-20s\n", "jobname", str_or(r, "name", "UNKNOWN"));
 	printf("%-13.12s%-20lld\n", "jobnumber", (long long)jint(r, "id", 0));
@@ -96,6 +96,7 @@ print_row(const json_t *r)
 		printf("%-13.12s%-20lld\n", "taskid", (long long)jint(r, "task", 0));
 	else
 		printf("%-13.12s%s\n", "taskid", "undefined");
+	printf("%-13.12s%-20s\n", "account", str_or(r, "account", "sge"));
 	printf("%-13.12s%-20lld\n", "priority", (long long)jint(r, "prio", 0));
 	acct_time(t, sizeof t, jint(r, "submit_time", 0));
 	printf("%-13.12s%-20s\n", "qsub_time", t);
@@ -191,6 +192,11 @@ qacct_run(int argc, char **argv)
 		} else if (strcmp(a, "-o") == 0) {
 			owners = true;
 			owner = optional_value(argc, argv, &k);
+		} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
+			/* Only those of one project or account; without a
+			 * name, any (Grid Engine's table per project is not
+			 * offered). */
+			*(a[1] == 'P' ? &m.project : &m.account) = optional_value(argc, argv, &k);
 		} else if (strcmp(a, "-d") == 0) {
 			char *end;
 			if (k + 1 >= argc) {
@@ -207,10 +213,10 @@ qacct_run(int argc, char **argv)
 		} else {
 			for (size_t u = 0; u < sizeof qacct_unsupported / sizeof *qacct_unsupported; u++)
 				if (strcmp(a, qacct_unsupported[u]) == 0) {
-					client_errx("option \"%s\" is not supported by nowq's qacct", a);
+					client_errx(CLIENT_UNSUPPORTED, a);
 					return 1;
 				}
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			client_usage(&cmd_qacct, stderr);
 			return 1;
 		}

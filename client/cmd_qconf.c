@@ -20,7 +20,7 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload | -smasters [--json] | -takeover\n"
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -sc | -reload | -smasters [--json] | -takeover\n"
 	"      -sm | -so | -sel | -sh | -ss | -sconf [global] | -shgrpl | -shgrp @name | -sul | -su name\n"
 	"      -sprjl | -sprj name\n"
 	"      -aalias NAME HOSTEXPR | -dalias NAME | -salias [NAME] | -sexpr HOSTEXPR\n"
@@ -261,6 +261,10 @@ qconf_run(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "-sql") == 0 && argc == 2)
 		return qconf_list("queues");
+	if (strcmp(argv[1], "-sc") == 0 && argc == 2) {
+		complex_print(stdout);
+		return 0;
+	}
 	if (strcmp(argv[1], "-spl") == 0 && argc == 2)
 		return qconf_list("pes");
 	if (strcmp(argv[1], "-sp") == 0 && argc == 3)

@@ -55,7 +55,7 @@ qhost_run(int argc, char **argv)
 			client_errx("option \"%s\" is not supported by nowq", argv[k]);
 			goto usage;
 		} else {
-			client_errx("unknown option \"%s\"", argv[k]);
+			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			goto usage;
 		}
 	}

@@ -674,10 +674,10 @@ parse_args(int argc, char **argv, struct qstat_args *o)
 			if (k + 1 < argc && argv[k + 1][0] != '-')
 				o->jlists[o->njlists++] = argv[++k];
 		} else if (is_unsupported(a)) {
-			client_errx("option \"%s\" is not supported by nowq yet", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			return 1;
 		} else {
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			return 1;
 		}
 	}

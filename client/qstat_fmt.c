@@ -50,6 +50,20 @@ qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const 
 
 	if (!json_is_object(req))
 		return;
+	if (json_is_array(json_object_get(req, "asked"))) {
+		/* As asked, in Grid Engine's full names. */
+		json_array_foreach(json_object_get(req, "asked"), i, w) {
+			const char *s = json_string_value(w), *eq = s ? strchr(s, '=') : NULL;
+			char *name;
+
+			if (!eq)
+				continue;
+			name = xstrndup(s, (size_t)(eq - s));
+			fn(arg, name, eq + 1);
+			free(name);
+		}
+		return;
+	}
 	json_object_foreach((json_t *)req, k, v) {
 		if (json_is_array(v)) {
 			json_array_foreach(v, i, w)
@@ -72,18 +86,6 @@ req_join(void *arg, const char *name, const char *value)
 
 	*line = xasprintf("%s%s%s=%s", t, *t ? "," : "", name, value);
 	free(t);
-}
-
-/* "hard resource_list: mem=4G,matlab=TRUE": the -l request as qsub took it. */
-static void
-print_req(FILE *fp, const json_t *req)
-{
-	char *line = xstrdup("");
-
-	qstat_req_each(req, req_join, &line);
-	if (*line)
-		kv(fp, "hard resource_list", "%s", line);
-	free(line);
 }
 
 const char *
@@ -532,18 +534,52 @@ print_tasks(FILE *fp, const json_t *tasks)
 	json_t *t;
 
 	json_array_foreach(tasks, i, t) {
-		const char *host = jstr(t, "host"), *st = jstr(t, "state");
-		if (jint(t, "start_time", 0) <= 0)
+		struct msg_task_row r;
+
+		msg_task_row_unpack(t, &r);
+		if (r.start_time <= 0)
 			continue;
-		format_cpu(cpu, sizeof cpu, jreal(t, "utime") + jreal(t, "stime"));
-		format_mem(mem, sizeof mem, jint(t, "maxrss_kb", 0));
+		format_cpu(cpu, sizeof cpu, r.utime + r.stime);
+		format_mem(mem, sizeof mem, r.maxrss_kb);
 		fprintf(fp, "usage %4lld:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
-		    "vmem=N/A, maxvmem=%s\n", (long long)jint(t, "task", 0), cpu, mem);
-		if (host && st && state_active(st)) {
-			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)jint(t, "task", 0));
-			kv(fp, key, "%s:1", host);
+		    "vmem=N/A, maxvmem=%s\n", (long long)r.task, cpu, mem);
+		if (r.host && r.state && state_active(r.state)) {
+			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)r.task);
+			kv(fp, key, "%s:1", r.host);
 		}
 	}
+}
+
+/* "hard resource_list: h_vmem=4G,matlab=TRUE": the -l request as asked
+ * (its "asked" list, Grid Engine's full names), or, for a job from before
+ * there was one, as the request's fields say. */
+static void
+print_req(FILE *fp, const char *what, const json_t *req)
+{
+	char *line = xstrdup("");
+
+	qstat_req_each(req, req_join, &line);
+	if (*line)
+		kv(fp, what, "%s", line);
+	free(line);
+}
+
+/* -P, -ac and -binding, where Grid Engine shows them: after the script. */
+static void
+print_recorded(FILE *fp, const json_t *job)
+{
+	const json_t *ctx = json_object_get(job, "context");
+	const char *s;
+
+	if ((s = jstr(job, "project")) != NULL)
+		kv(fp, "project", "%s", s);
+	if (json_is_array(ctx) && json_array_size(ctx) > 0) {
+		char *list = join_list(ctx, 0, ",", NULL);
+		kv(fp, "context", "%s", list);
+		free(list);
+	}
+	if ((s = jstr(job, "binding")) != NULL)
+		kv(fp, "binding", "%s", s);
 }
 
 void
@@ -583,7 +619,9 @@ qstat_print_job(FILE *fp, const json_t *job)
 	for (size_t i = 0; env && i < sizeof o_vars / sizeof o_vars[0]; i++)
 		if ((s = env_value(env, o_vars[i].var)) != NULL)
 			kv(fp, o_vars[i].key, "%s", s);
-	kv(fp, "account", "sge");
+	kv(fp, "account", "%s", jstr(job, "account") ? jstr(job, "account") : "sge");
+	if (jbool(job, "reserve", false))
+		kv(fp, "reserve", "y");
 	if ((s = jstr(job, "cwd")) != NULL)
 		kv(fp, "cwd", "%s", s);
 	if ((s = jstr(job, "err")) != NULL)
@@ -596,10 +634,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "stdout_path_list", "NONE:NONE:%s", s);
 	if (jint(job, "prio", 0) != 0)
 		kv(fp, "priority", "%lld", (long long)jint(job, "prio", 0));
-	kv(fp, "jobshare", "0");
+	kv(fp, "jobshare", "%lld", (long long)jint(job, "js", 0));
 	if ((s = jstr(job, "queue")) != NULL)
 		kv(fp, "hard_queue_list", "%s", s);
-	print_req(fp, json_object_get(job, "req"));
+	print_req(fp, "hard resource_list", json_object_get(job, "req"));
+	print_req(fp, "soft resource_list", json_object_get(job, "soft"));
 	if ((s = jstr(job, "shell")) != NULL)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
@@ -623,6 +662,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "job_args", "%s", list);
 		free(list);
 	}
+	print_recorded(fp, job);
 	if (jint(job, "begin_time", 0) > 0) {
 		qstat_format_time(tbuf, sizeof tbuf, jint(job, "begin_time", 0));
 		kv(fp, "execution_time", "%s", tbuf);

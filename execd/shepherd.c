@@ -58,8 +58,8 @@ struct shep_start {
 	char       **envp;
 	char       **cmd;
 	int          cgroup_fd;  /* the job's cgroup.procs, or -1 */
-	bool         set_as, set_cpu;
-	struct rlimit as, cpu;   /* h_vmem without a cgroup; h_cpu */
+	struct limits_rlimit rl[LIMITS_NRLIMIT];  /* s_vmem, h_vmem without a cgroup, h_cpu, ... */
+	int          nrl;
 	char         why[SHEP_WHY_MAX];  /* set by a child that could not start */
 };
 
@@ -284,7 +284,8 @@ shep_open_output(char *why, const char *path, int target)
 
 /* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
  * by blanks and given to the owner's login shell on this host with -c, so
- * that "a; b", redirections and $VARIABLES mean what they mean at a prompt. */
+ * that "a; b", redirections and $VARIABLES mean what they mean at a prompt
+ * (qrsh -noshell: the words are executed as they are). */
 static char **
 shep_qrsh_command(const struct job *j)
 {
@@ -310,7 +311,7 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
-	if (j->argv && j->qrsh)
+	if (j->argv && j->qrsh && !j->noshell)
 		return shep_qrsh_command(j);
 	if (j->argv)
 		return j->argv;
@@ -358,10 +359,9 @@ shep_child(const struct shep *s, struct shep_start *st)
 	 * the job may only lower what it gets, never raise it. */
 	if (st->cgroup_fd >= 0 && write(st->cgroup_fd, "0", 1) != 1)
 		shep_child_fail(why, "cannot move the job into its cgroup: %s", strerror(errno));
-	if (st->set_as && setrlimit(RLIMIT_AS, &st->as) < 0)
-		shep_child_fail(why, "cannot set the h_vmem limit: %s", strerror(errno));
-	if (st->set_cpu && setrlimit(RLIMIT_CPU, &st->cpu) < 0)
-		shep_child_fail(why, "cannot set the h_cpu limit: %s", strerror(errno));
+	for (int i = 0; i < st->nrl; i++)
+		if (setrlimit(st->rl[i].resource, &st->rl[i].rl) < 0)
+			shep_child_fail(why, "cannot set the %s limit: %s", st->rl[i].name, strerror(errno));
 
 	/* The one place privileges are dropped, for good. */
 	if (s->root) {
@@ -544,14 +544,15 @@ shep_gone_client(const struct shep *s, const char *reason)
 	_exit(0);
 }
 
-/* h_vmem and h_cpu, made ready for the job's process to apply.  RLIMIT_CPU
- * counts per process: at h_cpu the kernel sends SIGXCPU, kill_grace later
- * SIGKILL.  A cgroup that cannot be made costs the job nothing but the
- * OOM report: RLIMIT_AS limits it instead. */
+/* The job's limits, made ready for its process to apply.  RLIMIT_CPU
+ * counts per process: at h_cpu (or s_cpu) the kernel sends SIGXCPU,
+ * kill_grace after h_cpu SIGKILL.  A cgroup that cannot be made costs the
+ * job nothing but the OOM report: RLIMIT_AS limits it instead. */
 static void
 shep_limits_prepare(struct shep *s, struct shep_start *st)
 {
 	const struct job_req *r = &s->j->req;
+	struct job_req lr = *r;   /* read only: its texts stay the job's */
 	char why[SHEP_WHY_MAX];
 
 	if (r->h_vmem > 0 && limits_cgroup_parent) {
@@ -560,15 +561,9 @@ shep_limits_prepare(struct shep *s, struct shep_start *st)
 		if (!s->cgroup)
 			log_warnx("job %s: %s; limiting h_vmem with RLIMIT_AS instead", s->key, why);
 	}
-	if (r->h_vmem > 0 && !s->cgroup) {
-		st->set_as = true;
-		st->as.rlim_cur = st->as.rlim_max = (rlim_t)r->h_vmem;
-	}
-	if (r->h_cpu > 0 && r->h_cpu <= SHEP_LIMIT_MAX_SECS) {
-		st->set_cpu = true;
-		st->cpu.rlim_cur = (rlim_t)r->h_cpu;
-		st->cpu.rlim_max = (rlim_t)(r->h_cpu + conf->kill_grace);
-	}
+	if (lr.h_cpu > SHEP_LIMIT_MAX_SECS)
+		lr.h_cpu = 0;
+	st->nrl = limits_rlimits(&lr, s->cgroup != NULL, conf->kill_grace, st->rl);
 }
 
 /* The wall clock's limits, timed here since the shepherd outlives any

@@ -77,6 +77,16 @@ perm_manager(const struct conn *c)
 	return c->manager;
 }
 
+/* Grid Engine's hold letters (qalter -h): anyone who may change the job sets
+ * or clears its user hold (u, U); operator holds (o, O) are operators' and
+ * managers', system holds (s, S) managers' alone.  n clears what c may. */
+unsigned
+perm_hold_bits(const struct conn *c)
+{
+	return HOLD_USER | (c->operator || c->manager ? HOLD_OPERATOR : 0) |
+	    (c->manager ? HOLD_SYSTEM : 0);
+}
+
 /* GLUnix's rule: a host's owners may reserve it, and managers always may. */
 bool
 perm_reserve_host(const struct conn *c, const struct exechost *h)

@@ -368,6 +368,9 @@ enum match_why match_keys_apart(const struct job *j, char **const *hosts_keys, s
     const char **key);
 /* Dispatch order: queue priority, job priority, submission order (id). */
 int  match_job_cmp(const struct job *a, int qprio_a, const struct job *b, int qprio_b);
+/* How many of j's soft requests (-soft -l: arch, memory, each key, the
+ * hosts expression, parsed in soft_hosts) host h meets; higher is better. */
+int  match_soft_score(const struct job *j, const struct nodeset *soft_hosts, const struct match_host *h);
 /* Host preference: lower load per rating first. */
 int  match_host_cmp(double load_a, double rating_a, double load_b, double rating_b);
 /* Sizes as qsub takes them back: 64G, 512M, 1000 bytes. */
@@ -509,6 +512,8 @@ bool perm_sees_all(bool operator);
 bool perm_manager(const struct conn *c);
 /* Whether user (uid) is a manager, and an operator (a manager is one). */
 void perm_roles(const char *user, uid_t uid, bool *manager, bool *operator);
+/* The HOLD_* bits c may set or clear on a job it may touch (qalter -h). */
+unsigned perm_hold_bits(const struct conn *c);
 bool perm_job_private(const struct conn *c, const char *owner);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;

@@ -37,6 +37,8 @@ store_acct_insert(struct store *st, const struct job *j, const struct acct_info 
 	sqlite3_bind_int(s, A_prio, j->prio);
 	bind_text(s, A_pe, j->pe);
 	sqlite3_bind_int(s, A_slots, j->slots);
+	bind_text(s, A_project, j->project);
+	bind_text(s, A_account, j->account);
 	sqlite3_bind_double(s, A_wallclock, j->start_time > 0 && j->end_time > j->start_time ?
 	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
 	sqlite3_bind_double(s, A_utime, a->ru.utime);
@@ -103,6 +105,10 @@ acct_row_json(sqlite3_stmt *s)
 	json_object_set_new(o, "prio", INT(prio, -1023, 1024));
 	json_object_set_new(o, "pe", STR(pe));
 	json_object_set_new(o, "slots", INT(slots, 1, JOB_MAX_SLOTS));
+	if (sqlite3_column_type(s, A_project) != SQLITE_NULL)
+		json_object_set_new(o, "project", STR(project));
+	if (sqlite3_column_type(s, A_account) != SQLITE_NULL)
+		json_object_set_new(o, "account", STR(account));
 	json_object_set_new(o, "ru_wallclock", json_real(sqlite3_column_double(s, A_wallclock) < 0 ?
 	    0 : sqlite3_column_double(s, A_wallclock)));
 	json_object_set_new(o, "rusage", rusage_to_json(&ru));
@@ -132,10 +138,21 @@ acct_row(void *arg, sqlite3_stmt *s)
 		if (!o || strcmp(o, w->f->owner) != 0)
 			return 0;
 	}
+
 	row = acct_row_json(s);
 	stop = w->cb(w->arg, row);
 	json_decref(row);
 	return stop;
+}
+
+/* qacct -P and -A, ?7 and ?8 of every listing and sum (NULL: any). */
+static void
+acct_bind_labels(sqlite3_stmt *s, const struct store_acct_filter *f)
+{
+	if (f->project)
+		sqlite3_bind_text(s, 7, f->project, -1, SQLITE_STATIC);
+	if (f->account)
+		sqlite3_bind_text(s, 8, f->account, -1, SQLITE_STATIC);
 }
 
 int
@@ -161,6 +178,7 @@ store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_ac
 	sqlite3_bind_int64(s, 4, f->after_end);
 	sqlite3_bind_int64(s, 5, f->after_row);
 	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
+	acct_bind_labels(s, f);
 	return stmt_walk(st, s, own, "cannot list accounting", acct_row, &w);
 }
 
@@ -196,6 +214,7 @@ store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_
 	if (!(s = stmt_bound(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own,
 	    BINDS(BIND(f->owner), BIND(f->since)))))
 		return -1;
+	acct_bind_labels(s, f);
 	return stmt_walk(st, s, own, "cannot sum accounting", acct_sum_row, &w);
 }
 

@@ -27,7 +27,8 @@
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
-	X(qrsh)
+	X(qrsh) X(soft_req) X(project) X(account) X(context) X(reserve) X(js) \
+	X(binding) X(noshell)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -55,7 +56,7 @@ enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
 	X(job_id) X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(group_name) \
 	X(queue) X(host) X(submit_time) X(start_time) X(end_time) X(state) \
 	X(exit_status) X(signal) X(failed_code) X(failed) X(prio) X(pe) X(slots) \
-	X(wallclock) X(utime) X(stime) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
+	X(project) X(account) X(wallclock) X(utime) X(stime) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
 	X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
 	X(ru_oublock) X(ru_msgsnd) X(ru_msgrcv) X(ru_nsignals) X(ru_nvcsw)
 #define A_ENUM(c)	A_##c,
@@ -65,7 +66,9 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 #define ACCT_INSERT_COLS	ACCT_COLUMNS(X_NAME) "ru_nivcsw"
 #define ACCT_INSERT_PARAMS	ACCT_COLUMNS(X_PARAM) "?"
 #define ACCT_SELECT	"SELECT id, " ACCT_COLUMNS(X_NAME) "ru_nivcsw FROM accounting"
-#define ACCT_PAGE	" AND end_time >= ?3 AND (end_time, id) > (?4, ?5)" \
+/* qacct -P and -A: few sites have many projects, so no index. */
+#define ACCT_LABELS	" AND (?7 IS NULL OR project = ?7) AND (?8 IS NULL OR account = ?8)"
+#define ACCT_PAGE	" AND end_time >= ?3 AND (end_time, id) > (?4, ?5)" ACCT_LABELS \
 			" ORDER BY end_time, id LIMIT ?6"
 #define ACCT_SUM(group)	"SELECT " #group ", count(*), sum(wallclock), sum(utime)," \
 			" sum(stime) FROM accounting"

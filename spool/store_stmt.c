@@ -28,7 +28,8 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " start_time = ?10, end_time = ?11, exit_status = ?12, signal = ?13,"
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
 	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
-	    " begin_time = ?24 WHERE id = ?1",
+	    " begin_time = ?24, soft_req = ?25, project = ?26, account = ?27,"
+	    " context = ?28, reserve = ?29, js = ?30 WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",
@@ -48,12 +49,12 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_ACCT_BY_NAME] = ACCT_SELECT " WHERE name = ?1" ACCT_PAGE,
 	[S_ACCT_BY_OWNER] = ACCT_SELECT " WHERE owner = ?1" ACCT_PAGE,
 	[S_ACCT_BY_END] = ACCT_SELECT " WHERE ?1 IS NULL" ACCT_PAGE,
-	[S_ACCT_SUM_ALL] = ACCT_SUM(NULL) " WHERE end_time >= ?2",
-	[S_ACCT_SUM_ALL_OWNER] = ACCT_SUM(NULL) " WHERE owner = ?1 AND end_time >= ?2",
-	[S_ACCT_SUM_BY_OWNER] = ACCT_SUM(owner) " WHERE end_time >= ?2"
+	[S_ACCT_SUM_ALL] = ACCT_SUM(NULL) " WHERE end_time >= ?2" ACCT_LABELS,
+	[S_ACCT_SUM_ALL_OWNER] = ACCT_SUM(NULL) " WHERE owner = ?1 AND end_time >= ?2" ACCT_LABELS,
+	[S_ACCT_SUM_BY_OWNER] = ACCT_SUM(owner) " WHERE end_time >= ?2" ACCT_LABELS
 	    " GROUP BY owner ORDER BY owner",
 	[S_ACCT_SUM_BY_OWNER_ONE] = ACCT_SUM(owner) " WHERE owner = ?1 AND end_time >= ?2"
-	    " GROUP BY owner",
+	    ACCT_LABELS " GROUP BY owner",
 	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen, attrs)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"

@@ -151,8 +151,9 @@ norm() {
 	labels() { grep -oE '^       [A-Z][A-Za-z ()]+:' "$1" | sort -u; }
 	# Requested queues and predecessors are not listed by nowq's -r.
 	diff <(labels "$FIX/qstat-r.txt" | grep -v -e 'Hard requested' -e Predecessor) <(labels "$WORK/r.txt")
-	grep -q '^       Hard Resources:   h_rt=3600 (0.000000)$' "$WORK/r.txt"
-	grep -q '^                         h_vmem=1073741824 (0.000000)$' "$WORK/r.txt"
+	# As asked, in Grid Engine's order and units (times in seconds).
+	grep -A1 '^       Hard Resources:   h_vmem=1G (0.000000)$' "$WORK/r.txt" |
+		grep -q '^                         h_rt=3600 (0.000000)$'
 	grep -q '^       Master Queue:     all.q@' "$WORK/r.txt"
 }
 

@@ -17,7 +17,7 @@ acct_field() { qacct -j "$1" | awk -v k="$2" '$1 == k { $1 = ""; sub(/^ +/, "");
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^=\{62\}$' <<<"$output")" -eq 1 ]
 	keys=$(awk 'NR > 1 { printf "%s ", $1 }' <<<"$output")
-	want="qname hostname group owner project department jobname jobnumber taskid priority"
+	want="qname hostname group owner project department jobname jobnumber taskid account priority"
 	want="$want qsub_time start_time end_time granted_pe slots failed exit_status ru_wallclock"
 	want="$want ru_utime ru_stime ru_maxrss ru_ixrss ru_ismrss ru_idrss ru_isrss ru_minflt"
 	want="$want ru_majflt ru_nswap ru_inblock ru_oublock ru_msgsnd ru_msgrcv ru_nsignals"
