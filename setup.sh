@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 
 PKGS="build-essential autoconf automake libtool pkg-config libsqlite3-dev libconfuse-dev
 libinih-dev libevent-dev libjansson-dev libmunge-dev munge libcmocka-dev bats mandoc
-iproute2 procps python3 spin sqlite3"
+iproute2 procps python3 spin sqlite3 libxml2-utils"
 
 # The fuzz targets need clang (libFuzzer); only a fuzzing build asks for it.
 case " $* " in *" --enable-fuzzing "*) PKGS="$PKGS clang" ;; esac

@@ -21,14 +21,14 @@ struct cmd {
 };
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
-extern const struct cmd cmd_qrsh;
+extern const struct cmd cmd_qrsh, cmd_qselect;
 
 /* The one sentence for an option nowq does not have, whichever command. */
 #define CLIENT_UNSUPPORTED "option \"%s\" is not supported by nowq"
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
-/* HELLO says any master will do (qconf -sm, -takeover): a standby answers. */
+/* HELLO says any master will do (qconf -smasters, -takeover): a standby answers. */
 extern bool client_any_master;
 void client_warnx(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 /* "PROG: error: ..." on stderr; client_die also exits 1. */
@@ -96,6 +96,8 @@ json_t *client_resolve_jobs(char **args, int nargs, const char *states, json_t *
 bool    client_parse_id(const char *s, int64_t *id);
 /* Adds the user names of "U1,U2" to the array users. */
 void    client_add_users(json_t *users, const char *list);
+/* Appends the words of "a,b c" to the NULL-terminated list *v (NULL: empty). */
+void    client_add_words(char ***v, const char *list);
 
 /* qsub_opts.c: qsub's options from the command line and the script's
  * directives, and the job they describe.  Pure: no I/O but what is passed in. */
@@ -190,6 +192,44 @@ char  *qsub_default_name(const struct qsub_opts *o);
  * columns; nothing at all when there are no rows. */
 void qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n);
 void qstat_print_row(FILE *fp, const struct msg_job_row *r);
+/* A row's columns as every view shows them: Grid Engine's "prior" (-p
+ * mapped onto 0 to 1), its state letters, QUEUE@HOST of what runs (else
+ * ""), and its ja-task-ID (a task, an array's pending tasks, else ""). */
+double      qstat_row_prior(const struct msg_job_row *r);
+const char *qstat_row_state(const struct msg_job_row *r);
+void        qstat_row_queue(const struct msg_job_row *r, char *buf, size_t n);
+void        qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n);
+/* Calls fn with each NAME=VALUE of a job's -l request ("matlab", "TRUE"
+ * for a key). */
+void qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value),
+    void *arg);
+/* A queue instance (QUEUE@HOST) of the HOSTS reply, as qstat -f, -g c,
+ * qselect and qhost -q show it; states holds Grid Engine's letters (u
+ * unknown, d disabled, a alarm). */
+struct qstat_qinst {
+	const char                *queue, *host;
+	const struct msg_host_row *h;   /* the host */
+	struct msg_host_queue      q;   /* and its queue */
+	int64_t       resv, used, tot;
+	bool          has_load;
+	double        load;
+	const char   *arch;
+	char          states[4];
+};
+/* The queue instances of some host rows, by queue then host: a new array
+ * (NULL, *n 0 if none) pointing into the rows. */
+struct qstat_qinst *qstat_host_qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *n);
+/* Those of a HOSTS reply's "hosts", with the rows they point into. */
+struct qstat_qinsts {
+	struct msg_host_row *hosts;
+	size_t               nhosts;
+	struct qstat_qinst  *qi;
+	size_t               n;
+};
+void qstat_qinsts_load(struct qstat_qinsts *all, const json_t *hosts);
+void qstat_qinsts_free(struct qstat_qinsts *all);
+/* Whether a running row's master runs on the instance. */
+bool qstat_row_on(const struct msg_job_row *r, const struct qstat_qinst *qi);
 /* qstat -f: Grid Engine's full format, in two parts so the pending rows
  * can be printed as they come.  A block per queue instance (QUEUE@HOST,
  * from each host's "queues" in the HOSTS reply, by queue then host) with
@@ -204,12 +244,65 @@ void qstat_print_job(FILE *fp, const json_t *job);
 bool qstat_job_ended(const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
 void qstat_format_time(char *buf, size_t n, int64_t ms);
+/* qstat_views.c: qstat -r, -ext, -pri and -g c in Grid Engine's plain layout. */
+enum qstat_view { QV_PLAIN, QV_EXT, QV_PRI };
+/* The table of a view (its header before the first row when header is
+ * set); with req, each job's -r lines below it (rows from job objects). */
+void qstat_view_rows(FILE *fp, const struct msg_job_row *rows, size_t n, enum qstat_view v, bool req,
+    bool header);
+/* qstat -g c: a line per cluster queue. */
+void qstat_print_cqueues(FILE *fp, const json_t *hosts);
+/* The cluster queues' sums (qstat -g c, plain and -xml). */
+struct qstat_cqueue {
+	const char *name;
+	double      load;           /* the mean of its answering hosts' loads */
+	bool        has_load;
+	int64_t     used, resv, avail, total, alarm, disabled;
+};
+struct qstat_cqueue *qstat_cqueues(const json_t *hosts, size_t *n);
+void qstat_cqueues_free(struct qstat_cqueue *cq, size_t n);
+
+/* qstat_xml.c: -xml of qstat and qhost in Grid Engine's elements, one
+ * pass over the same rows and hosts the plain views print. */
+/* Text with &, <, >, " and ' escaped; control characters as "?". */
+void xml_text(FILE *fp, const char *s);
+/* <name>value</name> on a line of its own, indented by depth spaces. */
+void xml_elem(FILE *fp, int depth, const char *name, const char *value);
+void xml_elemf(FILE *fp, int depth, const char *name, const char *fmt, ...) NOWQ_ATTR_PRINTF(4, 5);
+/* A listing: qstat_xml_begin, then rows (running first, then pending,
+ * then finished) or qstat -f's queue instances, then qstat_xml_end. */
+#define QX_EXT     0x1   /* -ext */
+#define QX_REQ     0x2   /* -r: rows from job objects */
+#define QX_FULL    0x4   /* -f: running rows in their queue instances */
+struct qstat_xml {
+	FILE    *fp;
+	unsigned flags;
+	int      section;        /* 0: none open, 1: queue_info, 2: job_info */
+};
+void qstat_xml_begin(struct qstat_xml *x);
+void qstat_xml_rows(struct qstat_xml *x, const struct msg_job_row *rows, size_t n);
+void qstat_xml_queues(struct qstat_xml *x, const json_t *hosts, const struct msg_job_row *rows, size_t n);
+void qstat_xml_end(struct qstat_xml *x);
+/* qstat -g c -xml. */
+void qstat_xml_cqueues(FILE *fp, const json_t *hosts);
+/* qstat -j -xml: the jobs, or when there are none the ids not found. */
+void qstat_xml_jobs(FILE *fp, const json_t *jobs, const json_t *missing);
+/* qhost -xml. */
+struct qhost_view;
+void qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v);
+
+/* qconf_show.c: Grid Engine's read-only qconf views (-sm managers, -so,
+ * -sel, -sh, -ss, -sconf, -shgrpl, -shgrp, -sul, -su, -sprjl, -sprj):
+ * the exit status, or -1 when argv is none of them. */
+int qconf_show_view(int argc, char **argv);
+
 /* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */
 struct qhost_view {
 	char **hosts;        /* -h: only these (NULL: all) */
 	bool   attrs;        /* -F: each host's attributes below it */
 	char **attr_names;   /* -F LIST: only these (NULL: all) */
 	bool   jobs;         /* -j: each host's jobs below it */
+	bool   queues;       /* -q: each host's queue instances below it */
 };
 void qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v);
 /* Grid Engine's memory sizes: 7.7G, 512.0M, "-" for unknown. */

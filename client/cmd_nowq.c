@@ -34,7 +34,7 @@ const struct cmd cmd_nowq = {
 	"       nowq env [--dir DIR]\n"
 	"       nowq status [--dir DIR]\n"
 	"       nowq COMMAND [args...]   (qsub, qstat, qdel, qhold, qrls, qhost, qacct, qalter,\n"
-	"                                qconf, qmod, qwait, qrsh, reserve, unreserve)\n"
+	"                                qconf, qmod, qselect, qwait, qrsh, reserve, unreserve)\n"
 	"DIR defaults to $NOWQ_DIR, else ~/.nowq.\n",
 	nowq_run,
 };

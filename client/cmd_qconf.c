@@ -2,7 +2,8 @@
  *
  * It shows the queues and parallel environments as configured, makes the
  * master re-read qmaster.conf, manages host aliases, users and owners, shows
- * the masters and forces a standby's takeover. */
+ * the masters and forces a standby's takeover; qconf_show.c has Grid
+ * Engine's other read-only views. */
 #include "config.h"
 
 #include <stdio.h>
@@ -19,7 +20,9 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -sc | -reload | -sm [--json] | -takeover\n"
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -sc | -reload | -smasters [--json] | -takeover\n"
+	"      -sm | -so | -sel | -sh | -ss | -sconf [global] | -shgrpl | -shgrp @name | -sul | -su name\n"
+	"      -sprjl | -sprj name\n"
 	"      -aalias NAME HOSTEXPR | -dalias NAME | -salias [NAME] | -sexpr HOSTEXPR\n"
 	"      -mhost HOST [users=U1,U2...] [owners=U1,U2...] | -se HOST\n",
 	qconf_run,
@@ -88,7 +91,8 @@ qconf_reload(void)
 	return 0;
 }
 
-/* -sm: the masters, as the first one that answers sees them. */
+/* -smasters: the masters, as the first one that answers sees them (Grid
+ * Engine's -sm is its managers). */
 static int
 qconf_masters(bool as_json)
 {
@@ -244,6 +248,8 @@ qconf_takeover(void)
 static int
 qconf_run(int argc, char **argv)
 {
+	int rc;
+
 	if (argc < 2) {
 		client_errx("no option given");
 		client_usage(&cmd_qconf, stderr);
@@ -267,8 +273,10 @@ qconf_run(int argc, char **argv)
 		return qconf_show(argv[2]);
 	if (strcmp(argv[1], "-reload") == 0 && argc == 2)
 		return qconf_reload();
-	if (strcmp(argv[1], "-sm") == 0 && (argc == 2 || (argc == 3 && strcmp(argv[2], "--json") == 0)))
+	if (strcmp(argv[1], "-smasters") == 0 && (argc == 2 || (argc == 3 && strcmp(argv[2], "--json") == 0)))
 		return qconf_masters(argc == 3);
+	if ((rc = qconf_show_view(argc, argv)) >= 0)
+		return rc;
 	if (strcmp(argv[1], "-takeover") == 0 && argc == 2)
 		return qconf_takeover();
 	if (strcmp(argv[1], "-aalias") == 0 || strcmp(argv[1], "-dalias") == 0 ||

@@ -1,4 +1,4 @@
-/* cmd_qhost.c: qhost: the exec hosts, their slots, load and state (-F attributes, -j jobs). */
+/* cmd_qhost.c: qhost: the exec hosts, their slots, load and state (-F attributes, -j jobs, -q queues, -xml). */
 #include "config.h"
 
 #include <stdio.h>
@@ -13,30 +13,15 @@ static int qhost_run(int argc, char **argv);
 
 const struct cmd cmd_qhost = {
 	"qhost",
-	"qhost [-h hostlist] [-F [attr,...]] [-j] [--json]\n",
+	"qhost [-h hostlist] [-F [attr,...]] [-j] [-q] [-xml|--json]\n",
 	qhost_run,
 };
-
-/* "a,b c" into a NULL-terminated list of words, appended to *v. */
-static void
-add_words(char ***v, const char *list)
-{
-	char *copy = xstrdup(list), *save = NULL;
-	size_t n = strv_len(*v);
-
-	for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
-		*v = xrealloc(*v, (n + 2) * sizeof **v);
-		(*v)[n++] = xstrdup(w);
-		(*v)[n] = NULL;
-	}
-	free(copy);
-}
 
 static int
 qhost_run(int argc, char **argv)
 {
 	struct qhost_view view = { 0 };
-	bool as_json = false;
+	bool as_json = false, as_xml = false;
 	json_t *req, *rep;
 	int rc = 1;
 
@@ -47,19 +32,23 @@ qhost_run(int argc, char **argv)
 			goto out;
 		} else if (strcmp(argv[k], "--json") == 0 || strcmp(argv[k], "-json") == 0)
 			as_json = true;
+		else if (strcmp(argv[k], "-xml") == 0)
+			as_xml = true;
 		else if (strcmp(argv[k], "-j") == 0)
 			view.jobs = true;
+		else if (strcmp(argv[k], "-q") == 0)
+			view.queues = true;
 		else if (strcmp(argv[k], "-F") == 0) {
 			/* As in Grid Engine, the list is optional. */
 			view.attrs = true;
 			if (k + 1 < argc && argv[k + 1][0] != '-')
-				add_words(&view.attr_names, argv[++k]);
+				client_add_words(&view.attr_names, argv[++k]);
 		} else if (strcmp(argv[k], "-h") == 0) {
 			if (++k >= argc) {
 				client_errx("option \"-h\" needs a list of hosts");
 				goto usage;
 			}
-			add_words(&view.hosts, argv[k]);
+			client_add_words(&view.hosts, argv[k]);
 		} else {
 			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			goto usage;
@@ -85,7 +74,9 @@ qhost_run(int argc, char **argv)
 		}
 		client_print_json("hosts", sel);
 		json_decref(sel);
-	} else
+	} else if (as_xml)
+		qhost_xml(stdout, json_object_get(rep, "hosts"), &view);
+	else
 		qhost_print(stdout, json_object_get(rep, "hosts"), &view);
 	json_decref(rep);
 	rc = 0;

@@ -33,7 +33,7 @@ const struct cmd cmd_qrsh = {
 	"qrsh [options] command [args...]\n"
 	"options: -N name  -q queue  -l resource=value,...  -ar reservation  -n hosts\n"
 	"         -cwd  -wd dir  -V  -v var[=value],...  -p priority  -hold_jid job,...\n"
-	"         -now y|n  -pty y|n  -prefix  -help\n"
+	"         -now y|n  -pty y|n  -prefix  -noshell  -help\n"
 	"Runs command on a host chosen like any job's, with stdin, stdout, stderr,\n"
 	"signals and the exit code relayed; -n N runs N copies on N hosts.\n",
 	qrsh_run,

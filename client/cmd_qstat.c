@@ -1,6 +1,7 @@
-/* cmd_qstat.c: qstat: the job table, queue instances (-f), one job (-j), or JSON (--json). */
+/* cmd_qstat.c: qstat: the job table and its views (-f, -r, -ext, -pri, -g c), one job (-j), JSON or XML. */
 #include "config.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,15 +14,17 @@ static int qstat_run(int argc, char **argv);
 
 const struct cmd cmd_qstat = {
 	"qstat",
-	"qstat [-f] [-u user[,user]...|'*'] [-s p|r|z|a|h...] [--json]\n"
-	"       qstat -j job[,job]... [--json]\n"
+	"qstat [-f] [-r] [-ext|-pri] [-q queue[,queue]...] [-u user[,user]...|'*'] [-s p|r|s|z|a|h...]\n"
+	"      [-xml|--json]\n"
+	"       qstat -g c [-xml]\n"
+	"       qstat -j job[,job]... [-xml|--json]\n"
 	"       qstat --cron [--json]\n",
 	qstat_run,
 };
 
 /* Grid Engine options nowq does not show yet. */
 static const char *qstat_unsupported[] = {
-	"-ext", "-r", "-t", "-pri", "-urg", "-xml", "-g", "-F", "-q", "-l", "-pe",
+	"-t", "-urg", "-F", "-l", "-pe",
 	"-qs", "-U", "-explain", "-ne", "-cb", "-sdv",
 };
 
@@ -180,7 +183,7 @@ say_not_exist(char **lists, int nlists)
  * ended (qacct -j has the others), and fails only when it finds none;
  * --json, nowq's own, keeps ended jobs until finished_jobs_keep. */
 static int
-show_jobs(char **lists, int nlists, bool as_json)
+show_jobs(char **lists, int nlists, bool as_json, bool as_xml)
 {
 	json_t *missing = json_array(), *ids, *all = json_array(), *v;
 	size_t i;
@@ -197,12 +200,25 @@ show_jobs(char **lists, int nlists, bool as_json)
 			json_array_append(all, job);
 		json_decref(rep);
 	}
-	if (as_json)
+	if (as_xml) {
+		/* Grid Engine's -xml names the jobs asked for in the document
+		 * when it knows none of them, and exits 0. */
+		json_t *asked = json_array();
+		char **words = NULL;
+
+		for (int k = 0; k < nlists; k++)
+			client_add_words(&words, lists[k]);
+		for (char **w = words; w && *w; w++)
+			json_array_append_new(asked, json_string(*w));
+		qstat_xml_jobs(stdout, all, asked);
+		strv_free(words);
+		json_decref(asked);
+	} else if (as_json)
 		client_print_json("jobs", all);
 	else
 		json_array_foreach(all, i, v)
 			qstat_print_job(stdout, v);
-	if (json_array_size(all) == 0) {
+	if (json_array_size(all) == 0 && !as_xml) {
 		say_not_exist(lists, nlists);
 		rc = 1;
 	}
@@ -251,18 +267,80 @@ struct sink {
 	struct msg_job_row *running; /* -f: the running rows, waiting for their queues */
 	size_t  nrunning;
 	bool    queues, banner;    /* -f: printed */
+	enum qstat_view view;      /* the table's columns */
+	bool    req;               /* -r: each job's requests below it */
+	char  **qlist;             /* -q: the running rows of these queues only */
+	struct qstat_xml *xml;     /* -xml: the document being written */
+	json_t *objs;              /* -r: each job's object by its id */
+	json_t *collect;           /* -r's first pass: where the objects go */
 };
+
+/* -r shows what each job asked for, which only its object holds, while
+ * an array's running tasks come only as brief rows: the objects are
+ * gathered first and each brief row points to its job's. */
+static void
+objs_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
+{
+	char id[32];
+
+	(void)rep;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "%lld", (long long)rows[i].id);
+		json_object_set(sk->collect, id, (json_t *)rows[i].obj);
+	}
+}
+
+static void
+attach_objs(struct sink *sk, struct msg_job_row *rows, size_t n)
+{
+	char id[32];
+
+	for (size_t i = 0; sk->objs && i < n; i++) {
+		snprintf(id, sizeof id, "%lld", (long long)rows[i].id);
+		rows[i].obj = json_object_get(sk->objs, id);
+	}
+}
+
+/* -q: a running row shows when its queue or QUEUE@HOST matches a
+ * pattern; pending rows always show, as in Grid Engine. */
+static bool
+queue_matches(char **qlist, const struct msg_job_row *r)
+{
+	char qi[256];
+
+	if (!qlist || !r->state || (strcmp(r->state, "running") != 0 && strcmp(r->state, "transferring") != 0))
+		return true;
+	qstat_row_queue(r, qi, sizeof qi);
+	for (char **p = qlist; *p; p++)
+		if (fnmatch(*p, r->queue ? r->queue : "", 0) == 0 || fnmatch(*p, qi, 0) == 0)
+			return true;
+	return false;
+}
+
+static size_t
+queue_filter(struct sink *sk, struct msg_job_row *rows, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (queue_matches(sk->qlist, &rows[i]))
+			rows[k++] = rows[i];
+	return k;
+}
 
 static void
 table_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	(void)rep;
-	if (n && !sk->header) {
-		qstat_print_table(stdout, rows, n);
-		sk->header = true;
-	} else
-		for (size_t i = 0; i < n; i++)
-			qstat_print_row(stdout, &rows[i]);
+	qstat_view_rows(stdout, rows, n, sk->view, sk->req, !sk->header);
+	sk->header |= n > 0;
+}
+
+static void
+xml_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
+{
+	(void)rep;
+	qstat_xml_rows(sk->xml, rows, n);
 }
 
 /* --json: a listing of one page is one document; a longer one is printed
@@ -303,7 +381,10 @@ full_queues(struct sink *sk)
 {
 	if (sk->queues)
 		return;
-	qstat_print_queues(stdout, sk->hosts, sk->running, sk->nrunning);
+	if (sk->xml)
+		qstat_xml_queues(sk->xml, sk->hosts, sk->running, sk->nrunning);
+	else
+		qstat_print_queues(stdout, sk->hosts, sk->running, sk->nrunning);
 	sk->queues = true;
 	free(sk->running);
 	sk->running = NULL;
@@ -325,7 +406,10 @@ full_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n
 		json_array_append(sk->held, rep);
 	if (i < n) {
 		full_queues(sk);
-		sk->banner |= qstat_print_pending(stdout, rows + i, n - i, !sk->banner);
+		if (sk->xml)
+			qstat_xml_rows(sk->xml, rows + i, n - i);
+		else
+			sk->banner |= qstat_print_pending(stdout, rows + i, n - i, !sk->banner);
 	}
 }
 
@@ -373,7 +457,8 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 		size_t n;
 		struct msg_job_row *rows = page_rows(rep, sk->objects, &n);
 
-		n = sort_filter(rows, n, want);
+		n = queue_filter(sk, rows, sort_filter(rows, n, want));
+		attach_objs(sk, rows, n);
 		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
 		free(rows);
 		json_decref(rep);
@@ -429,7 +514,8 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 					rows[k++] = rows[i];
 			/* The master sends the section in its order; a sort of
 			 * the page only settles an array's tasks among themselves. */
-			k = sort_filter(rows, k, want);
+			k = queue_filter(sk, rows, sort_filter(rows, k, want));
+			attach_objs(sk, rows, k);
 			sk->page(sk, rep, rows, k);
 			free(rows);
 			json_decref(rep);
@@ -447,22 +533,62 @@ fail:
  * listing's rows, so -u, -s and who sees whose jobs are the table's.
  * Finished jobs have no place in it and are not asked for. */
 static int
-show_full(struct msg_status *req, unsigned want)
+show_full(struct msg_status *req, unsigned want, struct sink *sk)
 {
 	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
-	struct sink sk = { .page = full_page };
 	int rc;
 
 	if (!rep)
 		return 1;
-	sk.hosts = json_object_get(rep, "hosts");
-	sk.held = json_array();
-	if ((rc = stream_table(req, want & ~WANT_Z, &sk)) == 0)
-		full_queues(&sk);
-	free(sk.running);
-	json_decref(sk.held);
+	sk->page = full_page;
+	sk->hosts = json_object_get(rep, "hosts");
+	sk->held = json_array();
+	if ((rc = stream_table(req, want & ~WANT_Z, sk)) == 0)
+		full_queues(sk);
+	free(sk->running);
+	json_decref(sk->held);
 	json_decref(rep);
 	return rc;
+}
+
+/* qstat -g c: the cluster queues' sums. */
+static int
+show_cqueues(bool as_xml)
+{
+	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
+
+	if (!rep)
+		return 1;
+	if (as_xml)
+		qstat_xml_cqueues(stdout, json_object_get(rep, "hosts"));
+	else
+		qstat_print_cqueues(stdout, json_object_get(rep, "hosts"));
+	json_decref(rep);
+	return 0;
+}
+
+/* -q: whether any configured queue matches each pattern; Grid Engine
+ * prints nothing and exits 1 for a queue it does not know. */
+static bool
+queues_exist(char **qlist)
+{
+	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "list" }), "");
+	json_t *v;
+	size_t i;
+	bool all = rep != NULL;
+
+	for (char **p = qlist; rep && *p; p++) {
+		bool found = false;
+		char q[256];
+
+		/* QUEUE@HOST names its queue before the @. */
+		snprintf(q, sizeof q, "%.*s", (int)strcspn(*p, "@"), *p);
+		json_array_foreach(json_object_get(rep, "queues"), i, v)
+			found |= json_is_string(v) && fnmatch(q, json_string_value(v), 0) == 0;
+		all &= found;
+	}
+	json_decref(rep);
+	return all;
 }
 
 static bool
@@ -474,72 +600,111 @@ is_unsupported(const char *a)
 	return false;
 }
 
-static int
-qstat_run(int argc, char **argv)
+/* What the command line asked for. */
+struct qstat_args {
+	json_t  *users;
+	char   **jlists, **qlist;
+	int      njlists;
+	bool     as_json, as_xml, job_mode, cron_mode, full, req, cqueues;
+	enum qstat_view view;
+	unsigned want;
+};
+
+/* An option taking a word; NULL (said) when it is missing. */
+static const char *
+opt_arg(int argc, char **argv, int *k, const char *what)
 {
-	json_t *users = json_array();
-	struct msg_status req = { 0 };
-	char **jlists = xcalloc((size_t)argc + 1, sizeof *jlists);
-	int njlists = 0, rc = 1;
-	bool as_json = false, job_mode = false, cron_mode = false, full = false;
-	unsigned want = 0;
-	char states[4];
-	size_t n = 0;
+	if (++*k >= argc) {
+		client_errx("option \"%s\" needs %s", argv[*k - 1], what);
+		return NULL;
+	}
+	return argv[*k];
+}
+
+/* 0, 1 for a usage error, 2 for -help. */
+static int
+parse_args(int argc, char **argv, struct qstat_args *o)
+{
+	const char *w;
 
 	for (int k = 1; k < argc; k++) {
 		const char *a = argv[k];
-		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0) {
-			client_usage(&cmd_qstat, stdout);
-			rc = 0;
-			goto out;
-		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0) {
-			as_json = true;
-		} else if (strcmp(a, "--cron") == 0) {
-			cron_mode = true;
-		} else if (strcmp(a, "-f") == 0) {
-			full = true;
-		} else if (strcmp(a, "-u") == 0) {
-			if (++k >= argc) {
-				client_errx("option \"-u\" needs a list of users");
-				goto usage;
+		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0)
+			return 2;
+		else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0)
+			o->as_json = true;
+		else if (strcmp(a, "-xml") == 0)
+			o->as_xml = true;
+		else if (strcmp(a, "--cron") == 0)
+			o->cron_mode = true;
+		else if (strcmp(a, "-f") == 0)
+			o->full = true;
+		else if (strcmp(a, "-r") == 0)
+			o->req = true;
+		else if (strcmp(a, "-ext") == 0)
+			o->view = QV_EXT;
+		else if (strcmp(a, "-pri") == 0)
+			o->view = QV_PRI;
+		else if (strcmp(a, "-u") == 0) {
+			if (!(w = opt_arg(argc, argv, &k, "a list of users")))
+				return 1;
+			client_add_users(o->users, w);
+		} else if (strcmp(a, "-q") == 0) {
+			if (!(w = opt_arg(argc, argv, &k, "a list of queues")))
+				return 1;
+			client_add_words(&o->qlist, w);
+		} else if (strcmp(a, "-g") == 0) {
+			if (!(w = opt_arg(argc, argv, &k, "c")))
+				return 1;
+			if (strcmp(w, "c") != 0) {
+				client_errx("option \"-g %s\" is not supported by nowq (only -g c is)", w);
+				return 1;
 			}
-			client_add_users(users, argv[k]);
+			o->cqueues = true;
 		} else if (strcmp(a, "-s") == 0) {
-			if (++k >= argc) {
-				client_errx("option \"-s\" needs job states");
-				goto usage;
-			}
-			if (parse_states(argv[k], &want) < 0) {
-				client_errx("-s wants states from p, r, s, z, a, h, not \"%s\"", argv[k]);
-				goto usage;
+			if (!(w = opt_arg(argc, argv, &k, "job states")))
+				return 1;
+			if (parse_states(w, &o->want) < 0) {
+				client_errx("-s wants states from p, r, s, z, a, h, not \"%s\"", w);
+				return 1;
 			}
 		} else if (strcmp(a, "-j") == 0) {
 			/* The job list is optional, as in Grid Engine. */
-			job_mode = true;
+			o->job_mode = true;
 			if (k + 1 < argc && argv[k + 1][0] != '-')
-				jlists[njlists++] = argv[++k];
+				o->jlists[o->njlists++] = argv[++k];
 		} else if (is_unsupported(a)) {
 			client_errx(CLIENT_UNSUPPORTED, a);
-			goto usage;
+			return 1;
 		} else {
 			client_errx(CLIENT_UNSUPPORTED, a);
-			goto usage;
+			return 1;
 		}
 	}
-	if (job_mode) {
-		rc = njlists ? show_jobs(jlists, njlists, as_json) : 0;
-		goto out;
+	if ((o->full || o->view != QV_PLAIN || o->req || o->cqueues) && o->as_json) {
+		client_errx("--json gives whole jobs; -f, -r, -ext, -pri and -g c are views of the table "
+		    "(qhost --json gives the hosts)");
+		return 1;
 	}
-	if (cron_mode) {
-		rc = show_cron(as_json);
-		goto out;
+	if (o->as_json && o->as_xml) {
+		client_errx("-xml and --json do not go together");
+		return 1;
 	}
-	if (full && as_json) {
-		client_errx("-f and --json do not go together (qhost --json gives the hosts)");
-		goto usage;
-	}
-	if (!want)
-		want = WANT_P | WANT_R;
+	return 0;
+}
+
+/* The listing, streamed into the table, the XML document or JSON. */
+static int
+show_listing(struct qstat_args *o)
+{
+	struct msg_status req = { 0 };
+	struct qstat_xml xml = { stdout, 0, 0 };
+	struct sink sk = { .page = table_page, .view = o->view, .req = o->req, .qlist = o->qlist };
+	unsigned want = o->want ? o->want : WANT_P | WANT_R;
+	char states[4];
+	size_t n = 0;
+	int rc;
+
 	if (want & (WANT_P | WANT_H))
 		states[n++] = 'p';
 	if (want & (WANT_R | WANT_S))
@@ -547,29 +712,64 @@ qstat_run(int argc, char **argv)
 	if (want & WANT_Z)
 		states[n++] = 'z';
 	states[n] = '\0';
-	req.states = n ? states : "pr";
-	req.users = json_array_size(users) > 0 ? users : NULL;
-	if (full) {
-		rc = show_full(&req, want);
-		goto out;
-	}
-	if (!as_json) {
-		rc = stream_table(&req, want, &(struct sink){ .page = table_page });
-		goto out;
-	}
-	{
-		struct sink sk = { .page = json_page, .whole = json_whole, .objects = true };
-
+	req.states = states;
+	req.users = json_array_size(o->users) > 0 ? o->users : NULL;
+	if (o->qlist && !queues_exist(o->qlist))
+		return 1;
+	if (o->as_json) {
+		sk = (struct sink){ .page = json_page, .whole = json_whole, .objects = true };
 		if ((rc = stream_table(&req, want, &sk)) == 0 && !sk.closed)
 			client_print_json_end("jobs", sk.items);
+		return rc;
 	}
-out:
-	json_decref(users);
-	free(jlists);
+	if (o->req) {
+		struct sink objs = { .page = objs_page, .objects = true, .collect = json_object() };
+
+		if (stream_table(&req, want, &objs) != 0) {
+			json_decref(objs.collect);
+			return 1;
+		}
+		sk.objs = objs.collect;
+	}
+	if (o->as_xml) {
+		/* A document the size of the listing: one big buffer, one pass. */
+		static char buf[1 << 16];
+		setvbuf(stdout, buf, _IOFBF, sizeof buf);
+		xml.flags = (o->view == QV_EXT ? QX_EXT : 0) | (o->req ? QX_REQ : 0) | (o->full ? QX_FULL : 0);
+		sk.xml = &xml;
+		sk.page = xml_page;
+		qstat_xml_begin(&xml);
+	}
+	rc = o->full ? show_full(&req, want, &sk) : stream_table(&req, want, &sk);
+	if (o->as_xml) {
+		if (rc == 0)
+			qstat_xml_end(&xml);
+		fflush(stdout);
+	}
+	json_decref(sk.objs);
 	return rc;
-usage:
-	client_usage(&cmd_qstat, stderr);
-	json_decref(users);
-	free(jlists);
-	return 1;
+}
+
+static int
+qstat_run(int argc, char **argv)
+{
+	struct qstat_args o = { .users = json_array(), .view = QV_PLAIN };
+	int rc;
+
+	o.jlists = xcalloc((size_t)argc + 1, sizeof *o.jlists);
+	if ((rc = parse_args(argc, argv, &o)) != 0) {
+		client_usage(&cmd_qstat, rc == 2 ? stdout : stderr);
+		rc = rc == 2 ? 0 : 1;
+	} else if (o.job_mode)
+		rc = o.njlists ? show_jobs(o.jlists, o.njlists, o.as_json, o.as_xml) : 0;
+	else if (o.cron_mode)
+		rc = show_cron(o.as_json);
+	else if (o.cqueues)
+		rc = show_cqueues(o.as_xml);
+	else
+		rc = show_listing(&o);
+	json_decref(o.users);
+	free(o.jlists);
+	strv_free(o.qlist);
+	return rc;
 }

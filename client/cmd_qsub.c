@@ -102,13 +102,12 @@ read_script(const char *path, size_t *len)
  * without a full stop, as it writes them.  Returns the job's exit status
  * for qsub's own, 1 for a signal or a job that never ran. */
 static int
-report_one(const char *what, const json_t *job)
+report_one(const char *what, bool ran, int sig, int code)
 {
-	int sig = (int)jint(job, "signal", 0), code = (int)jint(job, "exit_status", 0);
 	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
 
 	fflush(stdout);
-	if (jint(job, "start_time", 0) <= 0) {
+	if (!ran) {
 		printf("Unable to run job %s.\n", what);
 		return 1;
 	}
@@ -124,12 +123,11 @@ report_one(const char *what, const json_t *job)
 static int
 task_end_cmp(const void *a, const void *b)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	int64_t ex = jint(x, "end_time", 0), ey = jint(y, "end_time", 0);
+	const struct msg_task_row *x = a, *y = b;
 
-	if (ex != ey)
-		return ex < ey ? -1 : 1;
-	return jint(x, "task", 0) < jint(y, "task", 0) ? -1 : 1;
+	if (x->end_time != y->end_time)
+		return x->end_time < y->end_time ? -1 : 1;
+	return x->task < y->task ? -1 : 1;
 }
 
 /* An array's tasks, one line each in the order they ended, as Grid
@@ -139,7 +137,8 @@ static int
 report_tasks(int64_t id)
 {
 	json_t *rep = client_request_ok(msg_status_pack_one(id), "");
-	const json_t *tasks, **order;
+	const json_t *tasks;
+	struct msg_task_row *order;
 	size_t n, i;
 	int rc = 0;
 
@@ -149,13 +148,14 @@ report_tasks(int64_t id)
 	n = json_array_size(tasks);
 	order = xcalloc(n + 1, sizeof *order);
 	for (i = 0; i < n; i++)
-		order[i] = json_array_get(tasks, i);
+		msg_task_row_unpack(json_array_get(tasks, i), &order[i]);
 	qsort(order, n, sizeof *order, task_end_cmp);
 	for (i = 0; i < n; i++) {
 		char what[48];
 		int st;
-		snprintf(what, sizeof what, "%lld.%lld", (long long)id, (long long)jint(order[i], "task", 0));
-		if ((st = report_one(what, order[i])) != 0 && rc == 0)
+		snprintf(what, sizeof what, "%lld.%lld", (long long)id, (long long)order[i].task);
+		st = report_one(what, order[i].start_time > 0, (int)order[i].signal, (int)order[i].exit_status);
+		if (st != 0 && rc == 0)
 			rc = st;
 	}
 	free(order);
@@ -172,7 +172,8 @@ report_end(int64_t id, const json_t *job)
 	if (jint(job, "t_first", 0) > 0)
 		return report_tasks(id);
 	snprintf(what, sizeof what, "%lld", (long long)id);
-	return report_one(what, job);
+	return report_one(what, jint(job, "start_time", 0) > 0, (int)jint(job, "signal", 0),
+	    (int)jint(job, "exit_status", 0));
 }
 
 /* The progress line of qsub -sync y on a terminal: the job's state from

@@ -887,3 +887,17 @@ client_reply_message(const json_t *rep)
 	const char *m = jstr(rep, "message");
 	return m && *m ? m : "the master refused the request without saying why";
 }
+
+void
+client_add_words(char ***v, const char *list)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	size_t n = strv_len(*v);
+
+	for (char *w = strtok_r(copy, ", ", &save); w; w = strtok_r(NULL, ", ", &save)) {
+		*v = xrealloc(*v, (n + 2) * sizeof **v);
+		(*v)[n++] = xstrdup(w);
+		(*v)[n] = NULL;
+	}
+	free(copy);
+}

@@ -12,6 +12,7 @@
 static const struct cmd *const cmds[] = {
 	&cmd_qsub, &cmd_qstat, &cmd_qdel, &cmd_qhold, &cmd_qrls, &cmd_qhost, &cmd_nowq,
 	&cmd_qacct, &cmd_qconf, &cmd_qalter, &cmd_qmod, &cmd_reserve, &cmd_unreserve, &cmd_qwait, &cmd_qrsh,
+	&cmd_qselect,
 };
 
 static const struct cmd *

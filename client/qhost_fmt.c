@@ -1,7 +1,8 @@
-/* qhost_fmt.c: qhost's output in Grid Engine's layout, as pure functions over the HOSTS reply's rows. */
+/* qhost_fmt.c: qhost's output in Grid Engine's layout (-q, -F, -j too), as pure functions over the HOSTS reply's rows. */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/common.h"
@@ -98,6 +99,23 @@ print_jobs(FILE *fp, const struct msg_host_row *h)
 	}
 }
 
+/* -q: the host's queue instances, "resv/used/tot." and their states. */
+static void
+print_queues(FILE *fp, const struct msg_host_row *h)
+{
+	size_t n;
+	struct qstat_qinst *qi = qstat_host_qinsts(h, 1, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char counts[64];
+
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi[i].resv, (long long)qi[i].used,
+		    (long long)qi[i].tot);
+		fprintf(fp, "   %-20.20s %-5s %-14s%s\n", qi[i].queue, "BP", counts, qi[i].states);
+	}
+	free(qi);
+}
+
 void
 qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 {
@@ -131,6 +149,8 @@ qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 			    h->reserved.owner ? h->reserved.owner : "?", until);
 		}
 		fputc('\n', fp);
+		if (v && v->queues)
+			print_queues(fp, h);
 		if (v && v->attrs)
 			print_attrs(fp, h, v->attr_names);
 		if (v && v->jobs)

@@ -32,16 +32,64 @@ qstat_format_time(char *buf, size_t n, int64_t ms)
 
 /* Grid Engine's "prior" is the scheduler's normalized priority, 0 to 1;
  * with only -p to go on that is -p mapped onto the same range. */
-static double
-normalized_prio(const struct msg_job_row *r)
+double
+qstat_row_prior(const struct msg_job_row *r)
 {
 	return ((double)r->prio + 1024.0) / 2048.0;
 }
 
 static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
-static const char *
-state_letters(const struct msg_job_row *r)
+void
+qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value), void *arg)
+{
+	const char *k;
+	json_t *v, *w;
+	char num[32];
+	size_t i;
+
+	if (!json_is_object(req))
+		return;
+	if (json_is_array(json_object_get(req, "asked"))) {
+		/* As asked, in Grid Engine's full names. */
+		json_array_foreach(json_object_get(req, "asked"), i, w) {
+			const char *s = json_string_value(w), *eq = s ? strchr(s, '=') : NULL;
+			char *name;
+
+			if (!eq)
+				continue;
+			name = xstrndup(s, (size_t)(eq - s));
+			fn(arg, name, eq + 1);
+			free(name);
+		}
+		return;
+	}
+	json_object_foreach((json_t *)req, k, v) {
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, w)
+				if (json_is_string(w))
+					fn(arg, json_string_value(w), "TRUE");
+		} else if (json_is_string(v))
+			fn(arg, k, json_string_value(v));
+		else if (json_is_integer(v)) {
+			snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+			fn(arg, k, num);
+		} else if (json_is_true(v))
+			fn(arg, k, "TRUE");
+	}
+}
+
+static void
+req_join(void *arg, const char *name, const char *value)
+{
+	char **line = arg, *t = *line;
+
+	*line = xasprintf("%s%s%s=%s", t, *t ? "," : "", name, value);
+	free(t);
+}
+
+const char *
+qstat_row_state(const struct msg_job_row *r)
 {
 	const char *st = r->state;
 
@@ -101,28 +149,42 @@ qstat_col(char *dst, size_t dstlen, const char *s, int width)
 	return dst;
 }
 
+void
+qstat_row_queue(const struct msg_job_row *r, char *buf, size_t n)
+{
+	/* A parallel job's host is its hosts' list: the master host shows. */
+	if (state_active(r->state) && r->host)
+		snprintf(buf, n, "%s@%.*s", r->queue ? r->queue : "", (int)strcspn(r->host, " "), r->host);
+	else if (n)
+		buf[0] = '\0';
+}
+
+void
+qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n)
+{
+	/* A task's id, or an array's pending tasks ("1-99:2"). */
+	if (r->tasks && *r->tasks)
+		snprintf(buf, n, "%s", r->tasks);
+	else if (r->task > 0)
+		snprintf(buf, n, "%lld", (long long)r->task);
+	else if (n)
+		buf[0] = '\0';
+}
+
 /* One job line; qstat -f's lines under a queue instance have no queue
  * column, since the block names it. */
 static void
 print_row(FILE *fp, const struct msg_job_row *r, bool with_queue)
 {
-	char when[32], queue[128] = "", ja[32] = "", name[64], owner[64], qcol[160];
-	bool active = state_active(r->state);
+	char when[32], queue[128], ja[32], name[64], owner[64], qcol[160];
 
-	qstat_format_time(when, sizeof when, active && r->start_time ? r->start_time : r->submit_time);
-	/* A parallel job's host is its hosts' list: the master host shows. */
-	if (active && r->host)
-		snprintf(queue, sizeof queue, "%s@%.*s", r->queue ? r->queue : "",
-		    (int)strcspn(r->host, " "), r->host);
-
-	/* ja-task-ID: a task's id, or an array's pending tasks ("1-99:2"). */
-	if (r->tasks && *r->tasks)
-		snprintf(ja, sizeof ja, "%s", r->tasks);
-	else if (r->task > 0)
-		snprintf(ja, sizeof ja, "%lld", (long long)r->task);
-	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, normalized_prio(r),
+	qstat_format_time(when, sizeof when, state_active(r->state) && r->start_time ? r->start_time :
+	    r->submit_time);
+	qstat_row_queue(r, queue, sizeof queue);
+	qstat_row_tasks(r, ja, sizeof ja);
+	fprintf(fp, "%7lld %7.5f %s %s %-5.5s %s ", (long long)r->id, qstat_row_prior(r),
 	    qstat_col(name, sizeof name, r->name, 10), qstat_col(owner, sizeof owner, r->owner, 12),
-	    state_letters(r), when);
+	    qstat_row_state(r), when);
 	if (with_queue)
 		fprintf(fp, "%s ", qstat_col(qcol, sizeof qcol, queue, 30));
 	fprintf(fp, "%5lld %-7s\n", (long long)r->slots, ja);
@@ -141,17 +203,12 @@ static const char full_header[] =
 #define FULL_RULE_LEN 81
 #define FULL_BANNER_LEN 76
 
-struct qinst {
-	const struct msg_host_row *h;
-	struct msg_host_queue      q;
-};
-
 static int
 qinst_cmp(const void *a, const void *b)
 {
-	const struct qinst *x = a, *y = b;
-	int c = strcmp(x->q.name, y->q.name);
-	return c ? c : strcmp(x->h->name, y->h->name);
+	const struct qstat_qinst *x = a, *y = b;
+	int c = strcmp(x->queue, y->queue);
+	return c ? c : strcmp(x->host, y->host);
 }
 
 static void
@@ -164,48 +221,37 @@ rule(FILE *fp, int c, int n)
 
 /* Grid Engine's state letters of a queue instance: u(nknown) for a host
  * that does not answer, d(isabled) for a disabled queue or host, a(larm)
- * for a host that is not idle; and, in words, the open reservation that
- * holds it: reserved is a state of its own, never "unknown" or down. */
+ * for a host that is not idle; and the counts of its slots. */
 static void
-full_states(FILE *fp, const struct qinst *qi)
+qinst_fill(struct qstat_qinst *qi)
 {
 	const struct msg_host_row *h = qi->h;
-	const struct msg_host_resv *r = &h->reserved;
 	bool unknown = !h->connected || h->lost;
-	char letters[4], until[32];
 	int n = 0;
 
+	qi->queue = qi->q.name;
+	qi->host = h->name;
+	qi->tot = h->slots;
+	qi->used = qi->q.used;
+	/* A reserved host's free slots are the reservation's. */
+	if (h->reserved.has)
+		qi->resv = h->slots - h->used > 0 ? h->slots - h->used : 0;
+	qi->has_load = h->connected && h->has_load;
+	qi->load = qi->has_load ? h->load[0] : 0.0;
+	qi->arch = h->attrs.arch;
 	if (unknown)
-		letters[n++] = 'u';
+		qi->states[n++] = 'u';
 	if (h->disabled || qi->q.disabled)
-		letters[n++] = 'd';
+		qi->states[n++] = 'd';
 	if (!unknown && h->state && strcmp(h->state, "busy") == 0)
-		letters[n++] = 'a';
-	letters[n] = '\0';
-	fputs(letters, fp);
-	if (r->has) {
-		qstat_format_time(until, sizeof until, r->end);
-		fprintf(fp, "%sreserved %s by %s until %s", n ? " " : "", r->name ? r->name : "?",
-		    r->owner ? r->owner : "?", until);
-	}
+		qi->states[n++] = 'a';
+	qi->states[n] = '\0';
 }
 
-static bool
-row_on(const struct msg_job_row *r, const struct qinst *qi)
+struct qstat_qinst *
+qstat_host_qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
 {
-	size_t n;
-
-	if (!state_active(r->state) || !r->queue || !r->host || strcmp(r->queue, qi->q.name) != 0)
-		return false;
-	n = strcspn(r->host, " ");
-	return strlen(qi->h->name) == n && strncmp(r->host, qi->h->name, n) == 0;
-}
-
-/* The queue instances of the hosts, by queue then host. */
-static struct qinst *
-qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
-{
-	struct qinst *qi = NULL;
+	struct qstat_qinst *qi = NULL;
 	const json_t *q;
 	size_t i, k;
 
@@ -219,7 +265,8 @@ qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
 			if (!mq.name)
 				continue;
 			qi = xrealloc(qi, (*nqi + 1) * sizeof *qi);
-			qi[(*nqi)++] = (struct qinst){ &hosts[i], mq };
+			qi[*nqi] = (struct qstat_qinst){ .h = &hosts[i], .q = mq };
+			qinst_fill(&qi[(*nqi)++]);
 		}
 	}
 	if (*nqi > 1)
@@ -228,39 +275,68 @@ qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
 }
 
 void
+qstat_qinsts_load(struct qstat_qinsts *all, const json_t *hosts)
+{
+	all->hosts = msg_host_rows_unpack(hosts, &all->nhosts);
+	all->qi = qstat_host_qinsts(all->hosts, all->nhosts, &all->n);
+}
+
+void
+qstat_qinsts_free(struct qstat_qinsts *all)
+{
+	free(all->qi);
+	msg_host_rows_free(all->hosts, all->nhosts);
+	memset(all, 0, sizeof *all);
+}
+
+bool
+qstat_row_on(const struct msg_job_row *r, const struct qstat_qinst *qi)
+{
+	size_t n;
+
+	if (!state_active(r->state) || !r->queue || !r->host || strcmp(r->queue, qi->queue) != 0)
+		return false;
+	n = strcspn(r->host, " ");
+	return strlen(qi->host) == n && strncmp(r->host, qi->host, n) == 0;
+}
+
+void
 qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n)
 {
-	size_t nhosts, nqi, i, k;
-	struct msg_host_row *hr = msg_host_rows_unpack(hosts, &nhosts);
-	struct qinst *qi = qinsts(hr, nhosts, &nqi);
+	struct qstat_qinsts all;
+	size_t i, k;
 
-	if (nqi > 0)
+	qstat_qinsts_load(&all, hosts);
+	if (all.n > 0)
 		fputs(full_header, fp);
-	for (i = 0; i < nqi; i++) {
-		const struct msg_host_row *h = qi[i].h;
-		int64_t tot = h->slots, used = qi[i].q.used, resv = 0;
-		char name[512], counts[64], load[16];
+	for (i = 0; i < all.n; i++) {
+		const struct qstat_qinst *qi = &all.qi[i];
+		const struct msg_host_resv *r = &qi->h->reserved;
+		char name[512], counts[64], load[16], until[32];
 
-		/* A reserved host's free slots are the reservation's. */
-		if (h->reserved.has)
-			resv = tot - h->used > 0 ? tot - h->used : 0;
-		snprintf(name, sizeof name, "%s@%s", qi[i].q.name, h->name);
-		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)resv, (long long)used, (long long)tot);
-		if (h->connected && h->has_load)
-			snprintf(load, sizeof load, "%.2f", h->load[0]);
+		snprintf(name, sizeof name, "%s@%s", qi->queue, qi->host);
+		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)qi->resv, (long long)qi->used,
+		    (long long)qi->tot);
+		if (qi->has_load)
+			snprintf(load, sizeof load, "%.2f", qi->load);
 		else
 			snprintf(load, sizeof load, "-NA-");
 		rule(fp, '-', FULL_RULE_LEN);
-		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s ", name, "BP", counts, load,
-		    h->attrs.arch ? h->attrs.arch : "-NA-");
-		full_states(fp, &qi[i]);
+		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s %s", name, "BP", counts, load,
+		    qi->arch ? qi->arch : "-NA-", qi->states);
+		/* The open reservation that holds it, in words: reserved is a
+		 * state of its own, never "unknown" or down. */
+		if (r->has) {
+			qstat_format_time(until, sizeof until, r->end);
+			fprintf(fp, "%sreserved %s by %s until %s", qi->states[0] ? " " : "",
+			    r->name ? r->name : "?", r->owner ? r->owner : "?", until);
+		}
 		fputc('\n', fp);
 		for (k = 0; k < n; k++)
-			if (row_on(&rows[k], &qi[i]))
+			if (qstat_row_on(&rows[k], qi))
 				print_row(fp, &rows[k], false);
 	}
-	free(qi);
-	msg_host_rows_free(hr, nhosts);
+	qstat_qinsts_free(&all);
 }
 
 bool
@@ -458,16 +534,18 @@ print_tasks(FILE *fp, const json_t *tasks)
 	json_t *t;
 
 	json_array_foreach(tasks, i, t) {
-		const char *host = jstr(t, "host"), *st = jstr(t, "state");
-		if (jint(t, "start_time", 0) <= 0)
+		struct msg_task_row r;
+
+		msg_task_row_unpack(t, &r);
+		if (r.start_time <= 0)
 			continue;
-		format_cpu(cpu, sizeof cpu, jreal(t, "utime") + jreal(t, "stime"));
-		format_mem(mem, sizeof mem, jint(t, "maxrss_kb", 0));
+		format_cpu(cpu, sizeof cpu, r.utime + r.stime);
+		format_mem(mem, sizeof mem, r.maxrss_kb);
 		fprintf(fp, "usage %4lld:                 cpu=%s, mem=0.00000 GBs, io=0.00000, "
-		    "vmem=N/A, maxvmem=%s\n", (long long)jint(t, "task", 0), cpu, mem);
-		if (host && st && state_active(st)) {
-			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)jint(t, "task", 0));
-			kv(fp, key, "%s:1", host);
+		    "vmem=N/A, maxvmem=%s\n", (long long)r.task, cpu, mem);
+		if (r.host && r.state && state_active(r.state)) {
+			snprintf(key, sizeof key, "exec_host_list %8lld", (long long)r.task);
+			kv(fp, key, "%s:1", r.host);
 		}
 	}
 }
@@ -478,40 +556,9 @@ print_tasks(FILE *fp, const json_t *tasks)
 static void
 print_req(FILE *fp, const char *what, const json_t *req)
 {
-	const char *k;
-	json_t *v, *w;
-	char *line = xstrdup(""), *t;
-	size_t i;
+	char *line = xstrdup("");
 
-	if (!json_is_object(req))
-		goto out;
-	if (json_is_array(json_object_get(req, "asked"))) {
-		free(line);
-		line = join_list(json_object_get(req, "asked"), 0, ",", NULL);
-		goto out;
-	}
-	json_object_foreach((json_t *)req, k, v) {
-		t = line;
-		if (json_is_array(v)) {
-			json_array_foreach(v, i, w)
-				if (json_is_string(w)) {
-					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
-					free(t);
-					t = line;
-				}
-			continue;
-		}
-		if (json_is_string(v))
-			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
-		else if (json_is_integer(v))
-			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
-		else if (json_is_true(v))
-			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
-		else
-			continue;
-		free(t);
-	}
-out:
+	qstat_req_each(req, req_join, &line);
 	if (*line)
 		kv(fp, what, "%s", line);
 	free(line);

@@ -17,7 +17,7 @@ enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
-	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX,
+	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX, QO_NOSHELL,
 	QO_HARD, QO_SOFT, QO_PROJECT, QO_ACCOUNT, QO_RESERVE, QO_BINDING, QO_SHELL,
 	QO_AC, QO_DC, QO_SC, QO_JS,
 };
@@ -47,6 +47,7 @@ static const struct qo_opt {
 	{ "-sc", QO_SC, true },     { "-js", QO_JS, true },
 	/* qrsh's own (o->qrsh): */
 	{ "-now", QO_NOW, true },   { "-pty", QO_PTY, true },  { "-prefix", QO_PREFIX, false },
+	{ "-noshell", QO_NOSHELL, false },
 };
 
 static int
@@ -549,6 +550,10 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	case QO_PREFIX:
 		o->prefix_rank = true;
 		break;
+	case QO_NOSHELL:
+		/* qrsh's: the command is executed itself, not by a shell. */
+		o->shell_yn = 0;
+		break;
 	case QO_J:
 	case QO_SYNC:
 	case QO_B:
@@ -686,7 +691,7 @@ parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
 			return 0;
 		}
 		if ((d = find_opt(a)) != NULL && !o->qrsh &&
-		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX))
+		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX || d->id == QO_NOSHELL))
 			d = NULL;   /* qrsh's options: qsub has no session to give them meaning */
 		if (d == NULL)
 			return qo_fail(o, CLIENT_UNSUPPORTED, a);

@@ -513,8 +513,8 @@ msg_conf_unpack(const json_t *o, struct msg_conf *m, const char **why)
 	m->queue = jstr(o, "queue");
 	m->pe = jstr(o, "pe");
 	if (!m->op || (strcmp(m->op, "list") != 0 && strcmp(m->op, "show") != 0 &&
-	    strcmp(m->op, "reload") != 0)) {
-		*why = "CONF op must be list, show or reload";
+	    strcmp(m->op, "reload") != 0 && strcmp(m->op, "global") != 0)) {
+		*why = "CONF op must be list, show, global or reload";
 		return -1;
 	}
 	return 0;

@@ -140,7 +140,7 @@ bool    msg_acct_next(const json_t *rep, struct msg_acct *m);
 
 /* CONF (qconf -sql, -sq, -sp, reload). */
 struct msg_conf {
-	const char *op;      /* "list", "show" or "reload" */
+	const char *op;      /* "list", "show", "global" or "reload" */
 	const char *queue;   /* show */
 	const char *pe;      /* show: a parallel environment instead */
 };

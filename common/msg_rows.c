@@ -167,6 +167,44 @@ msg_job_objects_unpack(const json_t *rep, size_t *n)
 	return rows;
 }
 
+/* --- STATUS of an array job: one task --- */
+
+json_t *
+msg_task_row_pack(const struct msg_task_row *m)
+{
+	return json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:s?, s:s?}",
+	    "task", (json_int_t)m->task, "state", m->state, "state_letters", m->state_letters,
+	    "start_time", (json_int_t)m->start_time, "end_time", (json_int_t)m->end_time,
+	    "exit_status", (json_int_t)m->exit_status, "signal", (json_int_t)m->signal,
+	    "attempt", (json_int_t)m->attempt, "utime", m->utime, "stime", m->stime,
+	    "maxrss_kb", (json_int_t)m->maxrss_kb, "host", m->host, "reason", m->reason);
+}
+
+static double
+real_get(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+
+void
+msg_task_row_unpack(const json_t *o, struct msg_task_row *m)
+{
+	m->task = jint(o, "task", 0);
+	m->state = jstr(o, "state");
+	m->state_letters = jstr(o, "state_letters");
+	m->start_time = jint(o, "start_time", 0);
+	m->end_time = jint(o, "end_time", 0);
+	m->exit_status = jint(o, "exit_status", 0);
+	m->signal = jint(o, "signal", 0);
+	m->attempt = jint(o, "attempt", 0);
+	m->utime = real_get(o, "utime");
+	m->stime = real_get(o, "stime");
+	m->maxrss_kb = jint(o, "maxrss_kb", 0);
+	m->host = jstr(o, "host");
+	m->reason = jstr(o, "reason");
+}
+
 /* --- STATUS: the cursor of the next page --- */
 
 void

@@ -39,6 +39,18 @@ struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
 /* The rows of a STATUS reply's job objects ("jobs"): a new array. */
 struct msg_job_row *msg_job_objects_unpack(const json_t *rep, size_t *n);
 
+/* A single-job STATUS of an array job: "tasks", one row per task that left
+ * the pending state. */
+struct msg_task_row {
+	int64_t     task, attempt, start_time, end_time, maxrss_kb;
+	int64_t     exit_status, signal;   /* signal: what killed it, 0: none */
+	double      utime, stime;
+	const char *state, *state_letters;
+	const char *host, *reason;         /* NULL: none */
+};
+json_t *msg_task_row_pack(const struct msg_task_row *m);
+void    msg_task_row_unpack(const json_t *o, struct msg_task_row *m);
+
 /* A page of a listing that has more after it: where the next begins. */
 struct msg_status_next {
 	bool    has;        /* false: the last page */

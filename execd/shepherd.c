@@ -284,7 +284,8 @@ shep_open_output(char *why, const char *path, int target)
 
 /* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
  * by blanks and given to the owner's login shell on this host with -c, so
- * that "a; b", redirections and $VARIABLES mean what they mean at a prompt. */
+ * that "a; b", redirections and $VARIABLES mean what they mean at a prompt
+ * (qrsh -noshell: the words are executed as they are). */
 static char **
 shep_qrsh_command(const struct job *j)
 {
@@ -310,7 +311,7 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
-	if (j->argv && j->qrsh)
+	if (j->argv && j->qrsh && !j->noshell)
 		return shep_qrsh_command(j);
 	if (j->argv)
 		return j->argv;

@@ -511,20 +511,14 @@ static int
 task_json(void *arg, struct job *j)
 {
 	struct task_json_ctx *tc = arg;
-	json_t *o;
 
 	if (JS_FINISHED(j->state) && tc->finished++ >= ARRAY_FINISHED_SHOWN)
 		return 0;
-	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:f, s:f, s:I}",
-	    "task", j->task, "state", job_state_name(j->state), "state_letters", job_state_letters(j),
-	    "start_time", (json_int_t)j->start_time, "end_time", (json_int_t)j->end_time,
-	    "exit_status", j->exit_status, "signal", j->signal, "attempt", j->attempt,
-	    "utime", j->utime, "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
-	if (j->host)
-		json_object_set_new(o, "host", json_string(j->host));
-	if (j->reason)
-		json_object_set_new(o, "reason", json_string(j->reason));
-	json_array_append_new(tc->list, o);
+	json_array_append_new(tc->list, msg_task_row_pack(&(struct msg_task_row){
+	    .task = j->task, .state = job_state_name(j->state), .state_letters = job_state_letters(j),
+	    .start_time = j->start_time, .end_time = j->end_time, .exit_status = j->exit_status,
+	    .signal = j->signal, .attempt = j->attempt, .utime = j->utime, .stime = j->stime,
+	    .maxrss_kb = j->maxrss_kb, .host = j->host, .reason = j->reason }));
 	return 0;
 }
 

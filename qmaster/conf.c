@@ -126,6 +126,30 @@ conf_words(char **buf, const char *key, char *const *v)
 }
 
 char *
+conf_global_text(const struct qm_conf *c)
+{
+	static const char *const levels[] = { "log_err", "log_warning", "log_info", "log_info" };
+	char unheard[32], *admin = NULL, *s;
+
+	snprintf(unheard, sizeof unheard, "%02lld:%02lld:%02lld", (long long)(c->host_timeout_ms / 3600000),
+	    (long long)(c->host_timeout_ms / 60000 % 60), (long long)(c->host_timeout_ms / 1000 % 60));
+	for (size_t i = 0; c->admin_mail && c->admin_mail[i]; i++) {
+		s = admin;
+		admin = xasprintf("%s%s%s", s ? s : "", s ? "," : "", c->admin_mail[i]);
+		free(s);
+	}
+	/* Grid Engine's keys for what nowq has a counterpart of: a script's
+	 * #! line is honoured (unix_behavior), root may run jobs only when
+	 * allow_root_jobs is set (min_uid), a host is lost after host_timeout. */
+	s = xasprintf("#global:\n%-28s %s\n%-28s %s\n%-28s %s\n%-28s %d\n%-28s %s\n%-28s %s\n",
+	    "mailer", c->mailer ? c->mailer : "none", "administrator_mail", admin ? admin : "none",
+	    "shell_start_mode", "unix_behavior", "min_uid", c->allow_root_jobs ? 0 : 1,
+	    "max_unheard", unheard, "loglevel", levels[c->log_level & 3]);
+	free(admin);
+	return s;
+}
+
+char *
 conf_queue_text(const struct qm_queue *q)
 {
 	char drt[32] = "INFINITY", mrt[32] = "INFINITY", dvm[32] = "INFINITY", mvm[32] = "INFINITY";

@@ -171,7 +171,7 @@ job_counts(void)
 	return o;
 }
 
-/* The masters as qconf -sm shows them, with this one's address and pid. */
+/* The masters as qconf -smasters shows them, with this one's address and pid. */
 static json_t *
 masters_json(void)
 {

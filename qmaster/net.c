@@ -129,7 +129,7 @@ net_send_now(struct conn *c, json_t *msg)
  * unless an earlier reply on its connection still waits (their order is
  * kept).  A primary cut off from its standby and most execds holds its
  * other replies until it is healed or steps down: this is how a client
- * still learns to ask another master, and how qconf -sm still answers. */
+ * still learns to ask another master, and how qconf -smasters still answers. */
 void
 net_send_unheld(struct conn *c, json_t *msg)
 {
@@ -687,7 +687,7 @@ conn_hello(struct conn *c, json_t *msg)
 		return false;
 	}
 	/* A standby serves only the replication link, the execds' votes and
-	 * the requests that say they want whichever master (qconf -sm,
+	 * the requests that say they want whichever master (qconf -smasters,
 	 * -takeover).  A primary without its leases still takes execds: their
 	 * HEARTBEAT echoes are the leases that make it writable again (an
 	 * execd that voted for a newer master does not connect to it). */

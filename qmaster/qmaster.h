@@ -41,6 +41,8 @@ void                   conf_read_begin(void);
 void                   conf_read_end(void);
 /* GE's "name value" lines of one queue, for qconf -sq. */
 char                  *conf_queue_text(const struct qm_queue *q);
+/* Grid Engine's global configuration lines nowq has a counterpart of, for qconf -sconf. */
+char                  *conf_global_text(const struct qm_conf *c);
 const struct qm_pe    *conf_pe(const struct qm_conf *c, const char *name);
 
 /* net.c: listeners, connections, framing, and replies held until commit. */

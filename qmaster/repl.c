@@ -1105,7 +1105,7 @@ repl_stop(void)
 	free(rp.snap_path);
 }
 
-/* Every master as this one sees it (qconf -sm, the status page). */
+/* Every master as this one sees it (qconf -smasters, the status page). */
 json_t *
 repl_masters_json(void)
 {

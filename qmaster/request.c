@@ -1072,6 +1072,22 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		for (int i = 0; i < conf->npes; i++)
 			json_array_append_new(list, json_string(conf->pes[i].name));
 		json_object_set_new(rep, "pes", list);
+		/* root is always a manager, as in Grid Engine. */
+		list = json_array();
+		json_array_append_new(list, json_string("root"));
+		for (char **u = conf->managers; u && *u; u++)
+			if (strcmp(*u, "root") != 0)
+				json_array_append_new(list, json_string(*u));
+		json_object_set_new(rep, "managers", list);
+		list = json_array();
+		for (char **u = conf->operators; u && *u; u++)
+			json_array_append_new(list, json_string(*u));
+		json_object_set_new(rep, "operators", list);
+	} else if (strcmp(op, "global") == 0) {
+		char *text = conf_global_text(conf);
+		rep = proto_reply_ok(seq);
+		json_object_set_new(rep, "text", json_string(text));
+		free(text);
 	} else if (strcmp(op, "show") == 0 && pename) {
 		char *text;
 		if ((pe = conf_pe(conf, pename)) == NULL) {

@@ -60,7 +60,7 @@ submitter() {
 
 # writable M: master M answers on its own host and says it takes writes.
 writable() {
-	on_m "$1" timeout 5 qconf -sm --json 2>/dev/null | python3 -c '
+	on_m "$1" timeout 5 qconf -smasters --json 2>/dev/null | python3 -c '
 import json, sys
 m = [m for m in json.load(sys.stdin)["masters"] if m.get("self")][0]
 sys.exit(0 if m.get("writable") else 1)' 2>/dev/null

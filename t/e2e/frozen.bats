@@ -15,13 +15,13 @@ teardown() {
 	cluster_stop
 }
 
-in_sync() { qconf -sm | grep -q "in sync"; }
+in_sync() { qconf -smasters | grep -q "in sync"; }
 pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 execd_pid() { cat "$CLUSTER/execd-$1/execd.pid"; }
 port_of() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)"/\1/p' "$1"; }
 logged() { grep -q "$2" "$CLUSTER/execd-$1/execd.log"; }
 standby_is_primary() {
-	NOWQ_MASTER=$STANDBY qconf -sm --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(m['role'] != 'primary')"
+	NOWQ_MASTER=$STANDBY qconf -smasters --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(m['role'] != 'primary')"
 }
 now_ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
 

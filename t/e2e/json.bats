@@ -75,8 +75,8 @@ assert d["schema"] == 1 and len(d["jobs"]) == 2, d'
 	qacct -o --json | check_doc summary owner jobs
 }
 
-@test "qconf -sm --json: schema 1 and the masters" {
-	qconf -sm --json | check_doc masters name role epoch seq since self
+@test "qconf -smasters --json: schema 1 and the masters" {
+	qconf -smasters --json | check_doc masters name role epoch seq since self
 }
 
 @test "qwait --json: schema 1 on each line" {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # manpages.bats: every man page is clean for mandoc, each command's manual documents exactly the options the command accepts, and no page calls missing what the programs have.
 
-PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 reserve.1 unreserve.1 nowq.1 qconf.1 qalter.1 qwait.1 qrsh.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
+PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 reserve.1 unreserve.1 nowq.1 qconf.1 qalter.1 qwait.1 qrsh.1 qselect.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
 
 # The options a page marks up with Fl, one per line ("-cwd", "--json"),
 # from the whole page or, given a section name, from that section only,
@@ -147,6 +147,10 @@ check_options() {
 
 @test "qconf(1) documents every option of qconf, and only those" {
 	check_options qconf
+}
+
+@test "qselect(1) documents every option of qselect, and only those" {
+	check_options qselect
 }
 
 @test "qalter(1) documents every option of qalter, and only those" {

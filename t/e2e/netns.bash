@@ -93,17 +93,17 @@ on_m() {
 }
 host_idle() { [ "$(on_a qhost | awk -v h="$1" '$1 == h { print $7 }')" = idle ]; }
 # in_sync [M]: the primary (master M) has its standby in sync.
-in_sync() { on_m "${1:-1}" qconf -sm | grep -q "in sync"; }
+in_sync() { on_m "${1:-1}" qconf -smasters | grep -q "in sync"; }
 # master_is M ROLE [EPOCH]: master M says it is ROLE (in EPOCH).
 master_is() {
-	on_m "$1" qconf -sm --json | python3 -c '
+	on_m "$1" qconf -smasters --json | python3 -c '
 import json, sys
 m = [m for m in json.load(sys.stdin)["masters"] if m.get("self")][0]
 sys.exit(0 if m["role"] == sys.argv[1] and (len(sys.argv) < 3 or m["epoch"] == int(sys.argv[2])) else 1)
 ' "${@:2}"
 }
 epoch_of() {
-	on_m "$1" qconf -sm --json | python3 -c '
+	on_m "$1" qconf -smasters --json | python3 -c '
 import json, sys
 print([m for m in json.load(sys.stdin)["masters"] if m.get("self")][0]["epoch"])'
 }

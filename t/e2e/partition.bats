@@ -63,7 +63,7 @@ acked_check() {
 	master_is 1 primary "$e"
 	master_is 2 standby
 	# It goes on without waiting for the standby's acknowledgements.
-	on_m 1 qconf -sm | grep -Eq "catching the standby up|alone|standby not heard for"
+	on_m 1 qconf -smasters | grep -Eq "catching the standby up|alone|standby not heard for"
 	grep -q "asking the execds to elect us" "$CLUSTER/qmaster-2.log"
 	! grep -q "votes for us" "$CLUSTER/qmaster-2.log" || false
 	n=$(wc -l < "$acked")
@@ -100,9 +100,9 @@ acked_check() {
 	run on_m 1 timeout 60 qsub -terse -h -o /dev/null -e /dev/null -b y true
 	echo "# on the old primary: $output" >&3
 	[ "$status" -ne 0 ]
-	on_m 1 qconf -sm --json | grep -q '"writable": false'
+	on_m 1 qconf -smasters --json | grep -q '"writable": false'
 	# Its view of the standby it cannot reach is not "in sync".
-	on_m 1 qconf -sm > "$CLUSTER/sm-iso"
+	on_m 1 qconf -smasters > "$CLUSTER/sm-iso"
 	cat "$CLUSTER/sm-iso" >&3
 	! grep -q "in sync" "$CLUSTER/sm-iso" || false
 	grep -q "standby not heard for [0-9]* s" "$CLUSTER/sm-iso"

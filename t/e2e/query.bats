@@ -93,7 +93,7 @@ port() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)".*/\1/p' "$CLUSTER/qmaster.
 		'{"type":"HELLO","version":1,"role":"client","auth":{"method":"none"},"uid":4242}'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'cannot confirm uid 4242 for this connection'* ]]
-	# "any" (qconf -sm asks whichever master): the loop lets it in, and says where it came.
+	# "any" (qconf -smasters asks whichever master): the loop lets it in, and says where it came.
 	run python3 "$BATS_TEST_DIRNAME/rawreq.py" "127.0.0.1:$(($(port) + 1))" \
 		'{"type":"HELLO","version":1,"role":"client","auth":{"method":"none"},"uid":'"$(id -u)"',"any":true}' \
 		'{"type":"STATUS","brief":true}'

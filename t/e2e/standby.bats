@@ -20,13 +20,13 @@ teardown() {
 	cluster_stop
 }
 
-in_sync() { qconf -sm | grep -q "in sync"; }
-role_of() { qconf -sm --json | python3 -c "import json,sys; print([m['role'] for m in json.load(sys.stdin)['masters'] if m['name'].endswith(':$1')][0])"; }
-primary_is() { qconf -sm --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(0 if m['role']=='primary' and m['name'].endswith(':$1') else 1)"; }
+in_sync() { qconf -smasters | grep -q "in sync"; }
+role_of() { qconf -smasters --json | python3 -c "import json,sys; print([m['role'] for m in json.load(sys.stdin)['masters'] if m['name'].endswith(':$1')][0])"; }
+primary_is() { qconf -smasters --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(0 if m['role']=='primary' and m['name'].endswith(':$1') else 1)"; }
 port_of() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)"/\1/p' "$1"; }
 
-@test "the standby follows every commit: qconf -sm shows both in sync and a job submitted on the primary is in the standby's database" {
-	run qconf -sm
+@test "the standby follows every commit: qconf -smasters shows both in sync and a job submitted on the primary is in the standby's database" {
+	run qconf -smasters
 	[ "$status" -eq 0 ]
 	[[ "$output" == *primary* ]]
 	[[ "$output" == *standby* ]]
@@ -158,7 +158,7 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	rm -f "$CLUSTER"/qmaster-2/nowq.db*
 	# The primary goes on alone, on the execds' leases.
 	for i in $(seq 1 20); do echo true | timeout 10 qsub -h >/dev/null; done
-	run timeout 10 qconf -sm
+	run timeout 10 qconf -smasters
 	[[ "$output" == *alone* ]]
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 20 in_sync

@@ -1,4 +1,4 @@
-/* fuzz_replies.c: fuzz target of what clients make of a master's replies: qstat's rows and qstat -j, qhost's table, from any frame. */
+/* fuzz_replies.c: fuzz target of what clients make of a master's replies: qstat's views and -xml, qstat -j, qhost's, from any frame. */
 #include "config.h"
 
 #include <stdio.h>
@@ -16,14 +16,21 @@ static FILE *sink;
 static void
 print_reply(const json_t *rep)
 {
-	struct qhost_view all = { NULL, true, NULL, true };
-	struct qhost_view plain = { NULL, false, NULL, false };
+	struct qhost_view all = { NULL, true, NULL, true, true };
+	struct qhost_view plain = { NULL, false, NULL, false, false };
+	struct qstat_xml x = { sink, QX_EXT | QX_REQ, 0 };
 	struct msg_job_row *rows;
 	const json_t *e;
 	size_t n, i;
 
 	if ((rows = msg_job_rows_unpack(rep, &n)) != NULL) {
 		qstat_print_table(sink, rows, n);
+		qstat_view_rows(sink, rows, n, QV_EXT, false, true);
+		qstat_view_rows(sink, rows, n, QV_PRI, false, true);
+		qstat_xml_begin(&x);
+		x.flags = QX_EXT;
+		qstat_xml_rows(&x, rows, n);
+		qstat_xml_end(&x);
 		free(rows);
 	}
 	json_array_foreach(json_object_get(rep, "jobs"), i, e) {
@@ -31,10 +38,19 @@ print_reply(const json_t *rep)
 		msg_job_row_unpack(e, &r);
 		qstat_print_row(sink, &r);
 		qstat_print_job(sink, e);
+		qstat_view_rows(sink, &r, 1, QV_PLAIN, true, true);
 	}
+	qstat_xml_jobs(sink, json_object_get(rep, "jobs"), json_object_get(rep, "missing"));
 	if (json_is_array(json_object_get(rep, "hosts"))) {
 		qhost_print(sink, json_object_get(rep, "hosts"), &all);
 		qhost_print(sink, json_object_get(rep, "hosts"), &plain);
+		qhost_xml(sink, json_object_get(rep, "hosts"), &all);
+		qstat_print_cqueues(sink, json_object_get(rep, "hosts"));
+		qstat_xml_cqueues(sink, json_object_get(rep, "hosts"));
+		x.flags = QX_FULL;
+		qstat_xml_begin(&x);
+		qstat_xml_queues(&x, json_object_get(rep, "hosts"), NULL, 0);
+		qstat_xml_end(&x);
 	}
 }
 

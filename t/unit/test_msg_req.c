@@ -75,7 +75,7 @@ test_refusals(void **state)
 	assert_string_equal(refusal("{\"type\": \"ACCT\", \"after\": [1]}"), "ACCT after must be [end_time, row]");
 	assert_string_equal(refusal("{\"type\": \"ALTER\", \"jobs\": []}"), "no job ids given");
 	assert_null(refusal("{\"type\": \"ALTER\", \"jobs\": [3], \"prio\": \"high\"}"));
-	assert_string_equal(refusal("{\"type\": \"CONF\", \"op\": \"edit\"}"), "CONF op must be list, show or reload");
+	assert_string_equal(refusal("{\"type\": \"CONF\", \"op\": \"edit\"}"), "CONF op must be list, show, global or reload");
 	assert_null(refusal("{\"type\": \"CRON\", \"action\": \"list\", \"ids\": \"x\"}"));
 	assert_string_equal(refusal("{\"type\": \"CRON\", \"action\": \"hold\"}"),
 	    "CRON hold needs ids: a list of entry numbers");

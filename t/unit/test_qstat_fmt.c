@@ -317,6 +317,26 @@ qstat_print_full(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, 
 	qstat_print_pending(fp, rows, n, true);
 }
 
+/* Three hosts: an answering one with two queues (one disabled), a busy
+ * reserved one, a lost one; a running job, a parallel one, a pending one. */
+static const char full_hosts[] = "["
+	    "{\"name\":\"c3\",\"slots\":1,\"used\":0,\"load\":[0,0,0],\"state\":\"unknown\","
+	    "\"connected\":false,\"disabled\":false,\"lost\":true,\"attrs\":{},"
+	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]},"
+	    "{\"name\":\"a1\",\"slots\":2,\"used\":1,\"load\":[0.25,0,0],\"state\":\"idle\","
+	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
+	    "\"queues\":[{\"name\":\"hi.q\",\"disabled\":true,\"used\":0},"
+	    "{\"name\":\"all.q\",\"disabled\":false,\"used\":1}]},"
+	    "{\"name\":\"b2\",\"slots\":4,\"used\":0,\"load\":[1.5,0,0],\"state\":\"busy\","
+	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
+	    "\"reserved\":{\"name\":\"maint\",\"owner\":\"bob\",\"end\":1614837967000},"
+	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]}]";
+static const char full_rows[] = "{\"columns\":[\"id\",\"name\",\"owner\",\"state\",\"state_letters\","
+	    "\"submit_time\",\"start_time\",\"queue\",\"host\",\"slots\"],\"rows\":["
+	    "[12,\"sleeper\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1\",1],"
+	    "[14,\"mpi\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1 c3\",3],"
+	    "[13,\"waiter\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,1]]}";
+
 static void
 test_full_format(void **state)
 {
@@ -337,23 +357,7 @@ test_full_format(void **state)
 	    " - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS - PENDING JOBS\n"
 	    "############################################################################\n"
 	    "     13 0.50000 waiter     alice        qw    03/04/2021 05:06:07     1        \n";
-	json_t *hosts = load("["
-	    "{\"name\":\"c3\",\"slots\":1,\"used\":0,\"load\":[0,0,0],\"state\":\"unknown\","
-	    "\"connected\":false,\"disabled\":false,\"lost\":true,\"attrs\":{},"
-	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]},"
-	    "{\"name\":\"a1\",\"slots\":2,\"used\":1,\"load\":[0.25,0,0],\"state\":\"idle\","
-	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
-	    "\"queues\":[{\"name\":\"hi.q\",\"disabled\":true,\"used\":0},"
-	    "{\"name\":\"all.q\",\"disabled\":false,\"used\":1}]},"
-	    "{\"name\":\"b2\",\"slots\":4,\"used\":0,\"load\":[1.5,0,0],\"state\":\"busy\","
-	    "\"connected\":true,\"disabled\":false,\"lost\":false,\"attrs\":{\"arch\":\"lx-amd64\"},"
-	    "\"reserved\":{\"name\":\"maint\",\"owner\":\"bob\",\"end\":1614837967000},"
-	    "\"queues\":[{\"name\":\"all.q\",\"disabled\":false,\"used\":0}]}]");
-	json_t *rep = load("{\"columns\":[\"id\",\"name\",\"owner\",\"state\",\"state_letters\","
-	    "\"submit_time\",\"start_time\",\"queue\",\"host\",\"slots\"],\"rows\":["
-	    "[12,\"sleeper\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1\",1],"
-	    "[14,\"mpi\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1 c3\",3],"
-	    "[13,\"waiter\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,1]]}");
+	json_t *hosts = load(full_hosts), *rep = load(full_rows);
 	struct capture c;
 	struct msg_job_row *rows;
 	size_t n;
@@ -380,6 +384,215 @@ test_full_format(void **state)
 	json_decref(hosts);
 }
 
+/* Every character a user writes comes back from a parser as written; the
+ * control characters XML 1.0 cannot hold show as "?". */
+static void
+test_xml_escape(void **state)
+{
+	struct capture c;
+	char *out;
+
+	cap_open(&c);
+	xml_text(c.fp, "a<b>&'\"c\001d\te");
+	xml_elem(c.fp, 2, "JB_name", "x&y");
+	out = cap_close(&c);
+	assert_string_equal(out, "a&lt;b&gt;&amp;&apos;&quot;c?d\te  <JB_name>x&amp;y</JB_name>\n");
+	free(out);
+}
+
+/* qstat -xml, element for element as Grid Engine 8.1.9 writes them
+ * (t/sge/xml/qstat.xml): running rows in queue_info, the others in
+ * job_info, both always present. */
+static void
+test_xml_listing(void **state)
+{
+	static const char want[] =
+	    "<?xml version='1.0'?>\n"
+	    "<job_info  xmlns:xsd=\"http://arc.liv.ac.uk/repos/darcs/sge/source/dist/util/resources/schemas/qstat/qstat.xsd\">\n"
+	    "  <queue_info>\n"
+	    "    <job_list state=\"running\">\n"
+	    "      <JB_job_number>12</JB_job_number>\n"
+	    "      <JAT_prio>0.50000</JAT_prio>\n"
+	    "      <JB_name>sleeper</JB_name>\n"
+	    "      <JB_owner>alice</JB_owner>\n"
+	    "      <state>r</state>\n"
+	    "      <JAT_start_time>2021-03-04T05:06:17</JAT_start_time>\n"
+	    "      <queue_name>all.q@a1</queue_name>\n"
+	    "      <slots>1</slots>\n"
+	    "    </job_list>\n"
+	    "  </queue_info>\n"
+	    "  <job_info>\n"
+	    "    <job_list state=\"pending\">\n"
+	    "      <JB_job_number>13</JB_job_number>\n"
+	    "      <JAT_prio>0.50000</JAT_prio>\n"
+	    "      <JB_name>waiter</JB_name>\n"
+	    "      <JB_owner>alice</JB_owner>\n"
+	    "      <state>qw</state>\n"
+	    "      <JB_submission_time>2021-03-04T05:06:07</JB_submission_time>\n"
+	    "      <queue_name></queue_name>\n"
+	    "      <slots>1</slots>\n"
+	    "    </job_list>\n"
+	    "  </job_info>\n"
+	    "</job_info>\n";
+	json_t *rep = load(full_rows);
+	struct capture c;
+	size_t n;
+	struct msg_job_row *rows = msg_job_rows_unpack(rep, &n);
+	struct qstat_xml x = { NULL, 0, 0 };
+	char *out;
+
+	cap_open(&c);
+	x.fp = c.fp;
+	qstat_xml_begin(&x);
+	qstat_xml_rows(&x, &rows[0], 1);
+	qstat_xml_rows(&x, &rows[2], 1);
+	qstat_xml_end(&x);
+	out = cap_close(&c);
+	assert_string_equal(out, want);
+	free(out);
+
+	/* No rows: both sections, empty, as Grid Engine prints them. */
+	cap_open(&c);
+	x.fp = c.fp;
+	qstat_xml_begin(&x);
+	qstat_xml_end(&x);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "  <queue_info>\n  </queue_info>\n  <job_info>\n  </job_info>\n</job_info>\n"));
+	free(out);
+	free(rows);
+	json_decref(rep);
+}
+
+/* qstat -f -xml's Queue-List and qstat -g c, plain and -xml, from the
+ * hosts qstat -f shows: a lost host's slots are not available, a busy
+ * host's count as temporarily disabled. */
+static void
+test_xml_full_and_cqueues(void **state)
+{
+	json_t *hosts = load(full_hosts), *rep = load(full_rows);
+	struct capture c;
+	size_t n;
+	struct msg_job_row *rows = msg_job_rows_unpack(rep, &n);
+	struct qstat_xml x = { NULL, QX_FULL, 0 };
+	char *out;
+
+	cap_open(&c);
+	x.fp = c.fp;
+	qstat_xml_begin(&x);
+	qstat_xml_queues(&x, hosts, rows, n);
+	qstat_xml_rows(&x, &rows[2], 1);
+	qstat_xml_end(&x);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "  <queue_info>\n    <Queue-List>\n      <name>all.q@a1</name>\n"
+	    "      <qtype>BP</qtype>\n      <slots_used>1</slots_used>\n      <slots_resv>0</slots_resv>\n"
+	    "      <slots_total>2</slots_total>\n      <load_avg>0.25000</load_avg>\n      <arch>lx-amd64</arch>\n"
+	    "      <job_list state=\"running\">\n        <JB_job_number>12</JB_job_number>\n"));
+	assert_non_null(strstr(out, "<name>all.q@c3</name>\n      <qtype>BP</qtype>\n      <slots_used>0</slots_used>\n"
+	    "      <slots_resv>0</slots_resv>\n      <slots_total>1</slots_total>\n      <state>u</state>\n"));
+	/* Under its queue instance a job has no queue_name; nor has a pending one. */
+	assert_null(strstr(out, "queue_name"));
+	assert_non_null(strstr(out, "  </queue_info>\n  <job_info>\n    <job_list state=\"pending\">\n"));
+	free(out);
+
+	cap_open(&c);
+	qstat_print_cqueues(c.fp, hosts);
+	out = cap_close(&c);
+	assert_string_equal(out,
+	    "CLUSTER QUEUE                   CQLOAD   USED    RES  AVAIL  TOTAL aoACDS  cdsuE  \n"
+	    "--------------------------------------------------------------------------------\n"
+	    "all.q                             0.88      1      4      1      7      4      1 \n"
+	    "hi.q                              0.25      0      0      0      2      0      2 \n");
+	free(out);
+	cap_open(&c);
+	qstat_xml_cqueues(c.fp, hosts);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "  <cluster_queue_summary>\n    <name>all.q</name>\n    <load>0.87500</load>\n"
+	    "    <used>1</used>\n    <resv>4</resv>\n    <available>1</available>\n    <total>7</total>\n"
+	    "    <temp_disabled>4</temp_disabled>\n    <manual_intervention>1</manual_intervention>\n"
+	    "  </cluster_queue_summary>\n"));
+	free(out);
+	free(rows);
+	json_decref(rep);
+	json_decref(hosts);
+}
+
+/* qstat -j -xml: Grid Engine's detailed_job_info fields in its order, and
+ * unknown_jobs when no job is known. */
+static void
+test_xml_jobs(void **state)
+{
+	json_t *jobs = load("[{\"id\":7,\"name\":\"a&b\",\"owner\":\"alice\",\"uid\":1000,\"gid\":0,"
+	    "\"submit_time\":1614834367000,\"state\":\"pending\",\"prio\":-5,\"queue\":\"all.q\","
+	    "\"out\":\"/tmp/o\",\"env\":[\"SGE_O_HOME=/home/alice\",\"FOO=bar\"],"
+	    "\"argv\":[\"/bin/sleep\",\"1\"],\"req\":{\"h_rt\":3600},"
+	    "\"waiting_for\":[{\"id\":5,\"kind\":\"afterany\"}]}]");
+	json_t *none = json_array(), *missing = load("[\"99\"]");
+	struct capture c;
+	char *out;
+	const char *order[] = { "<JB_job_number>7<", "<JB_owner>alice<", "<JB_job_name>a&amp;b<",
+		"<PN_path>/tmp/o<", "<CE_name>h_rt<", "<CE_stringval>3600<", "<QR_name>all.q<",
+		"<VA_variable>__SGE_PREFIX__O_HOME<", "<VA_value>bar<", "<ST_name>1<",
+		"<JB_script_file>/bin/sleep<", "<JRE_job_number>5<", "<JB_priority>1019<",
+		"<RN_max>1<", "<JB_type>64<", "</djob_info>" };
+	const char *at;
+
+	cap_open(&c);
+	qstat_xml_jobs(c.fp, jobs, missing);
+	out = cap_close(&c);
+	at = out;
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+		const char *p = strstr(at, order[i]);
+		if (!p)
+			fail_msg("%s missing or out of order in:\n%s", order[i], out);
+		at = p;
+	}
+	assert_null(strstr(out, "unknown_jobs"));
+	free(out);
+	cap_open(&c);
+	qstat_xml_jobs(c.fp, none, missing);
+	out = cap_close(&c);
+	assert_string_equal(out, "<?xml version='1.0'?>\n<unknown_jobs >\n    <ST_name>99</ST_name>\n</unknown_jobs>\n");
+	free(out);
+	json_decref(jobs);
+	json_decref(none);
+	json_decref(missing);
+}
+
+/* qstat -ext and -pri, column for column as Grid Engine prints the same
+ * jobs (t/sge/xml/qstat-ext.txt, qstat-pri.txt). */
+static void
+test_views_ext_pri(void **state)
+{
+	json_t *rep = load(full_rows);
+	struct capture c;
+	size_t n;
+	struct msg_job_row *rows = msg_job_rows_unpack(rep, &n);
+	char *out;
+
+	cap_open(&c);
+	qstat_view_rows(c.fp, rows, n, QV_EXT, false, true);
+	out = cap_close(&c);
+	assert_non_null(strstr(out, "job-ID  prior   ntckts  name       user         project          department state "
+	    "cpu        mem     io      tckts ovrts otckt ftckt stckt share queue                          slots ja-task-ID \n"));
+	assert_non_null(strstr(out, "\n     12 0.50000 0.00000 sleeper    alice        NA               defaultdep r     "
+	    "0:00:00:00 0.00000 0.00000     0     0     0     0     0 0.00  all.q@a1                           1        \n"));
+	assert_non_null(strstr(out, "\n     13 0.50000 0.00000 waiter     alice        NA               defaultdep qw                                   0     0     0     0     0 0.00                                     1        \n"));
+	free(out);
+	cap_open(&c);
+	qstat_view_rows(c.fp, rows, 1, QV_PRI, false, true);
+	out = cap_close(&c);
+	assert_string_equal(out,
+	    "job-ID  prior   nurg    npprior ntckts   ppri name       user         state submit/start at     queue"
+	    "                          slots ja-task-ID \n"
+	    "----------------------------------------------------------------------------------------------------"
+	    "------------------------------------------------\n"
+	    "     12 0.50000 0.00000 0.50000 0.00000     0 sleeper    alice        r     03/04/2021 05:06:17 all.q@a1"
+	    "                           1        \n");
+	free(out);
+	free(rows);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -392,6 +605,11 @@ main(void)
 		cmocka_unit_test(test_job_details),
 		cmocka_unit_test(test_job_details_pending_binary),
 		cmocka_unit_test(test_full_format),
+		cmocka_unit_test(test_xml_escape),
+		cmocka_unit_test(test_xml_listing),
+		cmocka_unit_test(test_xml_full_and_cqueues),
+		cmocka_unit_test(test_xml_jobs),
+		cmocka_unit_test(test_views_ext_pri),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
