@@ -75,6 +75,13 @@ void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
 
+/* sgeroot.c: Grid Engine's names for where nowq runs: ARC and SGE_ROOT. */
+const char *sge_arch(void);                   /* this host's, e.g. "lx-amd64" */
+const char *sge_arch_of(const char *machine); /* uname's machine to Grid Engine's name */
+char       *exe_dir(void);                    /* the running program's folder, or NULL */
+char       *sge_root_find(void);              /* malloc'd; see sgeroot.c */
+#define SGE_CELL_NAME "default"
+
 /* cron.c: cron(8) schedules. */
 struct cron_sched {
 	uint64_t min, hour, dom, mon, dow;   /* bit per allowed value */

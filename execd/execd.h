@@ -258,4 +258,17 @@ struct pe_part {
 const char *pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool root,
     struct pe_part *pp);
 
+/* jobenv.c: a job's environment, with Grid Engine's variables (qsub(1)). */
+struct jobenv {
+	const struct job     *j;
+	const char           *tmpdir, *script, *spool_dir, *cwd, *sge_root;
+	const char           *out, *err;   /* SGE_STDOUT_PATH, SGE_STDERR_PATH (out when joined) */
+	const struct pe_part *pe;          /* nhosts 0: not a parallel job's part */
+};
+/* NULL-terminated; out_slot: the indexes of the SGE_STDOUT_PATH and
+ * SGE_STDERR_PATH entries. */
+char      **jobenv_build(const struct jobenv *e, size_t out_slot[2]);
+const char *jobenv_owner(const struct job *j);  /* the owner's name, else the uid */
+const char *jobenv_name(const struct job *j);   /* the job's name, else "nowq" */
+
 #endif
