@@ -485,12 +485,14 @@ int  spool_make_private(const char *dir, int dirmode, char *why, size_t whylen);
 int  spool_rmtree(const char *path);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
- * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */
+ * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields),
+ * and maxvmem, the shepherd's own measure of its peak memory. */
 #define RUSAGE_NINT 15
 struct job_rusage {
 	double   utime, stime;   /* seconds */
 	int64_t  maxrss, ixrss, ismrss, idrss, isrss, minflt, majflt, nswap,
 	         inblock, oublock, msgsnd, msgrcv, nsignals, nvcsw, nivcsw;
+	int64_t  maxvmem;        /* bytes: the cgroup's memory.peak, else ru_maxrss */
 };
 struct rusage;
 /* "ru_maxrss" ... "ru_nivcsw", in getrusage(2)'s order; rusage_int reads the i-th. */

@@ -227,6 +227,7 @@ int64_t limits_oom_count(const char *events);
 char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
             int *procs_fd, char *why, size_t whylen);
 bool    limits_cgroup_oom(const char *dir);
+int64_t limits_cgroup_peak(const char *dir);
 void    limits_cgroup_remove(const char *dir);
 
 /* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed

@@ -864,6 +864,11 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 
 	rusage_from_sys(&jru, &ru);
+	/* qacct's maxvmem: the whole job's peak where its cgroup keeps it,
+	 * else the largest resident size of one of its processes (qacct(1)). */
+	jru.maxvmem = s.cgroup ? limits_cgroup_peak(s.cgroup) : 0;
+	if (!jru.maxvmem)
+		jru.maxvmem = (int64_t)ru.ru_maxrss * 1024;
 	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
 	    "exit_status", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
 	    "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0,

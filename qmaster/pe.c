@@ -230,7 +230,7 @@ pe_child_register(struct conn *c, struct job *j, const struct msg_child_register
 
 /* The whole job's end, once its last part has ended: failed when any part
  * failed (the first failure is the reason), one accounting row with every
- * host and the parts' usage summed (maxrss: the largest). */
+ * host and the parts' usage summed (maxrss and maxvmem: the largest). */
 static void
 pe_job_end(struct job *j, json_t *o)
 {
@@ -256,6 +256,8 @@ pe_job_end(struct job *j, json_t *o)
 				rusage_set_int(&sum, k, strcmp(rusage_int_names[k], "ru_maxrss") == 0 ?
 				    (a > b ? a : b) : a + b);
 			}
+			if (ru.maxvmem > sum.maxvmem)
+				sum.maxvmem = ru.maxvmem;
 		}
 		if (jstr(p, "failed"))
 			could_not_start = true;

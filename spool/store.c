@@ -263,6 +263,9 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 11 -> 12: qrsh jobs (issue 10): where the job's streams go, "HOST
 	 * PORT SECRET"; NULL for a batch job. */
 	"ALTER TABLE jobs ADD COLUMN qrsh TEXT;",
+	/* 12 -> 13: qacct's maxvmem (issue 23): the job's peak memory in
+	 * bytes as its shepherd measured it; 0 for older rows. */
+	"ALTER TABLE accounting ADD COLUMN maxvmem INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */
