@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "common/common.h"
+#include "common/msg_rows.h"
 
 /* main.c: every command is one entry of one table; the program dispatches on
  * the name it was called by (qsub, qstat, ...) or on "nowq CMD ...". */
@@ -21,6 +22,9 @@ struct cmd {
 extern const struct cmd cmd_qsub, cmd_qstat, cmd_qdel, cmd_qhold, cmd_qrls, cmd_qhost, cmd_nowq;
 extern const struct cmd cmd_qacct, cmd_qconf, cmd_qalter, cmd_qmod, cmd_reserve, cmd_unreserve, cmd_qwait;
 extern const struct cmd cmd_qrsh;
+
+/* The one sentence for an option nowq does not have, whichever command. */
+#define CLIENT_UNSUPPORTED "option \"%s\" is not supported by nowq"
 
 /* lib.c: errors for people, the masters to try, and request/reply. */
 extern const char *client_prog;    /* the command's name, for messages */
@@ -133,6 +137,16 @@ struct qsub_opts {
 	int     now;             /* -now y|n, or QO_UNSET */
 	int     pty;             /* -pty y|n, or QO_UNSET */
 	bool    prefix_rank;     /* -prefix: each output line starts with its rank */
+	/* Grid Engine's, kept and shown (qstat -j, qacct): */
+	bool    soft_mode;       /* after -soft, until -hard: -l adds to soft */
+	struct job_req soft;     /* -soft -l */
+	char   *project;         /* -P */
+	char   *account;         /* -A */
+	char  **context;         /* -ac, -dc, -sc applied in order */
+	int     reserve;         /* -R y|n, or QO_UNSET */
+	int     js;              /* -js */
+	char   *binding;         /* -binding: "TYPE STRATEGY" */
+	int     shell_yn;        /* -shell y|n, or QO_UNSET */
 	char    err[512];        /* the one-line error of a failed parse */
 };
 #define QSUB_DEFAULT_PREFIX "#$"
@@ -171,24 +185,11 @@ json_t *qsub_job_json(const struct qsub_opts *o, const char *script, const struc
 /* The job's default name: the base name of the script or command, "STDIN". */
 char  *qsub_default_name(const struct qsub_opts *o);
 
-/* qstat_fmt.c: qstat's output, pure functions over job objects. */
-/* The header and one row per job, in Grid Engine's columns; nothing at all
- * when jobs is empty. */
-/* One line of a job listing, from a full job object or from a row of a
- * brief listing ("columns" and "rows"); the texts are borrowed from the JSON. */
-struct qstat_row {
-	int64_t       id, task, prio, submit_time, start_time, hold, slots;
-	int64_t       t_first, t_last, t_step;
-	const char   *name, *owner, *queue, *state, *state_letters, *host;
-	const char   *tasks;     /* an array's pending tasks, "1-99:2"; NULL: none */
-	const json_t *obj;       /* the job object it came from, or NULL */
-};
-void qstat_row_from_object(const json_t *job, struct qstat_row *r);
-/* The rows of a brief STATUS reply (columns a row lacks stay empty);
- * NULL with *n 0 when it has none or is malformed. */
-struct qstat_row *qstat_rows_from_reply(const json_t *rep, size_t *n);
-void qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n);
-void qstat_print_row(FILE *fp, const struct qstat_row *r);
+/* qstat_fmt.c: qstat's output, pure functions over the listing's rows
+ * (common/msg_rows.h).  The header and one row per job, in Grid Engine's
+ * columns; nothing at all when there are no rows. */
+void qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n);
+void qstat_print_row(FILE *fp, const struct msg_job_row *r);
 /* qstat -f: Grid Engine's full format, in two parts so the pending rows
  * can be printed as they come.  A block per queue instance (QUEUE@HOST,
  * from each host's "queues" in the HOSTS reply, by queue then host) with
@@ -196,10 +197,11 @@ void qstat_print_row(FILE *fp, const struct qstat_row *r);
  * go to their queue instance (a parallel job's to its master host).  Then
  * the pending rows of a page under the PENDING JOBS banner, the banner
  * first when banner is set; true when it printed a row. */
-void qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n);
-bool qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner);
+void qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n);
+bool qstat_print_pending(FILE *fp, const struct msg_job_row *rows, size_t n, bool banner);
 /* qstat -j: "key: value" lines in Grid Engine's layout, after a "====" line. */
 void qstat_print_job(FILE *fp, const json_t *job);
+bool qstat_job_ended(const json_t *job);
 /* MM/DD/YYYY HH:MM:SS, local time, from milliseconds since the epoch. */
 void qstat_format_time(char *buf, size_t n, int64_t ms);
 /* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */

@@ -18,15 +18,10 @@ static int qacct_run(int argc, char **argv);
 const struct cmd cmd_qacct = {
 	"qacct",
 	"qacct [-j [job_id|job_name] [-t task_id_range]] [-o|-u [owner]] [-h [host]]\n"
-	"      [-q [queue[@host]]] [-l attr=val,...] [-b begin_time] [-e end_time] [-d days] [-E]\n"
-	"      [--json]\n"
+	"      [-q [queue[@host]]] [-P [project]] [-A [account]] [-l attr=val,...]\n"
+	"      [-b begin_time] [-e end_time] [-d days] [-E] [--json]\n"
 	"  begin_time, end_time: [[CC]YY]MMDDhhmm[.SS]\n",
 	qacct_run,
-};
-
-/* Grid Engine options nowq does not offer (yet). */
-static const char *qacct_unsupported[] = {
-	"-A", "-ar", "-D", "-f", "-g", "-m", "-P", "-pe", "-slots",
 };
 
 /* What the command line asks. */
@@ -308,6 +303,10 @@ qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
 				o->m.host = end + 1;
 			}
 		}
+	} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
+		/* Only those of one project or account; without a name, any
+		 * (Grid Engine's table per project is not offered). */
+		*(a[1] == 'P' ? &o->m.project : &o->m.account) = optional_value(argc, argv, k);
 	} else if (strcmp(a, "-E") == 0)
 		o->m.by_end = true;
 	else if (strcmp(a, "-d") == 0 || strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 ||
@@ -338,12 +337,9 @@ qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
 		} else if (qacct_resources(o, v) < 0)
 			return -1;
 	} else {
-		for (size_t u = 0; u < sizeof qacct_unsupported / sizeof *qacct_unsupported; u++)
-			if (strcmp(a, qacct_unsupported[u]) == 0) {
-				client_errx("option \"%s\" is not supported by nowq's qacct", a);
-				return -1;
-			}
-		client_errx("unknown option \"%s\"", a);
+		/* Grid Engine's options and unknown ones alike: the option's
+		 * name, never "unknown option". */
+		client_errx(CLIENT_UNSUPPORTED, a);
 		return -1;
 	}
 	return 0;

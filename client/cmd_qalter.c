@@ -13,23 +13,115 @@ static int qalter_run(int argc, char **argv);
 
 const struct cmd cmd_qalter = {
 	"qalter",
-	"qalter [-p priority] [-h u|n] [-N name] [-l resource=value,...] [-q queue] [-w e|n]\n"
-	"       job[,job]...\n",
+	"qalter [-p priority] [-h u|o|s|n|U|O|S...] [-N name] [-hard|-soft] [-l resource=value,...]\n"
+	"       [-q queue] [-P project] [-A account] [-ac|-dc|-sc context] [-R y|n] [-js share]\n"
+	"       [-w e|n] job[,job]...\n",
 	qalter_run,
 };
+
+/* -l under -hard (the default) or -soft: replaces that whole request, as in
+ * Grid Engine. */
+static int
+qalter_req(json_t **dst, const char *v)
+{
+	struct job_req jr = { 0 };
+	char err[256];
+
+	if (req_parse(&jr, v, err, sizeof err) < 0) {
+		req_clear(&jr);
+		client_errx("%s", err);
+		return -1;
+	}
+	json_decref(*dst);
+	*dst = req_to_json(&jr);
+	req_clear(&jr);
+	return 0;
+}
+
+static int
+qalter_yn(const char *a, const char *v)
+{
+	if (strcmp(v, "y") == 0 || strcmp(v, "yes") == 0)
+		return 1;
+	if (strcmp(v, "n") == 0 || strcmp(v, "no") == 0)
+		return 0;
+	client_errx("%s wants y or n, not \"%s\"", a, v);
+	return -1;
+}
+
+/* One option a with its value v applied to m; -1 after saying why not. */
+static int
+qalter_opt(struct msg_alter *m, const char *a, const char *v, bool soft)
+{
+	char *end;
+	long p;
+
+	if (strcmp(a, "-p") == 0) {
+		p = strtol(v, &end, 10);
+		if (!*v || *end || p < -1023 || p > 1024) {
+			client_errx("invalid priority \"%s\": must be an integer from -1023 to 1024", v);
+			return -1;
+		}
+		m->has_prio = true;
+		m->prio = (int)p;
+	} else if (strcmp(a, "-h") == 0) {
+		if (!*v || strspn(v, "uosnUOS") != strlen(v)) {
+			client_errx("-h wants letters of u, o, s, n, U, O, S, not \"%s\"", v);
+			return -1;
+		}
+		m->hold = v;
+	} else if (strcmp(a, "-N") == 0) {
+		m->name = v;
+	} else if (strcmp(a, "-q") == 0) {
+		m->queue = v;
+	} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
+		*(a[1] == 'P' ? &m->project : &m->account) = v;
+	} else if (strcmp(a, "-R") == 0) {
+		return (m->reserve = qalter_yn(a, v)) < 0 ? -1 : 0;
+	} else if (strcmp(a, "-js") == 0) {
+		p = strtol(v, &end, 10);
+		if (!*v || *end || p < 0 || p > INT32_MAX) {
+			client_errx("-js wants a job share of 0 or more, not \"%s\"", v);
+			return -1;
+		}
+		m->js = (int)p;
+	} else if (strcmp(a, "-ac") == 0 || strcmp(a, "-dc") == 0 || strcmp(a, "-sc") == 0) {
+		char **probe = NULL;
+		const char *why;
+		if (job_context_apply(&probe, a[1], v, &why) < 0) {
+			client_errx("%s", why);
+			return -1;
+		}
+		strv_free(probe);
+		if (!m->context)
+			m->context = json_array();
+		json_array_append_new(m->context, json_sprintf("%c%s", a[1], v));
+	} else if (strcmp(a, "-w") == 0) {
+		if (strcmp(v, "e") && strcmp(v, "n")) {
+			client_errx("-w takes e or n here, not \"%s\"", v);
+			return -1;
+		}
+		m->verify = strcmp(v, "e") == 0;
+	} else
+		return qalter_req(soft ? &m->soft : &m->req, v);
+	return 0;
+}
 
 static int
 qalter_run(int argc, char **argv)
 {
-	struct msg_alter m = { .verify = true };
+	static const char *const with_arg[] = { "-p", "-h", "-N", "-l", "-q", "-w", "-P", "-A",
+		"-R", "-js", "-ac", "-dc", "-sc", NULL };
+	struct msg_alter m = { .verify = true, .reserve = -1, .js = -1 };
 	json_t *missing = json_array(), *rep, *r;
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	int njob = 0, rc = 1;
-	bool changed = false;
+	bool changed = false, soft = false;
 	size_t i;
 
 	for (int k = 1; k < argc; k++) {
-		const char *a = argv[k], *v;
+		const char *a = argv[k];
+		size_t w;
 		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0) {
 			client_usage(&cmd_qalter, stdout);
 			rc = 0;
@@ -39,55 +131,23 @@ qalter_run(int argc, char **argv)
 			jobargs[njob++] = argv[k];
 			continue;
 		}
-		if (strcmp(a, "-p") && strcmp(a, "-h") && strcmp(a, "-N") && strcmp(a, "-l") &&
-		    strcmp(a, "-q") && strcmp(a, "-w")) {
-			client_errx("option \"%s\" is not supported by qalter in nowq", a);
+		if (strcmp(a, "-hard") == 0 || strcmp(a, "-soft") == 0) {
+			soft = a[1] == 's';
+			continue;
+		}
+		for (w = 0; with_arg[w] && strcmp(with_arg[w], a) != 0; w++)
+			;
+		if (!with_arg[w]) {
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		}
 		if (++k >= argc) {
 			client_errx("option \"%s\" needs an argument", a);
 			goto usage;
 		}
-		v = argv[k];
 		changed = true;
-		if (strcmp(a, "-p") == 0) {
-			char *end;
-			long p = strtol(v, &end, 10);
-			if (!*v || *end || p < -1023 || p > 1024) {
-				client_errx("invalid priority \"%s\": must be an integer from -1023 to 1024", v);
-				goto usage;
-			}
-			m.has_prio = true;
-			m.prio = (int)p;
-		} else if (strcmp(a, "-h") == 0) {
-			if (strcmp(v, "u") && strcmp(v, "n")) {
-				client_errx("only \"-h u\" (user hold) and \"-h n\" (no hold) exist in nowq, not \"%s\"", v);
-				goto usage;
-			}
-			m.hold = v;
-		} else if (strcmp(a, "-N") == 0) {
-			m.name = v;
-		} else if (strcmp(a, "-q") == 0) {
-			m.queue = v;
-		} else if (strcmp(a, "-w") == 0) {
-			if (strcmp(v, "e") && strcmp(v, "n")) {
-				client_errx("-w takes e or n here, not \"%s\"", v);
-				goto usage;
-			}
-			m.verify = strcmp(v, "e") == 0;
-		} else {
-			/* -l replaces the whole request, as in Grid Engine. */
-			struct job_req jr = { 0 };
-			char err[256];
-			if (req_parse(&jr, v, err, sizeof err) < 0) {
-				req_clear(&jr);
-				client_errx("%s", err);
-				goto usage;
-			}
-			json_decref(m.req);
-			m.req = req_to_json(&jr);
-			req_clear(&jr);
-		}
+		if (qalter_opt(&m, a, argv[k], soft) < 0)
+			goto usage;
 	}
 	if (njob == 0) {
 		client_errx("no job ids given");
@@ -111,6 +171,8 @@ qalter_run(int argc, char **argv)
 out:
 	json_decref(m.jobs);
 	json_decref(m.req);
+	json_decref(m.soft);
+	json_decref(m.context);
 	json_decref(missing);
 	free(jobargs);
 	return rc;

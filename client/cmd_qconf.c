@@ -19,7 +19,7 @@ static int qconf_run(int argc, char **argv);
 
 const struct cmd cmd_qconf = {
 	"qconf",
-	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -reload | -sm [--json] | -takeover\n"
+	"qconf -sql | -sq queue[,queue]... | -spl | -sp pe_name | -sc | -reload | -sm [--json] | -takeover\n"
 	"      -aalias NAME HOSTEXPR | -dalias NAME | -salias [NAME] | -sexpr HOSTEXPR\n"
 	"      -mhost HOST [users=U1,U2...] [owners=U1,U2...] | -se HOST\n",
 	qconf_run,
@@ -202,19 +202,23 @@ qconf_alias(int argc, char **argv)
 			printf("%s\n", json_string_value(v));
 	else if (strcmp(opt, "-salias") == 0)
 		json_array_foreach(json_object_get(rep, "aliases"), i, v) {
-			printf("%s", jstr(v, "name"));
-			print_list("", json_object_get(v, "hosts"));
+			struct msg_alias_row a;
+			msg_alias_row_unpack(v, &a);
+			printf("%s", a.name);
+			print_list("", a.hosts);
 		}
 	else if (strcmp(opt, "-se") == 0) {
-		json_t *h = json_object_get(rep, "host"), *r = json_object_get(h, "reserved");
-		printf("hostname   %s\n", jstr(h, "name"));
-		print_list("aliases", json_object_get(h, "aliases"));
-		print_list("users", json_object_get(h, "users"));
-		print_list("owners", json_object_get(h, "owners"));
-		if (r) {
+		struct msg_host_lists h;
+
+		msg_host_lists_unpack(json_object_get(rep, "host"), &h);
+		printf("hostname   %s\n", h.name);
+		print_list("aliases", h.aliases);
+		print_list("users", h.users);
+		print_list("owners", h.owners);
+		if (h.reserved.has) {
 			char when[32];
-			qstat_format_time(when, sizeof when, jint(r, "end", 0));
-			printf("reserved   %s by %s until %s\n", jstr(r, "name"), jstr(r, "owner"), when);
+			qstat_format_time(when, sizeof when, h.reserved.end);
+			printf("reserved   %s by %s until %s\n", h.reserved.name, h.reserved.owner, when);
 		}
 	}
 	json_decref(rep);
@@ -251,6 +255,10 @@ qconf_run(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "-sql") == 0 && argc == 2)
 		return qconf_list("queues");
+	if (strcmp(argv[1], "-sc") == 0 && argc == 2) {
+		complex_print(stdout);
+		return 0;
+	}
 	if (strcmp(argv[1], "-spl") == 0 && argc == 2)
 		return qconf_list("pes");
 	if (strcmp(argv[1], "-sp") == 0 && argc == 3)

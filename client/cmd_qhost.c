@@ -61,7 +61,7 @@ qhost_run(int argc, char **argv)
 			}
 			add_words(&view.hosts, argv[k]);
 		} else {
-			client_errx("unknown option \"%s\"", argv[k]);
+			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			goto usage;
 		}
 	}
@@ -73,9 +73,13 @@ qhost_run(int argc, char **argv)
 		size_t i;
 		/* -h selects in JSON too; -F and -j are in the document anyway. */
 		json_array_foreach(all, i, h) {
+			struct msg_host_row row;
 			bool keep = !view.hosts;
-			for (char **p = view.hosts; p && *p && jstr(h, "name"); p++)
-				keep |= strcmp(*p, jstr(h, "name")) == 0;
+
+			msg_host_row_unpack(h, &row);
+			for (char **p = view.hosts; p && *p && row.name; p++)
+				keep |= strcmp(*p, row.name) == 0;
+			msg_host_row_clear(&row);
 			if (keep)
 				json_array_append(sel, h);
 		}

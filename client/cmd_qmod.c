@@ -45,7 +45,7 @@ qmod_targets(const char *type, int argc, char **argv)
 	for (int k = 0; k < argc; k++) {
 		char *copy = xstrdup(argv[k]), *save = NULL;
 		if (argv[k][0] == '-') {
-			client_errx("unknown option \"%s\"", argv[k]);
+			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			free(copy);
 			json_decref(targets);
 			client_usage(&cmd_qmod, stderr);
@@ -95,7 +95,7 @@ qmod_run(int argc, char **argv)
 		return rc;
 	}
 	if (argc > 1)
-		client_errx("unknown option \"%s\"", argv[1]);
+		client_errx(CLIENT_UNSUPPORTED, argv[1]);
 	else
 		client_errx("no action given");
 	client_usage(&cmd_qmod, stderr);

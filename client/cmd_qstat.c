@@ -58,7 +58,7 @@ parse_states(const char *s, unsigned *want)
 }
 
 static bool
-row_wanted(const struct qstat_row *r, unsigned want)
+row_wanted(const struct msg_job_row *r, unsigned want)
 {
 	const char *st = r->state;
 	if (!st)
@@ -76,7 +76,7 @@ row_wanted(const struct qstat_row *r, unsigned want)
 /* Running first, then pending by priority and age, then finished: the
  * order Grid Engine lists them in. */
 static int
-rank(const struct qstat_row *r)
+rank(const struct msg_job_row *r)
 {
 	if (r->state && (strcmp(r->state, "running") == 0 || strcmp(r->state, "transferring") == 0))
 		return 0;
@@ -88,7 +88,7 @@ rank(const struct qstat_row *r)
 static int
 row_cmp(const void *a, const void *b)
 {
-	const struct qstat_row *x = a, *y = b;
+	const struct msg_job_row *x = a, *y = b;
 	int rx = rank(x), ry = rank(y);
 
 	if (rx != ry)
@@ -102,7 +102,7 @@ row_cmp(const void *a, const void *b)
 
 /* Keeps the wanted rows, in Grid Engine's order; returns how many. */
 static size_t
-sort_filter(struct qstat_row *rows, size_t n, unsigned want)
+sort_filter(struct msg_job_row *rows, size_t n, unsigned want)
 {
 	size_t k = 0;
 
@@ -134,45 +134,51 @@ show_cron(bool as_json)
 			putchar('-');
 		putchar('\n');
 		json_array_foreach(entries, i, e) {
+			struct msg_cron_row r;
 			char id[32], next[32], last[32];
-			snprintf(id, sizeof id, "c%lld", (long long)jint(e, "id", 0));
-			if (jbool(e, "hold", false))
+
+			msg_cron_row_unpack(e, &r);
+			snprintf(id, sizeof id, "c%lld", (long long)r.id);
+			if (r.hold)
 				snprintf(next, sizeof next, "%-19s", "(held)");
 			else
-				qstat_format_time(next, sizeof next, jint(e, "next_run", 0));
-			if (jint(e, "last_job", 0))
-				snprintf(last, sizeof last, "%lld", (long long)jint(e, "last_job", 0));
+				qstat_format_time(next, sizeof next, r.next_run);
+			if (r.last_job)
+				snprintf(last, sizeof last, "%lld", (long long)r.last_job);
 			else
 				snprintf(last, sizeof last, "-");
-			printf("%-8s %-12.12s %-10.10s %-20.20s %s %-9s %s\n", id,
-			    jstr(e, "owner") ? jstr(e, "owner") : "", jstr(e, "name") ? jstr(e, "name") : "",
-			    jstr(e, "schedule") ? jstr(e, "schedule") : "", next, last,
-			    jstr(e, "last_state") ? jstr(e, "last_state") : "-");
+			printf("%-8s %-12.12s %-10.10s %-20.20s %s %-9s %s\n", id, r.owner ? r.owner : "",
+			    r.name ? r.name : "", r.schedule ? r.schedule : "", next, last,
+			    r.last_state ? r.last_state : "-");
 		}
 	}
 	json_decref(rep);
 	return 0;
 }
 
-/* A job past finished_jobs_keep is gone from qstat but not from the
- * accounting: say where to look. */
+/* Grid Engine's words when none of the jobs asked for exists, on stderr,
+ * naming every job as it was given. */
 static void
-point_to_qacct(const char *word)
+say_not_exist(char **lists, int nlists)
 {
-	int64_t id;
-	json_t *rep;
-
-	if (!client_parse_id(word, &id))
-		return;
-	rep = client_request(msg_acct_pack(&(struct msg_acct){ .id = id, .limit = 1 }));
-	if (json_array_size(json_object_get(rep, "rows")) > 0)
-		fprintf(stderr, "job %lld has finished and is no longer kept; "
-		    "\"qacct -j %lld\" shows how it ended\n", (long long)id, (long long)id);
-	json_decref(rep);
+	fflush(stdout);
+	fprintf(stderr, "Following jobs do not exist: \n");
+	for (int i = 0; i < nlists; i++) {
+		char *copy = xstrdup(lists[i]), *save = NULL;
+		bool first = i == 0;
+		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			fprintf(stderr, "%s%s", first ? "" : ", ", w);
+			first = false;
+		}
+		free(copy);
+	}
+	fputc('\n', stderr);
 }
 
 /* qstat -j: one STATUS per job, since only a single-job reply carries the
- * job's environment. */
+ * job's environment.  As Grid Engine's, it knows only jobs that have not
+ * ended (qacct -j has the others), and fails only when it finds none;
+ * --json, nowq's own, keeps ended jobs until finished_jobs_keep. */
 static int
 show_jobs(char **lists, int nlists, bool as_json)
 {
@@ -180,19 +186,15 @@ show_jobs(char **lists, int nlists, bool as_json)
 	size_t i;
 	int rc = 0;
 
-	ids = client_resolve_jobs(lists, nlists, "prz", missing);
+	ids = client_resolve_jobs(lists, nlists, as_json ? "prz" : "pr", missing);
 	json_array_foreach(ids, i, v) {
 		json_t *rep = client_request(msg_status_pack_one(json_integer_value(v)));
-		json_t *jobs = json_object_get(rep, "jobs");
+		json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
 
 		if (!jbool(rep, "ok", false))
 			client_die("%s", client_reply_message(rep));
-		if (json_array_size(jobs) == 0) {
-			char *s = xasprintf("%lld", (long long)json_integer_value(v));
-			json_array_append_new(missing, json_string(s));
-			free(s);
-		} else
-			json_array_extend(all, jobs);
+		if (job && (as_json || !qstat_job_ended(job)))
+			json_array_append(all, job);
 		json_decref(rep);
 	}
 	if (as_json)
@@ -200,14 +202,8 @@ show_jobs(char **lists, int nlists, bool as_json)
 	else
 		json_array_foreach(all, i, v)
 			qstat_print_job(stdout, v);
-	if (json_array_size(missing) > 0) {
-		fflush(stdout);
-		fprintf(stderr, "Following jobs do not exist: \n");
-		json_array_foreach(missing, i, v)
-			fprintf(stderr, "%s%s", i ? ", " : "", json_string_value(v));
-		fputc('\n', stderr);
-		json_array_foreach(missing, i, v)
-			point_to_qacct(json_string_value(v));
+	if (json_array_size(all) == 0) {
+		say_not_exist(lists, nlists);
 		rc = 1;
 	}
 	json_decref(ids);
@@ -243,22 +239,22 @@ page_size(void)
  * table, or qstat -f's queue instances and pending jobs.  The rows borrow
  * their texts from rep; a sink that keeps rows after the call keeps rep. */
 struct sink {
-	void  (*page)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	void  (*page)(struct sink *, json_t *rep, const struct msg_job_row *rows, size_t n);
 	/* A listing of one page, when it goes elsewhere than page (NULL: page). */
-	void  (*whole)(struct sink *, json_t *rep, const struct qstat_row *rows, size_t n);
+	void  (*whole)(struct sink *, json_t *rep, const struct msg_job_row *rows, size_t n);
 	bool    objects;           /* whole job objects (--json), not brief rows */
 	size_t  items;             /* --json: the jobs printed */
 	bool    closed;            /* --json: the whole document is out */
 	bool    header;            /* the table's header is out */
 	json_t *hosts;             /* -f: the HOSTS reply's hosts */
 	json_t *held;              /* -f: the replies the running rows borrow from */
-	struct qstat_row *running; /* -f: the running rows, waiting for their queues */
+	struct msg_job_row *running; /* -f: the running rows, waiting for their queues */
 	size_t  nrunning;
 	bool    queues, banner;    /* -f: printed */
 };
 
 static void
-table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+table_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	(void)rep;
 	if (n && !sk->header) {
@@ -272,7 +268,7 @@ table_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 /* --json: a listing of one page is one document; a longer one is printed
  * a job at a time in the same text, so it is never held whole. */
 static void
-json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+json_whole(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	json_t *shown = json_array();
 
@@ -285,7 +281,7 @@ json_whole(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 }
 
 static void
-json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+json_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	(void)rep;
 	for (size_t i = 0; i < n; i++)
@@ -293,20 +289,10 @@ json_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
 }
 
 /* The rows of a page: brief ones, or made from whole job objects. */
-static struct qstat_row *
+static struct msg_job_row *
 page_rows(const json_t *rep, bool objects, size_t *n)
 {
-	const json_t *jobs = json_object_get(rep, "jobs"), *j;
-	struct qstat_row *rows;
-	size_t i;
-
-	if (!objects)
-		return qstat_rows_from_reply(rep, n);
-	*n = json_array_size(jobs);
-	rows = xcalloc(*n + 1, sizeof *rows);
-	json_array_foreach(jobs, i, j)
-		qstat_row_from_object(j, &rows[i]);
-	return rows;
+	return objects ? msg_job_objects_unpack(rep, n) : msg_job_rows_unpack(rep, n);
 }
 
 /* qstat -f prints the queue instances, each with its running jobs, before
@@ -326,7 +312,7 @@ full_queues(struct sink *sk)
 }
 
 static void
-full_page(struct sink *sk, json_t *rep, const struct qstat_row *rows, size_t n)
+full_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n)
 {
 	size_t i = 0;
 
@@ -371,6 +357,7 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 		{ WANT_R | WANT_S, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
 	};
 	int64_t page = page_size();
+	struct msg_status_next next;
 	json_t *rep;
 	const char *why = NULL;
 
@@ -381,9 +368,10 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 	base->limit = page;
 	if ((rep = client_request_ok(msg_status_pack(base), "")) == NULL)
 		return 1;
-	if (!json_object_get(rep, "next")) {
+	msg_status_next_unpack(rep, &next);
+	if (!next.has) {
 		size_t n;
-		struct qstat_row *rows = page_rows(rep, sk->objects, &n);
+		struct msg_job_row *rows = page_rows(rep, sk->objects, &n);
 
 		n = sort_filter(rows, n, want);
 		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
@@ -393,7 +381,6 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 	}
 	json_decref(rep);
 	for (size_t s = 0; s < sizeof sect / sizeof sect[0]; s++) {
-		json_t *next;
 		int64_t after = 0, after_prio = 0;
 		bool first = true;
 
@@ -408,7 +395,7 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 		if (send_status(&req, &why) < 0)
 			goto fail;
 		for (;;) {
-			struct qstat_row *rows;
+			struct msg_job_row *rows;
 			size_t n, k = 0;
 			bool more;
 
@@ -421,14 +408,13 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 			}
 			/* Each cursor must come after the last one, or the
 			 * walk could go round for ever. */
-			next = json_object_get(rep, "next");
-			more = json_is_integer(next) && (sect[s].rank == 1 ?
-			    first || jint(rep, "next_prio", 0) < after_prio || (jint(rep, "next_prio", 0) ==
-			    after_prio && json_integer_value(next) > after) : json_integer_value(next) > after);
+			msg_status_next_unpack(rep, &next);
+			more = next.has && (sect[s].rank == 1 ? first || next.prio < after_prio ||
+			    (next.prio == after_prio && next.id > after) : next.id > after);
 			if (more) {
 				first = false;
-				after = json_integer_value(next);
-				after_prio = jint(rep, "next_prio", 0);
+				after = next.id;
+				after_prio = next.prio;
 				req.after = after;
 				req.has_after_prio = req.by_prio;
 				req.after_prio = after_prio;
@@ -533,10 +519,10 @@ qstat_run(int argc, char **argv)
 			if (k + 1 < argc && argv[k + 1][0] != '-')
 				jlists[njlists++] = argv[++k];
 		} else if (is_unsupported(a)) {
-			client_errx("option \"%s\" is not supported by nowq yet", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		} else {
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		}
 	}

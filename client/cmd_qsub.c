@@ -95,29 +95,82 @@ read_script(const char *path, size_t *len)
 	return s;
 }
 
-/* GE's last line for a job -sync y waited for; returns qsub's exit status. */
+/* Grid Engine's line for a job or task -sync y waited for (what: "7" or
+ * "7.2"): an exit status of 0 on stdout, anything else on stderr, a signal
+ * without a full stop, as it writes them.  Returns the job's exit status
+ * for qsub's own, 1 for a signal or a job that never ran. */
+static int
+report_one(const char *what, const json_t *job)
+{
+	int sig = (int)jint(job, "signal", 0), code = (int)jint(job, "exit_status", 0);
+	const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+
+	fflush(stdout);
+	if (jint(job, "start_time", 0) <= 0) {
+		printf("Unable to run job %s.\n", what);
+		return 1;
+	}
+	if (sig > 0 && abbrev)
+		fprintf(stderr, "Job %s exited because of signal SIG%s\n", what, abbrev);
+	else if (sig > 0)
+		fprintf(stderr, "Job %s exited because of signal %d\n", what, sig);
+	else
+		fprintf(code ? stderr : stdout, "Job %s exited with exit code %d.\n", what, code);
+	return sig > 0 ? 1 : code & 0xff;
+}
+
+static int
+task_end_cmp(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	int64_t ex = jint(x, "end_time", 0), ey = jint(y, "end_time", 0);
+
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
+	return jint(x, "task", 0) < jint(y, "task", 0) ? -1 : 1;
+}
+
+/* An array's tasks, one line each in the order they ended, as Grid
+ * Engine reports them while they end; qsub exits 0 when every task did,
+ * else with the status of the first that failed. */
+static int
+report_tasks(int64_t id)
+{
+	json_t *rep = client_request_ok(msg_status_pack_one(id), "");
+	const json_t *tasks, **order;
+	size_t n, i;
+	int rc = 0;
+
+	if (!rep)
+		return 1;
+	tasks = json_object_get(json_array_get(json_object_get(rep, "jobs"), 0), "tasks");
+	n = json_array_size(tasks);
+	order = xcalloc(n + 1, sizeof *order);
+	for (i = 0; i < n; i++)
+		order[i] = json_array_get(tasks, i);
+	qsort(order, n, sizeof *order, task_end_cmp);
+	for (i = 0; i < n; i++) {
+		char what[48];
+		int st;
+		snprintf(what, sizeof what, "%lld.%lld", (long long)id, (long long)jint(order[i], "task", 0));
+		if ((st = report_one(what, order[i])) != 0 && rc == 0)
+			rc = st;
+	}
+	free(order);
+	json_decref(rep);
+	return rc;
+}
+
+/* What -sync y says once the job ended; returns qsub's exit status. */
 static int
 report_end(int64_t id, const json_t *job)
 {
-	const char *st = jstr(job, "state");
-	bool ran = jint(job, "start_time", 0) > 0;
-	int sig = (int)jint(job, "signal", 0);
+	char what[24];
 
-	if (!st || !ran || strcmp(st, "pending") == 0) {
-		printf("Unable to run job %lld.\n", (long long)id);
-		return 1;
-	}
-	if (sig > 0) {
-		const char *abbrev = sigabbrev_np(sig);
-		if (abbrev)
-			printf("Job %lld exited because of signal SIG%s.\n", (long long)id, abbrev);
-		else
-			printf("Job %lld exited because of signal %d.\n", (long long)id, sig);
-		return 1;
-	}
-	printf("Job %lld exited with exit code %d.\n", (long long)id,
-	    (int)jint(job, "exit_status", 0));
-	return (int)(jint(job, "exit_status", 0) & 0xff);
+	if (jint(job, "t_first", 0) > 0)
+		return report_tasks(id);
+	snprintf(what, sizeof what, "%lld", (long long)id);
+	return report_one(what, job);
 }
 
 /* The progress line of qsub -sync y on a terminal: the job's state from
@@ -176,8 +229,8 @@ wait_for(int64_t id)
 			/* A single-job STATUS answers with the whole job. */
 			const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
 			if (job) {
-				struct qstat_row r;
-				qstat_row_from_object(job, &r);
+				struct msg_job_row r;
+				msg_job_row_unpack(job, &r);
 				snprintf(state, sizeof state, "%s", r.state_letters ? r.state_letters : "");
 				snprintf(host, sizeof host, "%s", r.host ? r.host : "");
 			}

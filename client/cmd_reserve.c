@@ -92,18 +92,21 @@ join(const json_t *a, const char *sep)
 }
 
 static void
-print_resv(const json_t *r, bool header)
+print_resv(const json_t *o, bool header)
 {
-	char a[32], b[32], *users = join(json_object_get(r, "users"), ","),
-	    *hosts = join(json_object_get(r, "hosts"), " ");
+	struct msg_resv_row r;
+	char a[32], b[32], *users, *hosts;
 
+	msg_resv_row_unpack(o, &r);
+	users = join(r.users, ",");
+	hosts = join(r.hosts, " ");
 	if (header)
 		printf("%-12s %-10s %-8s %-19s %-19s %-12s %s\n", "name", "owner", "state", "start",
 		    "end", "users", "hosts");
-	fmt_time(a, sizeof a, jint(r, "start", 0));
-	fmt_time(b, sizeof b, jint(r, "end", 0));
-	printf("%-12s %-10s %-8s %-19s %-19s %-12s %s\n", jstr(r, "name"), jstr(r, "owner"),
-	    jstr(r, "state"), a, b, *users ? users : "-", hosts);
+	fmt_time(a, sizeof a, r.start);
+	fmt_time(b, sizeof b, r.end);
+	printf("%-12s %-10s %-8s %-19s %-19s %-12s %s\n", r.name, r.owner, r.state, a, b,
+	    *users ? users : "-", hosts);
 	free(users);
 	free(hosts);
 }
@@ -237,11 +240,14 @@ reserve_run(int argc, char **argv)
 		printf("%s\n", s ? s : "{}");
 		free(s);
 	} else {
-		const json_t *r = json_object_get(rep, "reservation");
-		char a[32], b[32], *hosts = join(json_object_get(r, "hosts"), " ");
-		fmt_time(a, sizeof a, jint(r, "start", 0));
-		fmt_time(b, sizeof b, jint(r, "end", 0));
-		printf("reservation %s: %s from %s to %s\n", jstr(r, "name"), hosts, a, b);
+		struct msg_resv_row r;
+		char a[32], b[32], *hosts;
+
+		msg_resv_row_unpack(json_object_get(rep, "reservation"), &r);
+		hosts = join(r.hosts, " ");
+		fmt_time(a, sizeof a, r.start);
+		fmt_time(b, sizeof b, r.end);
+		printf("reservation %s: %s from %s to %s\n", r.name, hosts, a, b);
 		free(hosts);
 	}
 	json_decref(rep);

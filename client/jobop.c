@@ -294,7 +294,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 				goto usage;
 			}
 		} else if (a[0] == '-' && a[1]) {
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		} else if ((kept[njob] = take_cron_ids(a, crons)) != NULL)
 			jobargs[njob] = kept[njob], njob++;

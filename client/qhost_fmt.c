@@ -1,6 +1,4 @@
-/* qhost_fmt.c: qhost's output in Grid Engine's layout, as pure functions over JSON.
- *
- * Hosts, -F attributes and -j jobs, from the master's JSON. */
+/* qhost_fmt.c: qhost's output in Grid Engine's layout, as pure functions over the HOSTS reply's rows. */
 #include "config.h"
 
 #include <stdio.h>
@@ -51,88 +49,86 @@ wanted(const char *name, char *const *only)
 }
 
 static void
-print_attrs(FILE *fp, const json_t *h, char *const *only)
+print_attrs(FILE *fp, const struct msg_host_row *h, char *const *only)
 {
-	const json_t *a = json_object_get(h, "attrs"), *l = json_object_get(h, "load"), *v;
+	const struct host_attrs *a = &h->attrs;
 	char buf[32];
-	size_t i;
 
-	if (json_is_array(l) && wanted("load_avg", only) && jbool(h, "connected", false) &&
-	    !jbool(h, "lost", false))
-		fprintf(fp, "    hl:load_avg=%.2f\n", json_number_value(json_array_get(l, 0)));
-	if (jstr(a, "arch") && wanted("arch", only))
-		fprintf(fp, "    hf:arch=%s\n", jstr(a, "arch"));
-	if (jint(a, "mem", 0) > 0 && wanted("mem_total", only)) {
-		qhost_format_mem(buf, sizeof buf, jint(a, "mem", 0));
+	if (h->has_load && wanted("load_avg", only) && h->connected && !h->lost)
+		fprintf(fp, "    hl:load_avg=%.2f\n", h->load[0]);
+	if (a->arch && wanted("arch", only))
+		fprintf(fp, "    hf:arch=%s\n", a->arch);
+	if (a->mem > 0 && wanted("mem_total", only)) {
+		qhost_format_mem(buf, sizeof buf, a->mem);
 		fprintf(fp, "    hf:mem_total=%s\n", buf);
 	}
-	if (json_is_number(json_object_get(a, "rating")) && wanted("rating", only))
-		fprintf(fp, "    hf:rating=%g\n", json_number_value(json_object_get(a, "rating")));
-	json_array_foreach(json_object_get(a, "keys"), i, v)
-		if (json_is_string(v) && wanted(json_string_value(v), only))
-			fprintf(fp, "    hf:%s=TRUE\n", json_string_value(v));
-	json_array_foreach(json_object_get(a, "mounts"), i, v)
-		if (json_is_string(v) && wanted("mounts", only))
-			fprintf(fp, "    hf:mount=%s\n", json_string_value(v));
+	if (wanted("rating", only))
+		fprintf(fp, "    hf:rating=%g\n", a->rating);
+	for (char **k = a->keys; k && *k; k++)
+		if (wanted(*k, only))
+			fprintf(fp, "    hf:%s=TRUE\n", *k);
+	for (char **m = a->mounts; m && *m; m++)
+		if (wanted("mounts", only))
+			fprintf(fp, "    hf:mount=%s\n", *m);
 }
 
 static void
-print_jobs(FILE *fp, const json_t *h)
+print_jobs(FILE *fp, const struct msg_host_row *h)
 {
-	const json_t *jobs = json_object_get(h, "jobs"), *j;
+	const json_t *j;
 	char when[32];
 	size_t i;
 
-	if (json_array_size(jobs) == 0)
+	if (json_array_size(h->jobs) == 0)
 		return;
 	fputs(qhost_job_header, fp);
 	fputs("   ", fp);
 	for (size_t k = 3; k + 1 < sizeof qhost_job_header - 1; k++)
 		fputc('-', fp);
 	fputc('\n', fp);
-	json_array_foreach(jobs, i, j) {
-		int64_t start = jint(j, "start_time", 0);
-		qstat_format_time(when, sizeof when, start ? start : jint(j, "submit_time", 0));
+	json_array_foreach(h->jobs, i, j) {
+		struct msg_job_row r;
+
+		msg_job_row_unpack(j, &r);
+		qstat_format_time(when, sizeof when, r.start_time ? r.start_time : r.submit_time);
 		fprintf(fp, "   %7lld %7.5f %-10.10s %-12.12s %-5.5s %s %-10.10s %-6s\n",
-		    (long long)jint(j, "id", 0), ((double)jint(j, "prio", 0) + 1024.0) / 2048.0,
-		    jstr(j, "name") ? jstr(j, "name") : "", jstr(j, "owner") ? jstr(j, "owner") : "",
-		    jstr(j, "state_letters") ? jstr(j, "state_letters") : "r", when,
-		    jstr(j, "queue") ? jstr(j, "queue") : "", "MASTER");
+		    (long long)r.id, ((double)r.prio + 1024.0) / 2048.0, r.name ? r.name : "",
+		    r.owner ? r.owner : "", r.state_letters ? r.state_letters : "r", when,
+		    r.queue ? r.queue : "", "MASTER");
 	}
 }
 
 void
 qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 {
-	const json_t *h;
-	size_t i;
+	size_t n;
+	struct msg_host_row *rows = msg_host_rows_unpack(hosts, &n);
 
 	fputs(qhost_header, fp);
 	for (size_t k = 0; k + 1 < sizeof qhost_header - 1; k++)
 		fputc('-', fp);
 	fputc('\n', fp);
-	json_array_foreach(hosts, i, h) {
-		const char *name = jstr(h, "name") ? jstr(h, "name") : "", *state = jstr(h, "state");
-		const json_t *attrs = json_object_get(h, "attrs"), *load = json_object_get(h, "load");
-		bool known = jbool(h, "connected", false) && !jbool(h, "lost", false);
+	for (size_t i = 0; i < n; i++) {
+		const struct msg_host_row *h = &rows[i];
+		const char *name = h->name ? h->name : "", *state = h->state;
+		bool known = h->connected && !h->lost;
 		char lb[16] = "-", mb[16];
 
 		if (v && !wanted(name, v->hosts))
 			continue;
-		if (known && json_is_array(load) && json_is_number(json_array_get(load, 0)))
-			snprintf(lb, sizeof lb, "%.2f", json_number_value(json_array_get(load, 0)));
-		qhost_format_mem(mb, sizeof mb, jint(attrs, "mem", 0));
+		if (known && h->has_load)
+			snprintf(lb, sizeof lb, "%.2f", h->load[0]);
+		qhost_format_mem(mb, sizeof mb, h->attrs.mem);
 		fprintf(fp, "%-23.23s %-12.12s %5lld %5lld %5s %7s %s", name,
-		    jstr(attrs, "arch") ? jstr(attrs, "arch") : "-", (long long)jint(h, "slots", 0),
-		    (long long)jint(h, "used", 0), lb, mb, state ? state : (known ? "idle" : "unknown"));
-		if (state && strcmp(state, "busy") == 0 && jstr(h, "busy_reason"))
-			fprintf(fp, " (%s)", jstr(h, "busy_reason"));
-		if (state && strcmp(state, "reserved") == 0 && json_is_object(json_object_get(h, "reserved"))) {
-			const json_t *r = json_object_get(h, "reserved");
+		    h->attrs.arch ? h->attrs.arch : "-", (long long)h->slots,
+		    (long long)h->used, lb, mb, state ? state : (known ? "idle" : "unknown"));
+		if (state && strcmp(state, "busy") == 0 && h->busy_reason)
+			fprintf(fp, " (%s)", h->busy_reason);
+		if (state && strcmp(state, "reserved") == 0 && h->reserved.has) {
 			char until[32];
-			qstat_format_time(until, sizeof until, jint(r, "end", 0));
-			fprintf(fp, " (%s by %s until %s)", jstr(r, "name") ? jstr(r, "name") : "?",
-			    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+			qstat_format_time(until, sizeof until, h->reserved.end);
+			fprintf(fp, " (%s by %s until %s)", h->reserved.name ? h->reserved.name : "?",
+			    h->reserved.owner ? h->reserved.owner : "?", until);
 		}
 		fputc('\n', fp);
 		if (v && v->attrs)
@@ -140,4 +136,5 @@ qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v)
 		if (v && v->jobs)
 			print_jobs(fp, h);
 	}
+	msg_host_rows_free(rows, n);
 }

@@ -4,13 +4,13 @@
 #include <grp.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/common.h"
+#include "common/msg.h"
 #include "client/client.h"
 
 /* Tools cut qstat's output by column, so every width is Grid Engine's:
@@ -30,134 +30,18 @@ qstat_format_time(char *buf, size_t n, int64_t ms)
 		snprintf(buf, n, "%-19s", "");
 }
 
-/* The listing's fields by name, so a job object and a brief row fill a
- * row the same way, and a master with more columns than this client knows
- * still works. */
-static const struct row_field {
-	const char *name;
-	size_t      off;
-	bool        text;
-} row_fields[] = {
-#define RI(f)	{ #f, offsetof(struct qstat_row, f), false }
-#define RS(f)	{ #f, offsetof(struct qstat_row, f), true }
-	RI(id), RI(task), RI(prio), RI(submit_time), RI(start_time), RI(hold), RI(slots),
-	RI(t_first), RI(t_last), RI(t_step), RS(name), RS(owner), RS(queue), RS(state),
-	RS(state_letters), RS(host), RS(tasks),
-#undef RI
-#undef RS
-};
-#define NROW_FIELDS (sizeof row_fields / sizeof row_fields[0])
-
-static void
-row_set(struct qstat_row *r, const struct row_field *f, const json_t *v)
-{
-	if (f->text)
-		*(const char **)((char *)r + f->off) = json_is_string(v) ? json_string_value(v) : NULL;
-	else
-		*(int64_t *)((char *)r + f->off) = json_is_integer(v) ? json_integer_value(v) : 0;
-}
-
-static void
-row_init(struct qstat_row *r)
-{
-	memset(r, 0, sizeof *r);
-	r->slots = 1;
-}
-
-void
-qstat_row_from_object(const json_t *job, struct qstat_row *r)
-{
-	row_init(r);
-	for (size_t i = 0; i < NROW_FIELDS; i++) {
-		const json_t *v = json_object_get(job, row_fields[i].name);
-		if (v)
-			row_set(r, &row_fields[i], v);
-	}
-	r->obj = job;
-}
-
-struct qstat_row *
-qstat_rows_from_reply(const json_t *rep, size_t *n)
-{
-	const json_t *cols = json_object_get(rep, "columns"), *rows = json_object_get(rep, "rows");
-	const struct row_field **map;
-	struct qstat_row *out;
-	json_t *c, *row;
-	size_t i, k, ncols;
-
-	*n = 0;
-	if (!json_is_array(cols) || !json_is_array(rows) || json_array_size(rows) == 0)
-		return NULL;
-	ncols = json_array_size(cols);
-	map = xcalloc(ncols + 1, sizeof *map);
-	json_array_foreach(cols, i, c)
-		for (k = 0; k < NROW_FIELDS; k++)
-			if (json_is_string(c) && strcmp(json_string_value(c), row_fields[k].name) == 0)
-				map[i] = &row_fields[k];
-	out = xcalloc(json_array_size(rows), sizeof *out);
-	json_array_foreach(rows, i, row) {
-		row_init(&out[*n]);
-		if (!json_is_array(row))
-			continue;
-		for (k = 0; k < ncols && k < json_array_size(row); k++)
-			if (map[k])
-				row_set(&out[*n], map[k], json_array_get(row, k));
-		(*n)++;
-	}
-	free(map);
-	return out;
-}
-
 /* Grid Engine's "prior" is the scheduler's normalized priority, 0 to 1;
  * with only -p to go on that is -p mapped onto the same range. */
 static double
-normalized_prio(const struct qstat_row *r)
+normalized_prio(const struct msg_job_row *r)
 {
 	return ((double)r->prio + 1024.0) / 2048.0;
 }
 
 static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
-/* "hard resource_list: mem=4G,matlab=TRUE": the -l request as qsub took it. */
-static void
-print_req(FILE *fp, const json_t *req)
-{
-	const char *k;
-	json_t *v, *w;
-	char *line = xstrdup(""), *t;
-	size_t i;
-
-	if (!json_is_object(req))
-		goto out;
-	json_object_foreach((json_t *)req, k, v) {
-		t = line;
-		if (json_is_array(v)) {
-			json_array_foreach(v, i, w)
-				if (json_is_string(w)) {
-					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
-					free(t);
-					t = line;
-				}
-			continue;
-		}
-		if (json_is_string(v))
-			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
-		else if (json_is_integer(v))
-			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
-		else if (json_is_true(v))
-			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
-		else
-			continue;
-		free(t);
-	}
-	if (*line)
-		kv(fp, "hard resource_list", "%s", line);
-out:
-	free(line);
-}
-
 static const char *
-state_letters(const struct qstat_row *r)
+state_letters(const struct msg_job_row *r)
 {
 	const char *st = r->state;
 
@@ -182,6 +66,14 @@ static bool
 is_active(const json_t *job)
 {
 	return state_active(jstr(job, "state"));
+}
+
+/* Done, failed or deleted: what Grid Engine no longer knows as a job. */
+bool
+qstat_job_ended(const json_t *job)
+{
+	const char *st = jstr(job, "state");
+	return st && strcmp(st, "pending") != 0 && !state_active(st);
 }
 
 /* One fixed-width column: at most width characters of s, padded with
@@ -212,7 +104,7 @@ qstat_col(char *dst, size_t dstlen, const char *s, int width)
 /* One job line; qstat -f's lines under a queue instance have no queue
  * column, since the block names it. */
 static void
-print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
+print_row(FILE *fp, const struct msg_job_row *r, bool with_queue)
 {
 	char when[32], queue[128] = "", ja[32] = "", name[64], owner[64], qcol[160];
 	bool active = state_active(r->state);
@@ -237,7 +129,7 @@ print_row(FILE *fp, const struct qstat_row *r, bool with_queue)
 }
 
 void
-qstat_print_row(FILE *fp, const struct qstat_row *r)
+qstat_print_row(FILE *fp, const struct msg_job_row *r)
 {
 	print_row(fp, r, true);
 }
@@ -250,16 +142,16 @@ static const char full_header[] =
 #define FULL_BANNER_LEN 76
 
 struct qinst {
-	const char   *queue, *host;
-	const json_t *h, *q;
+	const struct msg_host_row *h;
+	struct msg_host_queue      q;
 };
 
 static int
 qinst_cmp(const void *a, const void *b)
 {
 	const struct qinst *x = a, *y = b;
-	int c = strcmp(x->queue, y->queue);
-	return c ? c : strcmp(x->host, y->host);
+	int c = strcmp(x->q.name, y->q.name);
+	return c ? c : strcmp(x->h->name, y->h->name);
 }
 
 static void
@@ -275,90 +167,104 @@ rule(FILE *fp, int c, int n)
  * for a host that is not idle; and, in words, the open reservation that
  * holds it: reserved is a state of its own, never "unknown" or down. */
 static void
-full_states(FILE *fp, const json_t *h, const json_t *q)
+full_states(FILE *fp, const struct qinst *qi)
 {
-	const json_t *r = json_object_get(h, "reserved");
-	const char *st = jstr(h, "state");
-	bool unknown = !jbool(h, "connected", false) || jbool(h, "lost", false);
+	const struct msg_host_row *h = qi->h;
+	const struct msg_host_resv *r = &h->reserved;
+	bool unknown = !h->connected || h->lost;
 	char letters[4], until[32];
 	int n = 0;
 
 	if (unknown)
 		letters[n++] = 'u';
-	if (jbool(h, "disabled", false) || jbool(q, "disabled", false))
+	if (h->disabled || qi->q.disabled)
 		letters[n++] = 'd';
-	if (!unknown && st && strcmp(st, "busy") == 0)
+	if (!unknown && h->state && strcmp(h->state, "busy") == 0)
 		letters[n++] = 'a';
 	letters[n] = '\0';
 	fputs(letters, fp);
-	if (json_is_object(r)) {
-		qstat_format_time(until, sizeof until, jint(r, "end", 0));
-		fprintf(fp, "%sreserved %s by %s until %s", n ? " " : "", jstr(r, "name") ? jstr(r, "name") : "?",
-		    jstr(r, "owner") ? jstr(r, "owner") : "?", until);
+	if (r->has) {
+		qstat_format_time(until, sizeof until, r->end);
+		fprintf(fp, "%sreserved %s by %s until %s", n ? " " : "", r->name ? r->name : "?",
+		    r->owner ? r->owner : "?", until);
 	}
 }
 
 static bool
-row_on(const struct qstat_row *r, const struct qinst *qi)
+row_on(const struct msg_job_row *r, const struct qinst *qi)
 {
 	size_t n;
 
-	if (!state_active(r->state) || !r->queue || !r->host || strcmp(r->queue, qi->queue) != 0)
+	if (!state_active(r->state) || !r->queue || !r->host || strcmp(r->queue, qi->q.name) != 0)
 		return false;
 	n = strcspn(r->host, " ");
-	return strlen(qi->host) == n && strncmp(r->host, qi->host, n) == 0;
+	return strlen(qi->h->name) == n && strncmp(r->host, qi->h->name, n) == 0;
+}
+
+/* The queue instances of the hosts, by queue then host. */
+static struct qinst *
+qinsts(const struct msg_host_row *hosts, size_t nhosts, size_t *nqi)
+{
+	struct qinst *qi = NULL;
+	const json_t *q;
+	size_t i, k;
+
+	*nqi = 0;
+	for (i = 0; i < nhosts; i++) {
+		if (!hosts[i].name || !hosts[i].queues)
+			continue;
+		json_array_foreach(hosts[i].queues, k, q) {
+			struct msg_host_queue mq;
+			msg_host_queue_unpack(q, &mq);
+			if (!mq.name)
+				continue;
+			qi = xrealloc(qi, (*nqi + 1) * sizeof *qi);
+			qi[(*nqi)++] = (struct qinst){ &hosts[i], mq };
+		}
+	}
+	if (*nqi > 1)
+		qsort(qi, *nqi, sizeof *qi, qinst_cmp);
+	return qi;
 }
 
 void
-qstat_print_queues(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+qstat_print_queues(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n)
 {
-	struct qinst *qi = NULL;
-	size_t nqi = 0, i, k;
-	const json_t *h, *q;
-	const json_t *a;
+	size_t nhosts, nqi, i, k;
+	struct msg_host_row *hr = msg_host_rows_unpack(hosts, &nhosts);
+	struct qinst *qi = qinsts(hr, nhosts, &nqi);
 
-	json_array_foreach(hosts, i, h) {
-		if (!jstr(h, "name") || !json_is_array(a = json_object_get(h, "queues")))
-			continue;
-		json_array_foreach(a, k, q) {
-			if (!jstr(q, "name"))
-				continue;
-			qi = xrealloc(qi, (nqi + 1) * sizeof *qi);
-			qi[nqi++] = (struct qinst){ jstr(q, "name"), jstr(h, "name"), h, q };
-		}
-	}
-	if (nqi > 1)
-		qsort(qi, nqi, sizeof *qi, qinst_cmp);
 	if (nqi > 0)
 		fputs(full_header, fp);
 	for (i = 0; i < nqi; i++) {
-		const json_t *la = json_object_get(qi[i].h, "load"), *attrs = json_object_get(qi[i].h, "attrs");
-		int64_t tot = jint(qi[i].h, "slots", 0), used = jint(qi[i].q, "used", 0), resv = 0;
+		const struct msg_host_row *h = qi[i].h;
+		int64_t tot = h->slots, used = qi[i].q.used, resv = 0;
 		char name[512], counts[64], load[16];
 
 		/* A reserved host's free slots are the reservation's. */
-		if (json_is_object(json_object_get(qi[i].h, "reserved")))
-			resv = tot - jint(qi[i].h, "used", 0) > 0 ? tot - jint(qi[i].h, "used", 0) : 0;
-		snprintf(name, sizeof name, "%s@%s", qi[i].queue, qi[i].host);
+		if (h->reserved.has)
+			resv = tot - h->used > 0 ? tot - h->used : 0;
+		snprintf(name, sizeof name, "%s@%s", qi[i].q.name, h->name);
 		snprintf(counts, sizeof counts, "%lld/%lld/%lld", (long long)resv, (long long)used, (long long)tot);
-		if (jbool(qi[i].h, "connected", false) && json_is_number(json_array_get(la, 0)))
-			snprintf(load, sizeof load, "%.2f", json_number_value(json_array_get(la, 0)));
+		if (h->connected && h->has_load)
+			snprintf(load, sizeof load, "%.2f", h->load[0]);
 		else
 			snprintf(load, sizeof load, "-NA-");
 		rule(fp, '-', FULL_RULE_LEN);
 		fprintf(fp, "%-30s %-5s %-14s %-8s %-13s ", name, "BP", counts, load,
-		    jstr(attrs, "arch") ? jstr(attrs, "arch") : "-NA-");
-		full_states(fp, qi[i].h, qi[i].q);
+		    h->attrs.arch ? h->attrs.arch : "-NA-");
+		full_states(fp, &qi[i]);
 		fputc('\n', fp);
 		for (k = 0; k < n; k++)
 			if (row_on(&rows[k], &qi[i]))
 				print_row(fp, &rows[k], false);
 	}
 	free(qi);
+	msg_host_rows_free(hr, nhosts);
 }
 
 bool
-qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banner)
+qstat_print_pending(FILE *fp, const struct msg_job_row *rows, size_t n, bool banner)
 {
 	bool any = false;
 
@@ -378,7 +284,7 @@ qstat_print_pending(FILE *fp, const struct qstat_row *rows, size_t n, bool banne
 }
 
 void
-qstat_print_table(FILE *fp, const struct qstat_row *rows, size_t n)
+qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n)
 {
 	size_t i;
 
@@ -427,9 +333,11 @@ qstat_print_hosts(FILE *fp, const json_t *job, const char *host)
 		return;
 	}
 	fprintf(fp, "%-28s", "exec_host_list        1:");
-	json_array_foreach(ph, i, h)
-		fprintf(fp, "%s%s:%lld", i ? ", " : "", jstr(h, "host") ? jstr(h, "host") : "?",
-		    (long long)jint(h, "slots", 1));
+	json_array_foreach(ph, i, h) {
+		struct msg_pe_host p;
+		msg_pe_host_unpack(h, &p);
+		fprintf(fp, "%s%s:%lld", i ? ", " : "", p.host ? p.host : "?", (long long)p.slots);
+	}
 	fputc('\n', fp);
 }
 
@@ -564,6 +472,69 @@ print_tasks(FILE *fp, const json_t *tasks)
 	}
 }
 
+/* "hard resource_list: h_vmem=4G,matlab=TRUE": the -l request as asked
+ * (its "asked" list, Grid Engine's full names), or, for a job from before
+ * there was one, as the request's fields say. */
+static void
+print_req(FILE *fp, const char *what, const json_t *req)
+{
+	const char *k;
+	json_t *v, *w;
+	char *line = xstrdup(""), *t;
+	size_t i;
+
+	if (!json_is_object(req))
+		goto out;
+	if (json_is_array(json_object_get(req, "asked"))) {
+		free(line);
+		line = join_list(json_object_get(req, "asked"), 0, ",", NULL);
+		goto out;
+	}
+	json_object_foreach((json_t *)req, k, v) {
+		t = line;
+		if (json_is_array(v)) {
+			json_array_foreach(v, i, w)
+				if (json_is_string(w)) {
+					line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", json_string_value(w));
+					free(t);
+					t = line;
+				}
+			continue;
+		}
+		if (json_is_string(v))
+			line = xasprintf("%s%s%s=%s", t, *t ? "," : "", k, json_string_value(v));
+		else if (json_is_integer(v))
+			line = xasprintf("%s%s%s=%lld", t, *t ? "," : "", k, (long long)json_integer_value(v));
+		else if (json_is_true(v))
+			line = xasprintf("%s%s%s=TRUE", t, *t ? "," : "", k);
+		else
+			continue;
+		free(t);
+	}
+out:
+	if (*line)
+		kv(fp, what, "%s", line);
+	free(line);
+}
+
+/* -P, -ac and -binding, where Grid Engine shows them: after the script. */
+static void
+print_recorded(FILE *fp, const json_t *job)
+{
+	const json_t *ctx = json_object_get(job, "context");
+	const char *s;
+
+	if ((s = jstr(job, "project")) != NULL)
+		kv(fp, "project", "%s", s);
+	if (json_is_array(ctx) && json_array_size(ctx) > 0) {
+		char *list = join_list(ctx, 0, ",", NULL);
+		kv(fp, "context", "%s", list);
+		free(list);
+	}
+	if ((s = jstr(job, "binding")) != NULL)
+		kv(fp, "binding", "%s", s);
+}
+
 void
 qstat_print_job(FILE *fp, const json_t *job)
 {
@@ -577,7 +548,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 	const json_t *argv = json_object_get(job, "argv");
 	const json_t *args = json_object_get(job, "args");
 	const char *st = jstr(job, "state"), *s, *reason = jstr(job, "reason");
-	bool finished = st && strcmp(st, "pending") != 0 && !is_active(job);
+	bool finished = qstat_job_ended(job);
 	time_t t = (time_t)(jint(job, "submit_time", 0) / 1000);
 	struct group *gr;
 	char tbuf[64], cpu[32], mem[32];
@@ -601,7 +572,9 @@ qstat_print_job(FILE *fp, const json_t *job)
 	for (size_t i = 0; env && i < sizeof o_vars / sizeof o_vars[0]; i++)
 		if ((s = env_value(env, o_vars[i].var)) != NULL)
 			kv(fp, o_vars[i].key, "%s", s);
-	kv(fp, "account", "sge");
+	kv(fp, "account", "%s", jstr(job, "account") ? jstr(job, "account") : "sge");
+	if (jbool(job, "reserve", false))
+		kv(fp, "reserve", "y");
 	if ((s = jstr(job, "cwd")) != NULL)
 		kv(fp, "cwd", "%s", s);
 	if ((s = jstr(job, "err")) != NULL)
@@ -614,10 +587,11 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "stdout_path_list", "NONE:NONE:%s", s);
 	if (jint(job, "prio", 0) != 0)
 		kv(fp, "priority", "%lld", (long long)jint(job, "prio", 0));
-	kv(fp, "jobshare", "0");
+	kv(fp, "jobshare", "%lld", (long long)jint(job, "js", 0));
 	if ((s = jstr(job, "queue")) != NULL)
 		kv(fp, "hard_queue_list", "%s", s);
-	print_req(fp, json_object_get(job, "req"));
+	print_req(fp, "hard resource_list", json_object_get(job, "req"));
+	print_req(fp, "soft resource_list", json_object_get(job, "soft"));
 	if ((s = jstr(job, "shell")) != NULL)
 		kv(fp, "shell_list", "NONE:%s", s);
 	if (json_is_array(env)) {
@@ -641,6 +615,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "job_args", "%s", list);
 		free(list);
 	}
+	print_recorded(fp, job);
 	if (jint(job, "begin_time", 0) > 0) {
 		qstat_format_time(tbuf, sizeof tbuf, jint(job, "begin_time", 0));
 		kv(fp, "execution_time", "%s", tbuf);

@@ -18,6 +18,8 @@ enum qo_id {
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
 	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX,
+	QO_HARD, QO_SOFT, QO_PROJECT, QO_ACCOUNT, QO_RESERVE, QO_BINDING, QO_SHELL,
+	QO_AC, QO_DC, QO_SC, QO_JS,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -39,18 +41,12 @@ static const struct qo_opt {
 	{ "-W", QO_DEPEND, true },  { "-a", QO_A, true },     { "--cron", QO_CRON, true },
 	{ "-m", QO_MAIL, true },    { "-M", QO_MAIL_TO, true },   { "-ar", QO_AR, true },
 	{ "-notify", QO_NOTIFY, false },
+	{ "-hard", QO_HARD, false }, { "-soft", QO_SOFT, false }, { "-P", QO_PROJECT, true },
+	{ "-A", QO_ACCOUNT, true }, { "-R", QO_RESERVE, true },   { "-binding", QO_BINDING, true },
+	{ "-shell", QO_SHELL, true }, { "-ac", QO_AC, true },     { "-dc", QO_DC, true },
+	{ "-sc", QO_SC, true },     { "-js", QO_JS, true },
 	/* qrsh's own (o->qrsh): */
 	{ "-now", QO_NOW, true },   { "-pty", QO_PTY, true },  { "-prefix", QO_PREFIX, false },
-};
-
-/* Grid Engine options nowq does not implement yet.  Ignoring them would run
- * a job other than the one asked for (an array job once, a dependency out of
- * order), so they are refused by name rather than called unknown. */
-static const char *qo_unsupported[] = {
-	"-ac", "-A", "-binding", "-c", "-ckpt", "-clear", "-dc", "-display",
-	"-dl", "-hard", "-i", "-js",
-	"-masterq", "-P", "-R", "-sc", "-shell",
-	"-soft", "-verify", "-@",
 };
 
 static int
@@ -71,6 +67,7 @@ qsub_opts_init(struct qsub_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->join = o->hold = o->sync = o->binary = o->rerun = o->now = o->pty = QO_UNSET;
+	o->shell_yn = o->reserve = QO_UNSET;
 }
 
 void
@@ -90,6 +87,11 @@ qsub_opts_free(struct qsub_opts *o)
 	free(o->cron);
 	free(o->mail_to);
 	strv_free(o->operands);
+	req_clear(&o->soft);
+	free(o->project);
+	free(o->account);
+	strv_free(o->context);
+	free(o->binding);
 	qsub_opts_init(o);
 }
 
@@ -406,6 +408,81 @@ opt_cron(struct qsub_opts *o, const char *v)
 	return 0;
 }
 
+/* -P and -A: a name of 1 to JOB_MAX_NAME printable bytes. */
+static int
+opt_label(struct qsub_opts *o, const struct qo_opt *d, char **dst, const char *v)
+{
+	if (!*v || strlen(v) > JOB_MAX_NAME)
+		return qo_fail(o, "%s needs a name of 1 to %d bytes", d->name, JOB_MAX_NAME);
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return qo_fail(o, "%s: \"%.40s\" holds a control character", d->name, v);
+	set_str(dst, v);
+	return 0;
+}
+
+/* Grid Engine's options that are kept and shown but change nothing in how
+ * nowq runs the job: -P, -A, -R, -shell, -js, -ac, -dc, -sc. */
+static int
+opt_recorded(struct qsub_opts *o, const struct qo_opt *d, const char *v)
+{
+	const char *why;
+	long n;
+	int yn;
+
+	switch (d->id) {
+	case QO_PROJECT:
+		return opt_label(o, d, &o->project, v);
+	case QO_ACCOUNT:
+		return opt_label(o, d, &o->account, v);
+	case QO_RESERVE:
+	case QO_SHELL:
+		if ((yn = parse_yn(v)) < 0)
+			return qo_fail(o, "%s wants y or n, not \"%s\"", d->name, v);
+		*(d->id == QO_RESERVE ? &o->reserve : &o->shell_yn) = yn;
+		return 0;
+	case QO_JS:
+		if ((n = parse_count(v, 0, INT32_MAX)) < 0)
+			return qo_fail(o, "-js wants a job share of 0 or more, not \"%s\"", v);
+		o->js = (int)n;
+		return 0;
+	default:
+		if (job_context_apply(&o->context, d->name[1], v, &why) < 0)
+			return qo_fail(o, "%s", why);
+		return 0;
+	}
+}
+
+/* -binding [env|pe|set] STRATEGY: kept as "TYPE STRATEGY" (set when no type
+ * is given), as qstat -j shows it; nowq binds no job to cores.  Returns the
+ * number of words used, -1 on error. */
+static int
+opt_binding(struct qsub_opts *o, int argc, char *const *argv, int i)
+{
+	const char *type = "set", *strategy;
+	int used = 1;
+
+	if (i + 1 >= argc)
+		return qo_fail(o, "-binding needs a strategy such as linear:1");
+	strategy = argv[i + 1];
+	if (strcmp(strategy, "env") == 0 || strcmp(strategy, "pe") == 0 || strcmp(strategy, "set") == 0) {
+		if (i + 2 >= argc)
+			return qo_fail(o, "-binding %s needs a strategy such as linear:1", strategy);
+		type = strategy;
+		strategy = argv[i + 2];
+		used = 2;
+	}
+	if (strncmp(strategy, "linear:", 7) && strncmp(strategy, "striding:", 9) &&
+	    strncmp(strategy, "explicit:", 9))
+		return qo_fail(o, "-binding wants linear:N, striding:N:STEP or explicit:S,C..., not \"%s\"",
+		    strategy);
+	if (strlen(strategy) > JOB_MAX_NAME - 4)
+		return qo_fail(o, "-binding: \"%.40s...\" is too long", strategy);
+	free(o->binding);
+	o->binding = xasprintf("%s %s", type, strategy);
+	return used;
+}
+
 /* One option with its argument (NULL for flags) applied to o. */
 static int
 apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
@@ -490,7 +567,20 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		o->help = true;
 		break;
 	case QO_L:
-		return req_parse(&o->req, v, o->err, sizeof o->err);
+		return req_parse(o->soft_mode ? &o->soft : &o->req, v, o->err, sizeof o->err);
+	case QO_HARD:
+	case QO_SOFT:
+		o->soft_mode = d->id == QO_SOFT;
+		break;
+	case QO_PROJECT:
+	case QO_ACCOUNT:
+	case QO_RESERVE:
+	case QO_SHELL:
+	case QO_JS:
+	case QO_AC:
+	case QO_DC:
+	case QO_SC:
+		return opt_recorded(o, d, v);
 	case QO_R:
 		if ((yn = parse_yn(v)) < 0)
 			return qo_fail(o, "-r wants y or n, not \"%s\"", v);
@@ -533,7 +623,8 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 			return qo_fail(o, "-a wants a date as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", v);
 		break;
 	case QO_PE:
-		/* Handled in parse_words: it takes two arguments. */
+	case QO_BINDING:
+		/* Handled in parse_words: they take two arguments. */
 		assert(0);
 	}
 	return 0;
@@ -577,15 +668,6 @@ find_opt(const char *a)
 	return NULL;
 }
 
-static bool
-is_unsupported(const char *a)
-{
-	for (size_t i = 0; i < sizeof qo_unsupported / sizeof qo_unsupported[0]; i++)
-		if (strcmp(qo_unsupported[i], a) == 0)
-			return true;
-	return false;
-}
-
 /* in_script: directives may not carry operands; -b and -C there are ignored
  * (Grid Engine decides both before it reads the script). */
 static int
@@ -606,10 +688,14 @@ parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
 		if ((d = find_opt(a)) != NULL && !o->qrsh &&
 		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX))
 			d = NULL;   /* qrsh's options: qsub has no session to give them meaning */
-		if (d == NULL) {
-			if (is_unsupported(a) || strcmp(a, "-now") == 0 || strcmp(a, "-pty") == 0)
-				return qo_fail(o, "option \"%s\" is not supported by nowq yet", a);
-			return qo_fail(o, "unknown option \"%s\"", a);
+		if (d == NULL)
+			return qo_fail(o, CLIENT_UNSUPPORTED, a);
+		if (d->id == QO_BINDING) {
+			int used = opt_binding(o, argc, argv, i);
+			if (used < 0)
+				return -1;
+			i += used;
+			continue;
 		}
 		if (d->id == QO_PE) {
 			if (i + 2 >= argc)
@@ -790,14 +876,17 @@ char *
 qsub_default_name(const struct qsub_opts *o)
 {
 	const char *first = o->operands ? o->operands[0] : NULL;
-	char *name;
+	char *name, *word;
 
 	if (!first || (o->binary != 1 && strcmp(first, "-") == 0))
 		return xstrdup("STDIN");
-	/* A file may be called anything; its job gets a name that passes
-	 * job_valid_name: what a name may not hold becomes "_", and a long
-	 * one is cut. */
-	name = xstrdup(base_name(first));
+	/* qrsh's command is a shell's line, named as Grid Engine names it:
+	 * after its first word.  A file may be called anything; its job gets
+	 * a name that passes job_valid_name: what a name may not hold
+	 * becomes "_", and a long one is cut. */
+	word = xstrndup(first, o->qrsh ? strcspn(first, " \t\n") : strlen(first));
+	name = xstrdup(base_name(word));
+	free(word);
 	if (strlen(name) > JOB_MAX_NAME)
 		name[JOB_MAX_NAME] = '\0';
 	for (char *c = name; *c; c++)
@@ -816,6 +905,32 @@ add_str(json_t *o, const char *key, const char *v)
 	if ((s = json_string(v)) == NULL)
 		return -1;
 	json_object_set_new(o, key, s);
+	return 0;
+}
+
+/* -soft -l, -P, -A, -ac..., -R, -js, -binding, -shell n into the job. */
+static int
+qsub_recorded_json(const struct qsub_opts *o, json_t *job)
+{
+	const char *bad;
+	json_t *a;
+
+	if (!req_empty(&o->soft))
+		json_object_set_new(job, "soft", req_to_json(&o->soft));
+	if (add_str(job, "project", o->project) < 0 || add_str(job, "account", o->account) < 0 ||
+	    add_str(job, "binding", o->binding) < 0)
+		return -1;
+	if (o->context) {
+		if ((a = strv_json(o->context, false, &bad)) == NULL)
+			return -1;
+		json_object_set_new(job, "context", a);
+	}
+	if (o->reserve == 1)
+		json_object_set_new(job, "reserve", json_true());
+	if (o->js)
+		json_object_set_new(job, "js", json_integer(o->js));
+	if (o->shell_yn == 0)
+		json_object_set_new(job, "noshell", json_true());
 	return 0;
 }
 
@@ -870,7 +985,8 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		cwd = xstrdup(e->cwd);
 	else if (o->wd)
 		cwd = o->wd[0] == '/' ? xstrdup(o->wd) : xasprintf("%s/%s", e->cwd, o->wd);
-	if (add_str(job, "name", name) < 0 || add_str(job, "queue", o->queue) < 0 ||
+	if (add_str(job, "name", name) < 0 ||
+	    add_str(job, "queue", o->queue ? o->queue : o->req.qname) < 0 ||
 	    add_str(job, "out", o->out_path) < 0 || add_str(job, "err", o->err_path) < 0 ||
 	    add_str(job, "shell", o->shell) < 0 || add_str(job, "cwd", cwd) < 0 ||
 	    add_str(job, "submit_host", e->host) < 0) {
@@ -885,6 +1001,10 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 		json_object_set_new(job, "hold", json_integer(HOLD_USER));
 	if (!req_empty(&o->req))
 		json_object_set_new(job, "req", req_to_json(&o->req));
+	if (qsub_recorded_json(o, job) < 0) {
+		snprintf(err, errlen, "an option's argument is not UTF-8 text");
+		goto fail;
+	}
 	if (o->begin_time)
 		json_object_set_new(job, "begin_time", json_integer(o->begin_time));
 	if (o->mail)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -335,6 +336,37 @@ enum job_state {
 #define HOLD_USER 0x1u   /* qhold, qsub -h */
 #define HOLD_DEP  0x2u   /* waits for other jobs (-hold_jid, -W depend) */
 #define HOLD_TIME 0x4u   /* waits for its start time (qsub -a) */
+#define HOLD_OPERATOR 0x8u  /* qalter -h o: an operator's hold */
+#define HOLD_SYSTEM 0x10u   /* qalter -h s: a manager's hold */
+
+/* complex.c: Grid Engine's default complex list and nowq's use of each
+ * attribute.  The limits a request may set with setrlimit, by index: */
+enum req_lim {
+	REQ_S_VMEM, REQ_S_DATA, REQ_H_DATA, REQ_S_STACK, REQ_H_STACK, REQ_S_FSIZE,
+	REQ_H_FSIZE, REQ_S_CORE, REQ_H_CORE, REQ_S_CPU, REQ_NLIM, REQ_NOLIM = -1
+};
+enum cx_type { CX_STRING, CX_HOST, CX_INT, CX_DOUBLE, CX_BOOL, CX_MEMORY, CX_TIME };
+/* Enforced on the host, used to pick the host, or only kept and shown. */
+enum cx_use { CX_NOT_REQUESTABLE, CX_ENFORCED, CX_MATCHED, CX_RECORDED };
+struct cx_attr {
+	const char  *name, *shortcut;
+	enum cx_type type;
+	const char  *relop;
+	bool         requestable, consumable;
+	const char  *deflt;
+	int          urgency;
+	enum cx_use  use;
+	const char  *how;        /* how it is enforced or matched; NULL: recorded */
+	int          lim;        /* its enum req_lim, or REQ_NOLIM */
+};
+extern const struct cx_attr complex_attrs[];
+extern const size_t complex_nattrs;
+/* By name or shortcut; NULL for a name the list lacks. */
+const struct cx_attr *complex_find(const char *name);
+const struct cx_attr *complex_of_lim(int lim);
+const char *complex_use_name(enum cx_use u);
+/* qconf -sc: Grid Engine's layout, with a last column saying nowq's use. */
+void complex_print(FILE *fp);
 
 /* req.c: a job's resource request (qsub -l) and Grid Engine's notations. */
 struct job_req {
@@ -347,7 +379,11 @@ struct job_req {
 	int64_t   h_cpu;         /* CPU seconds; 0: none */
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
 	char     *ar;            /* qsub -ar: the reservation the job runs in */
+	char     *qname;         /* q=: the queue asked in the request (qsub makes it the job's) */
 	int       slots;         /* slots=N: the job's N slots all on one host; 0: not asked */
+	int64_t   lim[REQ_NLIM]; /* s_vmem, h_data, ...: setrlimit values */
+	unsigned  lim_set;       /* bit 1 << REQ_*: lim[i] was asked (0 is a limit too) */
+	char    **asked;         /* "NAME=VALUE" as asked, Grid Engine's full names, for qstat -j */
 };
 /* Sizes: bytes, or k/m/g/t (powers of 1000) and K/M/G/T (of 1024). */
 int     parse_size(const char *s, int64_t *out);
@@ -423,7 +459,21 @@ struct job {
 	unsigned  mail;          /* qsub -m: MAIL_* bits */
 	char     *mail_to;       /* qsub -M: addresses, comma-separated; NULL: the owner */
 	char     *qrsh;          /* qrsh: "HOST PORT SECRET", where the job's streams go; NULL: a batch job */
+	/* Grid Engine's options that are kept and shown (qstat -j, qacct). */
+	struct job_req soft;     /* -soft -l: hosts meeting more of it are preferred */
+	char     *project;       /* -P */
+	char     *account;       /* -A */
+	char    **context;       /* -ac, -dc, -sc: "NAME=VALUE" entries in order */
+	bool      reserve;       /* -R y */
+	int       js;            /* -js: job share, 0 or more */
+	char     *binding;       /* -binding, as given: nowq binds nothing */
+	bool      noshell;       /* -shell n */
 };
+/* -ac NAME=VALUE,... (op 'a': add or replace), -dc NAME,... ('d'), -sc
+ * NAME=VALUE,... ('s': the whole context), applied to *ctx as Grid Engine
+ * does.  -1 with *why on a malformed list, *ctx unchanged. */
+#define JOB_MAX_CONTEXT 256
+int         job_context_apply(char ***ctx, char op, const char *list, const char **why);
 /* Why a running job is stopped, as Grid Engine tells them apart: qmod -s
  * shows s, the exec host's idle policy (its owner came back) shows T. */
 #define SUSP_USER 0x1
@@ -438,15 +488,6 @@ const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and
  * range and returns NULL with *why on bad input. */
 json_t     *job_to_json(const struct job *j);
-/* A job listing's row: a JSON array of the values named by
- * job_brief_columns (NULL-terminated), in that order. */
-extern const char *const job_brief_columns[];
-/* The keys "columns" (those names) and "rows" of a listing, up to the
- * rows' opening bracket: the rows, then "]", follow. */
-void        job_brief_head(struct jtext *t);
-void        job_brief_text(const struct job *j, struct jtext *t);
-/* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
-void        job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
 struct job *job_from_json(const json_t *o, const char **why);
 /* A qrsh job's "HOST PORT SECRET" (job.qrsh): the client's listening address
  * and the one-time secret the shepherd proves itself with.  -1 when s is not

@@ -43,6 +43,11 @@ job_clear(struct job *j)
 	free(j->pe);
 	free(j->mail_to);
 	free(j->qrsh);
+	req_clear(&j->soft);
+	free(j->project);
+	free(j->account);
+	strv_free(j->context);
+	free(j->binding);
 	memset(j, 0, sizeof *j);
 }
 
@@ -213,73 +218,20 @@ job_to_json(const struct job *j)
 		json_object_set_new(o, "mail", json_integer(j->mail));
 	set_str(o, "mail_to", j->mail_to);
 	set_str(o, "qrsh", j->qrsh);
+	if (!req_empty(&j->soft))
+		json_object_set_new(o, "soft", req_to_json(&j->soft));
+	set_str(o, "project", j->project);
+	set_str(o, "account", j->account);
+	if (j->context)
+		json_object_set_new(o, "context", strv_to_json(j->context));
+	if (j->reserve)
+		json_object_set_new(o, "reserve", json_true());
+	if (j->js)
+		json_object_set_new(o, "js", json_integer(j->js));
+	set_str(o, "binding", j->binding);
+	if (j->noshell)
+		json_object_set_new(o, "noshell", json_true());
 	return o;
-}
-
-/* What a listing shows of a job (qstat without -j), written as text: a
- * row of values in the order of job_brief_columns, no keys and no tree to
- * build, so ten thousand jobs cost the master and the client little. */
-const char *const job_brief_columns[] = {
-	"id", "task", "name", "owner", "queue", "prio", "submit_time", "start_time",
-	"state", "state_letters", "hold", "host", "slots", "t_first", "t_last", "t_step",
-	"tasks", NULL,
-};
-
-void
-job_brief_head(struct jtext *t)
-{
-	jt_lit(t, "\"columns\":[");
-	for (size_t i = 0; job_brief_columns[i]; i++) {
-		if (i)
-			jt_lit(t, ",");
-		jt_str(t, job_brief_columns[i]);
-	}
-	jt_lit(t, "],\"rows\":[");
-}
-
-void
-job_brief_text(const struct job *j, struct jtext *t)
-{
-	job_brief_text_tasks(j, NULL, t);
-}
-
-/* A field after the first of a listing's row. */
-static inline void
-brief_int(struct jtext *t, int64_t v)
-{
-	jt_lit(t, ",");
-	jt_int(t, v);
-}
-
-static inline void
-brief_str(struct jtext *t, const char *v)
-{
-	jt_lit(t, ",");
-	jt_str(t, v);
-}
-
-void
-job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
-{
-	jt_lit(t, "[");
-	jt_int(t, j->id);
-	brief_int(t, j->task);
-	brief_str(t, j->name);
-	brief_str(t, j->owner);
-	brief_str(t, j->queue);
-	brief_int(t, j->prio);
-	brief_int(t, j->submit_time);
-	brief_int(t, j->start_time);
-	brief_str(t, job_state_name(j->state));
-	brief_str(t, job_state_letters(j));
-	brief_int(t, j->hold);
-	brief_str(t, j->host);
-	brief_int(t, j->slots);
-	brief_int(t, j->t_first);
-	brief_int(t, j->t_last);
-	brief_int(t, j->t_step);
-	brief_str(t, tasks);
-	jt_lit(t, "]");
 }
 
 /* The sentence of a limit that needs numbers; one at a time is enough, since
@@ -429,6 +381,161 @@ get_strv(const json_t *o, const char *k, char ***dst, size_t maxn, size_t *bytes
 	return 0;
 }
 
+/* A context entry's name: a word without '=' or ',' (Grid Engine's
+ * variable names), at most JOB_MAX_NAME bytes. */
+static bool
+context_name_ok(const char *s, size_t n)
+{
+	if (n == 0 || n > JOB_MAX_NAME)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '=' || s[i] == ',' || (unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+static int
+context_put(char ***ctx, const char *e, size_t namelen)
+{
+	size_t n = strv_len(*ctx);
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp((*ctx)[i], e, namelen) == 0 && (*ctx)[i][namelen] == '=') {
+			free((*ctx)[i]);
+			(*ctx)[i] = xstrdup(e);
+			return 0;
+		}
+	if (n >= JOB_MAX_CONTEXT)
+		return -1;
+	*ctx = xrealloc(*ctx, (n + 2) * sizeof **ctx);
+	(*ctx)[n] = xstrdup(e);
+	(*ctx)[n + 1] = NULL;
+	return 0;
+}
+
+static void
+context_del(char **ctx, const char *name, size_t namelen)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; ctx && ctx[i]; i++) {
+		if (strncmp(ctx[i], name, namelen) == 0 && ctx[i][namelen] == '=')
+			free(ctx[i]);
+		else
+			ctx[w++] = ctx[i];
+	}
+	if (ctx)
+		ctx[w] = NULL;
+}
+
+int
+job_context_apply(char ***ctx, char op, const char *list, const char **why)
+{
+	char **v = op == 's' ? NULL : strv_dup(*ctx);
+	char *copy = xstrdup(list), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t n = strcspn(tok, "=");
+		if (!context_name_ok(tok, n) || strlen(tok) > JOB_MAX_STRING ||
+		    (op == 'd' && tok[n]) || (op != 'd' && !tok[n])) {
+			*why = job_say("-%cc: \"%.40s\" is not %s", op, tok,
+			    op == 'd' ? "a variable name" : "NAME=VALUE");
+			goto bad;
+		}
+		if (op == 'd')
+			context_del(v, tok, n);
+		else if (context_put(&v, tok, n) < 0) {
+			*why = job_say("a job's context holds at most %d variables", JOB_MAX_CONTEXT);
+			goto bad;
+		}
+	}
+	free(copy);
+	strv_free(*ctx);
+	*ctx = v && v[0] ? v : NULL;
+	if (v && !v[0])
+		strv_free(v);
+	return 0;
+bad:
+	free(copy);
+	strv_free(v);
+	return -1;
+}
+
+/* The job's context: NAME=VALUE entries, each checked as -ac checks them. */
+static int
+get_context(const json_t *o, char ***dst, const char **why)
+{
+	json_t *a = json_object_get(o, "context"), *v;
+	size_t i;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > JOB_MAX_CONTEXT) {
+		*why = "the job's context is not a list of at most 256 NAME=VALUE entries";
+		return -1;
+	}
+	json_array_foreach(a, i, v) {
+		const char *s = json_string_value(v);
+		if (!s || strlen(s) != json_string_length(v) || strlen(s) > JOB_MAX_STRING ||
+		    !context_name_ok(s, strcspn(s, "=")) || !strchr(s, '=')) {
+			*why = "the job's context holds an entry that is not NAME=VALUE";
+			return -1;
+		}
+		if (context_put(dst, s, strcspn(s, "=")) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* What no field alone can say of a job: its tasks, mail addresses, qrsh
+ * address, command and environment entries. */
+static int
+job_check(const struct job *j, const char **why)
+{
+	size_t i;
+
+	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
+		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+		return -1;
+	}
+	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
+		*why = "array job fields without a first task";
+		return -1;
+	}
+	if (j->mail_to) {
+		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
+		bool ok = true;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			ok &= mail_valid_address(tok);
+		free(copy);
+		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
+			*why = "a mail address (-M) holds characters an address cannot";
+			return -1;
+		}
+	}
+	if (j->qrsh) {
+		struct qrsh_addr a;
+		if (job_qrsh_parse(j->qrsh, &a) < 0) {
+			*why = "qrsh is not \"HOST PORT SECRET\"";
+			return -1;
+		}
+		if (!j->argv) {
+			*why = "a qrsh job is a command, not a script";
+			return -1;
+		}
+	}
+	if (j->argv && !j->argv[0]) {
+		*why = "binary job has an empty command";
+		return -1;
+	}
+	for (i = 0; j->env && j->env[i]; i++)
+		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
+			*why = "an environment entry is not NAME=VALUE";
+			return -1;
+		}
+	return 0;
+}
+
 struct job *
 job_from_json(const json_t *o, const char **why)
 {
@@ -477,6 +584,7 @@ job_from_json(const json_t *o, const char **why)
 	INT("tc", tc, 0, JOB_MAX_TASKS);
 	INT("begin_time", begin_time, 0, INT64_MAX);
 	INT("mail", mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
+	INT("js", js, 0, INT32_MAX);
 #undef INT
 	if (get_str(o, "name", &j->name, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "owner", &j->owner, JOB_MAX_STRING, why) < 0 ||
@@ -493,6 +601,9 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "pe", &j->pe, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "mail_to", &j->mail_to, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "qrsh", &j->qrsh, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "project", &j->project, JOB_MAX_NAME, why) < 0 ||
+	    get_str(o, "account", &j->account, JOB_MAX_NAME, why) < 0 ||
+	    get_str(o, "binding", &j->binding, JOB_MAX_NAME, why) < 0 ||
 	    get_strv(o, "argv", &j->argv, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
 	    get_strv(o, "args", &j->args, JOB_MAX_ARGV, &arg_bytes, why) < 0 ||
 	    get_strv(o, "env", &j->env, JOB_MAX_ENV, &arg_bytes, why) < 0)
@@ -505,6 +616,10 @@ job_from_json(const json_t *o, const char **why)
 	    get_bool(o, "error", &j->error, why) < 0 ||
 	    get_bool(o, "delete_req", &j->delete_req, why) < 0 ||
 	    req_from_json(&j->req, json_object_get(o, "req"), why) < 0 ||
+	    req_from_json(&j->soft, json_object_get(o, "soft"), why) < 0 ||
+	    get_bool(o, "reserve", &j->reserve, why) < 0 ||
+	    get_bool(o, "noshell", &j->noshell, why) < 0 ||
+	    get_context(o, &j->context, why) < 0 ||
 	    get_secs(o, "utime", &j->utime, why) < 0 ||
 	    get_secs(o, "stime", &j->stime, why) < 0)
 		goto bad;
@@ -536,45 +651,8 @@ job_from_json(const json_t *o, const char **why)
 			j->groups[j->ngroups++] = (gid_t)json_integer_value(e);
 		}
 	}
-	if (j->t_first && (j->t_last < j->t_first || j->t_step < 1)) {
-		*why = "array job tasks are not FIRST-LAST:STEP with FIRST <= LAST";
+	if (job_check(j, why) < 0)
 		goto bad;
-	}
-	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
-		*why = "array job fields without a first task";
-		goto bad;
-	}
-	if (j->mail_to) {
-		char *copy = xstrdup(j->mail_to), *tok, *save = NULL;
-		bool ok = true;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			ok &= mail_valid_address(tok);
-		free(copy);
-		if (!ok || !*j->mail_to || strstr(j->mail_to, ",,")) {
-			*why = "a mail address (-M) holds characters an address cannot";
-			goto bad;
-		}
-	}
-	if (j->qrsh) {
-		struct qrsh_addr a;
-		if (job_qrsh_parse(j->qrsh, &a) < 0) {
-			*why = "qrsh is not \"HOST PORT SECRET\"";
-			goto bad;
-		}
-		if (!j->argv) {
-			*why = "a qrsh job is a command, not a script";
-			goto bad;
-		}
-	}
-	if (j->argv && !j->argv[0]) {
-		*why = "binary job has an empty command";
-		goto bad;
-	}
-	for (i = 0; j->env && j->env[i]; i++)
-		if (!strchr(j->env[i], '=') || j->env[i][0] == '=') {
-			*why = "an environment entry is not NAME=VALUE";
-			goto bad;
-		}
 	return j;
 bad:
 	job_free(j);

@@ -196,6 +196,29 @@ msg_attempt_unpack(const json_t *o, struct msg_attempt *a)
 	a->attempt = jint(o, "attempt", -1);
 }
 
+bool
+msg_attempts_has(const struct msg_attempts *l, const struct job *j)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		if (l->a[i].id == j->id && l->a[i].task == j->task && l->a[i].attempt == j->attempt)
+			return true;
+	return false;
+}
+
+/* The attempts of a list; what is not an object names none. */
+static void
+attempts_unpack(const json_t *list, struct msg_attempts *l)
+{
+	const json_t *v;
+	size_t i;
+
+	l->n = 0;
+	l->a = xcalloc(json_array_size(list) + 1, sizeof *l->a);
+	json_array_foreach(list, i, v)
+		if (json_is_object(v))
+			msg_attempt_unpack(v, &l->a[l->n++]);
+}
+
 json_t *
 msg_register_pack(const struct msg_register *m)
 {
@@ -237,6 +260,7 @@ msg_register_unpack(const json_t *o, struct msg_register *m, char *err, size_t n
 	load_unpack(o, m->load);
 	m->idle = jbool(o, "idle", true);
 	m->jobs = json_object_get(o, "jobs");
+	attempts_unpack(m->jobs, &m->attempts);
 	m->vmem_limit = jstr(o, "vmem_limit");
 	/* Only the words an execd sends; an older execd sends none. */
 	if (m->vmem_limit && strcmp(m->vmem_limit, "cgroup") != 0 && strcmp(m->vmem_limit, "rlimit") != 0)
@@ -248,6 +272,9 @@ void
 msg_register_clear(struct msg_register *m)
 {
 	host_attrs_clear(&m->attrs);
+	free(m->attempts.a);
+	m->attempts.a = NULL;
+	m->attempts.n = 0;
 }
 
 json_t *
@@ -408,14 +435,57 @@ msg_dispatch_unpack(const json_t *o, struct msg_dispatch *m, char *err, size_t n
 	return 0;
 }
 
+void
+msg_pe_host_add(json_t *list, const struct msg_pe_host *h)
+{
+	json_array_append_new(list, json_pack("{s:s?, s:I}", "host", h->host, "slots", (json_int_t)h->slots));
+}
+
+void
+msg_pe_host_unpack(const json_t *o, struct msg_pe_host *h)
+{
+	h->host = jstr(o, "host");
+	h->slots = jint(o, "slots", 1);
+}
+
+json_t *
+msg_dispatch_part_pack(const struct job *j, const struct msg_dispatch_part *m)
+{
+	json_t *o = job_to_json(j);
+
+	json_object_set_new(o, "part", json_integer(m->part));
+	json_object_set(o, "pe_hosts", (json_t *)m->pe_hosts);
+	return o;
+}
+
+const char *
+msg_dispatch_part_unpack(const json_t *o, struct msg_dispatch_part *m)
+{
+	const json_t *h;
+	size_t i;
+
+	m->part = jint(o, "part", -1);
+	m->pe_hosts = json_object_get(o, "pe_hosts");
+	if (!json_is_array(m->pe_hosts) || json_array_size(m->pe_hosts) == 0 ||
+	    json_array_size(m->pe_hosts) > JOB_MAX_SLOTS || m->part < 0 ||
+	    m->part >= (int64_t)json_array_size(m->pe_hosts))
+		return "the parallel job's part has no valid part and pe_hosts";
+	json_array_foreach(m->pe_hosts, i, h) {
+		struct msg_pe_host ph;
+		msg_pe_host_unpack(h, &ph);
+		if (!ph.host || !*ph.host || strpbrk(ph.host, " \n") || ph.slots < 1 || ph.slots > JOB_MAX_SLOTS)
+			return "the parallel job's pe_hosts holds a bad host";
+	}
+	return NULL;
+}
+
 int
 msg_dispatch_job_unpack(const json_t *o, struct msg_dispatch_job *m, const char **why)
 {
 	m->a.id = jint(o, "id", -1);
 	m->a.task = jint(o, "task", -1);
 	m->a.attempt = jint(o, "attempt", -1);
-	m->part = jint(o, "part", -1);
-	m->pe_hosts = json_object_get(o, "pe_hosts");
+	(void)msg_dispatch_part_unpack(o, &m->pe);
 	m->job = job_from_json(o, why);
 	if (m->job && !m->job->script == !m->job->argv)
 		*why = m->job->script ? "the job has both a script and a command" :
@@ -520,6 +590,24 @@ msg_probe_reply_pack(const struct msg_probe *m)
 	set_int(o, "epoch", m->epoch);
 	set_int(o, "last", m->last);
 	return o;
+}
+
+int
+msg_probe_reply_unpack(const json_t *o, struct msg_probe *m, char *err, size_t n)
+{
+	struct msg_reply r;
+
+	msg_reply_unpack(o, &r, err, n);
+	m->seq = r.seq;
+	m->epoch = jint(o, "epoch", 0);
+	m->last = jint(o, "last", 0);
+	m->schema = -1;
+	m->role = jstr(o, "role");
+	if (!r.ok) {
+		snprintf(err, n, "%s", r.message ? r.message : "refused");
+		return -1;
+	}
+	return 0;
 }
 
 json_t *

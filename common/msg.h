@@ -83,6 +83,14 @@ json_t *msg_attempt_pack(const struct msg_attempt *a);
 /* id and attempt -1, task 0 when absent. */
 void    msg_attempt_unpack(const json_t *o, struct msg_attempt *a);
 
+/* A list of attempts read, as REGISTER's jobs: those an execd still has. */
+struct msg_attempts {
+	struct msg_attempt *a;
+	size_t              n;
+};
+/* Whether j's attempt is one of l's (l may be NULL: none). */
+bool    msg_attempts_has(const struct msg_attempts *l, const struct job *j);
+
 /* REGISTER: an execd's first request. */
 struct msg_register {
 	int64_t            seq;
@@ -90,7 +98,8 @@ struct msg_register {
 	int64_t            slots, uid;
 	double             load[3];     /* NAN where the sender gave none */
 	bool               idle;
-	json_t            *jobs;        /* [{id, task, attempt}], or NULL */
+	json_t            *jobs;        /* pack: [{id, task, attempt}], or NULL */
+	struct msg_attempts attempts;   /* unpack: jobs' attempts (msg_register_clear frees them) */
 	struct host_attrs  attrs;       /* unpack fills it: msg_register_clear frees it */
 	const char        *vmem_limit;  /* cgroup rlimit; NULL for any other */
 };
@@ -155,6 +164,25 @@ struct msg_dispatch {
 };
 json_t *msg_dispatch_pack(const struct msg_dispatch *m);
 int     msg_dispatch_unpack(const json_t *o, struct msg_dispatch *m, char *err, size_t n);
+/* A host of a parallel job and its slots there: an element of pe_hosts
+ * (in DISPATCH, and in qstat -j's job object). */
+struct msg_pe_host {
+	const char *host;     /* NULL when absent */
+	int64_t     slots;    /* 1 when absent */
+};
+void    msg_pe_host_add(json_t *list, const struct msg_pe_host *h);
+void    msg_pe_host_unpack(const json_t *o, struct msg_pe_host *h);
+/* A parallel job's part in a DISPATCH: the job object with its part (0 for
+ * the master part) and pe_hosts ([{host, slots}], master host first),
+ * which the execd keeps in job.json for the shepherd. */
+struct msg_dispatch_part {
+	int64_t       part;           /* -1 when absent */
+	const json_t *pe_hosts;       /* msg_pe_host_unpack's elements, or NULL */
+};
+json_t *msg_dispatch_part_pack(const struct job *j, const struct msg_dispatch_part *m);
+/* The part and its hosts, checked against the job's slots limit: NULL, or
+ * why they are unusable. */
+const char *msg_dispatch_part_unpack(const json_t *o, struct msg_dispatch_part *m);
 /* One of its jobs: job_from_json, and the part's share of this host.  A
  * job must have exactly one of script and argv, and its uid and gid; on
  * failure job is NULL, *why says why and a names the attempt as far as it
@@ -162,8 +190,7 @@ int     msg_dispatch_unpack(const json_t *o, struct msg_dispatch *m, char *err, 
 struct msg_dispatch_job {
 	struct msg_attempt a;
 	struct job   *job;            /* the caller frees it */
-	int64_t       part;           /* -1 when absent */
-	const json_t *pe_hosts;       /* [{host, slots}], or NULL */
+	struct msg_dispatch_part pe;  /* part -1 and no pe_hosts for a serial job */
 };
 int     msg_dispatch_job_unpack(const json_t *o, struct msg_dispatch_job *m, const char **why);
 
@@ -196,8 +223,10 @@ json_t *msg_probe_pack(const struct msg_probe *m);
 int     msg_probe_unpack(const json_t *o, struct msg_probe *m, char *err, size_t n);
 json_t *msg_sync_pack(const struct msg_probe *m);
 int     msg_sync_unpack(const json_t *o, struct msg_probe *m, char *err, size_t n);
-/* The replies to both: seq, ok, role (PROBE only), epoch and last. */
+/* The replies to both: seq, ok, role (PROBE only), epoch and last.  The
+ * reply's unpack reads an absent epoch or last as 0, and needs ok. */
 json_t *msg_probe_reply_pack(const struct msg_probe *m);
+int     msg_probe_reply_unpack(const json_t *o, struct msg_probe *m, char *err, size_t n);
 
 /* SNAPSHOT: a frame of the primary's database. */
 struct msg_snapshot {

@@ -307,7 +307,40 @@ msg_alter_pack(const struct msg_alter *m)
 	set_list(o, "req", m->req);
 	if (!m->verify)
 		json_object_set_new(o, "verify", json_false());
+	set_list(o, "soft", m->soft);
+	set_str(o, "project", m->project);
+	set_str(o, "account", m->account);
+	set_list(o, "context", m->context);
+	if (m->reserve >= 0)
+		json_object_set_new(o, "reserve", json_boolean(m->reserve));
+	if (m->js >= 0)
+		json_object_set_new(o, "js", json_integer(m->js));
 	return o;
+}
+
+/* ALTER's -ac/-dc/-sc: at most JOB_MAX_CONTEXT texts, each a letter a, d or
+ * s and its list; the lists themselves are checked per job. */
+static int
+alter_context_unpack(const json_t *o, struct msg_alter *m, const char **why)
+{
+	json_t *v;
+	size_t i;
+
+	m->context = json_object_get(o, "context");
+	if (!m->context)
+		return 0;
+	if (!json_is_array(m->context) || json_array_size(m->context) > JOB_MAX_CONTEXT) {
+		*why = "context must be a list of changes";
+		return -1;
+	}
+	json_array_foreach(m->context, i, v) {
+		const char *s = json_string_value(v);
+		if (!s || !s[0] || !strchr("ads", s[0]) || json_string_length(v) > JOB_MAX_STRING) {
+			*why = "a context change is not -ac, -dc or -sc with its list";
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int
@@ -331,7 +364,22 @@ msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why)
 	m->queue = jstr(o, "queue");
 	m->req = json_object_get(o, "req");
 	m->verify = jbool(o, "verify", true);
-	return 0;
+	m->soft = json_object_get(o, "soft");
+	m->project = jstr(o, "project");
+	m->account = jstr(o, "account");
+	if ((m->project && (!*m->project || strlen(m->project) > JOB_MAX_NAME)) ||
+	    (m->account && (!*m->account || strlen(m->account) > JOB_MAX_NAME))) {
+		*why = "a project or account name must have 1 to 200 bytes";
+		return -1;
+	}
+	m->reserve = json_is_boolean(json_object_get(o, "reserve")) ?
+	    json_is_true(json_object_get(o, "reserve")) : -1;
+	m->js = (int)jint(o, "js", -1);
+	if (json_object_get(o, "js") && (m->js < 0 || jint(o, "js", -1) > INT32_MAX)) {
+		*why = "the job share (-js) must be 0 or more";
+		return -1;
+	}
+	return alter_context_unpack(o, m, why);
 }
 
 /* --- WAIT, HOSTS --- */
@@ -379,6 +427,8 @@ msg_acct_pack(const struct msg_acct *m)
 	set_nonzero(o, "id", m->id);
 	set_str(o, "name", m->name);
 	set_str(o, "owner", m->owner);
+	set_str(o, "project", m->project);
+	set_str(o, "account", m->account);
 	set_nonzero(o, "since", m->since);
 	set_str(o, "queue", m->queue);
 	set_str(o, "host", m->host);
@@ -434,6 +484,13 @@ msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
 	m->id = jint(o, "id", 0);
 	m->name = jstr(o, "name");
 	m->owner = jstr(o, "owner");
+	m->project = jstr(o, "project");
+	m->account = jstr(o, "account");
+	if ((json_object_get(o, "project") && (!m->project || strlen(m->project) > JOB_MAX_NAME)) ||
+	    (json_object_get(o, "account") && (!m->account || strlen(m->account) > JOB_MAX_NAME))) {
+		*why = "ACCT's project and account are names of at most 200 bytes";
+		return -1;
+	}
 	m->since = jint(o, "since", 0);
 	m->queue = jstr(o, "queue");
 	m->host = jstr(o, "host");

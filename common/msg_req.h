@@ -100,6 +100,12 @@ struct msg_alter {
 	const char *queue;
 	json_t     *req;        /* a -l request object, replacing the job's */
 	bool        verify;     /* false: qalter -w n */
+	json_t     *soft;       /* a -soft -l request object, replacing the job's */
+	const char *project;    /* -P */
+	const char *account;    /* -A */
+	json_t     *context;    /* ["aNAME=V,...", "dNAME,...", "sNAME=V,..."]: -ac, -dc, -sc in order */
+	int         reserve;    /* -R: 1 y, 0 n, -1 unchanged */
+	int         js;         /* -js: 0 or more, -1 unchanged */
 };
 json_t *msg_alter_pack(const struct msg_alter *m);
 int     msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why);
@@ -120,6 +126,8 @@ struct msg_acct {
 	int64_t     id;          /* 0: any job */
 	const char *name;
 	const char *owner;
+	const char *project;     /* qacct -P: NULL: any */
+	const char *account;     /* qacct -A: NULL: any */
 	int64_t     since;
 	const char *queue, *host;
 	int64_t     from, to;    /* start (end with by_end) in [from, to); 0: open */

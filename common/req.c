@@ -92,6 +92,8 @@ req_clear(struct job_req *r)
 	strv_free(r->keys);
 	free(r->hosts);
 	free(r->ar);
+	free(r->qname);
+	strv_free(r->asked);
 	memset(r, 0, sizeof *r);
 }
 
@@ -99,7 +101,8 @@ bool
 req_empty(const struct job_req *r)
 {
 	return !r->mem && !r->arch && !r->keys && !r->hosts && !r->exclusive && !r->ar &&
-	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem && !r->slots;
+	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem && !r->slots && !r->lim_set &&
+	    !r->asked && !r->qname;
 }
 
 static int
@@ -135,73 +138,188 @@ is_true(const char *v)
 	    strcasecmp(v, "y") == 0 || strcasecmp(v, "yes") == 0;
 }
 
+static bool
+is_false(const char *v)
+{
+	return v && (strcasecmp(v, "false") == 0 || strcasecmp(v, "0") == 0 ||
+	    strcasecmp(v, "n") == 0 || strcasecmp(v, "no") == 0);
+}
+
+static void
+add_word(char ***v, const char *k)
+{
+	size_t n = strv_len(*v);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp((*v)[i], k) == 0)
+			return;
+	*v = xrealloc(*v, (n + 2) * sizeof **v);
+	(*v)[n] = xstrdup(k);
+	(*v)[n + 1] = NULL;
+}
+
 static void
 add_key(struct job_req *r, const char *k)
 {
-	size_t n = strv_len(r->keys);
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(r->keys[i], k) == 0)
+	add_word(&r->keys, k);
+}
+
+/* NAME=VALUE as qstat -j shows it, replacing an earlier value of NAME. */
+static void
+asked_put(struct job_req *r, const char *name, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
+
+static void
+asked_put(struct job_req *r, const char *name, const char *fmt, ...)
+{
+	size_t n = strlen(name), len = strv_len(r->asked);
+	char *v, *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		fatalx("out of memory");
+	va_end(ap);
+	e = xasprintf("%s=%s", name, v);
+	free(v);
+	for (size_t i = 0; i < len; i++)
+		if (strncmp(r->asked[i], name, n) == 0 && r->asked[i][n] == '=') {
+			free(r->asked[i]);
+			r->asked[i] = e;
 			return;
-	r->keys = xrealloc(r->keys, (n + 2) * sizeof *r->keys);
-	r->keys[n] = xstrdup(k);
-	r->keys[n + 1] = NULL;
+		}
+	r->asked = xrealloc(r->asked, (len + 2) * sizeof *r->asked);
+	r->asked[len] = e;
+	r->asked[len + 1] = NULL;
+}
+
+/* A value of the attribute's type, checked as Grid Engine would; sizes and
+ * times land in *num.  Texts are checked for length only. */
+static int
+cx_value(const struct cx_attr *cx, const char *v, int64_t *num, char *err, size_t errlen)
+{
+	char *end;
+	double d;
+
+	switch (cx->type) {
+	case CX_MEMORY:
+		if (parse_size(v, num) < 0)
+			return req_fail(err, errlen, "-l %s=%s: not a size such as 512M or 4G", cx->name, v);
+		return 0;
+	case CX_TIME:
+		if (parse_duration(v, num) < 0)
+			return req_fail(err, errlen, "-l %s=%s: not a time such as 3600 or 1:00:00", cx->name, v);
+		return 0;
+	case CX_INT:
+		errno = 0;
+		*num = strtoll(v, &end, 10);
+		if ((errno || *end || *v < '0' || *v > '9') && strcmp(cx->name, "slots") == 0)
+			return req_fail(err, errlen, "-l slots=%s: not a number of slots from 1 to %d",
+			    v, JOB_MAX_SLOTS);
+		if (errno || *end || *v < '0' || *v > '9')
+			return req_fail(err, errlen, "-l %s=%s: not a whole number", cx->name, v);
+		return 0;
+	case CX_DOUBLE:
+		errno = 0;
+		d = strtod(v, &end);
+		if (errno || *end || !(d >= 0))
+			return req_fail(err, errlen, "-l %s=%s: not a number", cx->name, v);
+		return 0;
+	case CX_BOOL:
+		if (!is_true(v) && !is_false(v))
+			return req_fail(err, errlen, "-l %s=%s: not TRUE or FALSE", cx->name, v);
+		*num = is_true(v);
+		return 0;
+	case CX_STRING:
+	case CX_HOST:
+		if (strlen(v) > JOB_MAX_STRING)
+			return req_fail(err, errlen, "-l %s: the value is too long", cx->name);
+		return 0;
+	}
+	return 0;
+}
+
+/* One attribute of the complex list: checked by its type, then kept where
+ * the host is picked or the limit set (complex.c says which), and always
+ * in asked, as Grid Engine writes it (times in seconds). */
+static int
+req_apply_cx(struct job_req *r, const struct cx_attr *cx, const char *v, char *err, size_t errlen)
+{
+	const char *n = cx->name;
+	int64_t num = 0;
+
+	if (!cx->requestable)
+		return req_fail(err, errlen, "resource \"%s\" configured as non requestable", n);
+	if (cx->type == CX_BOOL && !v)
+		v = "TRUE";
+	if (!v || !*v)
+		return req_fail(err, errlen, "-l %s needs a value", n);
+	if (cx_value(cx, v, &num, err, errlen) < 0)
+		return -1;
+	if (cx->lim != REQ_NOLIM) {
+		r->lim[cx->lim] = num;
+		r->lim_set |= 1u << cx->lim;
+	} else if (strcmp(n, "mem_free") == 0 || strcmp(n, "mem_total") == 0 ||
+	    strcmp(n, "virtual_free") == 0 || strcmp(n, "virtual_total") == 0 ||
+	    strcmp(n, "h_vmem") == 0 || strcmp(n, "h_rss") == 0 || strcmp(n, "h_rt") == 0 ||
+	    strcmp(n, "s_rt") == 0 || strcmp(n, "h_cpu") == 0) {
+		/* Workflow tools written for Grid Engine (Nextflow, Snakemake's
+		 * profiles) ask for memory as mem_free or vf and h_rss: nowq has
+		 * one request against a host's memory and one hard limit (a
+		 * cgroup's memory.max counts resident memory, so h_rss is that
+		 * limit). */
+		int64_t *dst = n[0] == 'm' || n[0] == 'v' ? &r->mem :
+		    strcmp(n, "h_rt") == 0 ? &r->h_rt : strcmp(n, "s_rt") == 0 ? &r->s_rt :
+		    strcmp(n, "h_cpu") == 0 ? &r->h_cpu : &r->h_vmem;
+		if (num == 0)
+			return req_fail(err, errlen, "-l %s=%s: must be above 0", n, v);
+		*dst = num;
+	} else if (strcmp(n, "arch") == 0 || strcmp(n, "hostname") == 0 || strcmp(n, "qname") == 0) {
+		char **dst = n[0] == 'a' ? &r->arch : n[0] == 'h' ? &r->hosts : &r->qname;
+		free(*dst);
+		*dst = xstrdup(v);
+	} else if (strcmp(n, "slots") == 0) {
+		/* Grid Engine's -l slots=N: N slots, all on one host (as a PE
+		 * with allocation_rule $pe_slots would give them). */
+		if (num < 1 || num > JOB_MAX_SLOTS)
+			return req_fail(err, errlen, "-l slots=%s: not a number of slots from 1 to %d",
+			    v, JOB_MAX_SLOTS);
+		r->slots = (int)num;
+	}
+	if (cx->type == CX_TIME)
+		asked_put(r, n, "%lld", (long long)num);
+	else if (cx->type == CX_BOOL)
+		asked_put(r, n, "%s", num ? "TRUE" : "FALSE");
+	else
+		asked_put(r, n, "%s", v);
+	return 0;
 }
 
 static int
 req_apply(struct job_req *r, const char *name, const char *v, char *err, size_t errlen)
 {
-	int64_t *size = NULL, *secs = NULL;
+	const struct cx_attr *cx = complex_find(name);
 
-	/* Workflow tools written for Grid Engine (Nextflow, Snakemake's
-	 * profiles) ask for memory as mem_free and h_rss.  nowq has one
-	 * request against a host's memory and one hard limit (a cgroup's
-	 * memory.max counts resident memory, so h_rss is that limit). */
-	if (strcmp(name, "mem") == 0 || strcmp(name, "mem_total") == 0 ||
-	    strcmp(name, "mem_free") == 0)
-		size = &r->mem;
-	else if (strcmp(name, "h_vmem") == 0 || strcmp(name, "h_rss") == 0)
-		size = &r->h_vmem;
-	else if (strcmp(name, "h_rt") == 0)
-		secs = &r->h_rt;
-	else if (strcmp(name, "s_rt") == 0)
-		secs = &r->s_rt;
-	else if (strcmp(name, "h_cpu") == 0)
-		secs = &r->h_cpu;
-	if (size || secs) {
+	if (cx)
+		return req_apply_cx(r, cx, v, err, errlen);
+	/* nowq's own: mem=, hosts= (a node-set expression), exclusive. */
+	if (strcmp(name, "mem") == 0) {
 		if (!v || !*v)
 			return req_fail(err, errlen, "-l %s needs a value", name);
-		if (size && (parse_size(v, size) < 0 || *size == 0))
+		if (parse_size(v, &r->mem) < 0 || r->mem == 0)
 			return req_fail(err, errlen, "-l %s=%s: not a size such as 512M or 4G", name, v);
-		if (secs && (parse_duration(v, secs) < 0 || *secs == 0))
-			return req_fail(err, errlen, "-l %s=%s: not a time such as 3600 or 1:00:00", name, v);
+		asked_put(r, name, "%s", v);
 		return 0;
 	}
-	if (strcmp(name, "arch") == 0 || strcmp(name, "hosts") == 0 ||
-	    strcmp(name, "hostname") == 0 || strcmp(name, "h") == 0) {
-		char **dst = strcmp(name, "arch") == 0 ? &r->arch : &r->hosts;
+	if (strcmp(name, "hosts") == 0) {
 		if (!v || !*v || strlen(v) > JOB_MAX_STRING)
 			return req_fail(err, errlen, "-l %s needs a value", name);
-		free(*dst);
-		*dst = xstrdup(v);
-		return 0;
-	}
-	/* Grid Engine's -l slots=N: N slots, all on one host (as a PE with
-	 * allocation_rule $pe_slots would give them). */
-	if (strcmp(name, "slots") == 0) {
-		char *end;
-		long n;
-		if (!v || !*v)
-			return req_fail(err, errlen, "-l slots needs a number of slots");
-		errno = 0;
-		n = strtol(v, &end, 10);
-		if (errno || *end || *v < '0' || *v > '9' || n < 1 || n > JOB_MAX_SLOTS)
-			return req_fail(err, errlen, "-l slots=%s: not a number of slots from 1 to %d",
-			    v, JOB_MAX_SLOTS);
-		r->slots = (int)n;
+		free(r->hosts);
+		r->hosts = xstrdup(v);
+		asked_put(r, name, "%s", v);
 		return 0;
 	}
 	if (strcmp(name, "exclusive") == 0 || strcmp(name, "excl") == 0) {
 		r->exclusive = is_true(v);
+		asked_put(r, "exclusive", "%s", r->exclusive ? "TRUE" : "FALSE");
 		return 0;
 	}
 	if (!req_valid_key(name))
@@ -210,6 +328,7 @@ req_apply(struct job_req *r, const char *name, const char *v, char *err, size_t 
 		return req_fail(err, errlen, "-l %s=%s: %s is a key a host has or lacks; "
 		    "request it as -l %s", name, v, name, name);
 	add_key(r, name);
+	asked_put(r, name, "TRUE");
 	return 0;
 }
 
@@ -254,6 +373,49 @@ req_parse(struct job_req *r, const char *list, char *err, size_t errlen)
 	return 0;
 }
 
+static json_t *
+words_to_json(char *const *v)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; v && v[i]; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+json_t *
+host_attrs_to_json(const struct host_attrs *a)
+{
+	json_t *o = json_object();
+
+	if (a->arch)
+		json_object_set_new(o, "arch", json_string(a->arch));
+	json_object_set_new(o, "mem", json_integer(a->mem));
+	json_object_set_new(o, "rating", json_real(a->rating));
+	json_object_set_new(o, "keys", words_to_json(a->keys));
+	json_object_set_new(o, "mounts", words_to_json(a->mounts));
+	return o;
+}
+
+/* A list of at most max words, each accepted by ok. */
+static int
+words_from_json(const json_t *v, char ***dst, size_t max, bool (*ok)(const char *))
+{
+	json_t *e;
+	size_t i;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_array(v) || json_array_size(v) > max)
+		return -1;
+	*dst = xcalloc(json_array_size(v) + 1, sizeof **dst);
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e) || !ok(json_string_value(e)))
+			return -1;
+		(*dst)[i] = xstrdup(json_string_value(e));
+	}
+	return 0;
+}
+
 json_t *
 req_to_json(const struct job_req *r)
 {
@@ -285,7 +447,53 @@ req_to_json(const struct job_req *r)
 		json_object_set_new(o, "h_vmem", json_integer(r->h_vmem));
 	if (r->slots)
 		json_object_set_new(o, "slots", json_integer(r->slots));
+	if (r->qname)
+		json_object_set_new(o, "qname", json_string(r->qname));
+	if (r->lim_set) {
+		json_t *l = json_object();
+		for (int i = 0; i < REQ_NLIM; i++)
+			if (r->lim_set & (1u << i))
+				json_object_set_new(l, complex_of_lim(i)->name, json_integer(r->lim[i]));
+		json_object_set_new(o, "lim", l);
+	}
+	if (r->asked)
+		json_object_set_new(o, "asked", words_to_json(r->asked));
 	return o;
+}
+
+/* lim: {"s_vmem": bytes, "s_cpu": seconds, ...}, names of complex.c's limits. */
+static int
+lim_from_json(struct job_req *r, const json_t *o, const char **why)
+{
+	const char *k;
+	json_t *v;
+
+	if (!o)
+		return 0;
+	if (!json_is_object(o)) {
+		*why = "the requested limits are not an object";
+		return -1;
+	}
+	json_object_foreach((json_t *)o, k, v) {
+		const struct cx_attr *cx = complex_find(k);
+		if (!cx || cx->lim == REQ_NOLIM || strcmp(cx->name, k) != 0) {
+			*why = "a requested limit is not one of s_vmem, h_data ...";
+			return -1;
+		}
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			*why = "a requested limit is not a non-negative integer";
+			return -1;
+		}
+		r->lim[cx->lim] = json_integer_value(v);
+		r->lim_set |= 1u << cx->lim;
+	}
+	return 0;
+}
+
+static bool
+valid_asked(const char *s)
+{
+	return strlen(s) <= JOB_MAX_STRING + 64 && strchr(s, '=') != NULL;
 }
 
 int
@@ -342,6 +550,19 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 		}
 		r->exclusive = json_is_true(v);
 	}
+	if (((v = json_object_get(o, "qname")) && (!json_is_string(v) ||
+	    json_string_length(v) == 0 || json_string_length(v) > JOB_MAX_STRING))) {
+		*why = "the requested queue is not a short text";
+		return -1;
+	}
+	if (v)
+		r->qname = xstrdup(json_string_value(v));
+	if (lim_from_json(r, json_object_get(o, "lim"), why) < 0)
+		return -1;
+	if (words_from_json(json_object_get(o, "asked"), &r->asked, 256, valid_asked) < 0) {
+		*why = "the resource request's asked list is not a short list of NAME=VALUE";
+		return -1;
+	}
 	if ((v = json_object_get(o, "keys"))) {
 		json_t *k;
 		if (!json_is_array(v) || json_array_size(v) > 256) {
@@ -366,49 +587,6 @@ host_attrs_clear(struct host_attrs *a)
 	strv_free(a->keys);
 	strv_free(a->mounts);
 	memset(a, 0, sizeof *a);
-}
-
-static json_t *
-words_to_json(char *const *v)
-{
-	json_t *a = json_array();
-	for (size_t i = 0; v && v[i]; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-json_t *
-host_attrs_to_json(const struct host_attrs *a)
-{
-	json_t *o = json_object();
-
-	if (a->arch)
-		json_object_set_new(o, "arch", json_string(a->arch));
-	json_object_set_new(o, "mem", json_integer(a->mem));
-	json_object_set_new(o, "rating", json_real(a->rating));
-	json_object_set_new(o, "keys", words_to_json(a->keys));
-	json_object_set_new(o, "mounts", words_to_json(a->mounts));
-	return o;
-}
-
-/* A list of at most max words, each accepted by ok. */
-static int
-words_from_json(const json_t *v, char ***dst, size_t max, bool (*ok)(const char *))
-{
-	json_t *e;
-	size_t i;
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_array(v) || json_array_size(v) > max)
-		return -1;
-	*dst = xcalloc(json_array_size(v) + 1, sizeof **dst);
-	json_array_foreach(v, i, e) {
-		if (!json_is_string(e) || !ok(json_string_value(e)))
-			return -1;
-		(*dst)[i] = xstrdup(json_string_value(e));
-	}
-	return 0;
 }
 
 static bool

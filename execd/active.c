@@ -312,14 +312,16 @@ active_start(const json_t *jobj)
 	a = active_add(j->id, j->task, j->attempt);
 	if (JOB_PARALLEL(j)) {
 		/* A parallel job's part holds its slots on this host. */
+		struct msg_pe_host ph;
+		const json_t *h;
 		size_t i;
-		json_t *h;
-		json_array_foreach(dj.pe_hosts, i, h)
-			if (jstr(h, "host") && strcmp(jstr(h, "host"), conf->name) == 0 &&
-			    jint(h, "slots", 1) > 1 && jint(h, "slots", 1) <= JOB_MAX_SLOTS) {
-				nslots_used += (int)jint(h, "slots", 1) - 1;
-				a->slots = (int)jint(h, "slots", 1);
+		json_array_foreach(dj.pe.pe_hosts, i, h) {
+			msg_pe_host_unpack(h, &ph);
+			if (ph.host && strcmp(ph.host, conf->name) == 0 && ph.slots > 1 && ph.slots <= JOB_MAX_SLOTS) {
+				nslots_used += (int)ph.slots - 1;
+				a->slots = (int)ph.slots;
 			}
+		}
 	}
 	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    flock(dirfd, LOCK_EX | LOCK_NB) < 0) {

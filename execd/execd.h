@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
@@ -228,6 +229,19 @@ char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
             int *procs_fd, char *why, size_t whylen);
 bool    limits_cgroup_oom(const char *dir);
 int64_t limits_cgroup_peak(const char *dir);
+/* The setrlimit calls a request asks for: its s_ and h_ pairs of complex.c
+ * (RLIMIT_AS from s_vmem, and h_vmem unless a cgroup takes it; RLIMIT_CPU
+ * from s_cpu and h_cpu, whose hard side comes grace seconds late so SIGXCPU
+ * is sent first).  A side not asked keeps the current value, so an
+ * unprivileged execd never tries to raise one.  How many were written. */
+#define LIMITS_NRLIMIT 6
+struct limits_rlimit {
+	int           resource;
+	const char   *name;      /* "h_vmem", for a failure's words */
+	struct rlimit rl;
+};
+int     limits_rlimits(const struct job_req *r, bool vmem_by_cgroup, int64_t grace,
+            struct limits_rlimit *out);
 void    limits_cgroup_remove(const char *dir);
 
 /* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed

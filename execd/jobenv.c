@@ -160,7 +160,7 @@ jobenv_build(const struct jobenv *e, size_t out_slot[2])
 	jobenv_set(&envp, &n, "JOB_SCRIPT", e->script ? e->script : j->argv[0]);
 	jobenv_install(&envp, &n, e);
 	jobenv_set(&envp, &n, "SGE_JOB_SPOOL_DIR", e->spool_dir);
-	jobenv_set(&envp, &n, "SGE_ACCOUNT", "sge");
+	jobenv_set(&envp, &n, "SGE_ACCOUNT", j->account ? j->account : "sge");
 	jobenv_set(&envp, &n, "SGE_CWD_PATH", e->cwd);
 	jobenv_set(&envp, &n, "PWD", e->cwd);
 	jobenv_set(&envp, &n, "SGE_STDIN_PATH", "/dev/null");

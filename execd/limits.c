@@ -1,6 +1,7 @@
-/* limits.c: how this host enforces a job's h_vmem, and how a limit's end is worded.
+/* limits.c: how this host enforces a job's limits, and how a limit's end is worded.
  *
- * A cgroup v2 memory.max where it can, else RLIMIT_AS. */
+ * h_vmem by a cgroup v2 memory.max where it can, else RLIMIT_AS; the other
+ * s_ and h_ limits of Grid Engine's complex list by setrlimit. */
 #include "config.h"
 
 #include <errno.h>
@@ -44,6 +45,55 @@ limits_size_str(int64_t bytes, char *buf, size_t len)
 			return;
 		}
 	snprintf(buf, len, "%" PRId64, bytes);
+}
+
+/* One soft/hard pair: each side as asked (soft <= hard), else as it is. */
+static void
+limits_pair(struct limits_rlimit *out, int resource, const char *name, bool has_soft,
+    int64_t soft, bool has_hard, int64_t hard)
+{
+	struct rlimit now;
+
+	if (getrlimit(resource, &now) < 0)
+		now.rlim_cur = now.rlim_max = RLIM_INFINITY;
+	out->resource = resource;
+	out->name = name;
+	out->rl.rlim_max = has_hard && (now.rlim_max == RLIM_INFINITY || (rlim_t)hard < now.rlim_max) ?
+	    (rlim_t)hard : now.rlim_max;
+	out->rl.rlim_cur = has_soft ? (rlim_t)soft : has_hard ? (rlim_t)hard : now.rlim_cur;
+	if (out->rl.rlim_max != RLIM_INFINITY &&
+	    (out->rl.rlim_cur == RLIM_INFINITY || out->rl.rlim_cur > out->rl.rlim_max))
+		out->rl.rlim_cur = out->rl.rlim_max;
+}
+
+int
+limits_rlimits(const struct job_req *r, bool vmem_by_cgroup, int64_t grace, struct limits_rlimit *out)
+{
+	static const struct { int resource, soft, hard; const char *name; } pairs[] = {
+		{ RLIMIT_DATA, REQ_S_DATA, REQ_H_DATA, "h_data" },
+		{ RLIMIT_STACK, REQ_S_STACK, REQ_H_STACK, "h_stack" },
+		{ RLIMIT_FSIZE, REQ_S_FSIZE, REQ_H_FSIZE, "h_fsize" },
+		{ RLIMIT_CORE, REQ_S_CORE, REQ_H_CORE, "h_core" },
+	};
+	bool s_vmem = r->lim_set & (1u << REQ_S_VMEM), s_cpu = r->lim_set & (1u << REQ_S_CPU);
+	bool h_vmem = r->h_vmem > 0 && !vmem_by_cgroup, h_cpu = r->h_cpu > 0;
+	int n = 0;
+
+	if (s_vmem || h_vmem)
+		limits_pair(&out[n++], RLIMIT_AS, "h_vmem", s_vmem, r->lim[REQ_S_VMEM], h_vmem, r->h_vmem);
+	if (s_cpu || h_cpu) {
+		limits_pair(&out[n], RLIMIT_CPU, "h_cpu", s_cpu || h_cpu,
+		    s_cpu && (!h_cpu || r->lim[REQ_S_CPU] < r->h_cpu) ? r->lim[REQ_S_CPU] : r->h_cpu,
+		    h_cpu, r->h_cpu + grace);
+		n++;
+	}
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		bool s = r->lim_set & (1u << pairs[i].soft), h = r->lim_set & (1u << pairs[i].hard);
+		if (s || h)
+			limits_pair(&out[n++], pairs[i].resource, pairs[i].name, s, r->lim[pairs[i].soft],
+			    h, r->lim[pairs[i].hard]);
+	}
+	return n;
 }
 
 /* The oom_kill count of a memory.events text; 0 when it has none. */

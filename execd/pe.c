@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 /*
- * The master puts "part" (0 for the master part) and "pe_hosts" ([{host,
- * slots}], master host first) into a part's job object; the execd keeps
- * the object as job.json in the attempt's folder, where the shepherd reads
- * them back.  The host file has Grid Engine's lines, "host slots queue
+ * A part's job object (msg_dispatch_part_pack) is kept as job.json in the
+ * attempt's folder, where the shepherd reads its part and hosts back.  The
+ * host file has Grid Engine's lines, "host slots queue
  * processors", and belongs to the job's owner.
  */
 const char *
@@ -25,7 +25,9 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 	static char why[512];
 	char *path = xasprintf("%s/job.json", dir), *text, *file = NULL, *t;
 	const char *err;
-	json_t *o, *hosts, *h;
+	struct msg_dispatch_part dp;
+	const json_t *h;
+	json_t *o;
 	size_t i, len;
 	int fd;
 
@@ -34,27 +36,21 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 	free(path);
 	o = text ? json_loads(text, 0, NULL) : NULL;
 	free(text);
-	hosts = json_object_get(o, "pe_hosts");
-	if (!json_is_array(hosts) || json_array_size(hosts) == 0 || json_array_size(hosts) > JOB_MAX_SLOTS ||
-	    jint(o, "part", -1) < 0 || jint(o, "part", -1) >= (int64_t)json_array_size(hosts)) {
+	if ((err = msg_dispatch_part_unpack(o, &dp)) != NULL) {
 		json_decref(o);
-		return "the parallel job's part has no valid part and pe_hosts";
+		return err;
 	}
-	pp->part = (int)jint(o, "part", 0);
-	pp->nhosts = (int)json_array_size(hosts);
-	json_array_foreach(hosts, i, h) {
-		const char *name = jstr(h, "host");
-		int64_t slots = jint(h, "slots", 0);
-		if (!name || !*name || strpbrk(name, " \n") || slots < 1 || slots > JOB_MAX_SLOTS) {
-			free(file);
-			json_decref(o);
-			return "the parallel job's pe_hosts holds a bad host";
-		}
-		if (strcmp(name, conf->name) == 0)
-			pp->slots = (int)slots;
+	pp->part = (int)dp.part;
+	pp->nhosts = (int)json_array_size(dp.pe_hosts);
+	json_array_foreach(dp.pe_hosts, i, h) {
+		struct msg_pe_host ph;
+
+		msg_pe_host_unpack(h, &ph);
+		if (strcmp(ph.host, conf->name) == 0)
+			pp->slots = (int)ph.slots;
 		t = file;
-		file = xasprintf("%s%s %lld %s@%s UNDEFINED\n", t ? t : "", name, (long long)slots,
-		    j->queue ? j->queue : "", name);
+		file = xasprintf("%s%s %lld %s@%s UNDEFINED\n", t ? t : "", ph.host, (long long)ph.slots,
+		    j->queue ? j->queue : "", ph.host);
 		free(t);
 	}
 	json_decref(o);

@@ -10,6 +10,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,8 +60,8 @@ struct shep_start {
 	char        *env_out_dir, *env_err_dir;  /* their entries if -o, -e is a folder */
 	char       **cmd;
 	int          cgroup_fd;  /* the job's cgroup.procs, or -1 */
-	bool         set_as, set_cpu;
-	struct rlimit as, cpu;   /* h_vmem without a cgroup; h_cpu */
+	struct limits_rlimit rl[LIMITS_NRLIMIT];  /* s_vmem, h_vmem without a cgroup, h_cpu, ... */
+	int          nrl;
 	char         why[SHEP_WHY_MAX];  /* set by a child that could not start */
 };
 
@@ -185,6 +186,27 @@ shep_open_output(char *why, const char *path, int target)
 	}
 }
 
+/* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
+ * by blanks and given to the owner's login shell on this host with -c, so
+ * that "a; b", redirections and $VARIABLES mean what they mean at a prompt. */
+static char **
+shep_qrsh_command(const struct job *j)
+{
+	const struct passwd *pw = getpwuid(j->uid);
+	char **cmd = xcalloc(4, sizeof *cmd), *line;
+	size_t len = 1, at = 0;
+
+	for (size_t i = 0; j->argv[i]; i++)
+		len += strlen(j->argv[i]) + 1;
+	line = xcalloc(1, len);
+	for (size_t i = 0; j->argv[i]; i++)
+		at += (size_t)snprintf(line + at, len - at, "%s%s", i ? " " : "", j->argv[i]);
+	cmd[0] = xstrdup(pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	cmd[1] = xstrdup("-c");
+	cmd[2] = line;
+	return cmd;
+}
+
 static char **
 shep_command(const struct shep *s)
 {
@@ -192,6 +214,8 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
+	if (j->argv && j->qrsh)
+		return shep_qrsh_command(j);
 	if (j->argv)
 		return j->argv;
 	cmd = xcalloc(nargs + 3, sizeof *cmd);
@@ -238,10 +262,9 @@ shep_child(const struct shep *s, struct shep_start *st)
 	 * the job may only lower what it gets, never raise it. */
 	if (st->cgroup_fd >= 0 && write(st->cgroup_fd, "0", 1) != 1)
 		shep_child_fail(why, "cannot move the job into its cgroup: %s", strerror(errno));
-	if (st->set_as && setrlimit(RLIMIT_AS, &st->as) < 0)
-		shep_child_fail(why, "cannot set the h_vmem limit: %s", strerror(errno));
-	if (st->set_cpu && setrlimit(RLIMIT_CPU, &st->cpu) < 0)
-		shep_child_fail(why, "cannot set the h_cpu limit: %s", strerror(errno));
+	for (int i = 0; i < st->nrl; i++)
+		if (setrlimit(st->rl[i].resource, &st->rl[i].rl) < 0)
+			shep_child_fail(why, "cannot set the %s limit: %s", st->rl[i].name, strerror(errno));
 
 	/* The one place privileges are dropped, for good. */
 	if (s->root) {
@@ -443,14 +466,15 @@ shep_gone_client(const struct shep *s, const char *reason)
 	_exit(0);
 }
 
-/* h_vmem and h_cpu, made ready for the job's process to apply.  RLIMIT_CPU
- * counts per process: at h_cpu the kernel sends SIGXCPU, kill_grace later
- * SIGKILL.  A cgroup that cannot be made costs the job nothing but the
- * OOM report: RLIMIT_AS limits it instead. */
+/* The job's limits, made ready for its process to apply.  RLIMIT_CPU
+ * counts per process: at h_cpu (or s_cpu) the kernel sends SIGXCPU,
+ * kill_grace after h_cpu SIGKILL.  A cgroup that cannot be made costs the
+ * job nothing but the OOM report: RLIMIT_AS limits it instead. */
 static void
 shep_limits_prepare(struct shep *s, struct shep_start *st)
 {
 	const struct job_req *r = &s->j->req;
+	struct job_req lr = *r;   /* read only: its texts stay the job's */
 	char why[SHEP_WHY_MAX];
 
 	if (r->h_vmem > 0 && limits_cgroup_parent) {
@@ -459,23 +483,21 @@ shep_limits_prepare(struct shep *s, struct shep_start *st)
 		if (!s->cgroup)
 			log_warnx("job %s: %s; limiting h_vmem with RLIMIT_AS instead", s->key, why);
 	}
-	if (r->h_vmem > 0 && !s->cgroup) {
-		st->set_as = true;
-		st->as.rlim_cur = st->as.rlim_max = (rlim_t)r->h_vmem;
-	}
-	if (r->h_cpu > 0 && r->h_cpu <= SHEP_LIMIT_MAX_SECS) {
-		st->set_cpu = true;
-		st->cpu.rlim_cur = (rlim_t)r->h_cpu;
-		st->cpu.rlim_max = (rlim_t)(r->h_cpu + conf->kill_grace);
-	}
+	if (lr.h_cpu > SHEP_LIMIT_MAX_SECS)
+		lr.h_cpu = 0;
+	st->nrl = limits_rlimits(&lr, s->cgroup != NULL, conf->kill_grace, st->rl);
 }
 
 /* The wall clock's limits, timed here since the shepherd outlives any
  * execd restart.  Deadlines are on the monotonic clock; 0 is "none". */
 struct shep_clock {
-	int64_t  soft_at, hard_at, kill_at;
-	bool     soft_sent, hard_sent;
+	int64_t  soft_at, hard_at;
+	bool     hard_sent;
 };
+
+/* Grid Engine's execd sends a due signal again at most every 90 s: a job
+ * past s_rt gets SIGUSR1 at s_rt and every 90 s after, until it ends. */
+#define SHEP_SOFT_RESEND_MS (90 * 1000)
 
 static void
 shep_clock_start(struct shep_clock *c, const struct job_req *r)
@@ -489,33 +511,27 @@ shep_clock_start(struct shep_clock *c, const struct job_req *r)
 		c->hard_at = t0 + r->h_rt * 1000;
 }
 
-/* Sends what is due (s_rt: SIGUSR1, Grid Engine's warning; h_rt: SIGTERM,
- * then SIGKILL kill_grace later) to the job's session, and returns the ms
- * until the next deadline, or -1 when none is left. */
+/* Sends what is due to the job's session, as Grid Engine does: at s_rt
+ * SIGUSR1, a warning the job may catch and act on as it likes (it is not
+ * killed for it); at h_rt SIGKILL.  Returns the ms until the next
+ * deadline, or -1 when none is left. */
 static int64_t
 shep_clock_tick(struct shep_clock *c, const char *key, pid_t pid)
 {
 	int64_t now = mono_ms(), next = -1;
 
-	if (c->soft_at && now >= c->soft_at) {
-		log_info("job %s reached its s_rt limit: SIGUSR1", key);
-		kill(-pid, SIGUSR1);
-		c->soft_at = 0;
-		c->soft_sent = true;
-	}
 	if (c->hard_at && now >= c->hard_at) {
-		log_info("job %s reached its h_rt limit: SIGTERM, SIGKILL in %d s", key,
-		    conf->kill_grace);
-		kill(-pid, SIGTERM);
-		c->hard_at = 0;
-		c->hard_sent = true;
-		c->kill_at = now + conf->kill_grace * 1000;
-	}
-	if (c->kill_at && now >= c->kill_at) {
+		log_info("job %s reached its h_rt limit: SIGKILL", key);
 		kill(-pid, SIGKILL);
-		c->kill_at = 0;
+		c->hard_at = c->soft_at = 0;
+		c->hard_sent = true;
 	}
-	for (int64_t *at = &c->soft_at; at <= &c->kill_at; at++)
+	if (c->soft_at && now >= c->soft_at) {
+		log_info("job %s is past its s_rt limit: SIGUSR1", key);
+		kill(-pid, SIGUSR1);
+		c->soft_at = now + SHEP_SOFT_RESEND_MS;
+	}
+	for (int64_t *at = &c->soft_at; at <= &c->hard_at; at++)
 		if (*at && (next < 0 || *at - now < next))
 			next = *at - now;
 	return next;
@@ -547,8 +563,6 @@ shep_limit_reason(const struct shep *s, const struct shep_clock *c, int status,
 	if (r->h_cpu > 0 && (sig == SIGXCPU || code == 128 + SIGXCPU ||
 	    (sig == SIGKILL && cpu >= (double)r->h_cpu - 0.1)))
 		return xasprintf("h_cpu limit (%" PRId64 " s) exceeded", r->h_cpu);
-	if (c->soft_sent && (sig == SIGUSR1 || code == 128 + SIGUSR1))
-		return xasprintf("s_rt limit (%" PRId64 " s) exceeded", r->s_rt);
 	return NULL;
 }
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -162,7 +164,8 @@ array_task_new(const struct job *p, int task)
 	if (!t)
 		fatalx("job %lld does not survive its own JSON: %s", (long long)p->id, why ? why : "?");
 	t->task = task;
-	t->attempt = 0;
+	/* Past any attempt of a task queued again (array_task_requeue). */
+	t->attempt = p->attempt;
 	t->state = JS_PENDING;
 	t->error = t->delete_req = false;
 	t->suspended = 0;
@@ -512,11 +515,11 @@ task_json(void *arg, struct job *j)
 
 	if (JS_FINISHED(j->state) && tc->finished++ >= ARRAY_FINISHED_SHOWN)
 		return 0;
-	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:f, s:f, s:I}",
+	o = json_pack("{s:i, s:s, s:s, s:I, s:I, s:i, s:i, s:i, s:f, s:f, s:I}",
 	    "task", j->task, "state", job_state_name(j->state), "state_letters", job_state_letters(j),
 	    "start_time", (json_int_t)j->start_time, "end_time", (json_int_t)j->end_time,
-	    "exit_status", j->exit_status, "attempt", j->attempt, "utime", j->utime,
-	    "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
+	    "exit_status", j->exit_status, "signal", j->signal, "attempt", j->attempt,
+	    "utime", j->utime, "stime", j->stime, "maxrss_kb", (json_int_t)j->maxrss_kb);
 	if (j->host)
 		json_object_set_new(o, "host", json_string(j->host));
 	if (j->reason)
@@ -547,30 +550,70 @@ array_tasks_active(const char *host, store_job_cb cb, void *arg)
 	return store_tasks_active(store, host, cb, arg);
 }
 
-static bool
-array_listed(json_t *list, const struct job *t)
+/* The task is pending again, and so is its parent.  Its row goes, so
+ * that the scheduler sees it among the pending; the parent keeps the
+ * highest attempt any of its tasks had, from which the task's next attempt
+ * is counted, so that no (job, task, attempt) names two runs. */
+static void
+array_task_requeue(const struct job *t)
 {
-	size_t i;
-	json_t *v;
+	struct job *p;
 
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", -1) == t->id && jint(v, "task", 0) == t->task &&
-		    jint(v, "attempt", -1) == t->attempt)
-			return true;
-	return false;
+	if (store_task_delete(store, t->id, t->task) < 0)
+		fatalx("cannot requeue task %lld.%d", (long long)t->id, t->task);
+	if (store_array_next(store, t->id) > t->task &&
+	    store_array_set_next(store, t->id, t->task) < 0)
+		fatalx("cannot store the cursor of job %lld", (long long)t->id);
+	if ((p = store_job_get(store, t->id, false)) != NULL) {
+		if (p->state == JS_RUNNING && !p->delete_req)
+			p->state = JS_PENDING;
+		if (p->attempt < t->attempt)
+			p->attempt = t->attempt;
+		if (store_job_update(store, p) < 0)
+			fatalx("cannot store job %lld", (long long)p->id);
+		job_free(p);
+	}
+	sched_kick();
+}
+
+/* A task that ran on a host that is lost (listed NULL) or whose execd no
+ * longer has it: as a single job, queued again when it is rerunnable and
+ * its host is lost, else failed; either way its attempt is accounted. */
+static void
+array_task_lost(struct job *t, const char *host, bool host_lost)
+{
+	bool again = host_lost && !t->delete_req && job_rerunnable(t);
+
+	log_warnx("task %lld.%d was on %s, which %s", (long long)t->id, t->task, host,
+	    host_lost ? (again ? "is lost; queued again" : "is lost") : "no longer has it");
+	t->state = t->delete_req ? JS_DELETED : again ? JS_PENDING : JS_FAILED;
+	t->end_time = now_ms();
+	t->exit_status = -1;
+	free(t->reason);
+	t->reason = host_lost ? xasprintf("host lost: %.200s", host) :
+	    xasprintf("lost: execd on %s no longer knows the job", host);
+	if (t->start_time > 0)
+		acct_record(t, ACCT_FAILED_AFTER, NULL);
+	if (again) {
+		array_task_requeue(t);
+		return;
+	}
+	if (store_job_update(store, t) < 0)
+		fatalx("cannot store task %lld.%d", (long long)t->id, t->task);
+	array_task_ended(t);
 }
 
 void
-array_reconcile(const char *host, json_t *listed)
+array_reconcile(const char *host, const struct msg_attempts *listed)
 {
 	struct task_list l = { 0 };
 
 	if (store_tasks_active(store, host, task_list_keep, &l) < 0)
 		fatalx("cannot read the tasks of host %s", host);
 	for (size_t i = 0; i < l.n; i++) {
-		struct job *t = l.v[i], *p;
+		struct job *t = l.v[i];
 
-		if (listed && array_listed(listed, t)) {
+		if (msg_attempts_has(listed, t)) {
 			/* A qdel made while the host was away: deliver it now. */
 			if (t->delete_req)
 				exechost_signal_job(t, 9);
@@ -578,42 +621,12 @@ array_reconcile(const char *host, json_t *listed)
 		}
 		qm_txn();
 		if (t->state == JS_DISPATCHED && !t->delete_req) {
-			/* Never started (the execd writes its spool first): the
-			 * task is pending again, and so is its parent. */
+			/* Never started (the execd writes its spool first). */
 			log_info("task %lld.%d never reached %s; queued again", (long long)t->id, t->task, host);
-			if (store_task_delete(store, t->id, t->task) < 0)
-				fatalx("cannot requeue task %lld.%d", (long long)t->id, t->task);
-			if (store_array_next(store, t->id) > t->task &&
-			    store_array_set_next(store, t->id, t->task) < 0)
-				fatalx("cannot store the cursor of job %lld", (long long)t->id);
-			if ((p = store_job_get(store, t->id, false)) != NULL) {
-				if (p->state == JS_RUNNING && !p->delete_req) {
-					p->state = JS_PENDING;
-					if (store_job_update(store, p) < 0)
-						fatalx("cannot store job %lld", (long long)p->id);
-				}
-				job_free(p);
-			}
-			sched_kick();
+			array_task_requeue(t);
 			continue;
 		}
-		log_warnx("task %lld.%d was on %s, which no longer has it", (long long)t->id, t->task, host);
-		t->state = t->delete_req ? JS_DELETED : JS_FAILED;
-		t->end_time = now_ms();
-		t->exit_status = -1;
-		free(t->reason);
-		t->reason = xasprintf("lost: execd on %s no longer knows the job", host);
-		if (store_job_update(store, t) < 0)
-			fatalx("cannot store task %lld.%d", (long long)t->id, t->task);
-		if (t->start_time > 0) {
-			struct acct_info a;
-			memset(&a, 0, sizeof a);
-			a.group = group_lookup(t->gid);
-			a.failed = ACCT_FAILED_AFTER;
-			if (store_acct_insert(store, t, &a) < 0)
-				fatalx("cannot store the accounting of job %lld", (long long)t->id);
-		}
-		array_task_ended(t);
+		array_task_lost(t, host, listed == NULL);
 	}
 	task_list_free(&l);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -167,11 +168,9 @@ list_one(void *arg, struct cron_rec *r)
 		return 0;
 	}
 	st = last_state(r->last_job);
-	json_array_append_new(lc->out, json_pack("{s:I, s:s, s:s, s:s?, s:I, s:I, s:s?, s:b, s:s?}",
-	    "id", (json_int_t)r->id, "owner", r->owner, "schedule", r->spec,
-	    "name", jstr(o, "name"), "next_run", (json_int_t)r->next_run,
-	    "last_job", (json_int_t)r->last_job, "last_state", st, "hold", r->hold,
-	    "queue", jstr(o, "queue")));
+	json_array_append_new(lc->out, msg_cron_row_pack(&(struct msg_cron_row){ .id = r->id,
+	    .owner = r->owner, .schedule = r->spec, .name = jstr(o, "name"), .next_run = r->next_run,
+	    .last_job = r->last_job, .last_state = st, .hold = r->hold, .queue = jstr(o, "queue") }));
 	json_decref(o);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/msg.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -291,21 +292,9 @@ attempt_lost(struct job *j, char *reason)
 
 /* Jobs the master believes are on this host but the execd no longer has. */
 struct reconcile_ctx {
-	json_t *listed;
+	const struct msg_attempts *listed;
 	json_t *gone;
 };
-
-static bool
-listed(json_t *list, const struct job *j)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
-		    jint(v, "attempt", -1) == j->attempt)
-			return true;
-	return false;
-}
 
 static int
 reconcile_collect(void *arg, struct job *j)
@@ -313,7 +302,7 @@ reconcile_collect(void *arg, struct job *j)
 	struct reconcile_ctx *rc = arg;
 	if (JOB_PARALLEL(j))
 		return 0;  /* pe_host_lost's, below */
-	if (!listed(rc->listed, j))
+	if (!msg_attempts_has(rc->listed, j))
 		json_array_append_new(rc->gone, json_integer(j->id));
 	else if (j->delete_req)
 		/* A qdel made while the host was away: deliver it now. */
@@ -337,14 +326,13 @@ host_in_list(const char *list, const char *name)
 /* Whether the attempt an execd lists is the one the master has running
  * there (an array task's own row; one of a parallel job's hosts). */
 static bool
-attempt_current(const struct exechost *h, json_t *v)
+attempt_current(const struct exechost *h, const struct msg_attempt *a)
 {
-	int64_t id = jint(v, "id", -1), task = jint(v, "task", 0);
-	struct job *j = id <= 0 || task < 0 || task > JOB_MAX_TASKS ? NULL : task > 0 ?
-	    store_task_get(store, id, (int)task, false) : store_job_get(store, id, false);
+	struct job *j = a->id <= 0 || a->task < 0 || a->task > JOB_MAX_TASKS ? NULL : a->task > 0 ?
+	    store_task_get(store, a->id, (int)a->task, false) : store_job_get(store, a->id, false);
 	bool cur = j && (j->state == JS_DISPATCHED || j->state == JS_RUNNING) && j->host &&
 	    (JOB_PARALLEL(j) ? host_in_list(j->host, h->name) : strcmp(j->host, h->name) == 0) &&
-	    j->task == task && j->attempt == jint(v, "attempt", -1);
+	    j->task == a->task && j->attempt == a->attempt;
 	job_free(j);
 	return cur;
 }
@@ -359,24 +347,16 @@ attempt_current(const struct exechost *h, json_t *v)
  * run elsewhere.
  */
 static void
-reconcile(struct exechost *h, json_t *jobs, json_t *kill)
+reconcile(struct exechost *h, const struct msg_attempts *listed, json_t *kill)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
-	struct reconcile_ctx rc = { json_is_array(jobs) ? jobs : NULL, json_array() };
+	struct reconcile_ctx rc = { listed, json_array() };
 	json_t *v;
 	size_t i;
 
-	if (!rc.listed)
-		rc.listed = json_array();
-	else
-		json_incref(rc.listed);
-	json_array_foreach(rc.listed, i, v) {
-		if (!json_is_object(v) || jint(v, "id", -1) <= 0)
-			continue;
-		if (!attempt_current(h, v))
-			json_array_append_new(kill, msg_attempt_pack(&(struct msg_attempt){ jint(v, "id", 0),
-			    jint(v, "task", 0), jint(v, "attempt", 0) }));
-	}
+	for (i = 0; i < listed->n; i++)
+		if (listed->a[i].id > 0 && !attempt_current(h, &listed->a[i]))
+			json_array_append_new(kill, msg_attempt_pack(&listed->a[i]));
 	if (store_jobs_foreach(store, &f, reconcile_collect, &rc) < 0)
 		fatalx("cannot read the jobs of host %s", h->name);
 	json_array_foreach(rc.gone, i, v) {
@@ -411,11 +391,10 @@ reconcile(struct exechost *h, json_t *jobs, json_t *kill)
 		}
 		job_free(j);
 	}
-	array_reconcile(h->name, rc.listed);
+	array_reconcile(h->name, listed);
 	json_decref(rc.gone);
 	/* Parallel jobs' host is a list the filter above does not match. */
-	pe_host_lost(h->name, rc.listed, "execd no longer knows it");
-	json_decref(rc.listed);
+	pe_host_lost(h->name, listed, "execd no longer knows it");
 }
 
 static int
@@ -598,6 +577,7 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	h->uid = (uid_t)m.uid;
 	host_attrs_clear(&h->attrs);
 	h->attrs = m.attrs;
+	memset(&m.attrs, 0, sizeof m.attrs);
 	free(h->vmem_limit);
 	h->vmem_limit = m.vmem_limit ? xstrdup(m.vmem_limit) : NULL;
 	h->idle = true;
@@ -612,7 +592,8 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	read_load(h, m.load);
 	qm_txn();
 	kill = json_array();
-	reconcile(h, m.jobs, kill);
+	reconcile(h, &m.attempts, kill);
+	msg_register_clear(&m);
 	/* Kept in the database so a job can be checked against the hosts the
 	 * cluster has, connected or not. */
 	ja = host_attrs_to_json(&h->attrs);
@@ -1027,8 +1008,7 @@ host_queues_json(struct exechost *h, const json_t *qused)
 		bool off = q->disabled;
 		for (char **d = h->qdisabled; d && *d && !off; d++)
 			off = strcmp(*d, q->name) == 0;
-		json_array_append_new(a, json_pack("{s:s, s:b, s:I}", "name", q->name, "disabled", off,
-		    "used", (json_int_t)jint(qused, q->name, 0)));
+		msg_host_queue_add(a, &(struct msg_host_queue){ q->name, off, jint(qused, q->name, 0) });
 	}
 	return a;
 }
@@ -1056,6 +1036,7 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
 		struct host_jobs_ctx hc = { 0, json_object(), false, with_jobs ? json_array() : NULL, only_owner };
 		const struct match_resv *r;
+		struct msg_host_row row;
 		json_t *o;
 
 		h = v[k];
@@ -1063,27 +1044,21 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		if (store_jobs_foreach(store, &f, host_jobs_one, &hc) < 0 ||
 		    array_tasks_active(h->name, host_jobs_one, &hc) < 0)
 			log_warnx("cannot read the jobs of host %s", h->name);
-		o = json_pack("{s:s, s:i, s:i, s:[f,f,f], s:s, s:b, s:b, s:b, s:I, s:o}",
-		    "name", h->name, "slots", h->slots, "used", hc.used,
-		    "load", h->load[0], h->load[1], h->load[2],
-		    "state", exechost_state(h, hc.suspended), "connected", h->conn != NULL,
-		    "disabled", h->disabled, "lost", h->lost,
-		    "last_seen", (json_int_t)h->last_seen, "attrs", host_attrs_to_json(&h->attrs));
+		row = (struct msg_host_row){ .name = h->name, .slots = h->slots, .used = hc.used,
+		    .load = { h->load[0], h->load[1], h->load[2] },
+		    .state = exechost_state(h, hc.suspended), .connected = h->conn != NULL,
+		    .disabled = h->disabled, .lost = h->lost, .last_seen = h->last_seen, .attrs = h->attrs,
+		    .queues = host_queues_json(h, hc.qused), .jobs = hc.jobs };
 		if (h->busy_reason && h->conn && !h->lost)
-			json_object_set_new(o, "busy_reason", json_string(h->busy_reason));
+			row.busy_reason = h->busy_reason;
 		/* How the host enforces h_vmem, as its execd said at REGISTER. */
-		if (h->vmem_limit)
-			json_object_set_new(o, "vmem_limit", json_string(h->vmem_limit));
+		row.vmem_limit = h->vmem_limit;
 		if ((r = resv_active_on(h)) != NULL)
-			json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
-			    "owner", r->owner, "end", (json_int_t)r->end));
+			row.reserved = (struct msg_host_resv){ true, r->name, r->owner, r->start, r->end };
 		else if ((r = resv_next_on(h)) != NULL)
-			json_object_set_new(o, "reserved_next", json_pack("{s:s, s:s, s:I, s:I}", "name",
-			    r->name, "owner", r->owner, "start", (json_int_t)r->start, "end", (json_int_t)r->end));
-		json_object_set_new(o, "queues", host_queues_json(h, hc.qused));
+			row.reserved_next = (struct msg_host_resv){ true, r->name, r->owner, r->start, r->end };
 		json_decref(hc.qused);
-		if (hc.jobs)
-			json_object_set_new(o, "jobs", hc.jobs);
+		o = msg_host_row_pack(&row);
 		json_array_append_new(list, o);
 	}
 	free(v);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -176,13 +177,12 @@ static json_t *
 host_lists_json(const struct exechost *h)
 {
 	const struct match_resv *r = resv_active_on(h);
-	json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "name", h->name,
-	    "aliases", strv_json(h->aliases, true, NULL),
-	    "users", strv_json(h->users, true, NULL), "owners", strv_json(h->owners, true, NULL));
+	struct msg_host_lists m = { .name = h->name, .aliases = strv_json(h->aliases, true, NULL),
+	    .users = strv_json(h->users, true, NULL), .owners = strv_json(h->owners, true, NULL) };
+
 	if (r)
-		json_object_set_new(o, "reserved", json_pack("{s:s, s:s, s:I}", "name", r->name,
-		    "owner", r->owner, "end", (json_int_t)r->end));
-	return o;
+		m.reserved = (struct msg_host_resv){ true, r->name, r->owner, r->start, r->end };
+	return msg_host_lists_pack(&m);
 }
 
 static void
@@ -276,8 +276,8 @@ op_show(struct conn *c, int64_t seq, const char *name)
 			keys[i++] = k;
 		qsort(keys, n, sizeof *keys, name_cmp);
 		for (i = 0; i < n; i++)
-			json_array_append_new(list, json_pack("{s:s, s:O}", "name", keys[i],
-			    "hosts", json_object_get(by, keys[i])));
+			json_array_append_new(list, msg_alias_row_pack(&(struct msg_alias_row){ keys[i],
+			    json_object_get(by, keys[i]) }));
 		free(keys);
 	}
 	json_decref(by);

@@ -15,6 +15,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 

@@ -101,6 +101,25 @@ match_host(const struct job *j, const struct nodeset *job_hosts, const struct qm
 	return MW_OK;
 }
 
+int
+match_soft_score(const struct job *j, const struct nodeset *soft_hosts, const struct match_host *h)
+{
+	const struct job_req *s = &j->soft;
+	const struct host_attrs *a = h->attrs;
+	int score = 0;
+
+	if (s->arch && a && a->arch && strcmp(a->arch, s->arch) == 0)
+		score++;
+	if (s->mem > 0 && a && a->mem >= s->mem)
+		score++;
+	for (char **k = s->keys; k && *k; k++)
+		if (a && has_key(a->keys, *k))
+			score++;
+	if (soft_hosts && nodeset_contains(soft_hosts, h->name, h->names, h->names_arg))
+		score++;
+	return score;
+}
+
 enum match_why
 match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts, const char **key)
 {

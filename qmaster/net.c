@@ -673,8 +673,7 @@ conn_hello(struct conn *c, json_t *msg)
 		return false;
 	}
 	c->user = user_name(c->uid, &c->gid);
-	c->manager = qm_is_manager(c->user, c->uid);
-	c->operator = c->manager || qm_is_operator(c->user);
+	perm_roles(c->user, c->uid, &c->manager, &c->operator);
 	c->daemon = qm_is_daemon(c->uid);
 	c->role = execd ? ROLE_EXECD : peer ? ROLE_PEER : witness ? ROLE_WITNESS : ROLE_CLIENT;
 	/* An execd's connection draws HEARTBEATs and counts towards the

@@ -134,8 +134,7 @@ pe_hosts_json(const struct job *j)
 		return NULL;
 	list = json_array();
 	json_array_foreach(json_object_get(o, "parts"), i, p)
-		json_array_append_new(list, json_pack("{s:s?, s:I}", "host", jstr(p, "host"),
-		    "slots", (json_int_t)jint(p, "slots", 1)));
+		msg_pe_host_add(list, &(struct msg_pe_host){ jstr(p, "host"), jint(p, "slots", 1) });
 	json_decref(o);
 	return list;
 }
@@ -329,23 +328,10 @@ pe_settle(struct job *j, json_t *o)
 
 struct lost_ctx {
 	const char   *host;
-	const json_t *listed;   /* [{id, task, attempt}] the execd still has, or NULL */
+	const struct msg_attempts *listed;   /* the attempts the execd still has, or NULL */
 	const char   *why;
 	json_t       *changed;  /* [{id, o}] */
 };
-
-static bool
-pe_listed(const json_t *list, const struct job *j)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", -1) == j->id && jint(v, "task", 0) == j->task &&
-		    jint(v, "attempt", -1) == j->attempt)
-			return true;
-	return false;
-}
 
 void
 pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
@@ -403,7 +389,7 @@ pe_lost_one(void *arg, struct job *j)
 		if (!jstr(p, "host") || strcmp(jstr(p, "host"), lc->host) != 0 ||
 		    jint(p, "state", 0) == PART_ENDED)
 			continue;
-		if (lc->listed && pe_listed(lc->listed, j)) {
+		if (msg_attempts_has(lc->listed, j)) {
 			/* Still there: a kill asked while its host was away goes now. */
 			if (j->delete_req || jbool(o, "killing", false))
 				pe_signal_host(j, lc->host, 9);
@@ -423,7 +409,7 @@ pe_lost_one(void *arg, struct job *j)
 }
 
 void
-pe_host_lost(const char *host, const json_t *listed, const char *why)
+pe_host_lost(const char *host, const struct msg_attempts *listed, const char *why)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
 	struct lost_ctx lc = { host, listed, why, json_array() };

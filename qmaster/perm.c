@@ -61,11 +61,30 @@ perm_sees_all(bool operator)
 	return conf->show_all_jobs || operator;
 }
 
+/* The roles of an identity, the loop's and the query thread's alike: a
+ * manager is an operator too. */
+void
+perm_roles(const char *user, uid_t uid, bool *manager, bool *operator)
+{
+	*manager = qm_is_manager(user, uid);
+	*operator = *manager || qm_is_operator(user);
+}
+
 /* Aliases and host lists shape where everyone's jobs go: managers only. */
 bool
 perm_manager(const struct conn *c)
 {
 	return c->manager;
+}
+
+/* Grid Engine's hold letters (qalter -h): anyone who may change the job sets
+ * or clears its user hold (u, U); operator holds (o, O) are operators' and
+ * managers', system holds (s, S) managers' alone.  n clears what c may. */
+unsigned
+perm_hold_bits(const struct conn *c)
+{
+	return HOLD_USER | (c->operator || c->manager ? HOLD_OPERATOR : 0) |
+	    (c->manager ? HOLD_SYSTEM : 0);
 }
 
 /* GLUnix's rule: a host's owners may reserve it, and managers always may. */

@@ -24,6 +24,7 @@
 struct event_base;
 struct bufferevent;
 struct store;
+struct msg_attempts;
 
 /* conf.c: qmaster.conf (common/qmconf.c reads it) at run time. */
 /* Returns NULL and prints "FILE:LINE: problem" on a bad file. */
@@ -365,6 +366,9 @@ enum match_why match_keys_apart(const struct job *j, char **const *hosts_keys, s
     const char **key);
 /* Dispatch order: queue priority, job priority, submission order (id). */
 int  match_job_cmp(const struct job *a, int qprio_a, const struct job *b, int qprio_b);
+/* How many of j's soft requests (-soft -l: arch, memory, each key, the
+ * hosts expression, parsed in soft_hosts) host h meets; higher is better. */
+int  match_soft_score(const struct job *j, const struct nodeset *soft_hosts, const struct match_host *h);
 /* Host preference: lower load per rating first. */
 int  match_host_cmp(double load_a, double rating_a, double load_b, double rating_b);
 /* Sizes as qsub takes them back: 64G, 512M, 1000 bytes. */
@@ -398,7 +402,7 @@ void  pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *
 /* The parts on host are gone (listed: what its execd still has, from its
  * REGISTER; NULL when the host itself is declared lost): each ends failed
  * with why and the job's other parts are killed. */
-void  pe_host_lost(const char *host, const json_t *listed, const char *why);
+void  pe_host_lost(const char *host, const struct msg_attempts *listed, const char *why);
 
 /* deps.c: dependencies and start times. */
 struct deps;
@@ -488,7 +492,7 @@ void        array_brief(struct store *st, const struct job *j, struct jtext *t, 
 void        array_status_json(struct store *st, const struct job *j, json_t *o, bool with_tasks);
 /* An execd (re)registered listing jobs ({id, task, attempt}): tasks it
  * does not have are pending again if they never started, else failed. */
-void        array_reconcile(const char *host, json_t *listed);
+void        array_reconcile(const char *host, const struct msg_attempts *listed);
 /* Why an array's pending tasks wait when -tc holds them back: false if not. */
 bool        array_why(const struct job *j, char *buf, size_t n);
 /* Every dispatched or running task (host NULL: anywhere), as task views. */
@@ -504,6 +508,10 @@ bool perm_may_touch(const struct conn *c, const char *owner);
 /* Does someone (an operator or manager: operator) see everyone's jobs? */
 bool perm_sees_all(bool operator);
 bool perm_manager(const struct conn *c);
+/* Whether user (uid) is a manager, and an operator (a manager is one). */
+void perm_roles(const char *user, uid_t uid, bool *manager, bool *operator);
+/* The HOLD_* bits c may set or clear on a job it may touch (qalter -h). */
+unsigned perm_hold_bits(const struct conn *c);
 bool perm_job_private(const struct conn *c, const char *owner);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;

@@ -299,8 +299,7 @@ rconn_hello(struct rconn *rc, json_t *msg)
 	}
 	h->user = user_name(h->uid, &h->gid);
 	conf_read_begin();
-	h->manager = qm_is_manager(h->user, h->uid);
-	h->operator = h->manager || qm_is_operator(h->user);
+	perm_roles(h->user, h->uid, &h->manager, &h->operator);
 	h->daemon = qm_is_daemon(h->uid);
 	net_handoff_conf(h);
 	failover_ms = conf->failover_timeout_ms;

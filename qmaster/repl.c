@@ -283,10 +283,11 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 				break;
 			if (jint(rep, "seq", 0) == 2) {
 				struct msg_probe p;
-				msg_probe_unpack(rep, &p, NULL, 0);
+				char err[256];
+				msg_probe_reply_unpack(rep, &p, err, sizeof err);
 				snprintf(role, rolelen, "%s", p.role ? p.role : "?");
 				*epoch = p.epoch;
-				*seq = jint(rep, "last", 0);
+				*seq = p.last;
 				rc = 0;
 				break;
 			}
@@ -637,9 +638,11 @@ repl_up_frame(json_t *msg)
 			rp.up_ok = true;
 		}
 		if (jint(msg, "seq", 0) == 2) {
+			struct msg_probe p;
+			msg_probe_reply_unpack(msg, &p, err, sizeof err);
 			rp.up_ready = true;
-			rp.primary_epoch = jint(msg, "epoch", 0);
-			rp.primary_seq = jint(msg, "last", 0);
+			rp.primary_epoch = p.epoch;
+			rp.primary_seq = p.last;
 			log_info("following primary %s (epoch %lld, sequence %lld; we have %lld)",
 			    conf->masters[rp.primary_idx], (long long)rp.primary_epoch,
 			    (long long)rp.primary_seq, (long long)store_repl_seq(store));
@@ -821,6 +824,7 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct evbuffer *in = bufferevent_get_input(bev);
 	const char *why;
+	char why_buf[256];
 	json_t *msg;
 	int r;
 
@@ -845,7 +849,7 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 			json_decref(msg);
 			continue;
 		}
-		msg_probe_unpack(msg, &p, NULL, 0);
+		msg_probe_reply_unpack(msg, &p, why_buf, sizeof why_buf);
 		newer = p.role && strcmp(p.role, "primary") == 0 && p.epoch > rp.epoch;
 		json_decref(msg);
 		repl_probe_close();

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -387,6 +388,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 {
 	struct status_req q;
 	struct status_ctx sc = { 0 };
+	struct msg_status_next next;
 	json_t *rep, *own = NULL;
 
 	*text = NULL;
@@ -413,27 +415,18 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		return proto_reply_err(seq, ERR_INTERNAL, "cannot read the job list");
 	}
 	json_decref(own);
+	next = (struct msg_status_next){ .has = sc.limit && sc.njobs == sc.limit, .id = sc.last,
+	    .has_prio = q.m.by_prio, .prio = sc.last_prio };
 	if (sc.brief) {
 		jt_lit(&sc.text, "]");
-		if (sc.limit && sc.njobs == sc.limit) {
-			jt_lit(&sc.text, ",\"next\":");
-			jt_int(&sc.text, sc.last);
-			if (q.m.by_prio) {
-				jt_lit(&sc.text, ",\"next_prio\":");
-				jt_int(&sc.text, sc.last_prio);
-			}
-		}
+		msg_status_next_text(&sc.text, &next);
 		jt_lit(&sc.text, "}");
 		*text = jt_steal(&sc.text, len);
 		return NULL;
 	}
 	rep = proto_reply_ok(seq);
 	json_object_set_new(rep, "jobs", sc.jobs);
-	if (sc.limit && sc.njobs == sc.limit) {
-		json_object_set_new(rep, "next", json_integer(sc.last));
-		if (q.m.by_prio)
-			json_object_set_new(rep, "next_prio", json_integer(sc.last_prio));
-	}
+	msg_status_next_add(rep, &next);
 	return rep;
 }
 
@@ -827,6 +820,8 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	f.job_id = m.id;
 	f.name = m.name;
 	f.owner = m.owner;
+	f.project = m.project;
+	f.account = m.account;
 	f.since = m.since;
 	f.queue = m.queue;
 	f.host = m.host;
@@ -865,6 +860,78 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	}
 	json_object_set_new(rep, summary ? "summary" : "rows", rows);
 	net_send(c, rep);
+}
+
+/* qalter -h LETTERS, as Grid Engine's: u, o, s set the user, operator or
+ * system hold, U, O, S clear it, n clears every hold c may clear. */
+static const char *
+alter_hold(struct conn *c, struct job *j, const char *letters)
+{
+	static const char set[] = "uos", clr[] = "UOS";
+	static const unsigned bits[] = { HOLD_USER, HOLD_OPERATOR, HOLD_SYSTEM };
+	unsigned may = perm_hold_bits(c), hold = j->hold;
+
+	if (!*letters)
+		return "qalter -h wants letters of u, o, s, n, U, O, S";
+	for (const char *p = letters; *p; p++) {
+		const char *at;
+		unsigned b;
+
+		if (*p == 'n') {
+			hold &= ~(may & (HOLD_USER | HOLD_OPERATOR | HOLD_SYSTEM));
+			continue;
+		}
+		if ((at = strchr(set, *p)) == NULL && (at = strchr(clr, *p)) == NULL)
+			return "qalter -h wants letters of u, o, s, n, U, O, S";
+		b = bits[at - (strchr(set, *p) ? set : clr)];
+		if (!(may & b))
+			return b == HOLD_SYSTEM ? "only managers may set or clear a system hold (-h s, S)" :
+			    "only operators and managers may set or clear an operator hold (-h o, O)";
+		if (strchr(set, *p))
+			hold |= b;
+		else
+			hold &= ~b;
+	}
+	j->hold = hold;
+	return NULL;
+}
+
+/* The changes of what is kept and shown: -soft -l, -P, -A, -ac/-dc/-sc, -R,
+ * -js.  NULL, or why the change is refused. */
+static const char *
+alter_recorded(const struct msg_alter *m, struct job *j)
+{
+	const char *why = NULL;
+	json_t *v;
+	size_t i;
+
+	if (m->soft) {
+		struct job_req soft = { 0 };
+		if (req_from_json(&soft, m->soft, &why) < 0) {
+			req_clear(&soft);
+			return why;
+		}
+		req_clear(&j->soft);
+		j->soft = soft;
+	}
+	if (m->project) {
+		free(j->project);
+		j->project = xstrdup(m->project);
+	}
+	if (m->account) {
+		free(j->account);
+		j->account = xstrdup(m->account);
+	}
+	/* Each "aNAME=V,...", "dNAME,..." or "sNAME=V,...", in the order given. */
+	json_array_foreach(m->context, i, v)
+		if (job_context_apply(&j->context, json_string_value(v)[0], json_string_value(v) + 1,
+		    &why) < 0)
+			return why;
+	if (m->reserve >= 0)
+		j->reserve = m->reserve;
+	if (m->js >= 0)
+		j->js = m->js;
+	return NULL;
 }
 
 /* ALTER (qalter): changes of a pending job, checked as a submission is. */
@@ -927,18 +994,18 @@ alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, s
 		req_clear(&j->req);
 		j->req = req;
 	}
-	if ((s = m->hold)) {
-		if (strcmp(s, "u") == 0)
-			j->hold |= HOLD_USER;
-		else if (strcmp(s, "n") == 0)
-			j->hold &= ~HOLD_USER;
-		else {
-			snprintf(buf, n, "hold must be \"u\" or \"n\"");
-			return buf;
-		}
+	if ((s = m->hold) && (why = alter_hold(c, j, s)) != NULL) {
+		snprintf(buf, n, "%s", why);
+		return buf;
+	}
+	if ((why = alter_recorded(m, j)) != NULL) {
+		snprintf(buf, n, "%s", why);
+		return buf;
 	}
 	u = user_lookup(j->uid);
-	if (sched_admit(j, u, m->verify, err, sizeof err) < 0) {
+	/* Whether some host could ever run it is asked again only when where
+	 * it may run changed, as Grid Engine's qalter does. */
+	if (sched_admit(j, u, m->verify && (m->req || m->queue), err, sizeof err) < 0) {
 		snprintf(buf, n, "%s", err);
 		return buf;
 	}

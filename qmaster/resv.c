@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -481,14 +482,12 @@ expr_hosts(struct conn *c, const char *expr, int64_t start, int64_t end, char *e
 static json_t *
 resv_json(const struct resv *r)
 {
-	return json_pack("{s:s, s:s, s:o, s:o, s:I, s:I, s:s, s:b, s:b, s:s}", "name", r->m.name,
-	    "owner", r->m.owner, "users", strv_json(r->m.users, true, NULL),
-	    "hosts", strv_json(r->hosts, true, NULL),
-	    "start", (json_int_t)r->m.start, "end", (json_int_t)r->m.end,
-	    "state", r->m.active ? "active" : "waiting", "exclusive", (r->flags & RESV_EXCLUSIVE) != 0,
-	    "overrun", (r->flags & RESV_OVERRUN) != 0,
-	    "mail", (r->mail & (MAIL_BEGIN | MAIL_END)) == (MAIL_BEGIN | MAIL_END) ? "be" :
-	    r->mail & MAIL_BEGIN ? "b" : r->mail & MAIL_END ? "e" : "");
+	return msg_resv_row_pack(&(struct msg_resv_row){ .name = r->m.name, .owner = r->m.owner,
+	    .users = strv_json(r->m.users, true, NULL), .hosts = strv_json(r->hosts, true, NULL),
+	    .start = r->m.start, .end = r->m.end, .state = r->m.active ? "active" : "waiting",
+	    .exclusive = (r->flags & RESV_EXCLUSIVE) != 0, .overrun = (r->flags & RESV_OVERRUN) != 0,
+	    .mail = (r->mail & (MAIL_BEGIN | MAIL_END)) == (MAIL_BEGIN | MAIL_END) ? "be" :
+	    r->mail & MAIL_BEGIN ? "b" : r->mail & MAIL_END ? "e" : "" });
 }
 
 json_t *

@@ -197,6 +197,7 @@ struct cand {
 	struct job            *j;
 	const struct qm_queue *q;
 	struct nodeset        *hosts;   /* its hosts=, parsed */
+	struct nodeset        *soft_hosts; /* its -soft hostname=, parsed; NULL: none or bad */
 	bool                   done;    /* dispatched, or unusable this pass */
 	struct array_sched    *arr;     /* an array's tasks, once looked at */
 };
@@ -223,6 +224,8 @@ window_take(void *arg, struct job *j)
 	memset(j, 0, sizeof *j);
 	c->q = c->j->queue ? conf_queue(conf, c->j->queue) : NULL;
 	c->hosts = c->j->req.hosts ? nodeset_parse(c->j->req.hosts, err, sizeof err) : NULL;
+	/* A preference that does not parse is met nowhere, and keeps no job. */
+	c->soft_hosts = c->j->soft.hosts ? nodeset_parse(c->j->soft.hosts, err, sizeof err) : NULL;
 	/* A queue dropped by a reload, or an expression that no longer parses:
 	 * the job waits, and qstat -j says why. */
 	c->done = !c->q || (c->j->req.hosts && !c->hosts);
@@ -243,6 +246,7 @@ window_free(struct window *w)
 		array_sched_close(w->c[i].arr);
 		job_free(w->c[i].j);
 		nodeset_free(w->c[i].hosts);
+		nodeset_free(w->c[i].soft_hosts);
 	}
 	free(w->c);
 }
@@ -334,7 +338,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		t = list;
 		list = t ? xasprintf("%s %s", t, sv[i].h->name) : xstrdup(sv[i].h->name);
 		free(t);
-		json_array_append_new(ph, json_pack("{s:s, s:i}", "host", sv[i].h->name, "slots", out[i]));
+		msg_pe_host_add(ph, &(struct msg_pe_host){ sv[i].h->name, out[i] });
 	}
 	qm_txn();
 	j->attempt++;
@@ -352,9 +356,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		json_t *o;
 		if (!out[i])
 			continue;
-		o = job_to_json(j);
-		json_object_set_new(o, "part", json_integer(np++));
-		json_object_set(o, "pe_hosts", ph);
+		o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ np++, ph });
 		if (!sv[i].jobs)
 			sv[i].jobs = json_array();
 		json_array_append_new(sv[i].jobs, o);
@@ -503,6 +505,79 @@ order_free(struct host_order *o)
 	free(o->out);
 }
 
+/* Whether a host after position i in the order (free, not held for a
+ * parallel job, able to run c now) meets more of c's -soft requests than s,
+ * whose view is m: then c is left for that host's turn. */
+static bool
+soft_better_later(const struct cand *c, const struct match_host *m, struct host_order *ho, int i)
+{
+	int mine = match_soft_score(c->j, c->soft_hosts, m);
+	int slots = c->j->slots > 0 ? c->j->slots : 1;
+
+	for (int r = i + 1; r < ho->n; r++) {
+		struct served *t = order_at(ho, r);
+		struct match_host tm;
+		const char *key = NULL;
+
+		if (t->h->pull_free < slots || t->resv >= 0)
+			continue;
+		host_view(t->h, &tm);
+		if (match_host(c->j, c->hosts, c->q, &tm, true, &key) == MW_OK &&
+		    match_soft_score(c->j, c->soft_hosts, &tm) > mine)
+			return true;
+	}
+	return false;
+}
+
+static bool
+soft_left(const struct window *w)
+{
+	for (int k = 0; k < w->n; k++)
+		if (!w->c[k].done && !req_empty(&w->c[k].j->soft))
+			return true;
+	return false;
+}
+
+/* Gives host s (at position i of ho) the window's jobs from first on that
+ * it can run, in order; prefer: leave a job with -soft requests to a later
+ * host that meets more of them. */
+static void
+sched_serve(struct served *s, struct window *w, int first, struct usage *us, struct host_order *ho,
+    bool prefer)
+{
+	int i = 0;
+	char why[160];
+
+	while (prefer && i < ho->nout && ho->out[i] != s)
+		i++;
+	for (int k = first; k < w->n && s->h->pull_free > 0; k++) {
+		struct cand *c = &w->c[k];
+		struct match_host m;
+		const char *key = NULL;
+
+		if (c->done)
+			continue;
+		if (s->resv >= 0 && k > s->resv)
+			break;
+		if (usage_blocks(us, c->q, c->j, why, sizeof why)) {
+			/* The same for every host: skip it for the pass. */
+			c->done = true;
+			continue;
+		}
+		host_view(s->h, &m);
+		if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
+			continue;
+		if (prefer && !req_empty(&c->j->soft) && soft_better_later(c, &m, ho, i))
+			continue;
+		if (c->j->t_first) {
+			sched_tasks(s, c, us);
+			continue;
+		}
+		sched_dispatch(s, c->j, us);
+		c->done = true;
+	}
+}
+
 /* Hosts leave the pulling list once served, and come back at its tail with
  * their next PULL: a round robin among equally loaded idle hosts. */
 void
@@ -515,7 +590,6 @@ sched_run(void)
 	struct window w = { NULL, 0, 0 };
 	int nsv = 0, total_free = 0, limit;
 	bool have_usage = false;
-	char why[160];
 
 	want = false;
 	if (TAILQ_EMPTY(&pulling_hosts))
@@ -572,7 +646,6 @@ sched_run(void)
 		}
 		for (int i = 0; i < nsv; i++) {
 			struct served *s;
-			struct match_host m;
 
 			/* Every job of the window is placed or blocked: the
 			 * hosts left are unserved, as their own turns would find. */
@@ -586,31 +659,15 @@ sched_run(void)
 				break;
 			}
 			s = order_at(&ho, i);
-			for (int k = first; k < w.n && s->h->pull_free > 0; k++) {
-				struct cand *c = &w.c[k];
-				const char *key = NULL;
-				if (c->done)
-					continue;
-				if (s->resv >= 0 && k > s->resv)
-					break;
-				if (usage_blocks(&us, c->q, c->j, why, sizeof why)) {
-					/* The same for every host: skip it for the pass. */
-					c->done = true;
-					continue;
-				}
-				host_view(s->h, &m);
-				if (match_host(c->j, c->hosts, c->q, &m, true, &key) != MW_OK)
-					continue;
-				if (c->j->t_first) {
-					sched_tasks(s, c, &us);
-					continue;
-				}
-				sched_dispatch(s, c->j, &us);
-				c->done = true;
-			}
+			sched_serve(s, &w, first, &us, &ho, true);
 			if (s->h->pull_free > 0 && s->resv < 0)
 				unserved = true;
 		}
+		/* A job that waited for a host meeting more of its -soft
+		 * requests, which then filled up, takes any host left. */
+		for (int i = 0; i < nsv && soft_left(&w); i++)
+			if (order_at(&ho, i)->h->pull_free > 0)
+				sched_serve(order_at(&ho, i), &w, 0, &us, &ho, false);
 		order_free(&ho);
 		window_free(&w);
 		w.c = NULL;
@@ -848,7 +905,7 @@ out:
 static void
 parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, char *buf, size_t n)
 {
-	struct cand c = { (struct job *)j, q, ns, false, NULL };
+	struct cand c = { (struct job *)j, q, ns, NULL, false, NULL };
 	struct exechost *h;
 	int nh = 0, now = 0, ever = 0, fnow = 0, i = 0, *fr, *tot, *out;
 	char rule[32];

@@ -13,7 +13,7 @@
  * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 13
+#define STORE_SCHEMA_VERSION 14
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -162,6 +162,8 @@ struct store_acct_filter {
 	int64_t      job_id;     /* 0: any */
 	const char  *name;       /* NULL: any */
 	const char  *owner;      /* NULL: anyone */
+	const char  *project;    /* qacct -P: NULL: any */
+	const char  *account;    /* qacct -A: NULL: any */
 	int64_t      since;      /* only rows with end_time >= since (ms) */
 	const char  *queue;      /* NULL: any */
 	const char  *host;       /* NULL: any; else one of the row's hosts, any case */

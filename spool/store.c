@@ -263,7 +263,21 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 11 -> 12: qrsh jobs (issue 10): where the job's streams go, "HOST
 	 * PORT SECRET"; NULL for a batch job. */
 	"ALTER TABLE jobs ADD COLUMN qrsh TEXT;",
-	/* 12 -> 13: qacct's maxvmem (issue 23): the job's peak memory in
+	/* 12 -> 13: Grid Engine's options that are kept and shown (issue
+	 * 23): the -soft request (JSON as req), -P, -A, the -ac context (a
+	 * JSON list of NAME=VALUE), -R, -js, -binding and -shell n; project
+	 * and account in accounting too, for qacct -P and -A. */
+	"ALTER TABLE jobs ADD COLUMN soft_req TEXT;"
+	"ALTER TABLE jobs ADD COLUMN project TEXT;"
+	"ALTER TABLE jobs ADD COLUMN account TEXT;"
+	"ALTER TABLE jobs ADD COLUMN context TEXT;"
+	"ALTER TABLE jobs ADD COLUMN reserve INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN js INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE jobs ADD COLUMN binding TEXT;"
+	"ALTER TABLE jobs ADD COLUMN noshell INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE accounting ADD COLUMN project TEXT;"
+	"ALTER TABLE accounting ADD COLUMN account TEXT;",
+	/* 13 -> 14: qacct's maxvmem (issue 23): the job's peak memory in
 	 * bytes as its shepherd measured it; 0 for older rows. */
 	"ALTER TABLE accounting ADD COLUMN maxvmem INTEGER NOT NULL DEFAULT 0;",
 };

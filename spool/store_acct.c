@@ -37,6 +37,8 @@ store_acct_insert(struct store *st, const struct job *j, const struct acct_info 
 	sqlite3_bind_int(s, A_prio, j->prio);
 	bind_text(s, A_pe, j->pe);
 	sqlite3_bind_int(s, A_slots, j->slots);
+	bind_text(s, A_project, j->project);
+	bind_text(s, A_account, j->account);
 	sqlite3_bind_double(s, A_wallclock, j->start_time > 0 && j->end_time > j->start_time ?
 	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
 	sqlite3_bind_double(s, A_utime, a->ru.utime);
@@ -105,6 +107,10 @@ acct_row_json(sqlite3_stmt *s)
 	json_object_set_new(o, "prio", INT(prio, -1023, 1024));
 	json_object_set_new(o, "pe", STR(pe));
 	json_object_set_new(o, "slots", INT(slots, 1, JOB_MAX_SLOTS));
+	if (sqlite3_column_type(s, A_project) != SQLITE_NULL)
+		json_object_set_new(o, "project", STR(project));
+	if (sqlite3_column_type(s, A_account) != SQLITE_NULL)
+		json_object_set_new(o, "account", STR(account));
 	json_object_set_new(o, "ru_wallclock", json_real(sqlite3_column_double(s, A_wallclock) < 0 ?
 	    0 : sqlite3_column_double(s, A_wallclock)));
 	json_object_set_new(o, "rusage", rusage_to_json(&ru));
@@ -134,24 +140,29 @@ acct_row(void *arg, sqlite3_stmt *s)
 		if (!o || strcmp(o, w->f->owner) != 0)
 			return 0;
 	}
+
 	row = acct_row_json(s);
 	stop = w->cb(w->arg, row);
 	json_decref(row);
 	return stop;
 }
 
-/* ACCT_FILTER's parameters: ?3 and ?7 to ?11. */
+/* ACCT_FILTER's parameters: ?3 and ?7 to ?13 (NULL: any). */
 static void
 acct_bind_filter(sqlite3_stmt *s, const struct store_acct_filter *f)
 {
 	sqlite3_bind_int64(s, 3, f->since);
+	if (f->project)
+		sqlite3_bind_text(s, 7, f->project, -1, SQLITE_STATIC);
+	if (f->account)
+		sqlite3_bind_text(s, 8, f->account, -1, SQLITE_STATIC);
 	if (f->queue)
-		sqlite3_bind_text(s, 7, f->queue, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 9, f->queue, -1, SQLITE_STATIC);
 	if (f->host)
-		sqlite3_bind_text(s, 8, f->host, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 9, f->from);
-	sqlite3_bind_int64(s, 10, f->to);
-	sqlite3_bind_int(s, 11, f->by_end);
+		sqlite3_bind_text(s, 10, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 11, f->from);
+	sqlite3_bind_int64(s, 12, f->to);
+	sqlite3_bind_int(s, 13, f->by_end);
 }
 
 int

@@ -27,7 +27,8 @@
 	X(host) X(pid) X(exit_status) X(signal) X(reason) X(utime) X(stime) \
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
-	X(qrsh)
+	X(qrsh) X(soft_req) X(project) X(account) X(context) X(reserve) X(js) \
+	X(binding) X(noshell)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -55,8 +56,8 @@ enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
 	X(job_id) X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(group_name) \
 	X(queue) X(host) X(submit_time) X(start_time) X(end_time) X(state) \
 	X(exit_status) X(signal) X(failed_code) X(failed) X(prio) X(pe) X(slots) \
-	X(wallclock) X(utime) X(stime) X(maxvmem) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
-	X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
+	X(project) X(account) X(wallclock) X(utime) X(stime) X(maxvmem) X(maxrss_kb) \
+	X(ru_ixrss) X(ru_ismrss) X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
 	X(ru_oublock) X(ru_msgsnd) X(ru_msgrcv) X(ru_nsignals) X(ru_nvcsw)
 #define A_ENUM(c)	A_##c,
 enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
@@ -66,14 +67,16 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 #define ACCT_INSERT_PARAMS	ACCT_COLUMNS(X_PARAM) "?"
 #define ACCT_SELECT	"SELECT id, " ACCT_COLUMNS(X_NAME) "ru_nivcsw FROM accounting"
 /* The filters every listing and the sum share: ?3 since (end_time), ?7
- * queue, ?8 a host among the row's, ?9 and ?10 a time range (0: open) of
- * the start, or of the end when ?11 is 1; an attempt that never started
- * is in no range of starts. */
-#define ACCT_FILTER	" AND end_time >= ?3 AND (?7 IS NULL OR queue = ?7)" \
-			" AND (?8 IS NULL OR instr(' ' || lower(host) || ' ', ' ' || lower(?8) || ' ') > 0)" \
-			" AND (CASE ?11 WHEN 1 THEN end_time ELSE start_time END) >= ?9" \
-			" AND (?10 = 0 OR (CASE ?11 WHEN 1 THEN end_time ELSE start_time END) < ?10)" \
-			" AND ((?9 = 0 AND ?10 = 0) OR ?11 = 1 OR start_time > 0)"
+ * project and ?8 account (qacct -P, -A; few sites have many projects, so
+ * no index), ?9 queue, ?10 a host among the row's, ?11 and ?12 a time
+ * range (0: open) of the start, or of the end when ?13 is 1; an attempt
+ * that never started is in no range of starts. */
+#define ACCT_FILTER	" AND end_time >= ?3 AND (?7 IS NULL OR project = ?7)" \
+			" AND (?8 IS NULL OR account = ?8) AND (?9 IS NULL OR queue = ?9)" \
+			" AND (?10 IS NULL OR instr(' ' || lower(host) || ' ', ' ' || lower(?10) || ' ') > 0)" \
+			" AND (CASE ?13 WHEN 1 THEN end_time ELSE start_time END) >= ?11" \
+			" AND (?12 = 0 OR (CASE ?13 WHEN 1 THEN end_time ELSE start_time END) < ?12)" \
+			" AND ((?11 = 0 AND ?12 = 0) OR ?13 = 1 OR start_time > 0)"
 #define ACCT_PAGE	ACCT_FILTER " AND (end_time, id) > (?4, ?5)" \
 			" ORDER BY end_time, id LIMIT ?6"
 /* The first host of the row's list: a parallel job's master host. */

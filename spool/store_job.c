@@ -98,12 +98,14 @@ store_delete_rows(struct store *st, sqlite3_stmt *s, bool own, const char *what)
 int
 store_job_insert(struct store *st, struct job *j)
 {
-	char hash[40], *groups, *argv, *args, *env, *req;
+	char hash[40], *groups, *argv, *args, *env, *req, *soft, *context;
 	bool bad = false, own, mine;
 	sqlite3_stmt *s;
 	int rc = -1;
 
 	req = req_to_text(&j->req);
+	soft = req_empty(&j->soft) ? NULL : req_to_text(&j->soft);
+	context = strv_to_text(j->context, &bad);
 	groups = groups_to_text(j->groups, j->ngroups);
 	argv = strv_to_text(j->argv, &bad);
 	args = strv_to_text(j->args, &bad);
@@ -165,6 +167,14 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int(s, C_mail, (int)j->mail);
 	bind_text(s, C_mail_to, j->mail_to);
 	bind_text(s, C_qrsh, j->qrsh);
+	bind_text(s, C_soft_req, soft);
+	bind_text(s, C_project, j->project);
+	bind_text(s, C_account, j->account);
+	bind_text(s, C_context, context);
+	sqlite3_bind_int(s, C_reserve, j->reserve);
+	sqlite3_bind_int(s, C_js, j->js);
+	bind_text(s, C_binding, j->binding);
+	sqlite3_bind_int(s, C_noshell, j->noshell);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -174,6 +184,8 @@ end:
 	rc = op_end(st, mine, rc);
 out:
 	free(req);
+	free(soft);
+	free(context);
 	free(groups);
 	free(argv);
 	free(args);
@@ -295,8 +307,8 @@ int
 store_job_update(struct store *st, const struct job *j)
 {
 	sqlite3_stmt *s;
-	char *req;
-	bool own;
+	char *req, *soft, *context;
+	bool own, bad = false;
 	int rc;
 
 	if (j->task > 0)
@@ -328,7 +340,17 @@ store_job_update(struct store *st, const struct job *j)
 	sqlite3_bind_int(s, 22, j->rerun);
 	sqlite3_bind_int(s, 23, j->suspended);
 	sqlite3_bind_int64(s, 24, j->begin_time);
+	soft = req_empty(&j->soft) ? NULL : req_to_text(&j->soft);
+	context = strv_to_text(j->context, &bad);
+	bind_text(s, 25, soft);
+	bind_text(s, 26, j->project);
+	bind_text(s, 27, j->account);
+	bind_text(s, 28, context);
+	sqlite3_bind_int(s, 29, j->reserve);
+	sqlite3_bind_int(s, 30, j->js);
 	rc = stmt_run(st, s, own, "cannot update a job");
+	free(soft);
+	free(context);
 	free(req);
 	if (rc < 0)
 		return -1;

@@ -154,7 +154,7 @@ req_to_text(const struct job_req *r)
 }
 
 static void
-text_to_req(struct job *j, const char *text)
+text_to_req(struct job *j, struct job_req *r, const char *text)
 {
 	json_t *o;
 	const char *why = NULL;
@@ -162,10 +162,10 @@ text_to_req(struct job *j, const char *text)
 	if (!text)
 		return;
 	o = json_loads(text, 0, NULL);
-	if (!o || req_from_json(&j->req, o, &why) < 0) {
+	if (!o || req_from_json(r, o, &why) < 0) {
 		log_warnx("store: job %lld: its resource request is unreadable (%s); ignored",
 		    (long long)j->id, why ? why : "not JSON");
-		req_clear(&j->req);
+		req_clear(r);
 	}
 	json_decref(o);
 }
@@ -226,7 +226,8 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->utime = sqlite3_column_double(s, C_utime);
 	j->stime = sqlite3_column_double(s, C_stime);
 	j->maxrss_kb = INT(maxrss_kb, 0, INT64_MAX);
-	text_to_req(j, (const char *)sqlite3_column_text(s, C_req));
+	text_to_req(j, &j->req, (const char *)sqlite3_column_text(s, C_req));
+	text_to_req(j, &j->soft, (const char *)sqlite3_column_text(s, C_soft_req));
 	j->rerun = (int)INT(rerun, -1, 1);
 	j->pe = col_str(s, C_pe);
 	j->slots = (int)INT(slots, 1, JOB_MAX_SLOTS);
@@ -239,6 +240,13 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->mail = (unsigned)INT(mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
 	j->mail_to = col_str(s, C_mail_to);
 	j->qrsh = col_str(s, C_qrsh);
+	j->project = col_str(s, C_project);
+	j->account = col_str(s, C_account);
+	j->context = col_strv(s, C_context, id, "context");
+	j->reserve = sqlite3_column_int64(s, C_reserve) != 0;
+	j->js = (int)INT(js, 0, INT32_MAX);
+	j->binding = col_str(s, C_binding);
+	j->noshell = sqlite3_column_int64(s, C_noshell) != 0;
 #undef INT
 	if (full) {
 		const void *body;

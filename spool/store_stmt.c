@@ -28,7 +28,8 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " start_time = ?10, end_time = ?11, exit_status = ?12, signal = ?13,"
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
 	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
-	    " begin_time = ?24 WHERE id = ?1",
+	    " begin_time = ?24, soft_req = ?25, project = ?26, account = ?27,"
+	    " context = ?28, reserve = ?29, js = ?30 WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",

@@ -75,13 +75,13 @@ SCRIPT
 	[ "$(qstat | wc -l)" -eq 0 ]
 }
 
-@test "qstat -j: a ==== line, then key: value with the value at column 29; an unknown job exits 1" {
-	ID=$(qsub -terse -cwd -N jkeys -o out.txt -e err.txt -b y true)
-	qwait "$ID" >/dev/null
+@test "qstat -j: a ==== line, then key: value with the value at column 29; an ended or unknown job exits 1" {
+	# Held, so it stays a job qstat -j knows.
+	ID=$(qsub -terse -h -cwd -N jkeys -o out.txt -e err.txt -b y true)
 	out=$(qstat -j "$ID")
 	[ "$(echo "$out" | sed -n 1p)" = "==============================================================" ]
 	for k in job_number job_name owner cwd submission_time sge_o_workdir sge_o_home \
-	    stdout_path_list stderr_path_list exit_status; do
+	    stdout_path_list stderr_path_list; do
 		line=$(echo "$out" | grep "^$k:") || { echo "no $k:"; return 1; }
 		# The key and its colon, padded with blanks to 28 columns.
 		[[ "${line:0:28}" =~ ^$k:\ +$ ]] || { echo "bad layout: $line"; return 1; }
@@ -90,7 +90,13 @@ SCRIPT
 	[ "$(echo "$out" | awk '$1 == "job_number:" { print $2 }')" = "$ID" ]
 	[ "$(echo "$out" | awk '$1 == "job_name:" { print $2 }')" = jkeys ]
 	[ "$(echo "$out" | awk '$1 == "cwd:" { print $2 }')" = "$WORK" ]
-	[ "$(echo "$out" | awk '$1 == "exit_status:" { print $2 }')" = 0 ]
+	# Once it ended, Grid Engine's qstat -j no longer knows it (qacct -j does).
+	qrls "$ID" >/dev/null
+	qwait "$ID" >/dev/null
+	run qstat -j "$ID"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "Following jobs do not exist: " ]
+	[ "${lines[1]}" = "$ID" ]
 	run qstat -j 999999
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "Following jobs do not exist: " ]
@@ -175,7 +181,7 @@ SCRIPT
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 20 sh -c "[ \$(qhost | grep -c -e '$H1' -e '$H2') -ge 2 ]"
 	host_of() { qstat -j "$1" | awk '$1 == "exec_host_list" { sub(/:.*/, "", $3); print $3; exit }'; }
-	reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+	reason() { job_reason "$1"; }
 
 	# mem_free is matched against the host's memory, as mem= is.
 	for i in 1 2 3; do

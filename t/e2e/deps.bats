@@ -60,15 +60,15 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 	c=$(q -W depend=afterok:"$b" -b y true)
 	d=$(q -W depend=afternotok:"$b" -b y true)
 	wait_until 20 job_finished "$d"
-	[[ "$(qstat -j "$b")" == *"dependency never satisfied: $a failed"* ]]
-	[[ "$(qstat -j "$c")" == *"dependency never satisfied: $b failed"* ]]
+	[[ "$(job_reason "$b")" == *"dependency never satisfied: $a failed"* ]]
+	[[ "$(job_reason "$c")" == *"dependency never satisfied: $b failed"* ]]
 	[[ "$(qacct -j "$c")" == *"dependency never satisfied: $b failed"* ]]
 	[ "$(job_field "$d" exit_status)" = 0 ]
 	# afternotok on a job that succeeded can never be met either.
 	e=$(q -b y true)
 	wait_until 20 job_finished "$e"
 	f=$(q -W depend=afternotok:"$e" -b y true)
-	[[ "$(qstat -j "$f")" == *"dependency never satisfied: $e succeeded"* ]]
+	[[ "$(job_reason "$f")" == *"dependency never satisfied: $e succeeded"* ]]
 	[[ "$(qacct -j "$f")" == *"dependency never satisfied: $e succeeded"* ]]
 }
 
@@ -80,7 +80,7 @@ q() { qsub -terse -o /dev/null -e /dev/null "$@"; }
 	wait_until 20 job_finished "$b"
 	wait_until 20 job_finished "$c"
 	[ "$(job_field "$b" exit_status)" = 0 ]
-	[[ "$(qstat -j "$c")" == *"dependency never satisfied: $a deleted"* ]]
+	[[ "$(job_reason "$c")" == *"dependency never satisfied: $a deleted"* ]]
 }
 
 @test "-W depend=after starts once the other job started" {

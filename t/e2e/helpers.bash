@@ -109,7 +109,37 @@ status_dom() {
 
 job_finished() { qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
 job_state() { qstat -s prz | awk -v id="$1" '$1 == id { print $5 }'; }
-job_field() { qstat -j "$1" | awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }'; }
+# job_json ID KEY: a field of the job as qstat -j --json gives it, which
+# keeps ended jobs (plain qstat -j, as Grid Engine's, knows only live ones).
+job_json() {
+	qstat -j "$1" --json | python3 -c 'import sys, json
+v = json.load(sys.stdin)["jobs"][0].get(sys.argv[1])
+print("" if v is None else v)' "$2"
+}
+# job_field ID KEY: KEY's value in qstat -j, or for an ended job the same
+# field of its --json record.
+job_field() {
+	local out
+	if out=$(qstat -j "$1" 2>/dev/null); then
+		awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' <<<"$out"
+		return
+	fi
+	case $2 in
+	job_name) job_json "$1" name ;;
+	exec_host_list) job_json "$1" host ;;
+	*) job_json "$1" "$2" ;;
+	esac
+}
+# job_reason ID: qstat -j's "error reason", or for an ended job that did not
+# succeed the reason --json keeps.
+job_reason() {
+	local out
+	if out=$(qstat -j "$1" 2>/dev/null); then
+		sed -n 's/^error reason *1: *//p' <<<"$out"
+	elif [ "$(job_json "$1" state)" != done ]; then
+		job_json "$1" reason
+	fi
+}
 state_is() { [ "$(job_state "$1")" = "$2" ]; }
 
 # munge_start NAME [KEYFILE]: a munged of the test's own in $MUNGE_DIR/NAME

@@ -206,8 +206,11 @@ logs_whole() {
 	[ "$(cat "$WORK/$name.o$id")" = hi ]
 	[ "$(cat "$out")" = hi ]
 	[ ! -e "$WORK/pwned1" ] && [ ! -e "$WORK/pwned2" ] && [ ! -e "$WORK/pwned3" ]
-	# qstat -j: the name as given, every field on its line.
-	qstat -j "$id" | grep -Fx "job_name:                   $name"
+	# qstat -j: the name as given, every field on its line (of a job that
+	# has not ended: Grid Engine's qstat -j knows no other).
+	held=$(qsub -terse -h -N "$name" -b y true)
+	qstat -j "$held" | grep -Fx "job_name:                   $name"
+	qdel "$held" >/dev/null
 	run qstat -j "$id3"
 	echo "$output"
 	reason=$(echo "$output" | grep "^error reason")

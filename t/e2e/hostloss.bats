@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# hostloss.bats: an execd silent for host_timeout is lost: rerunnable jobs run again elsewhere (RESTARTED=1), others fail, and none runs twice when the host comes back; exit codes 99 and 100.
+# hostloss.bats: an execd silent for host_timeout is lost: rerunnable jobs and array tasks run again elsewhere (RESTARTED=1), others fail, and none runs twice when the host comes back; exit codes 99 and 100.
 
 load helpers
 
@@ -58,7 +58,7 @@ submit_sleeper() {
 	wait_until 15 host_state_is "$H2" unknown
 	# Not rerunnable: failed, with the reason.
 	wait_until 10 job_finished "$norerun"
-	qstat -j "$norerun" | grep -q "host lost: $H2"
+	[[ "$(job_reason "$norerun")" == *"host lost: $H2"* ]]
 	# The managers' mail names the host, when it was last heard from, and
 	# what became of each of its jobs.
 	wait_until 20 grep -q "Subject: nowq: host lost" "$CLUSTER/mail.out"
@@ -84,10 +84,35 @@ submit_sleeper() {
 	# The failed job stays failed and ran once; the rerun one is still running.
 	runs_are "$norerun" 1
 	job_finished "$norerun"
-	qstat -j "$norerun" | grep -q "host lost: $H2"
+	[[ "$(job_reason "$norerun")" == *"host lost: $H2"* ]]
 	runs_are "$rerun" 2
 	state_is "$rerun" r
 	qdel "$rerun"
+}
+
+@test "a rerunnable array's tasks on a lost host run again elsewhere, once each, as a single job does" {
+	# Both tasks on host 2; there they sleep, on host 1 they end at once.
+	qmod -d "$H1"
+	id=$(qsub -terse -r y -t 1-2 -o /dev/null -e /dev/null -b y sh -c \
+	    "echo \"\$SGE_TASK_ID \$\$ \$RESTARTED \$HOSTNAME\" >> $RUNS/arr; [ \$HOSTNAME = $H1 ] || exec sleep 120")
+	id=${id%%.*}
+	wait_until 20 sh -c "[ \$(wc -l < $RUNS/arr) -eq 2 ]"
+	pids=$(awk '{ print $2 }' "$RUNS/arr")
+	qmod -e "$H1"
+	kill -STOP "$(cat "$CLUSTER/execd-2/execd.pid")"
+	wait_until 15 host_state_is "$H2" unknown
+	# Queued again, each task runs on host 1 as a rerun, and the array is done.
+	wait_until 30 job_finished "$id"
+	[ "$(job_json "$id" state)" = done ]
+	[ "$(awk -v h="$H1" '$4 == h { print $1, $3 }' "$RUNS/arr" | sort)" = "$(printf '1 1\n2 1')" ]
+	# Each ended attempt is accounted: the lost ones as Grid Engine's
+	# failed 100, the reruns with exit status 0.
+	[ "$(qacct -j "$id" | awk '$1 == "failed" { print $2 }' | sort | tr '\n' ' ')" = "0 0 100 100 " ]
+	# Back, the host kills the old attempts; no task runs a third time.
+	kill -CONT "$(cat "$CLUSTER/execd-2/execd.pid")"
+	wait_until 15 host_state_is "$H2" idle
+	for p in $pids; do wait_until 10 dead "$p"; done
+	[ "$(wc -l < "$RUNS/arr")" -eq 4 ]
 }
 
 @test "a host that is not heard from after a master restart is lost too" {
@@ -98,7 +123,7 @@ submit_sleeper() {
 	qmaster -c "$CLUSTER/qmaster.conf"
 	qhost | grep -q "^$H1 .* unknown\$"
 	wait_until 15 job_finished "$id"
-	qstat -j "$id" | grep -q "host lost"
+	[[ "$(job_reason "$id")" == *"host lost"* ]]
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 15 host_state_is "$H1" idle
 	wait_until 15 host_state_is "$H2" idle

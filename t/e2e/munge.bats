@@ -69,7 +69,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 }
 
 @test "qrsh over munge: the shepherd connects back with a credential qrsh accepts" {
-	run bash -c 'echo in | qrsh sh -c "cat; echo err >&2; exit 6" 2>&1'
+	run bash -c 'echo in | qrsh "cat; echo err >&2; exit 6" 2>&1'
 	[ "$status" -eq 6 ]
 	[ "$output" = "$(printf 'in\nerr')" ]
 }
@@ -78,7 +78,7 @@ logged() { grep -q "$1" "$CLUSTER/qmaster.log"; }
 	id -u nobody >/dev/null 2>&1 || skip "no user nobody"
 	# Held behind a held job, the qrsh job waits while we pose as its shepherd.
 	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
-	qrsh -N forged -hold_jid "$held" sh -c 'echo ran' > "$CLUSTER/forged.out" 2> "$CLUSTER/forged.err" &
+	qrsh -N forged -hold_jid "$held" 'echo ran' > "$CLUSTER/forged.out" 2> "$CLUSTER/forged.err" &
 	local pid=$!
 	wait_until 20 bash -c "qstat -s p | grep -q forged"
 	id=$(qstat -s p | awk '$3 == "forged" { print $1 }')

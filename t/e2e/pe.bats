@@ -66,7 +66,7 @@ wait_parts() {
 	tail -n 20 "$CLUSTER"/qmaster/*.log "$CLUSTER"/execd-*/*.log >&2 2>/dev/null
 	return 1
 }
-error_reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+error_reason() { job_reason "$1"; }
 all_gone() {
 	for f in "$WORK/$1"/pid.*; do
 		! kill -0 "$(cat "$f")" 2>/dev/null || return 1

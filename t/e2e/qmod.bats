@@ -117,7 +117,7 @@ session_is() { [ "$(session_states "$1")" = "$2" ]; }
 	[[ "$output" == *"qmod: error: no queue or host given"* ]]
 	run qmod -x 1
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'qmod: error: unknown option "-x"'* ]]
+	[[ "$output" == *'qmod: error: option "-x" is not supported by nowq'* ]]
 	id -u nobody >/dev/null 2>&1 || skip "no user nobody on this machine"
 	[ "$(id -u)" = 0 ] || skip "needs root to act as another user"
 	run as_user nobody qmod -d all.q

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# qwait.bats: waiting for jobs without polling (qwait), progress on terminals only, qstat -j of a purged job, and query commands with no master.
+# qwait.bats: waiting for jobs without polling (qwait), progress on terminals only, qstat -j of a purged job as Grid Engine's, and query commands with no master.
 
 load helpers
 
@@ -90,7 +90,7 @@ assert b["state"] == "failed" and b["signal"] == 9, b
 	[ "${lines[0]}" = 'qwait: error: unknown option "--bogus"' ]
 }
 
-@test "a purged job: qstat -j points to qacct, qwait answers from the accounting" {
+@test "a purged job: qstat -j says only what Grid Engine says, qwait answers from the accounting" {
 	sed -i 's/^log_file/finished_jobs_keep = 0\nlog_file/' "$CLUSTER/qmaster.conf"
 	qconf -reload >/dev/null
 	id=$(qsub -terse -o /dev/null -e /dev/null -N gone -b y sh -c 'exit 5')
@@ -100,7 +100,7 @@ assert b["state"] == "failed" and b["signal"] == 9, b
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "Following jobs do not exist: " ]
 	[ "${lines[1]}" = "$id" ]
-	[ "${lines[2]}" = "job $id has finished and is no longer kept; \"qacct -j $id\" shows how it ended" ]
+	[ "${#lines[@]}" -eq 2 ]
 	run qwait --json "$id"
 	[ "$status" -eq 1 ]
 	python3 -c '
@@ -109,10 +109,6 @@ e = json.loads(sys.argv[1])
 assert e["from_accounting"] is True and e["state"] == "failed" and e["exit_status"] == 5, e
 assert e["name"] == "gone", e
 ' "$output"
-	# A job that never existed gets no such pointer.
-	run qstat -j 999999
-	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 2 ]
 }
 
 @test "qsub -sync y and qwait show progress on a terminal, and nothing extra when piped" {

@@ -29,7 +29,7 @@ teardown() {
 	work_stop
 }
 
-reason() { qstat -j "$1" | sed -n 's/^error reason *1: *//p'; }
+reason() { job_reason "$1"; }
 qacct_failed() { qacct -j "$1" | awk '$1 == "failed" { $1 = ""; sub(/^ /, ""); print }'; }
 gone() { ! kill -0 "$1" 2>/dev/null; }
 ini_host() { awk -F' *= *' '$1 == "name" { print $2 }' "$CLUSTER/execd-1.ini"; }
@@ -140,7 +140,7 @@ FDS_CMD='ls /proc/$$/fd; :'
 	arr=$(qsub -terse -t 1-2 -o "$WORK/arr.\$TASK_ID" -e /dev/null -b y sh -c "$FDS_CMD")
 	arr=${arr%%.*}
 	pe=$(qsub -terse -pe smp 2 -o "$WORK/pe.out" -e /dev/null -b y sh -c "$FDS_CMD")
-	out=$(timeout 60 qrsh sh -c "$FDS_CMD")
+	out=$(timeout 60 qrsh "$FDS_CMD")
 	echo "qrsh: $out" >&3
 	[ "$out" = "$want" ]
 	for id in "$plain" "$arr" "$pe"; do
@@ -171,7 +171,6 @@ FDS_CMD='ls /proc/$$/fd; :'
 	wait_until 20 job_finished "$once"
 	# Killed, not left running; failed with the reason, not in Eqw.
 	wait_until 10 gone "$jobpid"
-	qstat -j "$once" >&3
 	[ "$(reason "$once")" = "$(ini_host): shepherd died; the job was killed" ]
 	[ "$(job_field "$once" exit_status)" = 137 ]
 	[ "$(qacct_failed "$once")" = "100 : assumedly after job ($(ini_host): shepherd died; the job was killed)" ]

@@ -61,7 +61,7 @@ sim_hosts_are() { [ "$(sim_hosts)" -eq "$1" ]; }
 	[[ "$host" == all.q@slow[12] ]]
 	qdel "$id"
 	wait_until 20 job_finished "$id"
-	qstat -j "$id" | grep -q 'killed by signal 9'
+	[[ "$(job_reason "$id")" == *"killed by signal 9"* ]]
 	kill "$SIMPID"
 	wait "$SIMPID" || true
 	grep -qx 'dispatched 1 jobs' "$CLUSTER/slow.out"

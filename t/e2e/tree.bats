@@ -36,3 +36,30 @@
 	echo "$bad"
 	[ -z "$bad" ]
 }
+
+# The limits of doc/architecture.md: a file a reader can hold in mind.
+@test "no source file is over 1,200 lines" {
+	local bad=
+	bad=$(cd "$top_srcdir" && wc -l common/*.[ch] spool/*.[ch] qmaster/*.[ch] execd/*.[ch] \
+	    client/*.[ch] | awk '$2 != "total" && $1 > 1200 { printf "%s: %d lines\n", $2, $1 }')
+	echo "$bad"
+	[ -z "$bad" ]
+}
+
+# A function is a top-level block: from a line opening with "{" to the
+# next line closing with "}" in the first column, as the style writes them.
+@test "no function is over 150 lines" {
+	local bad=
+	bad=$(cd "$top_srcdir" && awk '
+		FNR == 1 { start = 0 }
+		/^\{/ { start = FNR; name = prev }
+		/^\}/ && start {
+			if (FNR - start - 1 > 150)
+				printf "%s:%d: %s is %d lines\n", FILENAME, start, name, FNR - start - 1
+			start = 0
+		}
+		{ if ($0 ~ /^[A-Za-z_]/) prev = $0 }' \
+	    common/*.c spool/*.c qmaster/*.c execd/*.c client/*.c)
+	echo "$bad"
+	[ -z "$bad" ]
+}

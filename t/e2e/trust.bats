@@ -171,5 +171,5 @@ leaks() {
 	wait "$LISTENER_PID" || rc=$?
 	cat "$WORK/stale.got"
 	[ "$rc" -eq 0 ]
-	qstat -j "$id" | grep -q "held by uid $(id -u nobody), not the job's owner"
+	[[ "$(job_reason "$id")" == *"held by uid $(id -u nobody), not the job's owner"* ]]
 }

@@ -18,17 +18,17 @@ print_reply(const json_t *rep)
 {
 	struct qhost_view all = { NULL, true, NULL, true };
 	struct qhost_view plain = { NULL, false, NULL, false };
-	struct qstat_row *rows;
+	struct msg_job_row *rows;
 	const json_t *e;
 	size_t n, i;
 
-	if ((rows = qstat_rows_from_reply(rep, &n)) != NULL) {
+	if ((rows = msg_job_rows_unpack(rep, &n)) != NULL) {
 		qstat_print_table(sink, rows, n);
 		free(rows);
 	}
 	json_array_foreach(json_object_get(rep, "jobs"), i, e) {
-		struct qstat_row r;
-		qstat_row_from_object(e, &r);
+		struct msg_job_row r;
+		msg_job_row_unpack(e, &r);
 		qstat_print_row(sink, &r);
 		qstat_print_job(sink, e);
 	}

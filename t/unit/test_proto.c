@@ -19,6 +19,7 @@
 #include <event2/buffer.h>
 
 #include "common/common.h"
+#include "common/msg_rows.h"
 
 /* Builders of raw bytes, so malformed frames can be made on purpose. */
 

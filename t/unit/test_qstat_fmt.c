@@ -101,11 +101,11 @@ test_table_columns(void **state)
 	    "\"state\":\"pending\",\"state_letters\":\"hqw\",\"submit_time\":1614834367000,"
 	    "\"queue\":\"all.q\"}]");
 	struct capture c;
-	struct qstat_row rows[2];
+	struct msg_job_row rows[2];
 	char *out;
 
-	qstat_row_from_object(json_array_get(jobs, 0), &rows[0]);
-	qstat_row_from_object(json_array_get(jobs, 1), &rows[1]);
+	msg_job_row_unpack(json_array_get(jobs, 0), &rows[0]);
+	msg_job_row_unpack(json_array_get(jobs, 1), &rows[1]);
 	cap_open(&c);
 	qstat_print_table(c.fp, rows, 2);
 	out = cap_close(&c);
@@ -121,7 +121,7 @@ test_table_columns(void **state)
 	    "[1234567,-1023,\"averyverylongname\",\"averyverylonguser\",\"pending\",\"hqw\","
 	    "1614834367000,0,\"all.q\",null]]}");
 	size_t n;
-	struct qstat_row *r = qstat_rows_from_reply(rep, &n);
+	struct msg_job_row *r = msg_job_rows_unpack(rep, &n);
 	assert_int_equal(n, 2);
 	cap_open(&c);
 	qstat_print_table(c.fp, r, n);
@@ -137,7 +137,7 @@ test_table_columns(void **state)
 	    "\"rows\":[[12,0,\"arr\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,"
 	    "\"3,7-9:2\"],[12,1,\"arr\",\"alice\",\"running\",\"r\",1614834367000,"
 	    "1614834377000,\"all.q\",\"node1\",null]]}");
-	r = qstat_rows_from_reply(rep, &n);
+	r = msg_job_rows_unpack(rep, &n);
 	assert_int_equal(n, 2);
 	cap_open(&c);
 	qstat_print_row(c.fp, &r[1]);
@@ -153,7 +153,7 @@ test_table_columns(void **state)
 	json_decref(rep);
 	/* A reply without rows, or malformed, has none. */
 	rep = load("{\"columns\":\"id\",\"rows\":[[1]]}");
-	assert_null(qstat_rows_from_reply(rep, &n));
+	assert_null(msg_job_rows_unpack(rep, &n));
 	assert_int_equal(n, 0);
 	json_decref(rep);
 	json_decref(jobs);
@@ -166,10 +166,10 @@ test_row_widths(void **state)
 	    "\"state_letters\":\"z\",\"submit_time\":1614834367000,\"start_time\":1614834368000,"
 	    "\"queue\":\"all.q\",\"host\":\"h\"}");
 	struct capture c;
-	struct qstat_row row;
+	struct msg_job_row row;
 	char *out;
 
-	qstat_row_from_object(job, &row);
+	msg_job_row_unpack(job, &row);
 	cap_open(&c);
 	qstat_print_row(c.fp, &row);
 	out = cap_close(&c);
@@ -196,11 +196,11 @@ test_row_widths_utf8(void **state)
 		    "\"state_letters\":\"z\",\"submit_time\":1614834367000}", names[i]);
 		json_t *job = load(text);
 		struct capture c;
-		struct qstat_row row;
+		struct msg_job_row row;
 		size_t chars = 0;
 		char *out;
 
-		qstat_row_from_object(job, &row);
+		msg_job_row_unpack(job, &row);
 		cap_open(&c);
 		qstat_print_row(c.fp, &row);
 		out = cap_close(&c);
@@ -311,7 +311,7 @@ test_job_details_pending_binary(void **state)
  * unknown), and the pending banner. */
 /* qstat -f of one page: what show_full in cmd_qstat.c prints. */
 static void
-qstat_print_full(FILE *fp, const json_t *hosts, const struct qstat_row *rows, size_t n)
+qstat_print_full(FILE *fp, const json_t *hosts, const struct msg_job_row *rows, size_t n)
 {
 	qstat_print_queues(fp, hosts, rows, n);
 	qstat_print_pending(fp, rows, n, true);
@@ -355,11 +355,11 @@ test_full_format(void **state)
 	    "[14,\"mpi\",\"alice\",\"running\",\"r\",1614834367000,1614834377000,\"all.q\",\"a1 c3\",3],"
 	    "[13,\"waiter\",\"alice\",\"pending\",\"qw\",1614834367000,0,\"all.q\",null,1]]}");
 	struct capture c;
-	struct qstat_row *rows;
+	struct msg_job_row *rows;
 	size_t n;
 	char *out;
 
-	rows = qstat_rows_from_reply(rep, &n);
+	rows = msg_job_rows_unpack(rep, &n);
 	assert_int_equal(n, 3);
 	cap_open(&c);
 	qstat_print_full(c.fp, hosts, rows, n);

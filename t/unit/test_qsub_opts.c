@@ -425,13 +425,17 @@ test_error_unknown_option(void **state)
 
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-N", "x", "-foo", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "unknown option \"-foo\"");
+	assert_string_equal(o.err, "option \"-foo\" is not supported by nowq");
 	qsub_opts_free(&o);
 
-	/* Grid Engine options nowq lacks are named as such. */
+	/* Grid Engine options nowq lacks are named as such, in one sentence. */
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-ckpt", "c", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "option \"-ckpt\" is not supported by nowq yet");
+	assert_string_equal(o.err, "option \"-ckpt\" is not supported by nowq");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-now", "y", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "option \"-now\" is not supported by nowq");
 	qsub_opts_free(&o);
 }
 
@@ -529,6 +533,144 @@ test_nextflow_resources(void **state)
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-l", "slots=2x", "s.sh", NULL), -1);
 	assert_string_equal(o.err, "-l slots=2x: not a number of slots from 1 to 100000");
+	qsub_opts_free(&o);
+}
+
+/* The words of qstat -j's resource lists: "NAME=VALUE,..." as asked. */
+static char *
+asked_text(const json_t *req)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(req, "asked"), i, v) {
+		t = xasprintf("%s%s%s", s, i ? "," : "", json_string_value(v));
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+/* -hard and -soft: -l goes to the request in force, from the command line
+ * and from directives alike; Grid Engine's shortcuts become full names. */
+static void
+test_hard_and_soft(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+	char *t;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ -soft -l arch=x86_64\n", "#$"), 0);
+	assert_int_equal(parse(&o, "-hard", "-l", "vf=1G,h_vmem=2G,s_cpu=1:00:00,h_fsize=1M",
+	    "-soft", "-l", "mf=1G,hostname=vm", "-hard", "-l", "q=batch", "-b", "y", "true", NULL), 0);
+	j = job_of(&o, NULL);
+	t = asked_text(json_object_get(j, "req"));
+	assert_string_equal(t, "virtual_free=1G,h_vmem=2G,s_cpu=3600,h_fsize=1M,qname=batch");
+	free(t);
+	t = asked_text(json_object_get(j, "soft"));
+	assert_string_equal(t, "arch=x86_64,mem_free=1G,hostname=vm");
+	free(t);
+	/* vf is matched against the host's memory, h_vmem and the rest enforced. */
+	assert_int_equal(o.req.mem, 1LL << 30);
+	assert_int_equal(o.req.h_vmem, 2LL << 30);
+	assert_true(o.req.lim_set & (1u << REQ_S_CPU));
+	assert_int_equal(o.req.lim[REQ_S_CPU], 3600);
+	assert_int_equal(o.req.lim[REQ_H_FSIZE], 1LL << 20);
+	assert_string_equal(o.soft.hosts, "vm");
+	/* -l q= is the job's queue when -q is not given. */
+	assert_string_equal(json_string_value(json_object_get(j, "queue")), "batch");
+	json_decref(j);
+	qsub_opts_free(&o);
+}
+
+/* Every requestable attribute of the complex list, by name and shortcut,
+ * is accepted; the others are refused in Grid Engine's words. */
+static void
+test_complex_list(void **state)
+{
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < complex_nattrs; i++) {
+		const struct cx_attr *a = &complex_attrs[i];
+		const char *v = a->type == CX_MEMORY ? "1G" : a->type == CX_TIME ? "1:00:00" :
+		    a->type == CX_BOOL ? "TRUE" : a->type == CX_INT || a->type == CX_DOUBLE ? "1" : "x";
+		const char *names[] = { a->name, a->shortcut };
+
+		for (int k = 0; k < 2; k++) {
+			struct job_req r = { 0 };
+			char *l = xasprintf("%s=%s", names[k], v), *want;
+			int rc = req_parse(&r, l, err, sizeof err);
+
+			if (a->requestable) {
+				assert_int_equal(rc, 0);
+				assert_non_null(r.asked);
+				assert_string_equal(r.asked[0], a->type == CX_TIME ?
+				    (want = xasprintf("%s=3600", a->name)) : (want = xasprintf("%s=%s", a->name, v)));
+				free(want);
+				assert_int_not_equal(a->use, CX_NOT_REQUESTABLE);
+			} else {
+				assert_int_equal(rc, -1);
+				want = xasprintf("resource \"%s\" configured as non requestable", a->name);
+				assert_string_equal(err, want);
+				free(want);
+				assert_int_equal(a->use, CX_NOT_REQUESTABLE);
+			}
+			free(l);
+			req_clear(&r);
+		}
+	}
+}
+
+/* -P, -A, -R, -js, -binding, -shell and the context options. */
+static void
+test_recorded_options(void **state)
+{
+	struct qsub_opts o;
+	json_t *j, *ctx;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-P", "p1", "-A", "acct1", "-R", "y", "-js", "5", "-binding",
+	    "linear:1", "-shell", "n", "-ac", "a=1,b=2,c=3", "-dc", "b", "-ac", "a=4", "-b", "y",
+	    "true", NULL), 0);
+	j = job_of(&o, NULL);
+	assert_string_equal(json_string_value(json_object_get(j, "project")), "p1");
+	assert_string_equal(json_string_value(json_object_get(j, "account")), "acct1");
+	assert_true(json_is_true(json_object_get(j, "reserve")));
+	assert_int_equal(json_integer_value(json_object_get(j, "js")), 5);
+	assert_string_equal(json_string_value(json_object_get(j, "binding")), "set linear:1");
+	assert_true(json_is_true(json_object_get(j, "noshell")));
+	ctx = json_object_get(j, "context");
+	assert_int_equal(json_array_size(ctx), 2);
+	assert_string_equal(json_string_value(json_array_get(ctx, 0)), "a=4");
+	assert_string_equal(json_string_value(json_array_get(ctx, 1)), "c=3");
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	/* -sc replaces the whole context; -binding takes a type first. */
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-ac", "a=1", "-sc", "x=9", "-binding", "pe", "striding:2:4",
+	    "s.sh", NULL), 0);
+	assert_int_equal(strv_len(o.context), 1);
+	assert_string_equal(o.context[0], "x=9");
+	assert_string_equal(o.binding, "pe striding:2:4");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-ac", "novalue", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-ac: \"novalue\" is not NAME=VALUE");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-R", "maybe", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-R wants y or n, not \"maybe\"");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-binding", "cores", "s.sh", NULL), -1);
+	assert_string_equal(o.err, "-binding wants linear:N, striding:N:STEP or explicit:S,C..., not \"cores\"");
 	qsub_opts_free(&o);
 }
 
@@ -740,7 +882,7 @@ test_error_in_directive(void **state)
 
 	qsub_opts_init(&o);
 	assert_int_equal(qsub_opts_parse_script(&o, "#$ -bogus\n", "#$"), -1);
-	assert_string_equal(o.err, "script line 1: unknown option \"-bogus\"");
+	assert_string_equal(o.err, "script line 1: option \"-bogus\" is not supported by nowq");
 	qsub_opts_free(&o);
 }
 
@@ -800,6 +942,9 @@ main(void)
 		cmocka_unit_test(test_sizes_and_times),
 		cmocka_unit_test(test_resource_requests),
 		cmocka_unit_test(test_nextflow_resources),
+		cmocka_unit_test(test_hard_and_soft),
+		cmocka_unit_test(test_complex_list),
+		cmocka_unit_test(test_recorded_options),
 		cmocka_unit_test(test_arrays_and_parallel),
 		cmocka_unit_test(test_dependencies_and_dates),
 		cmocka_unit_test(test_error_missing_argument),

@@ -1,4 +1,4 @@
-/* test_store.c: unit tests of the SQLite store (spool/store.c) and the spool-directory helpers (common/spooldir.c). */
+/* test_store.c: unit tests of the SQLite store (spool/store*.c) and the spool-directory helpers (common/spooldir.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-/* The session extension's declarations, as in spool/store.c. */
+/* The session extension's declarations, as in spool/store_int.h. */
 #define SQLITE_ENABLE_SESSION 1
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include <sqlite3.h>
@@ -278,6 +278,42 @@ runnable(struct fix *f, int64_t uid, int limit)
 	return c;
 }
 
+/* Grid Engine's kept options (-soft -l, -P, -A, the context, -R, -js,
+ * -binding, -shell n) and the limits of -l survive the store and qalter's
+ * update. */
+static void
+test_ge_fields_round_trip(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkbinjob("ann", 1000), *got;
+	char err[128];
+	const char *why;
+
+	assert_int_equal(req_parse(&j->req, "vf=1G,h_data=100M,s_stack=4M,h_core=0", err, sizeof err), 0);
+	assert_int_equal(req_parse(&j->soft, "hostname=vm,arch=x86_64", err, sizeof err), 0);
+	j->project = xstrdup("p1");
+	j->account = xstrdup("acct1");
+	assert_int_equal(job_context_apply(&j->context, 'a', "a=1,b=2", &why), 0);
+	j->reserve = true;
+	j->js = 5;
+	j->binding = xstrdup("set linear:1");
+	j->noshell = true;
+	insert(f, j);
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_job_equal(j, got);
+	assert_true(got->req.lim_set & (1u << REQ_H_CORE));
+	assert_int_equal(got->req.lim[REQ_H_CORE], 0);
+	job_free(got);
+	free(j->project);
+	j->project = xstrdup("p2");
+	assert_int_equal(job_context_apply(&j->context, 'd', "a", &why), 0);
+	req_clear(&j->soft);
+	j->js = 0;
+	update_and_check(f, j);
+	job_free(j);
+}
+
 #define ID(x) ((int64_t)(x))
 
 /* Opening. */
@@ -290,9 +326,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 13);
+	assert_int_equal(STORE_SCHEMA_VERSION, 14);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 13);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 14);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -2724,6 +2760,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_open_creates_schema),
+		T(test_ge_fields_round_trip),
 		T(test_replication),
 		T(test_capture_random),
 		T(test_open_refuses_future),

@@ -1,0 +1,139 @@
+/* msg_rows.h: the rows of the master's listing replies, each a typed structure with its pack beside its unpack. */
+#ifndef NOWQ_MSG_ROWS_H
+#define NOWQ_MSG_ROWS_H
+
+#include "common/common.h"
+
+/*
+ * The master packs, the clients unpack.  An unpack never refuses: a field
+ * that is absent or of another type reads as NULL, 0 or false (or the
+ * default its comment names), so a client shows what it can of a master
+ * that is older or newer than itself.  Texts and lists borrow from the
+ * reply, which must outlive the structure.
+ */
+
+/* --- STATUS: one job of a listing --- */
+
+/* A brief row (a JSON array of values in the order of job_brief_columns)
+ * or a whole job object (qstat --json, qhost -j) reads into the same row. */
+struct msg_job_row {
+	int64_t       id, task, prio, submit_time, start_time, hold, slots;
+	int64_t       t_first, t_last, t_step;
+	const char   *name, *owner, *queue, *state, *state_letters, *host;
+	const char   *tasks;     /* an array's pending tasks, "1-99:2"; NULL: none */
+	const json_t *obj;       /* the job object it came from, or NULL */
+};
+/* The names of a brief row's values (NULL-terminated), in their order. */
+extern const char *const job_brief_columns[];
+/* The keys "columns" (those names) and "rows" of a listing, up to the
+ * rows' opening bracket: the rows, then "]", follow. */
+void    job_brief_head(struct jtext *t);
+void    job_brief_text(const struct job *j, struct jtext *t);
+/* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
+void    job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
+/* A job object (slots 1 when absent). */
+void    msg_job_row_unpack(const json_t *job, struct msg_job_row *r);
+/* The rows of a brief STATUS reply (a value a row lacks stays empty):
+ * a new array, NULL with *n 0 when there are none or they are malformed. */
+struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
+/* The rows of a STATUS reply's job objects ("jobs"): a new array. */
+struct msg_job_row *msg_job_objects_unpack(const json_t *rep, size_t *n);
+
+/* A page of a listing that has more after it: where the next begins. */
+struct msg_status_next {
+	bool    has;        /* false: the last page */
+	int64_t id;         /* the page's last job id */
+	bool    has_prio;   /* order "prio" only: */
+	int64_t prio;       /* and its priority */
+};
+void    msg_status_next_add(json_t *rep, const struct msg_status_next *m);
+/* The same keys written as text after a brief reply's rows. */
+void    msg_status_next_text(struct jtext *t, const struct msg_status_next *m);
+void    msg_status_next_unpack(const json_t *rep, struct msg_status_next *m);
+
+/* --- HOSTS: one exec host --- */
+
+/* A reservation holding a host now, or its next one. */
+struct msg_host_resv {
+	bool        has;
+	const char *name, *owner;
+	int64_t     start;   /* reserved_next only */
+	int64_t     end;
+};
+/* A queue whose host set holds the host (qstat -f's queue instance). */
+struct msg_host_queue {
+	const char *name;
+	bool        disabled;
+	int64_t     used;    /* the slots its jobs use there */
+};
+struct msg_host_row {
+	const char       *name;
+	int64_t           slots, used;
+	bool              has_load;
+	double            load[3];
+	const char       *state;          /* idle busy reserved suspended disabled unknown */
+	bool              connected, disabled, lost;
+	int64_t           last_seen;
+	const char       *busy_reason;    /* NULL: none */
+	const char       *vmem_limit;     /* NULL: not told */
+	struct host_attrs attrs;          /* pack: borrowed; unpack: owned (msg_host_row_clear) */
+	struct msg_host_resv reserved, reserved_next;
+	json_t           *queues;         /* pack: msg_host_queue_add's list (stolen) */
+	json_t           *jobs;           /* HOSTS jobs: job objects (pack: stolen); NULL: not asked */
+};
+json_t *msg_host_row_pack(const struct msg_host_row *m);
+void    msg_host_row_unpack(const json_t *o, struct msg_host_row *m);
+void    msg_host_row_clear(struct msg_host_row *m);
+/* The rows of a HOSTS reply's "hosts": a new array (*n of them), freed
+ * with msg_host_rows_free. */
+struct msg_host_row *msg_host_rows_unpack(const json_t *hosts, size_t *n);
+void    msg_host_rows_free(struct msg_host_row *rows, size_t n);
+void    msg_host_queue_add(json_t *list, const struct msg_host_queue *q);
+void    msg_host_queue_unpack(const json_t *o, struct msg_host_queue *q);
+/* "reserved": {name, owner, end}, in HOSTS and ALIAS shost alike (and
+ * "reserved_next" with its start). */
+json_t *msg_host_resv_pack(const struct msg_host_resv *r, bool with_start);
+void    msg_host_resv_unpack(const json_t *o, struct msg_host_resv *r);
+
+/* --- CRON list: one entry --- */
+struct msg_cron_row {
+	int64_t     id;
+	const char *owner, *schedule;
+	const char *name;         /* the job's; NULL: none */
+	int64_t     next_run;     /* ms */
+	int64_t     last_job;     /* 0: none yet */
+	const char *last_state;   /* of that job; NULL: none */
+	bool        hold;
+	const char *queue;        /* NULL: the default */
+};
+json_t *msg_cron_row_pack(const struct msg_cron_row *m);
+void    msg_cron_row_unpack(const json_t *o, struct msg_cron_row *m);
+
+/* --- RESERVE list and create: one reservation --- */
+struct msg_resv_row {
+	const char *name, *owner;
+	json_t     *users, *hosts;   /* lists of names (pack: stolen) */
+	int64_t     start, end;      /* ms */
+	const char *state;           /* "active" or "waiting" */
+	bool        exclusive, overrun;
+	const char *mail;            /* "", "b", "e" or "be" */
+};
+json_t *msg_resv_row_pack(const struct msg_resv_row *m);
+void    msg_resv_row_unpack(const json_t *o, struct msg_resv_row *m);
+
+/* --- ALIAS: an alias with its hosts (show), a host's lists (shost) --- */
+struct msg_alias_row {
+	const char *name;
+	json_t     *hosts;           /* host names (pack: borrowed) */
+};
+json_t *msg_alias_row_pack(const struct msg_alias_row *m);
+void    msg_alias_row_unpack(const json_t *o, struct msg_alias_row *m);
+struct msg_host_lists {
+	const char          *name;
+	json_t              *aliases, *users, *owners;   /* lists of names (pack: stolen) */
+	struct msg_host_resv reserved;                   /* the one holding it now */
+};
+json_t *msg_host_lists_pack(const struct msg_host_lists *m);
+void    msg_host_lists_unpack(const json_t *o, struct msg_host_lists *m);
+
+#endif
