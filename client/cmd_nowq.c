@@ -556,22 +556,18 @@ is_executable(const char *path)
 static char *
 find_daemon(const char *prog)
 {
-	char self[PATH_MAX], tried[4 * PATH_MAX] = "";
+	char tried[4 * PATH_MAX] = "", *self;
 	const char *env = getenv("NOWQ_SBINDIR");
 	char *cand[3];
 	int n = 0;
-	ssize_t r;
 
 	if (env && *env)
 		cand[n++] = xasprintf("%s/%s", env, prog);
 	else {
-		if ((r = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
-			char *slash;
-			self[r] = '\0';
-			if ((slash = strrchr(self, '/')) != NULL)
-				*slash = '\0';
+		if ((self = exe_dir()) != NULL) {
 			cand[n++] = xasprintf("%s/%s", self, prog);
 			cand[n++] = xasprintf("%s/../%s/%s", self, prog, prog);
+			free(self);
 		}
 		cand[n++] = xasprintf("%s/%s", SBINDIR, prog);
 	}
@@ -891,9 +887,19 @@ nowq_env(const struct nowq_args *a)
 	env = masters_env(a->dir, master_count(a->dir));
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
-	/* DRMAA tools: python3-drmaa and those built on it look for SGE_ROOT
-	 * and load the library DRMAA_LIBRARY_PATH names (doc/drmaa.md). */
-	printf("export SGE_ROOT=%s\n", a->dir);
+	/* Tools that look for Grid Engine before they submit find it by
+	 * these, as the jobs do (qsub(1), ENVIRONMENT). */
+	env = sge_root_find();
+	printf("export SGE_ROOT='");
+	for (const char *p = env; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*p);
+	printf("'\nexport SGE_CELL=%s\n", SGE_CELL_NAME);
+	free(env);
+	/* DRMAA tools (python3-drmaa and those built on it) load the library
+	 * DRMAA_LIBRARY_PATH names (doc/drmaa.md). */
 	if ((lib = find_drmaa()) != NULL)
 		printf("export DRMAA_LIBRARY_PATH=%s\n", lib);
 	free(lib);

@@ -84,6 +84,13 @@ void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
 
+/* sgeroot.c: Grid Engine's names for where nowq runs: ARC and SGE_ROOT. */
+const char *sge_arch(void);                   /* this host's, e.g. "lx-amd64" */
+const char *sge_arch_of(const char *machine); /* uname's machine to Grid Engine's name */
+char       *exe_dir(void);                    /* the running program's folder, or NULL */
+char       *sge_root_find(void);              /* malloc'd; see sgeroot.c */
+#define SGE_CELL_NAME "default"
+
 /* cron.c: cron(8) schedules. */
 struct cron_sched {
 	uint64_t min, hour, dom, mon, dow;   /* bit per allowed value */
@@ -530,12 +537,14 @@ int  spool_make_private(const char *dir, int dirmode, char *why, size_t whylen);
 int  spool_rmtree(const char *path);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
- * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */
+ * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields),
+ * and maxvmem, the shepherd's own measure of its peak memory. */
 #define RUSAGE_NINT 15
 struct job_rusage {
 	double   utime, stime;   /* seconds */
 	int64_t  maxrss, ixrss, ismrss, idrss, isrss, minflt, majflt, nswap,
 	         inblock, oublock, msgsnd, msgrcv, nsignals, nvcsw, nivcsw;
+	int64_t  maxvmem;        /* bytes: the cgroup's memory.peak, else ru_maxrss */
 };
 struct rusage;
 /* "ru_maxrss" ... "ru_nivcsw", in getrusage(2)'s order; rusage_int reads the i-th. */

@@ -148,6 +148,9 @@ int     msg_hosts_unpack(const json_t *o, struct msg_hosts *m, const char **why)
 
 /* ACCT (qacct): records a page at a time, or their sums. */
 #define MSG_ACCT_PAGE_MAX  1000
+#define MSG_ACCT_BY_HOST	1
+#define MSG_ACCT_BY_QUEUE	2
+#define MSG_ACCT_BY_OWNER	4
 struct msg_acct {
 	int64_t     id;          /* 0: any job */
 	const char *name;
@@ -155,7 +158,14 @@ struct msg_acct {
 	const char *project;     /* qacct -P: NULL: any */
 	const char *account;     /* qacct -A: NULL: any */
 	int64_t     since;
-	const char *summary;     /* NULL, "total" or "owner" */
+	const char *queue, *host;
+	int64_t     from, to;    /* start (end with by_end) in [from, to); 0: open */
+	bool        by_end;
+	/* NULL, "total", or what the sums are grouped by: "host", "queue",
+	 * "owner", or several joined by commas ("host,owner"); unpack sets
+	 * groups from it. */
+	const char *summary;
+	unsigned    groups;      /* MSG_ACCT_BY_* */
 	bool        has_after;
 	int64_t     after_end, after_row;   /* -1, -1 without after */
 	int64_t     limit;       /* 1..MSG_ACCT_PAGE_MAX */

@@ -154,18 +154,14 @@ static char *shepherd_path;
 int
 active_shepherd_find(void)
 {
-	char self[4096], *cand[2], *slash;
-	ssize_t n;
+	char *self, *cand[2];
 	int k = 0;
 
 	/* Beside execd first: the build tree, and an installation moved
 	 * whole; then where make install put it. */
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
-		}
+	if ((self = exe_dir()) != NULL) {
+		cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
+		free(self);
 	}
 	cand[k++] = xasprintf("%s/%s", SBINDIR, SHEPHERD_PROGRAM);
 	for (int i = 0; i < k; i++)

@@ -234,6 +234,7 @@ int64_t limits_oom_count(const char *events);
 char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
             int *procs_fd, char *why, size_t whylen);
 bool    limits_cgroup_oom(const char *dir);
+int64_t limits_cgroup_peak(const char *dir);
 /* The setrlimit calls a request asks for: its s_ and h_ pairs of complex.c
  * (RLIMIT_AS from s_vmem, and h_vmem unless a cgroup takes it; RLIMIT_CPU
  * from s_cpu and h_cpu, whose hard side comes grace seconds late so SIGXCPU
@@ -278,5 +279,18 @@ struct pe_part {
  * the PE_HOSTFILE into tmpdir; a reason when it cannot. */
 const char *pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool root,
     struct pe_part *pp);
+
+/* jobenv.c: a job's environment, with Grid Engine's variables (qsub(1)). */
+struct jobenv {
+	const struct job     *j;
+	const char           *tmpdir, *script, *spool_dir, *cwd, *sge_root;
+	const char           *out, *err;   /* SGE_STDOUT_PATH, SGE_STDERR_PATH (out when joined) */
+	const struct pe_part *pe;          /* nhosts 0: not a parallel job's part */
+};
+/* NULL-terminated; out_slot: the indexes of the SGE_STDOUT_PATH and
+ * SGE_STDERR_PATH entries. */
+char      **jobenv_build(const struct jobenv *e, size_t out_slot[2]);
+const char *jobenv_owner(const struct job *j);  /* the owner's name, else the uid */
+const char *jobenv_name(const struct job *j);   /* the job's name, else "nowq" */
 
 #endif

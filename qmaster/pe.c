@@ -253,11 +253,13 @@ pe_usage_add(struct job_rusage *sum, const json_t *p, int64_t *end)
 		rusage_set_int(sum, k, strcmp(rusage_int_names[k], "ru_maxrss") == 0 ?
 		    (a > b ? a : b) : a + b);
 	}
+	if (ru.maxvmem > sum->maxvmem)
+		sum->maxvmem = ru.maxvmem;
 }
 
 /* The whole job's end, once its last part has ended: failed when any part
  * failed (the first failure is the reason), one accounting row with every
- * host and the parts' usage summed (maxrss: the largest). */
+ * host and the parts' usage summed (maxrss and maxvmem: the largest). */
 static void
 pe_job_end(struct job *j, json_t *o)
 {

@@ -853,6 +853,11 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	f.project = m.project;
 	f.account = m.account;
 	f.since = m.since;
+	f.queue = m.queue;
+	f.host = m.host;
+	f.from = m.from;
+	f.to = m.to;
+	f.by_end = m.by_end;
 	f.after_end = m.after_end;
 	f.after_row = m.after_row;
 	f.limit = (int)limit;
@@ -867,7 +872,9 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	}
 	rows = json_array();
 	if (summary)
-		rc = store_acct_summary(store, &f, strcmp(summary, "owner") == 0, acct_collect, rows);
+		rc = store_acct_summary(store, &f, (m.groups & MSG_ACCT_BY_HOST ? ACCT_BY_HOST : 0) |
+		    (m.groups & MSG_ACCT_BY_QUEUE ? ACCT_BY_QUEUE : 0) |
+		    (m.groups & MSG_ACCT_BY_OWNER ? ACCT_BY_OWNER : 0), acct_collect, rows);
 	else
 		rc = store_acct_foreach(store, &f, acct_collect, rows);
 	if (rc < 0) {

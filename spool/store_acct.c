@@ -43,6 +43,7 @@ store_acct_insert(struct store *st, const struct job *j, const struct acct_info 
 	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
 	sqlite3_bind_double(s, A_utime, a->ru.utime);
 	sqlite3_bind_double(s, A_stime, a->ru.stime);
+	sqlite3_bind_int64(s, A_maxvmem, a->ru.maxvmem);
 	/* maxrss_kb, then ru_ixrss ... ru_nivcsw: rusage_int's order. */
 	for (int i = 0; i < RUSAGE_NINT; i++)
 		sqlite3_bind_int64(s, A_maxrss_kb + i, rusage_int(&a->ru, i));
@@ -78,6 +79,7 @@ acct_row_json(sqlite3_stmt *s)
 		ru.stime = 0;
 	for (int i = 0; i < RUSAGE_NINT; i++)
 		rusage_set_int(&ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
+	ru.maxvmem = col_int(s, A_maxvmem, 0, INT64_MAX, id, "maxvmem");
 	o = json_object();
 	json_object_set_new(o, "row", json_integer(sqlite3_column_int64(s, A_id)));
 	json_object_set_new(o, "id", json_integer(id));
@@ -145,14 +147,22 @@ acct_row(void *arg, sqlite3_stmt *s)
 	return stop;
 }
 
-/* qacct -P and -A, ?7 and ?8 of every listing and sum (NULL: any). */
+/* ACCT_FILTER's parameters: ?3 and ?7 to ?13 (NULL: any). */
 static void
-acct_bind_labels(sqlite3_stmt *s, const struct store_acct_filter *f)
+acct_bind_filter(sqlite3_stmt *s, const struct store_acct_filter *f)
 {
+	sqlite3_bind_int64(s, 3, f->since);
 	if (f->project)
 		sqlite3_bind_text(s, 7, f->project, -1, SQLITE_STATIC);
 	if (f->account)
 		sqlite3_bind_text(s, 8, f->account, -1, SQLITE_STATIC);
+	if (f->queue)
+		sqlite3_bind_text(s, 9, f->queue, -1, SQLITE_STATIC);
+	if (f->host)
+		sqlite3_bind_text(s, 10, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 11, f->from);
+	sqlite3_bind_int64(s, 12, f->to);
+	sqlite3_bind_int(s, 13, f->by_end);
 }
 
 int
@@ -174,47 +184,55 @@ store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_ac
 		sqlite3_bind_text(s, 1, f->name, -1, SQLITE_STATIC);
 	else if (id == S_ACCT_BY_OWNER)
 		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, f->since);
+	acct_bind_filter(s, f);
 	sqlite3_bind_int64(s, 4, f->after_end);
 	sqlite3_bind_int64(s, 5, f->after_row);
 	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
-	acct_bind_labels(s, f);
 	return stmt_walk(st, s, own, "cannot list accounting", acct_row, &w);
 }
 
-/* One row of a sum; the owner's name when the sum is by owner. */
+/* One row of a sum, with the host, queue and owner it is grouped by. */
 static int
 acct_sum_row(void *arg, sqlite3_stmt *s)
 {
+	static const char *const keys[] = { "host", "queue", "owner" };
 	struct acct_walk *w = arg;
-	json_t *row = json_object();
+	json_t *row;
 	int stop;
 
-	if (w->by_key)
-		json_object_set_new(row, "owner", json_string(
-		    sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : ""));
-	json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 1)));
-	json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 2)));
-	json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 3)));
-	json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 4)));
+	/* The sum of no row at all: nothing to show, as Grid Engine shows it. */
+	if (sqlite3_column_int64(s, 3) == 0)
+		return 0;
+	row = json_object();
+	for (int k = 0; k < 3; k++)
+		if (sqlite3_column_type(s, k) != SQLITE_NULL)
+			json_object_set_new(row, keys[k], json_string((const char *)sqlite3_column_text(s, k)));
+	json_object_set_new(row, "jobs", json_integer(sqlite3_column_int64(s, 3)));
+	json_object_set_new(row, "ru_wallclock", json_real(sqlite3_column_double(s, 4)));
+	json_object_set_new(row, "ru_utime", json_real(sqlite3_column_double(s, 5)));
+	json_object_set_new(row, "ru_stime", json_real(sqlite3_column_double(s, 6)));
+	json_object_set_new(row, "maxvmem", json_integer(sqlite3_column_int64(s, 7)));
 	stop = w->cb(w->arg, row);
 	json_decref(row);
 	return stop;
 }
 
 int
-store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+store_acct_summary(struct store *st, const struct store_acct_filter *f, unsigned groups,
     store_acct_cb cb, void *arg)
 {
-	struct acct_walk w = { f, by_owner, cb, arg };
+	struct acct_walk w = { f, true, cb, arg };
 	sqlite3_stmt *s;
 	bool own;
 
-	/* ?1, the owner, is NULL and unused in the sums of everyone's. */
-	if (!(s = stmt_bound(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own,
-	    BINDS(BIND(f->owner), BIND(f->since)))))
+	if (!(s = stmt_take(st, S_ACCT_SUM, &own)))
 		return -1;
-	acct_bind_labels(s, f);
+	if (f->owner)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, (groups & ACCT_BY_HOST) != 0);
+	sqlite3_bind_int(s, 5, (groups & ACCT_BY_QUEUE) != 0);
+	sqlite3_bind_int(s, 6, (groups & ACCT_BY_OWNER) != 0);
+	acct_bind_filter(s, f);
 	return stmt_walk(st, s, own, "cannot sum accounting", acct_sum_row, &w);
 }
 
