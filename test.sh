@@ -17,6 +17,11 @@ fi
 if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 || true
 fi
+# mpi.bats runs Open MPI's mpirun inside a parallel job (qrsh -inherit);
+# without Open MPI that test is skipped.
+if ! command -v mpicc >/dev/null && [ "$(id -u)" = 0 ]; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev >/dev/null 2>&1 || true
+fi
 # The package tests build the Debian packages (debhelper), check them
 # (lintian), install nowq-client over gridengine-client in a throwaway copy
 # of the system (gridengine-client's packages in apt's cache, not
@@ -28,6 +33,14 @@ if [ "$(id -u)" = 0 ]; then
 	done
 	ls /var/cache/apt/archives/gridengine-client_*.deb >/dev/null 2>&1 ||
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --download-only gridengine-client >/dev/null 2>&1 || true
+fi
+# libdrmaa is tested through Debian's python3-drmaa and Snakemake 7
+# (t/e2e/drmaa.bats); without them those tests are skipped.
+if [ "$(id -u)" = 0 ]; then
+	for p in python3-drmaa snakemake; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null 2>&1 || true
+	done
 fi
 # Tests report through TAP; a failing test must not stop the summary.
 (cd "$build" && make -j"$(nproc)" check >/dev/null 2>&1) || true

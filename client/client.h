@@ -61,6 +61,8 @@ char **client_masters(void);
  * for a bounded time; any other never is: the caller decides whether a
  * retry is safe. */
 json_t *client_call(json_t *req, int timeout_ms, const char **why);
+/* The timeout of a reply that comes at once: a master busier than this is broken. */
+#define CLIENT_REPLY_MS 120000
 /* client_call for requests that may not fail: takes req over, and dies
  * with a one-line error when no master answers.  A reply with ok false is
  * returned as it is. */
@@ -79,6 +81,11 @@ int     client_fd(void);
  * passes without a reply; the connection stays. */
 int     client_send(json_t *req, const char **why);
 json_t *client_recv(int timeout_ms, const char **why);
+/* A submission's idempotency key, CLIENT_KEY_LEN hex digits: if the reply
+ * is lost in a failover, the retry names the same key and gets the same
+ * job.  -1 with *why when no random bytes can be read. */
+#define CLIENT_KEY_LEN 32
+int     client_submit_key(char key[CLIENT_KEY_LEN + 1], const char **why);
 /* The caller's user name: $LOGNAME or $USER when set (no lookup on the
  * submission path), else the password database's. */
 const char *client_user(void);
@@ -127,6 +134,7 @@ struct qsub_opts {
 	int     rerun;           /* -r y|n, or QO_UNSET */
 	char   *pe;              /* -pe NAME N, or -n N (pe NULL) */
 	int     slots;           /* 0: not given */
+	int     slots_min;       /* -pe NAME MIN-MAX: MIN (slots is MAX); 0: no range */
 	int     t_first, t_last, t_step; /* -t; t_first 0: none */
 	int     tc;              /* -tc */
 	char    verify;          /* -w e|w|n|v|p; 0: not given (e) */

@@ -556,22 +556,18 @@ is_executable(const char *path)
 static char *
 find_daemon(const char *prog)
 {
-	char self[PATH_MAX], tried[4 * PATH_MAX] = "";
+	char tried[4 * PATH_MAX] = "", *self;
 	const char *env = getenv("NOWQ_SBINDIR");
 	char *cand[3];
 	int n = 0;
-	ssize_t r;
 
 	if (env && *env)
 		cand[n++] = xasprintf("%s/%s", env, prog);
 	else {
-		if ((r = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
-			char *slash;
-			self[r] = '\0';
-			if ((slash = strrchr(self, '/')) != NULL)
-				*slash = '\0';
+		if ((self = exe_dir()) != NULL) {
 			cand[n++] = xasprintf("%s/%s", self, prog);
 			cand[n++] = xasprintf("%s/../%s/%s", self, prog, prog);
+			free(self);
 		}
 		cand[n++] = xasprintf("%s/%s", SBINDIR, prog);
 	}
@@ -848,17 +844,65 @@ nowq_stop(const struct nowq_args *a)
 	return 0;
 }
 
+/* libdrmaa.so.1 as DRMAA tools load it: beside this program (an install's
+ * ../lib, a build tree's lib/), else LIBDIR; NULL when none is there. */
+static char *
+find_drmaa(void)
+{
+	char self[PATH_MAX], *cand[3];
+	ssize_t r;
+	int n = 0;
+
+	if ((r = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
+		self[r] = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
+		cand[n++] = xasprintf("%s/../lib", self);
+	}
+	cand[n++] = xstrdup(LIBDIR);
+	for (int i = 0; i < n; i++) {
+		/* The folder made plain, the name kept: the soname's link
+		 * follows upgrades. */
+		char *dir = realpath(cand[i], NULL), *lib = dir ? xasprintf("%s/libdrmaa.so.1", dir) : NULL;
+		free(dir);
+		free(cand[i]);
+		if (lib && access(lib, R_OK) == 0) {
+			for (int k = i + 1; k < n; k++)
+				free(cand[k]);
+			return lib;
+		}
+		free(lib);
+	}
+	return NULL;
+}
+
 static int
 nowq_env(const struct nowq_args *a)
 {
 	struct nowq_master m;
-	char *env;
+	char *env, *lib;
 
 	if (!master_read(a->dir, &m))
 		client_die("no personal cluster in %s (no qmaster.conf); run \"nowq start\"", a->dir);
 	env = masters_env(a->dir, master_count(a->dir));
 	printf("export NOWQ_MASTER=%s\n", env);
 	free(env);
+	/* Tools that look for Grid Engine before they submit find it by
+	 * these, as the jobs do (qsub(1), ENVIRONMENT). */
+	env = sge_root_find();
+	printf("export SGE_ROOT='");
+	for (const char *p = env; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*p);
+	printf("'\nexport SGE_CELL=%s\n", SGE_CELL_NAME);
+	free(env);
+	/* DRMAA tools (python3-drmaa and those built on it) load the library
+	 * DRMAA_LIBRARY_PATH names (doc/drmaa.md). */
+	if ((lib = find_drmaa()) != NULL)
+		printf("export DRMAA_LIBRARY_PATH=%s\n", lib);
+	free(lib);
 	master_free(&m);
 	return 0;
 }

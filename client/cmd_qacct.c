@@ -17,13 +17,22 @@ static int qacct_run(int argc, char **argv);
 
 const struct cmd cmd_qacct = {
 	"qacct",
-	"qacct [-j [job_id|job_name]] [-o [owner]] [-P [project]] [-A [account]] [-d days] [--json]\n",
+	"qacct [-j [job_id|job_name] [-t task_id_range]] [-o|-u [owner]] [-h [host]]\n"
+	"      [-q [queue[@host]]] [-P [project]] [-A [account]] [-l attr=val,...]\n"
+	"      [-b begin_time] [-e end_time] [-d days] [-E] [--json]\n"
+	"  begin_time, end_time: [[CC]YY]MMDDhhmm[.SS]\n",
 	qacct_run,
 };
 
-/* Grid Engine options nowq does not offer (yet). */
-static const char *qacct_unsupported[] = {
-	"-ar", "-b", "-D", "-e", "-f", "-g", "-h", "-l", "-pe", "-q", "-slots", "-t",
+/* What the command line asks. */
+struct qacct_opts {
+	bool        as_json, jobs, owners, hosts, queues;
+	const char *job;
+	bool        has_tasks;
+	struct task_range tasks;
+	int64_t     begin, end, days;
+	struct msg_acct m;          /* the filters as the request carries them */
+	char       *bufs[3];        /* -q QUEUE@HOST cut in two, -l's host and queue */
 };
 
 /* Grid Engine's words for its failed codes, for the ones nowq uses. */
@@ -57,18 +66,39 @@ str_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-/* One attempt, in qacct -j's block: a key in 13 columns, then the value.
- * nowq omits what it does not measure (account, mem, io, iow, maxvmem);
- * qacct(1) says so. */
+/* Grid Engine 8.1.9's sizes: the value over 1024 until it is below, with
+ * three decimals and its unit ("4.387KB", "0.000B"). */
 static void
-print_row(const json_t *o)
+acct_size(char *buf, size_t n, double v)
 {
-	struct msg_acct_row r;
+	static const char *const units[] = { "B", "KB", "MB", "GB", "TB", "PB" };
+	int k = 0;
+
+	while (v >= 1024 && k < 5) {
+		v /= 1024;
+		k++;
+	}
+	snprintf(buf, n, "%.3f%s", v, units[k]);
+}
+
+/* The memory fields of wait4's usage (printed as sizes), after ru_maxrss. */
+static bool
+acct_is_size(int k)
+{
+	return k >= 1 && k <= 4;   /* ru_ixrss, ru_ismrss, ru_idrss, ru_isrss */
+}
+
+/* One attempt, in Grid Engine 8.1.9's qacct -j block: a key in 13 columns,
+ * then the value, times and sizes with their units.  nowq leaves out what
+ * it does not measure or keep (mem, io, iow, category); qacct(1) says so. */
+static void
+print_row(const struct msg_acct_row *rp)
+{
+	const struct msg_acct_row r = *rp;
 	char t[64], buf[1024], gid[24];
 	size_t i, used = 0;
 	json_t *h;
 
-	msg_acct_row_unpack(o, &r);
 	buf[0] = '\0';
 	json_array_foreach(r.hosts, i, h)
 		if (json_is_string(h) && used < sizeof buf)
@@ -109,50 +139,79 @@ print_row(const json_t *o)
 		printf("%-13.12s%-20lld\n", "exit_status", (long long)r.exit_status);
 	else
 		printf("%-13.12s%s\n", "exit_status", "undefined");   /* it never ran */
-	printf("%-13.12s%-13.0f\n", "ru_wallclock", r.ru_wallclock);
-	printf("%-13.12s%-13.3f\n", "ru_utime", r.ru.utime);
-	printf("%-13.12s%-13.3f\n", "ru_stime", r.ru.stime);
-	for (int k = 0; k < RUSAGE_NINT; k++)
-		printf("%-13.12s%-20lld\n", rusage_int_names[k], (long long)rusage_int(&r.ru, k));
-	printf("%-13.12s%-13.3f\n", "cpu", r.ru.utime + r.ru.stime);
+	printf("%-13.12s%.0fs\n", "ru_wallclock", r.ru_wallclock);
+	printf("%-13.12s%.3fs\n", "ru_utime", r.ru.utime);
+	printf("%-13.12s%.3fs\n", "ru_stime", r.ru.stime);
+	for (int k = 0; k < RUSAGE_NINT; k++) {
+		int64_t v = rusage_int(&r.ru, k);
+		/* Grid Engine prints ru_maxrss, which it keeps in KiB, as a
+		 * size in bytes: "309.031KB" for 309 MiB.  So does nowq. */
+		if (k == 0 || acct_is_size(k)) {
+			acct_size(t, sizeof t, (double)v);
+			printf("%-13.12s%s\n", rusage_int_names[k], t);
+		} else
+			printf("%-13.12s%-20lld\n", rusage_int_names[k], (long long)v);
+	}
+	printf("%-13.12s%.3fs\n", "cpu", r.ru.utime + r.ru.stime);
+	acct_size(t, sizeof t, (double)r.ru.maxvmem);
+	printf("%-13.12s%s\n", "maxvmem", t);
 	printf("%-13.12s%s\n", "arid", "undefined");
+	printf("%-13.12s%s\n", "ar_sub_time", "undefined");
 }
 
-/* The summary table: Grid Engine's first four columns (MEMORY, IO and IOW
- * are not measured), after an OWNER column with -o. */
-static void
-print_summary(const json_t *rows, bool by_owner)
+/* A sum's host (0), queue (1) or owner (2); NULL: not grouped by it. */
+static const char *
+acct_sum_key(const struct msg_acct_sum *m, int k)
 {
+	return k == 0 ? m->host : k == 1 ? m->queue : m->owner;
+}
+
+/* The summary table as Grid Engine prints it: a column for each grouping
+ * asked (HOST, CLUSTER QUEUE, OWNER: each as wide as its longest value, the
+ * one asked for included, and one blank), then the sums; "Total System
+ * Usage" above when there is none.
+ * MEMORY, IO and IOW are not measured by nowq: 0 (qacct(1)). */
+static void
+print_summary(const json_t *rows, const struct qacct_opts *o)
+{
+	static const char *const heads[] = { "HOST", "CLUSTER QUEUE", "OWNER" };
+	bool shown[] = { o->hosts || (o->queues && o->m.queue), o->queues, o->owners };
+	const char *asked[] = { o->m.host, o->m.queue, o->m.owner };
 	struct msg_acct_sum m;
-	char title[128];
-	size_t i, w = strlen("OWNER") + 1;
-	int dashes;
+	int w[3] = { 0 }, total = 0;
+	size_t i;
 	json_t *r;
 
-	if (by_owner)
+	for (int k = 0; k < 3; k++) {
+		if (!shown[k])
+			continue;
+		w[k] = (int)strlen(heads[k]) + 1;
+		if (asked[k] && (int)strlen(asked[k]) + 1 > w[k])
+			w[k] = (int)strlen(asked[k]) + 1;
 		json_array_foreach(rows, i, r) {
 			msg_acct_sum_unpack(r, &m);
-			if (m.owner && strlen(m.owner) + 1 > w)
-				w = strlen(m.owner) + 1;
+			if (acct_sum_key(&m, k) && (int)strlen(acct_sum_key(&m, k)) + 1 > w[k])
+				w[k] = (int)strlen(acct_sum_key(&m, k)) + 1;
 		}
-	if (!by_owner)
-		printf("Total System Usage\n");
-	dashes = snprintf(title, sizeof title, "%13.13s %13.13s %13.13s %13.13s",
-	    "WALLCLOCK", "UTIME", "STIME", "CPU");
-	if (by_owner) {
-		printf("%-*s", (int)w, "OWNER");
-		dashes += (int)w;
+		total += w[k];
 	}
-	printf("%s\n", title);
-	for (int k = 0; k < dashes; k++)
+	if (!total)
+		printf("Total System Usage\n");
+	for (int k = 0; k < 3; k++)
+		if (shown[k])
+			printf("%-*s", w[k], heads[k]);
+	total += printf("%13s %13s %13s %13s %18s %18s %18s\n", "WALLCLOCK", "UTIME", "STIME", "CPU",
+	    "MEMORY", "IO", "IOW") - 1;
+	for (int k = 0; k < total; k++)
 		putchar('=');
 	putchar('\n');
 	json_array_foreach(rows, i, r) {
 		msg_acct_sum_unpack(r, &m);
-		if (by_owner)
-			printf("%-*s", (int)w, str_or(m.owner, ""));
-		printf("%13.0f %13.3f %13.3f %13.3f\n", m.ru_wallclock, m.ru_utime, m.ru_stime,
-		    m.ru_utime + m.ru_stime);
+		for (int k = 0; k < 3; k++)
+			if (shown[k])
+				printf("%-*s", w[k], str_or(acct_sum_key(&m, k), ""));
+		printf("%13.0f %13.3f %13.3f %13.3f %18.3f %18.3f %18.3f\n", m.ru_wallclock,
+		    m.ru_utime, m.ru_stime, m.ru_utime + m.ru_stime, 0.0, 0.0, 0.0);
 	}
 }
 
@@ -165,110 +224,227 @@ optional_value(int argc, char **argv, int *k)
 	return NULL;
 }
 
+/* -l attr=val,...: hostname (h) and qname (q) select as -h and -q do; any
+ * other attribute selects every record, since no nowq queue offers less of
+ * a resource than a job asks (limits are the jobs' own). */
 static int
-qacct_run(int argc, char **argv)
+qacct_resources(struct qacct_opts *o, const char *list)
 {
-	bool as_json = false, jobs = false, owners = false;
-	const char *job = NULL, *owner = NULL;
-	int64_t days = 0, id = 0;
-	json_t *rep, *all, *page, *next;
-	struct msg_acct m = { 0 };
-	size_t i, found = 0;
+	char *dup = xstrdup(list), *save, *tok;
+	int rc = 0;
 
-	for (int k = 1; k < argc; k++) {
-		const char *a = argv[k];
+	for (tok = strtok_r(dup, ",", &save); tok && rc == 0; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		bool host = strncmp(tok, "hostname=", 9) == 0 || strncmp(tok, "h=", 2) == 0;
+		bool queue = strncmp(tok, "qname=", 6) == 0 || strncmp(tok, "q=", 2) == 0;
 
-		if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0) {
-			client_usage(&cmd_qacct, stdout);
-			return 0;
-		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0)
-			as_json = true;
-		else if (strcmp(a, "-j") == 0) {
-			jobs = true;
-			job = optional_value(argc, argv, &k);
-		} else if (strcmp(a, "-o") == 0) {
-			owners = true;
-			owner = optional_value(argc, argv, &k);
-		} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
-			/* Only those of one project or account; without a
-			 * name, any (Grid Engine's table per project is not
-			 * offered). */
-			*(a[1] == 'P' ? &m.project : &m.account) = optional_value(argc, argv, &k);
-		} else if (strcmp(a, "-d") == 0) {
-			char *end;
-			if (k + 1 >= argc) {
-				client_errx("option \"-d\" needs a number of days");
-				client_usage(&cmd_qacct, stderr);
-				return 1;
-			}
-			errno = 0;
-			days = strtoll(argv[++k], &end, 10);
-			if (errno || *end || end == argv[k] || days <= 0 || days > 100000) {
-				client_errx("invalid number of days \"%s\" for -d", argv[k]);
-				return 1;
-			}
-		} else {
-			for (size_t u = 0; u < sizeof qacct_unsupported / sizeof *qacct_unsupported; u++)
-				if (strcmp(a, qacct_unsupported[u]) == 0) {
-					client_errx(CLIENT_UNSUPPORTED, a);
-					return 1;
-				}
-			client_errx(CLIENT_UNSUPPORTED, a);
-			client_usage(&cmd_qacct, stderr);
-			return 1;
+		if (!eq || eq == tok || !eq[1]) {
+			client_errx("-l wants attr=value[,attr=value...], not \"%s\"", list);
+			rc = -1;
+		} else if (host || queue) {
+			free(o->bufs[host ? 1 : 2]);
+			o->bufs[host ? 1 : 2] = xstrdup(eq + 1);
+			*(host ? &o->m.host : &o->m.queue) = o->bufs[host ? 1 : 2];
+			*(host ? &o->hosts : &o->queues) = true;
 		}
 	}
+	free(dup);
+	return rc;
+}
 
-	m.owner = owner;
-	if (days)
-		m.since = now_ms() - days * 86400000LL;
-	if (!jobs) {
-		m.summary = owners ? "owner" : "total";
-		if ((rep = client_request_ok(msg_acct_pack(&m), "")) == NULL)
-			return 1;
-		if (as_json)
-			client_print_json("summary", json_object_get(rep, "summary"));
-		else
-			print_summary(json_object_get(rep, "summary"), owners);
-		json_decref(rep);
-		return 0;
+/* -b, -e and -d as Grid Engine reads them: start times (end times with
+ * -E) from -b, before -e, and -d days from -b, back from -e, or back from
+ * now. */
+static void
+qacct_times(struct qacct_opts *o)
+{
+	int64_t day = 86400000LL;
+
+	o->m.from = o->begin;
+	o->m.to = o->end;
+	if (o->days && o->begin)
+		o->m.to = o->begin + o->days * day;
+	else if (o->days && o->end)
+		o->m.from = o->end - o->days * day;
+	else if (o->days)
+		o->m.from = now_ms() - o->days * day;
+	if (o->m.from < 0)
+		o->m.from = 0;   /* before 1970: open */
+}
+
+/* One option with its value; -1 after an error message, 1 for -help. */
+static int
+qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
+{
+	const char *a = argv[*k], *v;
+	char *end;
+
+	if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0)
+		return 1;
+	if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0)
+		o->as_json = true;
+	else if (strcmp(a, "-j") == 0) {
+		o->jobs = true;
+		o->job = optional_value(argc, argv, k);
+	} else if (strcmp(a, "-o") == 0 || strcmp(a, "-u") == 0) {
+		o->owners = true;
+		o->m.owner = optional_value(argc, argv, k);
+	} else if (strcmp(a, "-h") == 0) {
+		o->hosts = true;
+		o->m.host = optional_value(argc, argv, k);
+	} else if (strcmp(a, "-q") == 0) {
+		o->queues = true;
+		if ((v = optional_value(argc, argv, k)) != NULL) {
+			/* QUEUE@HOST: one queue instance. */
+			free(o->bufs[0]);
+			o->bufs[0] = xstrdup(v);
+			o->m.queue = o->bufs[0];
+			if ((end = strchr(o->bufs[0], '@')) != NULL) {
+				*end = '\0';
+				o->m.host = end + 1;
+			}
+		}
+	} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
+		/* Only those of one project or account; without a name, any
+		 * (Grid Engine's table per project is not offered). */
+		*(a[1] == 'P' ? &o->m.project : &o->m.account) = optional_value(argc, argv, k);
+	} else if (strcmp(a, "-E") == 0)
+		o->m.by_end = true;
+	else if (strcmp(a, "-d") == 0 || strcmp(a, "-b") == 0 || strcmp(a, "-e") == 0 ||
+	    strcmp(a, "-t") == 0 || strcmp(a, "-l") == 0) {
+		if (*k + 1 >= argc) {
+			client_errx("option \"%s\" needs a value", a);
+			return -1;
+		}
+		v = argv[++*k];
+		if (a[1] == 'd') {
+			errno = 0;
+			o->days = strtoll(v, &end, 10);
+			if (errno || *end || end == v || o->days <= 0 || o->days > 100000) {
+				client_errx("invalid number of days \"%s\" for -d", v);
+				return -1;
+			}
+		} else if (a[1] == 'b' || a[1] == 'e') {
+			if (qsub_parse_date(v, time(NULL), a[1] == 'b' ? &o->begin : &o->end) < 0) {
+				client_errx("%s wants a time as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", a, v);
+				return -1;
+			}
+		} else if (a[1] == 't') {
+			if (task_range_parse(v, &o->tasks) < 0) {
+				client_errx("invalid task range \"%s\" for -t", v);
+				return -1;
+			}
+			o->has_tasks = true;
+		} else if (qacct_resources(o, v) < 0)
+			return -1;
+	} else {
+		/* Grid Engine's options and unknown ones alike: the option's
+		 * name, never "unknown option". */
+		client_errx(CLIENT_UNSUPPORTED, a);
+		return -1;
 	}
-	if (job && client_parse_id(job, &id))
-		m.id = id;
-	else if (job)
-		m.name = job;
-	/* A page at a time, so no history is too long for one frame. */
-	all = json_array();
+	return 0;
+}
+
+/* The sums, grouped as the options ask. */
+static int
+qacct_summary(struct qacct_opts *o)
+{
+	char groups[32] = "";
+	json_t *rep;
+
+	if (o->hosts || (o->queues && o->m.queue))
+		strcat(groups, "host,");
+	if (o->queues)
+		strcat(groups, "queue,");
+	if (o->owners)
+		strcat(groups, "owner,");
+	if (groups[0])
+		groups[strlen(groups) - 1] = '\0';
+	o->m.summary = groups[0] ? groups : "total";
+	if ((rep = client_request_ok(msg_acct_pack(&o->m), "")) == NULL)
+		return 1;
+	if (o->as_json)
+		client_print_json("summary", json_object_get(rep, "summary"));
+	else
+		print_summary(json_object_get(rep, "summary"), o);
+	json_decref(rep);
+	return 0;
+}
+
+/* The records, a page at a time, so no history is too long for one frame. */
+static int
+qacct_records(struct qacct_opts *o)
+{
+	json_t *rep, *all = json_array(), *page, *next;
+	size_t i, found = 0;
+	int64_t id = 0;
+
+	if (o->job && client_parse_id(o->job, &id))
+		o->m.id = id;
+	else if (o->job)
+		o->m.name = o->job;
 	for (;;) {
-		if ((rep = client_request_ok(msg_acct_pack(&m), "")) == NULL) {
+		if ((rep = client_request_ok(msg_acct_pack(&o->m), "")) == NULL) {
 			json_decref(all);
 			return 1;
 		}
 		page = json_object_get(rep, "rows");
 		json_array_foreach(page, i, next) {
+			struct msg_acct_row r;
+
+			msg_acct_row_unpack(next, &r);
+			if (o->has_tasks && !task_in_range(&o->tasks, (int)r.task))
+				continue;
 			found++;
-			if (as_json)
+			if (o->as_json)
 				json_array_append(all, next);
 			else
-				print_row(next);
+				print_row(&r);
 		}
-		if (!msg_acct_next(rep, &m) || json_array_size(page) == 0) {
+		if (!msg_acct_next(rep, &o->m) || json_array_size(page) == 0) {
 			json_decref(rep);
 			break;
 		}
 		json_decref(rep);
 	}
-	if (as_json)
+	if (o->as_json)
 		client_print_json("rows", all);
 	json_decref(all);
 	/* Nothing found for a job that was asked for: Grid Engine's error. */
-	if (job && found == 0) {
+	if (o->job && found == 0) {
 		fflush(stdout);
 		if (id)
 			client_errx("job id %lld not found", (long long)id);
 		else
-			client_errx("job name %s not found", job);
+			client_errx("job name %s not found", o->job);
 		return 1;
 	}
 	return 0;
+}
+
+static int
+qacct_run(int argc, char **argv)
+{
+	struct qacct_opts o;
+	int rc = 0;
+
+	memset(&o, 0, sizeof o);
+	for (int k = 1; k < argc && rc == 0; k++)
+		rc = qacct_option(&o, argc, argv, &k);
+	if (rc == 0 && o.has_tasks && !o.job) {
+		client_errx("-t option requires -j option with an argument");
+		rc = -1;
+	}
+	if (rc) {
+		for (int b = 0; b < 3; b++)
+			free(o.bufs[b]);
+		client_usage(&cmd_qacct, rc > 0 ? stdout : stderr);
+		return rc > 0 ? 0 : 1;
+	}
+	qacct_times(&o);
+	rc = o.jobs ? qacct_records(&o) : qacct_summary(&o);
+	for (int b = 0; b < 3; b++)
+		free(o.bufs[b]);
+	return rc;
 }

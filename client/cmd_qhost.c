@@ -49,6 +49,11 @@ qhost_run(int argc, char **argv)
 				goto usage;
 			}
 			client_add_words(&view.hosts, argv[k]);
+		} else if (strcmp(argv[k], "-l") == 0 || strcmp(argv[k], "-u") == 0 ||
+		    strcmp(argv[k], "-ncb") == 0 || strcmp(argv[k], "-cb") == 0) {
+			/* Grid Engine's, which nowq's hosts cannot answer yet. */
+			client_errx("option \"%s\" is not supported by nowq", argv[k]);
+			goto usage;
 		} else {
 			client_errx(CLIENT_UNSUPPORTED, argv[k]);
 			goto usage;

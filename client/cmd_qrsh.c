@@ -1,7 +1,7 @@
 /* cmd_qrsh.c: qrsh: run a command as a job on a host the scheduler picks, as if it ran here.
  *
  * Its streams, signals and exit code are relayed; -n N runs N copies on N
- * hosts. */
+ * hosts; -inherit runs a task of the parallel job it is called from. */
 #include "config.h"
 
 #include <errno.h>
@@ -33,9 +33,12 @@ const struct cmd cmd_qrsh = {
 	"qrsh [options] command [args...]\n"
 	"options: -N name  -q queue  -l resource=value,...  -ar reservation  -n hosts\n"
 	"         -cwd  -wd dir  -V  -v var[=value],...  -p priority  -hold_jid job,...\n"
-	"         -now y|n  -pty y|n  -prefix  -help\n"
+	"         -now y|n  -pty y|n  -prefix  -noshell  -help\n"
+	"       qrsh -inherit [-nostdin] [-V] [-cwd] [-verbose] host command [args...]\n"
 	"Runs command on a host chosen like any job's, with stdin, stdout, stderr,\n"
-	"signals and the exit code relayed; -n N runs N copies on N hosts.\n",
+	"signals and the exit code relayed; -n N runs N copies on N hosts.\n"
+	"-inherit, inside a parallel job ($JOB_ID), runs the command line on host,\n"
+	"one of the job's hosts, as a task of the job.\n",
 	qrsh_run,
 };
 
@@ -50,6 +53,10 @@ const struct cmd cmd_qrsh = {
 /* After a part was killed by a signal, how long to wait for the master's
  * word on why (qdel, a lost host) before saying nothing more. */
 #define QRSH_WHY_MS     2000
+/* How long a qrsh -inherit task's shepherd may take to call back. */
+#define QRSH_INHERIT_MS 120000
+/* How long -inherit asks again while the host's slots are full of tasks. */
+#define QRSH_SLOT_WAIT_MS 2000
 
 /* A connection that has not said HELLO yet. */
 struct hello {
@@ -77,6 +84,8 @@ static struct {
 	int              sigpipe[2];
 	bool             pty, prefix, stdin_eof, tty_raw;
 	bool             need_cred;     /* the master has munge: so do our shepherds */
+	bool             inherit;       /* -inherit: a task of a job, which is not ours to end */
+	int64_t          inherit_deadline;
 	struct termios   tty_saved;
 	int              exit_code;     /* the first non-zero, else 0 */
 	int              killed_by;     /* a part's signal, if any */
@@ -243,6 +252,11 @@ cancel(int sig, const char *why)
 	json_t *rep;
 
 	tty_restore();
+	if (q.inherit) {
+		/* The job is not ours to delete; its execd ends the task with it. */
+		client_errx("qrsh -inherit got signal %d before the task ran", sig);
+		exit(128 + sig);
+	}
 	rep = client_request(msg_jobsel_pack_one(MSG_DELETE, q.id));
 	json_decref(rep);
 	if (why)
@@ -597,7 +611,14 @@ relay(void)
 				break;
 			}
 		}
-		if (q.nconnected < q.nparts && !waiting_shown) {
+		if (q.inherit && q.nconnected < q.nparts && mono_ms() >= q.inherit_deadline) {
+			client_errx("executing task of job %lld failed: it did not start within %d s",
+			    (long long)q.id, QRSH_INHERIT_MS / 1000);
+			free(pf);
+			free(ipart);
+			return 1;
+		}
+		if (q.nconnected < q.nparts && !waiting_shown && !q.inherit) {
 			client_progress("waiting for interactive job %lld to be scheduled ...",
 			    (long long)q.id);
 			waiting_shown = true;
@@ -621,7 +642,8 @@ relay(void)
 				pf[ipart[i] = np++] = (struct pollfd){ .fd = p->fd,
 				    .events = (short)(POLLIN | (QRSH_PENDING(&p->tx) ? POLLOUT : 0)) };
 		}
-		timeout = why_deadline >= 0 || end_deadline >= 0 ? 100 : -1;
+		timeout = why_deadline >= 0 || end_deadline >= 0 ||
+		    (q.inherit && q.nconnected < q.nparts) ? 100 : -1;
 		if (q.nhellos) {
 			/* The oldest connection's deadline comes first. */
 			int64_t left = q.hellos[0].deadline - mono_ms();
@@ -763,6 +785,111 @@ dispatched_now(void)
 	}
 }
 
+/*
+ * qrsh -inherit HOST COMMAND: a task of the parallel job $JOB_ID on HOST,
+ * one of its hosts.  The master decides whether we may (our uid is the
+ * job's, the job runs with control_slaves, HOST was given to it) and the
+ * host's execd starts the task, which calls back here as a qrsh job's
+ * shepherd does; the streams are relayed as for one part.
+ */
+static int
+qrsh_inherit(int argc, char **argv)
+{
+	const char *jid = getenv("JOB_ID"), *host = NULL;
+	bool nostdin = false, with_env = false, with_cwd = false;
+	char cwd[PATH_MAX], *end, *addr;
+	const char *bad = NULL;
+	json_t *task, *req, *rep, *words;
+	struct msg_inherited done;
+	int i, port, fd;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-inherit") == 0 || strcmp(argv[i], "-verbose") == 0)
+			continue;
+		else if (strcmp(argv[i], "-nostdin") == 0)
+			nostdin = true;
+		else if (strcmp(argv[i], "-V") == 0)
+			with_env = true;
+		else if (strcmp(argv[i], "-cwd") == 0)
+			with_cwd = true;
+		else {
+			client_errx("qrsh -inherit takes only -nostdin, -V, -cwd and -verbose, not %s",
+			    argv[i]);
+			return 1;
+		}
+	}
+	if (!jid || !*jid) {
+		client_errx("\"qrsh\" called with option \"-inherit\", but \"JOB_ID\" not set in environment");
+		return 1;
+	}
+	q.id = strtoll(jid, &end, 10);
+	if (*end || q.id <= 0) {
+		client_errx("\"qrsh\" called with option \"-inherit\", but \"JOB_ID\" is not a job id: %s", jid);
+		return 1;
+	}
+	if (argc - i < 2) {
+		client_errx("qrsh -inherit needs a host and a command");
+		return 1;
+	}
+	host = argv[i++];
+	if (nostdin && ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 || dup2(fd, 0) < 0)) {
+		client_errx("cannot open /dev/null: %s", strerror(errno));
+		return 1;
+	}
+	if (!getcwd(cwd, sizeof cwd))
+		with_cwd = false;
+	if ((q.lfd = listen_any(16)) < 0 || (port = listen_port(q.lfd)) < 0 ||
+	    pipe2(q.sigpipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		client_errx("cannot listen for the task's streams: %s", strerror(errno));
+		return 1;
+	}
+	auth_nonce(q.secret, sizeof q.secret);
+	addr = xasprintf("%s %d %s", listen_host(), port, q.secret);
+	/* The shepherd joins the words into the line the owner's shell runs,
+	 * as for any qrsh command (Open MPI quotes its orted's arguments). */
+	if ((words = strv_json(argv + i, false, &bad)) == NULL) {
+		client_errx("the command is not UTF-8 text: %s", bad);
+		free(addr);
+		return 1;
+	}
+	task = json_pack("{s:o, s:s}", "argv", words, "qrsh", addr);
+	free(addr);
+	if (with_env)
+		json_object_set_new(task, "env", strv_json(environ, true, NULL));
+	if (with_cwd)
+		json_object_set_new(task, "cwd", json_string(cwd));
+	req = msg_inherit_pack(&(struct msg_inherit){ .id = q.id, .host = host, .task = task });
+	json_decref(task);
+	/* A task that just ended may not be known ended on the master yet:
+	 * a host whose slots its tasks fill is asked again for a moment. */
+	for (int64_t until = mono_ms() + QRSH_SLOT_WAIT_MS;;) {
+		rep = client_request(json_incref(req));
+		if (jbool(rep, "ok", false) || !jstr(rep, "error") || strcmp(jstr(rep, "error"), ERR_LIMIT) != 0 ||
+		    mono_ms() >= until)
+			break;
+		json_decref(rep);
+		usleep(100000);
+	}
+	json_decref(req);
+	if (!jbool(rep, "ok", false)) {
+		client_errx("executing task of job %lld failed: %s", (long long)q.id,
+		    client_reply_message(rep));
+		json_decref(rep);
+		return 1;
+	}
+	msg_inherited_unpack(rep, &done);
+	json_decref(rep);
+	q.inherit = true;
+	q.inherit_deadline = mono_ms() + QRSH_INHERIT_MS;
+	q.need_cred = done.qrsh_cred;
+	q.nparts = 1;
+	q.wseq = -1;
+	q.parts = xcalloc(1, sizeof *q.parts);
+	q.parts[0].fd = -1;
+	signals_catch();
+	return relay();
+}
+
 static int
 qrsh_run(int argc, char **argv)
 {
@@ -774,6 +901,9 @@ qrsh_run(int argc, char **argv)
 	const char *why = NULL;
 	int rc = 1, port;
 
+	for (int i = 1; i < argc && argv[i][0] == '-'; i++)
+		if (strcmp(argv[i], "-inherit") == 0)
+			return qrsh_inherit(argc, argv);
 	qsub_opts_init(&o);
 	o.qrsh = true;
 	if (qsub_opts_parse_argv(&o, argc - 1, argv + 1) < 0) {

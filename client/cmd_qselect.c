@@ -95,7 +95,7 @@ qselect_run(int argc, char **argv)
 			goto usage;
 		}
 		if (strcmp(a, "-q") != 0 && strcmp(a, "-qs") != 0 && strcmp(a, "-l") != 0) {
-			client_errx("unknown option \"%s\"", a);
+			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
 		}
 		if (++k >= argc) {

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -272,21 +271,6 @@ lost:
 	}
 }
 
-/* The idempotency key of this submission: if the reply is lost in a
- * failover, the retry names the same key and gets the same job. */
-static const char *
-qsub_key(void)
-{
-	static char key[33];
-	unsigned char r[16];
-
-	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
-		client_die("cannot read random bytes for the submission key: %s", strerror(errno));
-	for (int i = 0; i < 16; i++)
-		snprintf(key + 2 * i, 3, "%02x", r[i]);
-	return key;
-}
-
 static int
 qsub_run(int argc, char **argv)
 {
@@ -297,7 +281,8 @@ qsub_run(int argc, char **argv)
 	size_t len = 0;
 	json_t *job, *req, *rep, *deps;
 	struct msg_submitted done;
-	const char *name;
+	const char *name, *why = NULL;
+	char key[CLIENT_KEY_LEN + 1];
 	int64_t id;
 	int rc = 1;
 
@@ -347,9 +332,11 @@ qsub_run(int argc, char **argv)
 	free(script);
 	script = NULL;
 	/* -w n: accept a job no registered host could run (yet). */
+	if (!o.cron && client_submit_key(key, &why) < 0)
+		client_die("%s", why);
 	deps = o.deps ? qsub_deps_json(&o) : NULL;
 	req = msg_submit_pack(&(struct msg_submit){ .job = job, .verify = o.verify != 'n', .deps = deps,
-	    .cron = o.cron, .key = o.cron ? NULL : qsub_key() });
+	    .cron = o.cron, .key = o.cron ? NULL : key });
 	json_decref(job);
 	json_decref(deps);
 	if ((rep = client_request_ok(req, "Unable to run job: ")) == NULL)

@@ -224,6 +224,31 @@ job_op_send(const struct msg_jobsel *sel)
 	return rc;
 }
 
+/* qhold and qrls -h with operator or system holds: Grid Engine's letters
+ * through ALTER, which knows them (qalter -h); upper case for qrls. */
+static int
+job_op_holds(const struct msg_jobsel *sel, const char *letters)
+{
+	struct msg_alter m = { .jobs = sel->jobs, .verify = true, .reserve = -1, .js = -1 };
+	char *h = xstrdup(letters);
+	json_t *rep;
+	int rc;
+
+	if (!sel->jobs || sel->users) {
+		client_errx("-h o and -h s take job ids, not -u");
+		free(h);
+		return 1;
+	}
+	for (char *p = h; sel->type == MSG_RELEASE && *p; p++)
+		*p = (char)(*p - 'a' + 'A');
+	m.hold = h;
+	rep = client_request_ok(msg_alter_pack(&m), "");
+	rc = rep ? client_print_results(rep) : 1;
+	json_decref(rep);
+	free(h);
+	return rc;
+}
+
 int
 client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 {
@@ -234,7 +259,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	struct msg_jobsel sel = { .type = msg_type_lookup(type) };
 	json_t *tasks = json_object(), *task_ids = json_array();
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
-	const char *trange = NULL;
+	const char *trange = NULL, *holds = NULL;
 	int njob = 0, rc = 0;
 	bool is_delete = strcmp(type, "DELETE") == 0;
 	size_t i;
@@ -288,10 +313,12 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 				client_errx("option \"-h\" needs a hold type");
 				goto usage;
 			}
-			if (strspn(argv[k], "u") != strlen(argv[k]) || !*argv[k]) {
-				client_errx("only user holds (-h u) exist in nowq, not \"%s\"", argv[k]);
+			if (strspn(argv[k], "uos") != strlen(argv[k]) || !*argv[k]) {
+				client_errx("-h wants letters of u, o, s, not \"%s\"", argv[k]);
 				goto usage;
 			}
+			if (strspn(argv[k], "u") != strlen(argv[k]))
+				holds = argv[k];
 		} else if (a[0] == '-' && a[1]) {
 			client_errx(CLIENT_UNSUPPORTED, a);
 			goto usage;
@@ -331,7 +358,9 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 	}
 	if (json_array_size(users) > 0)
 		sel.users = users;
-	if (job_op_send(&sel) != 0)
+	if (holds)
+		rc |= job_op_holds(&sel, holds);
+	else if (job_op_send(&sel) != 0)
 		rc = 1;
 	json_decref(sel.jobs);
 	if (json_array_size(missing))

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <netdb.h>
@@ -25,7 +26,6 @@
 
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
-#define CLIENT_REPLY_MS         120000   /* a master busier than this is broken */
 #define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
 /* The query endpoint's connect and HELLO: past this, the port answers. */
 #define CLIENT_QUERY_MS         2000
@@ -225,8 +225,10 @@ client_masters(void)
 	return client_masters_parse(CLIENT_DEFAULT_MASTERS);
 }
 
-/* The one connection of this process. */
-static struct {
+/* The one connection of this process, or of each thread: libdrmaa's
+ * threads each talk to the master on their own, so one's drmaa_wait
+ * never holds up another's drmaa_run_job. */
+static __thread struct {
 	int      fd;
 	int64_t  seq;
 	char    *addr;
@@ -371,10 +373,24 @@ query_addr(const char *addr)
 	return q;
 }
 
+int
+client_submit_key(char key[CLIENT_KEY_LEN + 1], const char **why)
+{
+	unsigned char r[CLIENT_KEY_LEN / 2];
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+		*why = "cannot read random bytes for the submission key";
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof r; i++)
+		snprintf(key + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
 const char *
 client_user(void)
 {
-	static char *cached;
+	static __thread char *cached;
 	const char *u = getenv("LOGNAME");
 	struct passwd *pw;
 
@@ -470,7 +486,7 @@ recv_reply(int64_t seq, int wait_ms, const char **why, bool *late)
 static json_t *
 connection_lost(const char **why)
 {
-	static char msg[512];
+	static __thread char msg[512];
 	snprintf(msg, sizeof msg, "lost the connection to the master at %s: %s", conn.addr, *why);
 	*why = msg;
 	client_disconnect();
@@ -569,7 +585,7 @@ static json_t *
 call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, int timeout_ms,
     const char **why, enum call_end *end)
 {
-	static char msg[1024];
+	static __thread char msg[1024];
 	/* Why munge gave no credential ("" if it did), for a refusal's message. */
 	char mungeerr[400] = "", herr[256];
 	struct msg_hello_reply hr;
@@ -664,7 +680,7 @@ call_wait(int base, int n, int most)
 static json_t *
 connect_and_call(json_t *req, int timeout_ms, const char **why)
 {
-	static char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
+	static __thread char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
 	int64_t start = mono_ms(), deadline = start + CLIENT_FAILOVER_MS;
 	bool again = false, keyed = req && json_object_get(req, "key");
 	int *nlate = NULL;

@@ -17,7 +17,7 @@ enum qo_id {
 	QO_N, QO_Q, QO_O, QO_E, QO_J, QO_CWD, QO_WD, QO_VV, QO_V, QO_H, QO_P,
 	QO_TERSE, QO_SYNC, QO_S, QO_B, QO_C, QO_HELP, QO_L, QO_R, QO_PE, QO_NSLOTS,
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
-	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX,
+	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX, QO_NOSHELL,
 	QO_HARD, QO_SOFT, QO_PROJECT, QO_ACCOUNT, QO_RESERVE, QO_BINDING, QO_SHELL,
 	QO_AC, QO_DC, QO_SC, QO_JS,
 };
@@ -47,6 +47,7 @@ static const struct qo_opt {
 	{ "-sc", QO_SC, true },     { "-js", QO_JS, true },
 	/* qrsh's own (o->qrsh): */
 	{ "-now", QO_NOW, true },   { "-pty", QO_PTY, true },  { "-prefix", QO_PREFIX, false },
+	{ "-noshell", QO_NOSHELL, false },
 };
 
 static int
@@ -549,6 +550,10 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	case QO_PREFIX:
 		o->prefix_rank = true;
 		break;
+	case QO_NOSHELL:
+		/* qrsh's: the command is executed itself, not by a shell. */
+		o->shell_yn = 0;
+		break;
 	case QO_J:
 	case QO_SYNC:
 	case QO_B:
@@ -630,8 +635,9 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 	return 0;
 }
 
-/* -pe NAME N: a range N-M is Grid Engine's, but nowq starts a job only on
- * the slots it asked for, so it wants one number (or N-N). */
+/* -pe NAME N, or NAME MIN-MAX: the job gets as many slots of the range as
+ * can start at once, as in Grid Engine, which also takes a range written
+ * backwards (4-2) the right way round. */
 static int
 apply_pe(struct qsub_opts *o, const char *name, const char *n)
 {
@@ -647,15 +653,16 @@ apply_pe(struct qsub_opts *o, const char *name, const char *n)
 		a = parse_count(first, 1, JOB_MAX_SLOTS);
 		free(first);
 		b = parse_count(dash + 1, 1, JOB_MAX_SLOTS);
-		if (a > 0 && b > 0 && a != b)
-			return qo_fail(o, "-pe %s %s: slot ranges are not supported; ask for one number", name, n);
+		if (b < 0)
+			a = -1;
 	} else
-		a = parse_count(n, 1, JOB_MAX_SLOTS);
+		a = b = parse_count(n, 1, JOB_MAX_SLOTS);
 	if (a < 0)
-		return qo_fail(o, "-pe %s wants a number of slots from 1 to %d, not \"%s\"",
-		    name, JOB_MAX_SLOTS, n);
+		return qo_fail(o, "-pe %s wants a number of slots from 1 to %d, or a range MIN-MAX of them, "
+		    "not \"%s\"", name, JOB_MAX_SLOTS, n);
 	set_str(&o->pe, name);
-	o->slots = (int)a;
+	o->slots = (int)(a > b ? a : b);
+	o->slots_min = a == b ? 0 : (int)(a < b ? a : b);
 	return 0;
 }
 
@@ -686,7 +693,7 @@ parse_words(struct qsub_opts *o, int argc, char *const *argv, bool in_script)
 			return 0;
 		}
 		if ((d = find_opt(a)) != NULL && !o->qrsh &&
-		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX))
+		    (d->id == QO_NOW || d->id == QO_PTY || d->id == QO_PREFIX || d->id == QO_NOSHELL))
 			d = NULL;   /* qrsh's options: qsub has no session to give them meaning */
 		if (d == NULL)
 			return qo_fail(o, CLIENT_UNSUPPORTED, a);
@@ -1019,6 +1026,8 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 	}
 	if (slots)
 		json_object_set_new(job, "slots", json_integer(slots));
+	if (o->slots_min)
+		json_object_set_new(job, "slots_min", json_integer(o->slots_min));
 	if (o->t_first) {
 		json_object_set_new(job, "t_first", json_integer(o->t_first));
 		json_object_set_new(job, "t_last", json_integer(o->t_last));

@@ -38,6 +38,14 @@ void   *xrealloc(void *p, size_t n);
 char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
+/* A pseudo variable of a path and its text: the shepherd's $JOB_ID in -o,
+ * libdrmaa's $drmaa_wd_ph$. */
+struct str_var {
+	const char *name, *value;
+};
+/* in with each name replaced by its value (the first of vars that matches
+ * at a place).  A NULL value refuses the name: NULL, with *bad naming it. */
+char   *str_expand(const char *in, const struct str_var *vars, size_t n, const char **bad);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 void    fmt_when(char *buf, size_t n, int64_t ms); /* "14:00:00" today, else with the date */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */
@@ -75,6 +83,13 @@ char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
+
+/* sgeroot.c: Grid Engine's names for where nowq runs: ARC and SGE_ROOT. */
+const char *sge_arch(void);                   /* this host's, e.g. "lx-amd64" */
+const char *sge_arch_of(const char *machine); /* uname's machine to Grid Engine's name */
+char       *exe_dir(void);                    /* the running program's folder, or NULL */
+char       *sge_root_find(void);              /* malloc'd; see sgeroot.c */
+#define SGE_CELL_NAME "default"
 
 /* cron.c: cron(8) schedules. */
 struct cron_sched {
@@ -272,6 +287,8 @@ enum msg_type {
 	MSG_DISABLE, MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
 	/* host lists and reservations */
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
+	/* qrsh -inherit: a task of a running parallel job */
+	MSG_INHERIT,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
@@ -461,7 +478,8 @@ struct job {
 	struct job_req req;      /* -l */
 	int       rerun;         /* -r: 1 yes, 0 no, -1 the queue's default */
 	char     *pe;            /* -pe NAME; NULL for a serial job */
-	int       slots;         /* slots wanted: 1, or N of -pe / -n */
+	int       slots;         /* slots wanted: 1, or N of -pe / -n; granted, once dispatched */
+	int       slots_min;     /* -pe NAME MIN-MAX: MIN (slots is MAX until dispatched); 0: no range */
 	int       t_first, t_last, t_step; /* -t; t_first 0: not an array job */
 	int       tc;            /* -tc: most tasks running at once; 0: no limit */
 	unsigned  suspended;     /* SUSP_* bits: who stopped it on its host */
@@ -536,12 +554,14 @@ int  spool_make_private(const char *dir, int dirmode, char *why, size_t whylen);
 int  spool_rmtree(const char *path);
 
 /* rusage.c: what wait4 says a finished job used, as CHILD_TERM carries it
- * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields). */
+ * (an object of ru_utime, ru_stime in seconds and the integer ru_* fields),
+ * and maxvmem, the shepherd's own measure of its peak memory. */
 #define RUSAGE_NINT 15
 struct job_rusage {
 	double   utime, stime;   /* seconds */
 	int64_t  maxrss, ixrss, ismrss, idrss, isrss, minflt, majflt, nswap,
 	         inblock, oublock, msgsnd, msgrcv, nsignals, nvcsw, nivcsw;
+	int64_t  maxvmem;        /* bytes: the cgroup's memory.peak, else ru_maxrss */
 };
 struct rusage;
 /* "ru_maxrss" ... "ru_nivcsw", in getrusage(2)'s order; rusage_int reads the i-th. */
@@ -625,6 +645,8 @@ struct qm_pe {
 	char *name;
 	int   slots;           /* all its jobs together; 0: no limit */
 	int   rule;            /* enum pe_rule, or slots per host */
+	bool  control_slaves;  /* qrsh -inherit may start its jobs' tasks */
+	bool  job_is_first_task;  /* the script is one of the tasks (Grid Engine's) */
 	int   sched_used;      /* slots its jobs hold, as the last usage walk found */
 };
 

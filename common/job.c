@@ -202,6 +202,8 @@ job_to_json(const struct job *j)
 	json_object_set_new(o, "rerun", json_integer(j->rerun));
 	set_str(o, "pe", j->pe);
 	json_object_set_new(o, "slots", json_integer(j->slots));
+	if (j->slots_min)
+		json_object_set_new(o, "slots_min", json_integer(j->slots_min));
 	if (j->t_first) {
 		json_object_set_new(o, "t_first", json_integer(j->t_first));
 		json_object_set_new(o, "t_last", json_integer(j->t_last));
@@ -236,7 +238,7 @@ job_to_json(const struct job *j)
 
 /* The sentence of a limit that needs numbers; one at a time is enough, since
  * the first problem ends the decoding. */
-static char job_why[256];
+static __thread char job_why[256];
 
 static const char *
 job_say(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
@@ -487,8 +489,8 @@ get_context(const json_t *o, char ***dst, const char **why)
 	return 0;
 }
 
-/* What no field alone can say of a job: its tasks, mail addresses, qrsh
- * address, command and environment entries. */
+/* What no field alone can say of a job: its tasks, its -pe range, mail
+ * addresses, qrsh address, command and environment entries. */
 static int
 job_check(const struct job *j, const char **why)
 {
@@ -500,6 +502,10 @@ job_check(const struct job *j, const char **why)
 	}
 	if (!j->t_first && (j->t_last || j->t_step || j->tc)) {
 		*why = "array job fields without a first task";
+		return -1;
+	}
+	if (j->slots_min > j->slots || (j->slots_min && !j->pe)) {
+		*why = "a range of slots is MIN-MAX with MIN <= MAX, and needs -pe";
 		return -1;
 	}
 	if (j->mail_to) {
@@ -573,6 +579,7 @@ job_from_json(const json_t *o, const char **why)
 	INT("maxrss_kb", maxrss_kb, 0, INT64_MAX);
 	INT("rerun", rerun, -1, 1);
 	INT("slots", slots, 1, JOB_MAX_SLOTS);
+	INT("slots_min", slots_min, 0, JOB_MAX_SLOTS);
 	if (jint(o, "t_last", 0) > JOB_MAX_TASKS) {
 		*why = job_say("array task %lld is above the limit of %d", (long long)jint(o, "t_last", 0),
 		    JOB_MAX_TASKS);

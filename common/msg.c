@@ -325,13 +325,25 @@ msg_pull_unpack(const json_t *o, struct msg_pull *m, char *err, size_t n)
 
 /* The attempt a CHILD_ event speaks of. */
 static void
-event_pack(json_t *o, int64_t seq, int64_t id, int64_t task, int64_t attempt, const char *host)
+event_pack(json_t *o, int64_t seq, int64_t id, int64_t task, int64_t attempt, int64_t petask,
+    const char *host)
 {
 	set_int(o, "seq", seq);
 	set_int(o, "id", id);
 	set_int(o, "task", task);
 	set_int(o, "attempt", attempt);
+	if (petask > 0)
+		set_int(o, "petask", petask);
 	set_str(o, "host", host);
+}
+
+/* A task number out of range reads as 0: the event is the part's, which
+ * the master checks as any other. */
+static int64_t
+event_petask(const json_t *o)
+{
+	int64_t n = jint(o, "petask", 0);
+	return n > 0 && n <= INT32_MAX ? n : 0;
 }
 
 json_t *
@@ -339,7 +351,7 @@ msg_child_register_pack(const struct msg_child_register *m)
 {
 	json_t *o = msg_new("CHILD_REGISTER");
 
-	event_pack(o, m->seq, m->id, m->task, m->attempt, m->host);
+	event_pack(o, m->seq, m->id, m->task, m->attempt, m->petask, m->host);
 	set_int(o, "pid", m->pid);
 	if (m->start_time != MSG_ABSENT)
 		set_int(o, "start_time", m->start_time);
@@ -354,6 +366,7 @@ msg_child_register_unpack(const json_t *o, struct msg_child_register *m, char *e
 	m->id = jint(o, "id", 0);
 	m->task = jint(o, "task", 0);
 	m->attempt = jint(o, "attempt", -1);
+	m->petask = event_petask(o);
 	m->host = jstr(o, "host");
 	m->pid = jint(o, "pid", 0);
 	m->start_time = jint(o, "start_time", MSG_ABSENT);
@@ -365,7 +378,7 @@ msg_child_term_pack(const struct msg_child_term *m)
 {
 	json_t *o = msg_new("CHILD_TERM");
 
-	event_pack(o, m->seq, m->id, m->task, m->attempt, m->host);
+	event_pack(o, m->seq, m->id, m->task, m->attempt, m->petask, m->host);
 	set_int(o, "exit_status", m->exit_status);
 	set_int(o, "signal", m->signal);
 	if (!isnan(m->utime))
@@ -392,6 +405,7 @@ msg_child_term_unpack(const json_t *o, struct msg_child_term *m, char *err, size
 	m->id = jint(o, "id", 0);
 	m->task = jint(o, "task", 0);
 	m->attempt = jint(o, "attempt", -1);
+	m->petask = event_petask(o);
 	m->host = jstr(o, "host");
 	m->exit_status = jint(o, "exit_status", -1);
 	m->signal = jint(o, "signal", 0);
@@ -455,6 +469,8 @@ msg_dispatch_part_pack(const struct job *j, const struct msg_dispatch_part *m)
 
 	json_object_set_new(o, "part", json_integer(m->part));
 	json_object_set(o, "pe_hosts", (json_t *)m->pe_hosts);
+	if (m->petask > 0)
+		json_object_set_new(o, "petask", json_integer(m->petask));
 	return o;
 }
 
@@ -466,6 +482,7 @@ msg_dispatch_part_unpack(const json_t *o, struct msg_dispatch_part *m)
 
 	m->part = jint(o, "part", -1);
 	m->pe_hosts = json_object_get(o, "pe_hosts");
+	m->petask = event_petask(o);
 	if (!json_is_array(m->pe_hosts) || json_array_size(m->pe_hosts) == 0 ||
 	    json_array_size(m->pe_hosts) > JOB_MAX_SLOTS || m->part < 0 ||
 	    m->part >= (int64_t)json_array_size(m->pe_hosts))

@@ -130,6 +130,7 @@ int     msg_pull_unpack(const json_t *o, struct msg_pull *m, char *err, size_t n
 struct msg_child_register {
 	int64_t     seq;
 	int64_t     id, task, attempt;   /* 0, 0, -1 when absent */
+	int64_t     petask;              /* a qrsh -inherit task's number; 0 when absent */
 	const char *host;
 	int64_t     pid;                 /* 0 when absent */
 	int64_t     start_time;          /* MSG_ABSENT when absent */
@@ -141,6 +142,7 @@ int     msg_child_register_unpack(const json_t *o, struct msg_child_register *m,
 struct msg_child_term {
 	int64_t           seq;
 	int64_t           id, task, attempt;   /* 0, 0, -1 when absent */
+	int64_t           petask;              /* a qrsh -inherit task's number; 0 when absent */
 	const char       *host;
 	int64_t           exit_status;         /* -1 when absent */
 	int64_t           signal;              /* 0 when absent */
@@ -157,7 +159,8 @@ json_t *msg_child_term_pack(const struct msg_child_term *m);
 int     msg_child_term_unpack(const json_t *o, struct msg_child_term *m, char *err, size_t n);
 
 /* DISPATCH: the jobs answering a PULL, each a job object (job_to_json) with,
- * for a parallel job's part, part and pe_hosts. */
+ * for a parallel job's part, part and pe_hosts; or, unasked (seq 0), a task
+ * of a running parallel job (qrsh -inherit), which also has petask. */
 struct msg_dispatch {
 	int64_t  seq;                 /* the PULL's */
 	json_t  *jobs;
@@ -178,6 +181,7 @@ void    msg_pe_host_unpack(const json_t *o, struct msg_pe_host *h);
 struct msg_dispatch_part {
 	int64_t       part;           /* -1 when absent */
 	const json_t *pe_hosts;       /* msg_pe_host_unpack's elements, or NULL */
+	int64_t       petask;         /* a qrsh -inherit task's number; 0: the part itself */
 };
 json_t *msg_dispatch_part_pack(const struct job *j, const struct msg_dispatch_part *m);
 /* The part and its hosts, checked against the job's slots limit: NULL, or

@@ -23,6 +23,14 @@ set_str(json_t *o, const char *key, const char *s)
 		json_object_set_new(o, key, json_string(s));
 }
 
+/* Sets key to an integer when it is not 0 (0 is "absent"). */
+static void
+set_nonzero(json_t *o, const char *key, int64_t v)
+{
+	if (v)
+		json_object_set_new(o, key, json_integer(v));
+}
+
 /* Sets key to a borrowed list when there is one. */
 static void
 set_list(json_t *o, const char *key, json_t *a)
@@ -381,16 +389,36 @@ msg_wait_pack(const struct msg_wait *m)
 {
 	json_t *o = msg_new(MSG_WAIT);
 	json_object_set_new(o, "id", json_integer(m->id));
+	if (m->task > 0)
+		json_object_set_new(o, "task", json_integer(m->task));
 	return o;
 }
 
 int
 msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why)
 {
-	(void)why;
 	/* Not a positive integer: a job that does not exist (noent). */
 	m->id = jint(o, "id", 0);
+	m->task = jint(o, "task", 0);
+	if (m->task < 0 || m->task > INT32_MAX) {
+		*why = "task must be a positive task id";
+		return -1;
+	}
 	return 0;
+}
+
+void
+msg_waited_add(json_t *rep, json_t *job)
+{
+	json_object_set_new(rep, "job", job);
+}
+
+void
+msg_waited_unpack(const json_t *o, struct msg_waited *m)
+{
+	m->job = json_object_get(o, "job");
+	if (!json_is_object(m->job))
+		m->job = NULL;
 }
 
 json_t *
@@ -416,14 +444,18 @@ msg_acct_pack(const struct msg_acct *m)
 {
 	json_t *o = msg_new(MSG_ACCT);
 
-	if (m->id)
-		json_object_set_new(o, "id", json_integer(m->id));
+	set_nonzero(o, "id", m->id);
 	set_str(o, "name", m->name);
 	set_str(o, "owner", m->owner);
 	set_str(o, "project", m->project);
 	set_str(o, "account", m->account);
-	if (m->since)
-		json_object_set_new(o, "since", json_integer(m->since));
+	set_nonzero(o, "since", m->since);
+	set_str(o, "queue", m->queue);
+	set_str(o, "host", m->host);
+	set_nonzero(o, "from", m->from);
+	set_nonzero(o, "to", m->to);
+	if (m->by_end)
+		json_object_set_new(o, "by_end", json_true());
 	set_str(o, "summary", m->summary);
 	if (m->has_after)
 		json_object_set_new(o, "after", json_pack("[I, I]", (json_int_t)m->after_end,
@@ -433,10 +465,41 @@ msg_acct_pack(const struct msg_acct *m)
 	return o;
 }
 
+/* "total", or group names joined by commas, each once: their bits; -1 if not. */
+static int
+msg_acct_groups(const char *summary)
+{
+	static const char *const names[] = { "host", "queue", "owner" };
+	unsigned groups = 0;
+	const char *p = summary;
+
+	if (strcmp(summary, "total") == 0)
+		return 0;
+	for (;;) {
+		size_t n = strcspn(p, ","), k;
+		for (k = 0; k < 3; k++)
+			if (n == strlen(names[k]) && strncmp(p, names[k], n) == 0)
+				break;
+		if (k == 3 || (groups & (1u << k)))
+			return -1;
+		groups |= 1u << k;
+		if (!p[n])
+			return (int)groups;
+		p += n + 1;
+	}
+}
+
+static bool
+msg_acct_str_ok(const json_t *o, const char *key, const char *v)
+{
+	return json_object_get(o, key) ? v && strlen(v) <= JOB_MAX_STRING : true;
+}
+
 int
 msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
 {
 	const json_t *after = json_object_get(o, "after");
+	int groups = 0;
 
 	m->id = jint(o, "id", 0);
 	m->name = jstr(o, "name");
@@ -449,14 +512,24 @@ msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
 		return -1;
 	}
 	m->since = jint(o, "since", 0);
+	m->queue = jstr(o, "queue");
+	m->host = jstr(o, "host");
+	m->from = jint(o, "from", 0);
+	m->to = jint(o, "to", 0);
+	m->by_end = jbool(o, "by_end", false);
 	m->summary = jstr(o, "summary");
 	m->limit = jint(o, "limit", MSG_ACCT_PAGE_MAX);
-	if (m->id < 0 || m->since < 0 || m->limit <= 0 || m->limit > MSG_ACCT_PAGE_MAX ||
+	if (m->summary)
+		groups = msg_acct_groups(m->summary);
+	m->groups = groups < 0 ? 0 : (unsigned)groups;
+	if (m->id < 0 || m->since < 0 || m->from < 0 || m->to < 0 || m->limit <= 0 ||
+	    m->limit > MSG_ACCT_PAGE_MAX ||
 	    (json_object_get(o, "id") && !json_is_integer(json_object_get(o, "id"))) ||
-	    (json_object_get(o, "name") && !m->name) || (json_object_get(o, "owner") && !m->owner) ||
-	    (m->name && strlen(m->name) > JOB_MAX_STRING) || (m->owner && strlen(m->owner) > JOB_MAX_STRING) ||
-	    (m->summary && strcmp(m->summary, "total") != 0 && strcmp(m->summary, "owner") != 0)) {
-		*why = "ACCT takes id, name, owner, since, summary (total or owner), after and limit (1..1000)";
+	    !msg_acct_str_ok(o, "name", m->name) || !msg_acct_str_ok(o, "owner", m->owner) ||
+	    !msg_acct_str_ok(o, "queue", m->queue) || !msg_acct_str_ok(o, "host", m->host) ||
+	    groups < 0) {
+		*why = "ACCT takes id, name, owner, since, queue, host, from, to, by_end, summary "
+		    "(total, or host, queue and owner joined by commas), after and limit (1..1000)";
 		return -1;
 	}
 	m->has_after = after != NULL;
@@ -603,16 +676,12 @@ msg_reserve_pack(const struct msg_reserve *m)
 
 	set_str(o, "op", m->op);
 	set_str(o, "name", m->name);
-	if (m->count)
-		json_object_set_new(o, "count", json_integer(m->count));
+	set_nonzero(o, "count", m->count);
 	set_str(o, "hosts", m->hosts);
 	set_str(o, "attrs", m->attrs);
-	if (m->start)
-		json_object_set_new(o, "start", json_integer(m->start));
-	if (m->end)
-		json_object_set_new(o, "end", json_integer(m->end));
-	if (m->duration)
-		json_object_set_new(o, "duration", json_integer(m->duration));
+	set_nonzero(o, "start", m->start);
+	set_nonzero(o, "end", m->end);
+	set_nonzero(o, "duration", m->duration);
 	set_list(o, "users", m->users);
 	set_str(o, "mail", m->mail);
 	if (m->exclusive)
@@ -699,6 +768,50 @@ msg_unreserve_unpack(const json_t *o, struct msg_unreserve *m, const char **why)
 	return 0;
 }
 
+/* --- INHERIT --- */
+
+json_t *
+msg_inherit_pack(const struct msg_inherit *m)
+{
+	json_t *o = msg_new(MSG_INHERIT);
+	json_object_set_new(o, "id", json_integer(m->id));
+	json_object_set_new(o, "host", json_string(m->host));
+	json_object_set(o, "task", m->task);
+	return o;
+}
+
+int
+msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why)
+{
+	m->id = jint(o, "id", 0);
+	m->host = jstr(o, "host");
+	m->task = json_object_get(o, "task");
+	if (!m->host || !*m->host || strlen(m->host) > JOB_MAX_STRING) {
+		*why = "INHERIT needs the name of a host";
+		return -1;
+	}
+	if (!json_is_object(m->task)) {
+		*why = "INHERIT needs the task as a job object";
+		return -1;
+	}
+	return 0;
+}
+
+void
+msg_inherited_add(json_t *rep, const struct msg_inherited *m)
+{
+	json_object_set_new(rep, "petask", json_integer(m->petask));
+	if (m->qrsh_cred)
+		json_object_set_new(rep, "qrsh_cred", json_true());
+}
+
+void
+msg_inherited_unpack(const json_t *rep, struct msg_inherited *m)
+{
+	m->petask = jint(rep, "petask", 0);
+	m->qrsh_cred = jbool(rep, "qrsh_cred", false);
+}
+
 /* --- the table --- */
 
 /* The table's rows take the structures untyped; each pair's glue is here. */
@@ -720,6 +833,7 @@ MSG_REQ_GLUE(flags, struct msg_flags)
 MSG_REQ_GLUE(reserve, struct msg_reserve)
 MSG_REQ_GLUE(unreserve, struct msg_unreserve)
 MSG_REQ_GLUE(alias, struct msg_alias)
+MSG_REQ_GLUE(inherit, struct msg_inherit)
 
 #define ROW(t, fn, st) { t, sizeof(st), fn##_pack_any, fn##_unpack_any }
 
@@ -743,6 +857,7 @@ const struct msg_req_type msg_req_types[] = {
 	ROW(MSG_RESERVE, reserve, struct msg_reserve),
 	ROW(MSG_UNRESERVE, unreserve, struct msg_unreserve),
 	ROW(MSG_ALIAS, alias, struct msg_alias),
+	ROW(MSG_INHERIT, inherit, struct msg_inherit),
 };
 const size_t msg_req_ntypes = sizeof msg_req_types / sizeof msg_req_types[0];
 

@@ -81,12 +81,41 @@ int     msg_status_unpack(const json_t *o, struct msg_status *m, const char **wh
 /* The STATUS of one job, with its script and environment (qstat -j ID). */
 json_t *msg_status_pack_one(int64_t id);
 
-/* WAIT (qsub -sync y, qrsh, qwait): answered once the job id has ended. */
+/* WAIT (qsub -sync y, qrsh, qwait, drmaa_wait): answered once the job id
+ * has ended, or with task, once that task of an array job has. */
 struct msg_wait {
 	int64_t id;
+	int64_t task;   /* 0: the whole job */
 };
 json_t *msg_wait_pack(const struct msg_wait *m);
 int     msg_wait_unpack(const json_t *o, struct msg_wait *m, const char **why);
+/* WAIT's reply: the ended job (or task view), job_from_json's to read;
+ * NULL when the reply has none. */
+struct msg_waited {
+	const json_t *job;
+};
+/* Sets the reply's job, taking job over. */
+void    msg_waited_add(json_t *rep, json_t *job);
+void    msg_waited_unpack(const json_t *o, struct msg_waited *m);
+
+/* INHERIT (qrsh -inherit): start a task of running parallel job id on
+ * host, one of the job's hosts.  task is a job object as qrsh's SUBMIT
+ * sends (argv, env, cwd, qrsh), of which the master takes only those. */
+struct msg_inherit {
+	int64_t     id;        /* not a positive integer: no such job (noent) */
+	const char *host;
+	json_t     *task;
+};
+json_t *msg_inherit_pack(const struct msg_inherit *m);
+int     msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why);
+/* INHERIT's reply: the task's number within the job, and whether its
+ * shepherd will send a munge credential. */
+struct msg_inherited {
+	int64_t petask;
+	bool    qrsh_cred;
+};
+void    msg_inherited_add(json_t *rep, const struct msg_inherited *m);
+void    msg_inherited_unpack(const json_t *rep, struct msg_inherited *m);
 
 /* ALTER (qalter): changes of pending jobs.  A field's problems are told
  * per job, as a submission's are, so unpack refuses only a bad jobs list. */
@@ -119,6 +148,9 @@ int     msg_hosts_unpack(const json_t *o, struct msg_hosts *m, const char **why)
 
 /* ACCT (qacct): records a page at a time, or their sums. */
 #define MSG_ACCT_PAGE_MAX  1000
+#define MSG_ACCT_BY_HOST	1
+#define MSG_ACCT_BY_QUEUE	2
+#define MSG_ACCT_BY_OWNER	4
 struct msg_acct {
 	int64_t     id;          /* 0: any job */
 	const char *name;
@@ -126,7 +158,14 @@ struct msg_acct {
 	const char *project;     /* qacct -P: NULL: any */
 	const char *account;     /* qacct -A: NULL: any */
 	int64_t     since;
-	const char *summary;     /* NULL, "total" or "owner" */
+	const char *queue, *host;
+	int64_t     from, to;    /* start (end with by_end) in [from, to); 0: open */
+	bool        by_end;
+	/* NULL, "total", or what the sums are grouped by: "host", "queue",
+	 * "owner", or several joined by commas ("host,owner"); unpack sets
+	 * groups from it. */
+	const char *summary;
+	unsigned    groups;      /* MSG_ACCT_BY_* */
 	bool        has_after;
 	int64_t     after_end, after_row;   /* -1, -1 without after */
 	int64_t     limit;       /* 1..MSG_ACCT_PAGE_MAX */

@@ -633,23 +633,31 @@ msg_acct_sum_pack(const struct msg_acct_sum *m)
 {
 	json_t *o = json_object();
 
+	if (m->host)
+		json_object_set_new(o, "host", json_string(m->host));
+	if (m->queue)
+		json_object_set_new(o, "queue", json_string(m->queue));
 	if (m->owner)
 		json_object_set_new(o, "owner", json_string(m->owner));
 	json_object_set_new(o, "jobs", json_integer(m->jobs));
 	json_object_set_new(o, "ru_wallclock", json_real(m->ru_wallclock));
 	json_object_set_new(o, "ru_utime", json_real(m->ru_utime));
 	json_object_set_new(o, "ru_stime", json_real(m->ru_stime));
+	json_object_set_new(o, "maxvmem", json_integer(m->maxvmem));
 	return o;
 }
 
 void
 msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m)
 {
+	m->host = jstr(o, "host");
+	m->queue = jstr(o, "queue");
 	m->owner = jstr(o, "owner");
 	m->jobs = jint(o, "jobs", 0);
 	m->ru_wallclock = num_get(o, "ru_wallclock");
 	m->ru_utime = num_get(o, "ru_utime");
 	m->ru_stime = num_get(o, "ru_stime");
+	m->maxvmem = jint(o, "maxvmem", 0);
 }
 
 /* --- MASTERS --- */

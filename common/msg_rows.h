@@ -216,9 +216,10 @@ struct msg_acct_row {
 json_t *msg_acct_row_pack(const struct msg_acct_row *m);
 void    msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m);
 struct msg_acct_sum {
-	const char *owner;              /* by owner only; NULL: the total */
+	const char *host, *queue, *owner;   /* the groupings asked; NULL: not grouped by it */
 	int64_t     jobs;
 	double      ru_wallclock, ru_utime, ru_stime;
+	int64_t     maxvmem;                /* bytes */
 };
 json_t *msg_acct_sum_pack(const struct msg_acct_sum *m);
 void    msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m);

@@ -44,6 +44,7 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_RESERVE] = "RESERVE",
 	[MSG_UNRESERVE] = "UNRESERVE",
 	[MSG_ALIAS] = "ALIAS",
+	[MSG_INHERIT] = "INHERIT",
 	[MSG_PROBE] = "PROBE",
 	[MSG_SYNC] = "SYNC",
 	[MSG_SNAPSHOT] = "SNAPSHOT",

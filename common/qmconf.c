@@ -411,6 +411,8 @@ conf_pe_read(cfg_t *p, struct qm_pe *pe)
 		return conf_bad(NULL, "pe %s: slots must be 0 (no limit) to %d, not %ld", name, JOB_MAX_SLOTS,
 		    slots);
 	pe->slots = (int)slots;
+	pe->control_slaves = cfg_getbool(p, "control_slaves");
+	pe->job_is_first_task = cfg_getbool(p, "job_is_first_task");
 	if ((pe->rule = pe_rule_parse(rule)) == 0)
 		return conf_bad(NULL, "pe %s: allocation_rule \"%s\" is not $round_robin, $fill_up, $pe_slots "
 		    "or a number of slots per host", name, rule ? rule : "");
@@ -474,6 +476,8 @@ conf_parse(const char *path)
 	static cfg_opt_t pe_opts[] = {
 		CFG_INT("slots", 0, CFGF_NONE),
 		CFG_STR("allocation_rule", "$round_robin", CFGF_NONE),
+		CFG_BOOL("control_slaves", cfg_false, CFGF_NONE),
+		CFG_BOOL("job_is_first_task", cfg_true, CFGF_NONE),
 		CFG_END()
 	};
 	cfg_opt_t *qopts = qk_opts(queue_keys, NULL, 0);

@@ -1,4 +1,4 @@
-/* rusage.c: a finished job's resource usage from wait4, and its JSON in CHILD_TERM and ACCT. */
+/* rusage.c: a finished job's resource usage from wait4 (and its peak memory), and its JSON in CHILD_TERM and ACCT. */
 #include "config.h"
 
 #include <math.h>
@@ -67,6 +67,7 @@ rusage_to_json(const struct job_rusage *ru)
 	json_object_set_new(o, "ru_stime", json_real(ru->stime));
 	for (int i = 0; i < RUSAGE_NINT; i++)
 		json_object_set_new(o, rusage_int_names[i], json_integer(rusage_int(ru, i)));
+	json_object_set_new(o, "maxvmem", json_integer(ru->maxvmem));
 	return o;
 }
 
@@ -95,6 +96,14 @@ rusage_from_json(struct job_rusage *dst, const json_t *o, const char **why)
 				return -1;
 			}
 			*(k[3] == 'u' ? &ru.utime : &ru.stime) = d;
+			continue;
+		}
+		if (strcmp(k, "maxvmem") == 0) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0) {
+				*why = "rusage: maxvmem is not a non-negative integer";
+				return -1;
+			}
+			ru.maxvmem = json_integer_value(v);
 			continue;
 		}
 		for (i = 0; i < RUSAGE_NINT; i++)

@@ -231,7 +231,7 @@ read_file(const char *path, size_t max, size_t *len, const char **why)
 const char *
 my_hostname(void)
 {
-	static char name[256];
+	static __thread char name[256];
 	if (!name[0]) {
 		if (gethostname(name, sizeof name - 1) < 0)
 			strcpy(name, "localhost");
@@ -464,4 +464,37 @@ b64_decode(const char *s, size_t *n)
 bad:
 	free(out);
 	return NULL;
+}
+
+char *
+str_expand(const char *in, const struct str_var *vars, size_t nvars, const char **bad)
+{
+	size_t cap = strlen(in) + 1, n = 0;
+	char *out = xmalloc(cap);
+
+	while (*in) {
+		const char *add = in;
+		size_t addn = 1, skip = 1;
+		for (size_t v = 0; v < nvars; v++)
+			if (strncmp(in, vars[v].name, strlen(vars[v].name)) == 0) {
+				if (!vars[v].value) {
+					*bad = vars[v].name;
+					free(out);
+					return NULL;
+				}
+				add = vars[v].value;
+				addn = strlen(add);
+				skip = strlen(vars[v].name);
+				break;
+			}
+		if (n + addn + 1 > cap) {
+			cap = (n + addn + 1) * 2;
+			out = xrealloc(out, cap);
+		}
+		memcpy(out + n, add, addn);
+		n += addn;
+		in += skip;
+	}
+	out[n] = '\0';
+	return out;
 }

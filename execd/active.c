@@ -33,7 +33,8 @@ struct attempt {
 	char     key[ATTEMPT_KEY_MAX];
 	int64_t  id;
 	int      task, attempt;
-	int      slots;      /* a parallel job's part may hold several */
+	int      petask;     /* a qrsh -inherit task of the attempt's part, or 0 */
+	int      slots;      /* a parallel job's part may hold several; its tasks none */
 	pid_t    shepherd;     /* our child until reaped; 0 if unknown (an earlier execd's) */
 	int      pending_sig;  /* a SIGNAL that came before the job had started */
 	bool     ended;        /* the shepherd has recorded the end */
@@ -56,17 +57,19 @@ active_find(const char *key)
 }
 
 static struct attempt *
-active_add(int64_t id, int task, int attempt)
+active_add(const struct akey *k)
 {
 	struct attempt *a = xcalloc(1, sizeof *a);
-	a->id = id;
-	a->task = task;
-	a->attempt = attempt;
-	a->slots = 1;
-	active_key(a->key, sizeof a->key, id, task, attempt);
+	a->id = k->id;
+	a->task = k->task;
+	a->attempt = k->attempt;
+	a->petask = k->petask;
+	/* A task runs in the slots its job holds here. */
+	a->slots = k->petask ? 0 : 1;
+	active_key(a->key, sizeof a->key, k->id, k->task, k->attempt, k->petask);
 	TAILQ_INSERT_TAIL(&attempts, a, entry);
 	nattempts++;
-	nslots_used++;
+	nslots_used += a->slots;
 	return a;
 }
 
@@ -106,8 +109,11 @@ active_jobs_json(void)
 {
 	json_t *arr = json_array();
 	struct attempt *a;
+	/* A task lives and dies with its part, which the master knows. */
 	TAILQ_FOREACH(a, &attempts, entry)
-		json_array_append_new(arr, msg_attempt_pack(&(struct msg_attempt){ a->id, a->task, a->attempt }));
+		if (!a->petask)
+			json_array_append_new(arr, msg_attempt_pack(&(struct msg_attempt){ a->id, a->task,
+			    a->attempt }));
 	return arr;
 }
 
@@ -119,7 +125,7 @@ active_stopped_json(void)
 	json_t *arr = json_array();
 	struct attempt *a;
 	TAILQ_FOREACH(a, &attempts, entry)
-		if (a->owner_stopped && !a->ended)
+		if (a->owner_stopped && !a->ended && !a->petask)
 			json_array_append_new(arr, msg_attempt_pack(&(struct msg_attempt){ a->id, a->task,
 			    a->attempt }));
 	return arr;
@@ -129,16 +135,14 @@ active_stopped_json(void)
  * for the master's Eqw.  Like a shepherd's, that event is the one record of
  * the end. */
 static void
-active_fail(int64_t id, int task, int attempt, const char *reason)
+active_fail(const char *key, const char *reason)
 {
-	char key[ATTEMPT_KEY_MAX];
 	json_t *exit, *term;
 
-	active_key(key, sizeof key, id, task, attempt);
 	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", ACTIVE_FAILED_STATUS,
 	    "signal", 0, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
 	    "end_time", (json_int_t)now_ms(), "failed", reason);
-	term = outbox_term_msg(id, task, attempt, exit);
+	term = outbox_term_msg(key, exit);
 	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
 	json_decref(exit);
@@ -150,18 +154,14 @@ static char *shepherd_path;
 int
 active_shepherd_find(void)
 {
-	char self[4096], *cand[2], *slash;
-	ssize_t n;
+	char *self, *cand[2];
 	int k = 0;
 
 	/* Beside execd first: the build tree, and an installation moved
 	 * whole; then where make install put it. */
-	if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) > 0) {
-		self[n] = '\0';
-		if ((slash = strrchr(self, '/')) != NULL) {
-			*slash = '\0';
-			cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
-		}
+	if ((self = exe_dir()) != NULL) {
+		cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
+		free(self);
 	}
 	cand[k++] = xasprintf("%s/%s", SBINDIR, SHEPHERD_PROGRAM);
 	for (int i = 0; i < k; i++)
@@ -287,21 +287,21 @@ active_start(const json_t *jobj)
 			log_warnx("DISPATCH carries a job this host cannot identify: %s", why);
 			return;
 		}
-		active_key(key, sizeof key, id, (int)task, (int)attempt);
+		active_key(key, sizeof key, id, (int)task, (int)attempt, (int)dj.pe.petask);
 		log_warnx("job %s from the master is unusable: %s", key, why);
 		if (!active_find(key))
-			active_fail(id, (int)task, (int)attempt, why);
+			active_fail(key, why);
 		outbox_flush();
 		return;
 	}
-	active_key(key, sizeof key, j->id, j->task, j->attempt);
+	active_key(key, sizeof key, j->id, j->task, j->attempt, (int)dj.pe.petask);
 	if (active_find(key)) {
 		/* Running an attempt twice is the one thing never allowed. */
 		log_warnx("job %s is already on this host; ignoring the repeated DISPATCH", key);
 		job_free(j);
 		return;
 	}
-	if (active_free_slots() <= 0)
+	if (active_free_slots() <= 0 && !dj.pe.petask)
 		log_warnx("job %s dispatched with no free slot (%d slots); starting it anyway",
 		    key, conf->slots);
 
@@ -310,11 +310,11 @@ active_start(const json_t *jobj)
 		bool dup = errno == EEXIST;
 		log_warn("cannot create %s", dir);
 		if (!dup)
-			active_fail(j->id, j->task, j->attempt, "cannot create the job's spool folder");
+			active_fail(key, "cannot create the job's spool folder");
 		goto out;
 	}
-	a = active_add(j->id, j->task, j->attempt);
-	if (JOB_PARALLEL(j)) {
+	a = active_add(&(struct akey){ j->id, j->task, j->attempt, (int)dj.pe.petask });
+	if (JOB_PARALLEL(j) && !dj.pe.petask) {
 		/* A parallel job's part holds its slots on this host. */
 		struct msg_pe_host ph;
 		const json_t *h;
@@ -330,14 +330,14 @@ active_start(const json_t *jobj)
 	if ((dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    flock(dirfd, LOCK_EX | LOCK_NB) < 0) {
 		log_warn("cannot lock %s", dir);
-		active_fail(j->id, j->task, j->attempt, "cannot lock the job's spool folder");
+		active_fail(key, "cannot lock the job's spool folder");
 		goto out;
 	}
 	path = execd_path("active/%s/job.json", key);
 	text = json_dumps(jobj, JSON_COMPACT);
 	if (!text || execd_write_file(path, text, 0600, false) < 0) {
 		log_warn("cannot write %s", path);
-		active_fail(j->id, j->task, j->attempt, "cannot write the job to the spool");
+		active_fail(key, "cannot write the job to the spool");
 		free(text);
 		free(path);
 		goto out;
@@ -346,7 +346,7 @@ active_start(const json_t *jobj)
 	free(path);
 
 	if ((pid = active_shepherd_spawn(key, dirfd)) < 0) {
-		active_fail(j->id, j->task, j->attempt, "cannot start the shepherd");
+		active_fail(key, "cannot start the shepherd");
 		goto out;
 	}
 	a->shepherd = pid;
@@ -423,28 +423,32 @@ active_kill(struct attempt *a, int sig)
 	active_kill_session(pgid, sig);
 }
 
+/* A SIGNAL names a part: it reaches the part's qrsh -inherit tasks too. */
 void
 active_signal(int64_t id, int task, int attempt, int sig)
 {
-	char key[ATTEMPT_KEY_MAX];
 	struct attempt *a;
+	bool found = false;
 
-	active_key(key, sizeof key, id, task, attempt);
-	if ((a = active_find(key)) == NULL) {
-		log_warnx("SIGNAL %d for job %s, which is not on this host: ignored", sig, key);
-		return;
+	TAILQ_FOREACH(a, &attempts, entry) {
+		if (a->id != id || a->task != task || a->attempt != attempt)
+			continue;
+		found = true;
+		if (a->ended || outbox_has(a->key, OUTBOX_TERM)) {
+			log_info("SIGNAL %d for job %s, which has already ended: ignored", sig, a->key);
+			continue;
+		}
+		if (active_job_pgid(a->key) == 0) {
+			/* Not started yet: the shepherd's "reg" note delivers it. */
+			log_info("job %s has not started yet; signal %d will follow its start", a->key, sig);
+			a->pending_sig = sig;
+			continue;
+		}
+		active_kill(a, sig);
 	}
-	if (a->ended || outbox_has(key, OUTBOX_TERM)) {
-		log_info("SIGNAL %d for job %s, which has already ended: ignored", sig, key);
-		return;
-	}
-	if (active_job_pgid(key) == 0) {
-		/* Not started yet: the shepherd's "reg" note delivers it. */
-		log_info("job %s has not started yet; signal %d will follow its start", key, sig);
-		a->pending_sig = sig;
-		return;
-	}
-	active_kill(a, sig);
+	if (!found)
+		log_warnx("SIGNAL %d for job %" PRId64 ".%d.%d, which is not on this host: ignored", sig,
+		    id, task, attempt);
 }
 
 void
@@ -694,16 +698,16 @@ active_lost(struct attempt *a, pid_t shepherd)
 		free(cg);
 	}
 	if (!started) {
-		active_fail(a->id, a->task, a->attempt, "shepherd died before the job started");
+		active_fail(a->key, "shepherd died before the job started");
 		return;
 	}
 	if (jp.tmpdir[0])
 		active_remove_tmpdir(a->key, jp.tmpdir);
-	active_key(key, sizeof key, a->id, a->task, a->attempt);
+	snprintf(key, sizeof key, "%s", a->key);
 	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", 128 + SIGKILL,
 	    "signal", SIGKILL, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
 	    "end_time", (json_int_t)now_ms(), "lost", "shepherd died; the job was killed");
-	term = outbox_term_msg(a->id, a->task, a->attempt, exit);
+	term = outbox_term_msg(key, exit);
 	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
 	json_decref(exit);
@@ -779,8 +783,7 @@ active_init(void)
 	struct dirent *e;
 	struct attempt *a;
 	char *mark;
-	int64_t id;
-	int task, attempt;
+	struct akey k;
 
 	if (!d) {
 		log_warn("cannot read %s", dir);
@@ -790,11 +793,11 @@ active_init(void)
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (!active_key_parse(e->d_name, &id, &task, &attempt)) {
+		if (!active_key_parse(e->d_name, &k)) {
 			log_warnx("ignoring %s/%s: not a job attempt folder", dir, e->d_name);
 			continue;
 		}
-		a = active_add(id, task, attempt);
+		a = active_add(&k);
 		log_info("job %s is still in the spool", e->d_name);
 		mark = execd_path("active/%s/suspended", e->d_name);
 		a->owner_stopped = access(mark, F_OK) == 0;

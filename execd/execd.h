@@ -57,15 +57,21 @@ char *execd_path(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
 int   execd_write_file(const char *path, const char *text, int mode, bool durable);
 /* An attempt's key ID.TASK.ATTEMPT, its folder's and its events' name;
  * parsing takes only the canonical spelling. */
-bool    active_key_parse(const char *s, int64_t *id, int *task, int *attempt);
-void    active_key(char *buf, size_t len, int64_t id, int task, int attempt);
+/* An attempt's key ID.TASK.ATTEMPT, or ID.TASK.ATTEMPT.PETASK for a task
+ * qrsh -inherit started under a parallel job's attempt. */
+struct akey {
+	int64_t id;
+	int     task, attempt, petask;
+};
+bool    active_key_parse(const char *s, struct akey *k);
+void    active_key(char *buf, size_t len, int64_t id, int task, int attempt, int petask);
 #define OUTBOX_REG  "reg"
 #define OUTBOX_TERM "term"
 /* Writes SPOOL/outbox/KEY.KIND.json atomically. */
 int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
 bool    outbox_has(const char *key, const char *kind);
 /* The CHILD_TERM message for an attempt, from its exit object. */
-json_t *outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit);
+json_t *outbox_term_msg(const char *key, const json_t *exit);
 /* A job's start is recorded once, in active/KEY/job.pid ("PID PROC_START
  * START_MS"); its outbox event SPOOL/outbox/KEY.reg is a second name of
  * that file, so a job start allocates no inode for it.  -1 (errno) when
@@ -228,6 +234,7 @@ int64_t limits_oom_count(const char *events);
 char   *limits_cgroup_create(const char *parent, const char *key, int64_t bytes,
             int *procs_fd, char *why, size_t whylen);
 bool    limits_cgroup_oom(const char *dir);
+int64_t limits_cgroup_peak(const char *dir);
 /* The setrlimit calls a request asks for: its s_ and h_ pairs of complex.c
  * (RLIMIT_AS from s_vmem, and h_vmem unless a cgroup takes it; RLIMIT_CPU
  * from s_cpu and h_cpu, whose hard side comes grace seconds late so SIGXCPU
@@ -265,11 +272,25 @@ struct pe_part {
 	int   part;      /* NOWQ_VNN: 0 on the master host */
 	int   nhosts;
 	int   slots;     /* the job's slots on this host */
+	int   petask;    /* a qrsh -inherit task's number, or 0 for the part */
 	char *hostfile;  /* TMPDIR/pe_hostfile */
 };
 /* Reads part and pe_hosts from the attempt's job.json in dir and writes
  * the PE_HOSTFILE into tmpdir; a reason when it cannot. */
 const char *pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool root,
     struct pe_part *pp);
+
+/* jobenv.c: a job's environment, with Grid Engine's variables (qsub(1)). */
+struct jobenv {
+	const struct job     *j;
+	const char           *tmpdir, *script, *spool_dir, *cwd, *sge_root;
+	const char           *out, *err;   /* SGE_STDOUT_PATH, SGE_STDERR_PATH (out when joined) */
+	const struct pe_part *pe;          /* nhosts 0: not a parallel job's part */
+};
+/* NULL-terminated; out_slot: the indexes of the SGE_STDOUT_PATH and
+ * SGE_STDERR_PATH entries. */
+char      **jobenv_build(const struct jobenv *e, size_t out_slot[2]);
+const char *jobenv_owner(const struct job *j);  /* the owner's name, else the uid */
+const char *jobenv_name(const struct job *j);   /* the job's name, else "nowq" */
 
 #endif

@@ -267,6 +267,24 @@ limits_cgroup_oom(const char *dir)
 	return n > 0;
 }
 
+/* The cgroup's peak memory in bytes (memory.peak, Linux 5.19 and later;
+ * it counts all the job's processes at once, page cache included); 0 when
+ * the kernel does not keep it. */
+int64_t
+limits_cgroup_peak(const char *dir)
+{
+	char path[PATH_MAX], *text, *end;
+	const char *why;
+	long long v;
+
+	snprintf(path, sizeof path, "%s/memory.peak", dir);
+	if ((text = read_file(path, 64, NULL, &why)) == NULL)
+		return 0;
+	v = strtoll(text, &end, 10);
+	free(text);
+	return v > 0 && end != text ? (int64_t)v : 0;
+}
+
 /* Ends whatever is left in the cgroup, even what left the job's session,
  * and removes it.  A cgroup goes only once empty; dying takes a moment. */
 void

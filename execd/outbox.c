@@ -221,7 +221,7 @@ outbox_log(const json_t *msg)
 	char key[ATTEMPT_KEY_MAX];
 
 	active_key(key, sizeof key, jint(msg, "id", 0), (int)jint(msg, "task", 0),
-	    (int)jint(msg, "attempt", 0));
+	    (int)jint(msg, "attempt", 0), (int)jint(msg, "petask", 0));
 	if (strcmp(type, "CHILD_REGISTER") == 0)
 		log_info("job %s started as pid %lld", key, (long long)jint(msg, "pid", 0));
 	else if (strcmp(type, "CHILD_TERM") == 0)

@@ -41,6 +41,7 @@ pe_part_prepare(const char *dir, const struct job *j, const char *tmpdir, bool r
 		return err;
 	}
 	pp->part = (int)dp.part;
+	pp->petask = (int)dp.petask;
 	pp->nhosts = (int)json_array_size(dp.pe_hosts);
 	json_array_foreach(dp.pe_hosts, i, h) {
 		struct msg_pe_host ph;

@@ -67,28 +67,35 @@ execd_write_file(const char *path, const char *text, int mode, bool durable)
 }
 
 void
-active_key(char *buf, size_t len, int64_t id, int task, int attempt)
+active_key(char *buf, size_t len, int64_t id, int task, int attempt, int petask)
 {
-	snprintf(buf, len, "%" PRId64 ".%d.%d", id, task, attempt);
+	if (petask > 0)
+		snprintf(buf, len, "%" PRId64 ".%d.%d.%d", id, task, attempt, petask);
+	else
+		snprintf(buf, len, "%" PRId64 ".%d.%d", id, task, attempt);
 }
 
-/* Only the canonical spelling counts, so a key names one folder. */
+/* Only the canonical spelling counts, so a key names one folder.  A
+ * qrsh -inherit task of a parallel job's attempt has a fourth number. */
 bool
-active_key_parse(const char *s, int64_t *id, int *task, int *attempt)
+active_key_parse(const char *s, struct akey *k)
 {
 	long long a;
-	int b, c, n = 0;
+	int b, c, d = 0, n = 0;
 	char again[ATTEMPT_KEY_MAX];
 
 	if (strlen(s) >= ATTEMPT_KEY_MAX || s[0] == '-' ||
-	    sscanf(s, "%lld.%d.%d%n", &a, &b, &c, &n) != 3 || s[n] || a < 0 || b < 0 || c < 0)
+	    sscanf(s, "%lld.%d.%d%n", &a, &b, &c, &n) != 3 || a < 0 || b < 0 || c < 0)
 		return false;
-	active_key(again, sizeof again, a, b, c);
+	if (s[n] == '.' && (sscanf(s + n, ".%d%n", &d, &n) != 1 || d <= 0))
+		return false;
+	active_key(again, sizeof again, a, b, c, d);
 	if (strcmp(again, s) != 0)
 		return false;
-	*id = a;
-	*task = b;
-	*attempt = c;
+	k->id = a;
+	k->task = b;
+	k->attempt = c;
+	k->petask = d;
 	return true;
 }
 
@@ -133,18 +140,18 @@ outbox_link_reg(const char *key)
 json_t *
 outbox_reg_msg(const char *key, const char *text)
 {
-	int64_t id;
-	int task, attempt;
+	struct akey k;
 	long pid;
 	unsigned long long proc_start;
 	long long start_ms;
 
-	if (!active_key_parse(key, &id, &task, &attempt) ||
+	if (!active_key_parse(key, &k) ||
 	    sscanf(text, "%ld %llu %lld", &pid, &proc_start, &start_ms) != 3 || pid <= 1 ||
 	    start_ms < 0)
 		return NULL;
-	return msg_child_register_pack(&(struct msg_child_register){ .id = id, .task = task,
-	    .attempt = attempt, .host = conf->name, .pid = pid, .start_time = start_ms });
+	return msg_child_register_pack(&(struct msg_child_register){ .id = k.id, .task = k.task,
+	    .attempt = k.attempt, .petask = k.petask, .host = conf->name, .pid = pid,
+	    .start_time = start_ms });
 }
 
 bool
@@ -157,15 +164,19 @@ outbox_has(const char *key, const char *kind)
 }
 
 json_t *
-outbox_term_msg(int64_t id, int task, int attempt, const json_t *exit)
+outbox_term_msg(const char *key, const json_t *exit)
 {
 	struct msg_child_term m;
+	struct akey k;
 
+	if (!active_key_parse(key, &k))
+		fatalx("no attempt's key: %s", key);
 	/* The shepherd's record of the end holds the message's own fields. */
 	msg_child_term_unpack(exit, &m, NULL, 0);
-	m.id = id;
-	m.task = task;
-	m.attempt = attempt;
+	m.id = k.id;
+	m.task = k.task;
+	m.attempt = k.attempt;
+	m.petask = k.petask;
 	m.host = conf->name;
 	return msg_child_term_pack(&m);
 }

@@ -28,7 +28,6 @@
 
 extern char **environ;
 
-#define SHEP_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define SHEP_FAILED_STATUS 127
 #define SHEP_WHY_MAX 512
 /* A limit of more seconds than this (some 30,000 years) is no limit: it
@@ -44,7 +43,10 @@ struct shep {
 	bool         root;       /* may (and must) switch to the job's owner */
 	int          lockfd;     /* the folder, flocked: held while we live */
 	char        *cgroup;     /* the job's cgroup (h_vmem), or NULL */
+	char        *sge_root;   /* SGE_ROOT for the job (common/sgeroot.c) */
 	struct pe_part pe;       /* a parallel job's part; pe.nhosts 0 for others */
+	bool         hold;       /* a -pe job's part off the master host: it holds the
+	                          * slots for qrsh -inherit and runs no script */
 	struct qrsh_link *qrsh;  /* a qrsh job's streams; NULL for a batch job */
 };
 
@@ -56,6 +58,8 @@ struct shep_start {
 	char        *out, *out_dir;  /* -o as given, and inside it if a folder */
 	char        *err, *err_dir;  /* the same for -e, unless joined */
 	char       **envp;
+	size_t       env_slot[2];    /* SGE_STDOUT_PATH's and SGE_STDERR_PATH's entries */
+	char        *env_out_dir, *env_err_dir;  /* their entries if -o, -e is a folder */
 	char       **cmd;
 	int          cgroup_fd;  /* the job's cgroup.procs, or -1 */
 	struct limits_rlimit rl[LIMITS_NRLIMIT];  /* s_vmem, h_vmem without a cgroup, h_cpu, ... */
@@ -86,121 +90,18 @@ shep_child_fail(char *why, const char *fmt, ...)
 	_exit(SHEP_FAILED_STATUS);
 }
 
-static void
-shep_env_set(char ***envp, size_t *n, const char *name, const char *value)
-{
-	size_t len = strlen(name);
-	char *entry = xasprintf("%s=%s", name, value);
-
-	for (size_t i = 0; i < *n; i++)
-		if (strncmp((*envp)[i], name, len) == 0 && (*envp)[i][len] == '=') {
-			free((*envp)[i]);
-			(*envp)[i] = entry;
-			return;
-		}
-	*envp = xrealloc(*envp, (*n + 2) * sizeof **envp);
-	(*envp)[(*n)++] = entry;
-	(*envp)[*n] = NULL;
-}
-
-static const char *
-shep_env_get(char **envp, const char *name)
-{
-	size_t len = strlen(name);
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
-			return envp[i] + len + 1;
-	return NULL;
-}
-
-static const char *
-shep_owner(const struct job *j)
-{
-	static char uidbuf[16];
-	if (j->owner)
-		return j->owner;
-	snprintf(uidbuf, sizeof uidbuf, "%u", (unsigned)j->uid);
-	return uidbuf;
-}
-
-static const char *
-shep_name(const struct job *j)
-{
-	return j->name ? j->name : "nowq";
-}
-
-/* Grid Engine's batch environment, on top of what the job brought (-V, -v
- * and SGE_O_*). */
-static char **
-shep_env(const struct shep *s)
-{
-	const struct job *j = s->j;
-	char **envp = strv_dup(j->env);
-	size_t n = strv_len(envp);
-	char buf[32];
-
-	if (!envp)
-		envp = xcalloc(1, sizeof *envp);
-	snprintf(buf, sizeof buf, "%" PRId64, j->id);
-	shep_env_set(&envp, &n, "JOB_ID", buf);
-	shep_env_set(&envp, &n, "JOB_NAME", shep_name(j));
-	shep_env_set(&envp, &n, "REQUEST", shep_name(j));
-	shep_env_set(&envp, &n, "QUEUE", j->queue ? j->queue : "");
-	snprintf(buf, sizeof buf, "%d", s->pe.nhosts ? j->slots : 1);
-	shep_env_set(&envp, &n, "NSLOTS", buf);
-	snprintf(buf, sizeof buf, "%d", s->pe.nhosts ? s->pe.nhosts : 1);
-	shep_env_set(&envp, &n, "NHOSTS", buf);
-	snprintf(buf, sizeof buf, "%d", s->pe.part);
-	shep_env_set(&envp, &n, "NOWQ_VNN", buf);
-	if (s->pe.nhosts) {
-		shep_env_set(&envp, &n, "PE", j->pe ? j->pe : "");
-		shep_env_set(&envp, &n, "PE_HOSTFILE", s->pe.hostfile);
-	}
-	shep_env_set(&envp, &n, "HOSTNAME", conf->name);
-	shep_env_set(&envp, &n, "HOME", j->home ? j->home : "/");
-	shep_env_set(&envp, &n, "USER", shep_owner(j));
-	shep_env_set(&envp, &n, "LOGNAME", shep_owner(j));
-	shep_env_set(&envp, &n, "SHELL", j->shell ? j->shell : "/bin/sh");
-	if (!shep_env_get(envp, "PATH"))
-		shep_env_set(&envp, &n, "PATH", SHEP_DEFAULT_PATH);
-	shep_env_set(&envp, &n, "TMPDIR", s->tmpdir);
-	shep_env_set(&envp, &n, "ENVIRONMENT", "BATCH");
-	/* Grid Engine's: 1 when this is not the job's first run (its host was
-	 * lost, it was vacated, or it exited 99), so a job can resume its work. */
-	shep_env_set(&envp, &n, "RESTARTED", j->attempt > 1 ? "1" : "0");
-	if (j->task > 0)
-		snprintf(buf, sizeof buf, "%d", j->task);
-	else
-		snprintf(buf, sizeof buf, "undefined");
-	shep_env_set(&envp, &n, "SGE_TASK_ID", buf);
-	/* Grid Engine's range of the array, "undefined" for other jobs. */
-	{
-		static const char *const names[] = { "SGE_TASK_FIRST", "SGE_TASK_LAST", "SGE_TASK_STEPSIZE" };
-		int vals[] = { j->t_first, j->t_last, j->t_step };
-		for (int k = 0; k < 3; k++) {
-			if (j->task > 0 && j->t_first > 0)
-				snprintf(buf, sizeof buf, "%d", vals[k]);
-			else
-				snprintf(buf, sizeof buf, "undefined");
-			shep_env_set(&envp, &n, names[k], buf);
-		}
-	}
-	shep_env_set(&envp, &n, "JOB_SCRIPT", s->script ? s->script : j->argv[0]);
-	return envp;
-}
-
 /* Grid Engine's pseudo variables in -o and -e paths. */
 static char *
 shep_expand(const struct shep *s, const char *in)
 {
 	const struct job *j = s->j;
-	char idbuf[32], taskbuf[16], *out;
-	size_t cap = strlen(in) + 1, n = 0;
-	struct { const char *name, *value; } vars[] = {
+	char idbuf[32], taskbuf[16];
+	const char *bad = NULL;
+	const struct str_var vars[] = {
 		{ "$HOME", j->home ? j->home : "/" },
-		{ "$USER", shep_owner(j) },
+		{ "$USER", jobenv_owner(j) },
 		{ "$JOB_ID", idbuf },
-		{ "$JOB_NAME", shep_name(j) },
+		{ "$JOB_NAME", jobenv_name(j) },
 		{ "$HOSTNAME", conf->name },
 		{ "$TASK_ID", taskbuf },
 	};
@@ -210,51 +111,36 @@ shep_expand(const struct shep *s, const char *in)
 		snprintf(taskbuf, sizeof taskbuf, "%d", j->task);
 	else
 		snprintf(taskbuf, sizeof taskbuf, "undefined");
-	out = xmalloc(cap);
-	while (*in) {
-		const char *add = in;
-		size_t addn = 1, skip = 1;
-		for (size_t v = 0; v < sizeof vars / sizeof vars[0]; v++)
-			if (strncmp(in, vars[v].name, strlen(vars[v].name)) == 0) {
-				add = vars[v].value;
-				addn = strlen(add);
-				skip = strlen(vars[v].name);
-				break;
-			}
-		if (n + addn + 1 > cap) {
-			cap = (n + addn + 1) * 2;
-			out = xrealloc(out, cap);
-		}
-		memcpy(out + n, add, addn);
-		n += addn;
-		in += skip;
-	}
-	out[n] = '\0';
-	return out;
+	return str_expand(in, vars, sizeof vars / sizeof vars[0], &bad);
 }
 
 /* -o/-e as given (expanded; relative to the working directory; a directory
- * gets the default name inside it), else Grid Engine's NAME.oID[.TASK].  The
- * folder test needs the job's credentials and working directory, so the
- * child makes it: *path is what to open, *dirpath what to open if *path is a
- * folder (NULL when no test is needed). */
+ * gets the default name inside it), else Grid Engine's NAME.oID[.TASK]; made
+ * absolute from wd, as SGE_STDOUT_PATH says them.  The folder test needs the
+ * job's credentials, so the child makes it: *path is what to open, *dirpath
+ * what to open if *path is a folder (NULL when no test is needed). */
 static void
-shep_out_paths(const struct shep *s, const char *given, char kind, char **path, char **dirpath)
+shep_out_paths(const struct shep *s, const char *wd, const char *given, char kind, char **path,
+    char **dirpath)
 {
 	const struct job *j = s->j;
-	char *def;
+	const char *sep = wd[strlen(wd) - 1] == '/' ? "" : "/";
+	char *def, *rel;
 
 	if (j->task > 0)
-		def = xasprintf("%s.%c%" PRId64 ".%d", shep_name(j), kind, j->id, j->task);
+		def = xasprintf("%s.%c%" PRId64 ".%d", jobenv_name(j), kind, j->id, j->task);
 	else
-		def = xasprintf("%s.%c%" PRId64, shep_name(j), kind, j->id);
+		def = xasprintf("%s.%c%" PRId64, jobenv_name(j), kind, j->id);
 	if (!given || !given[0]) {
-		*path = def;
+		*path = xasprintf("%s%s%s", wd, sep, def);
 		*dirpath = NULL;
+		free(def);
 		return;
 	}
-	*path = shep_expand(s, given);
+	rel = shep_expand(s, given);
+	*path = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s%s%s", wd, sep, rel);
 	*dirpath = xasprintf("%s/%s", *path, def);
+	free(rel);
 	free(def);
 }
 
@@ -284,7 +170,8 @@ shep_open_output(char *why, const char *path, int target)
 
 /* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
  * by blanks and given to the owner's login shell on this host with -c, so
- * that "a; b", redirections and $VARIABLES mean what they mean at a prompt. */
+ * that "a; b", redirections and $VARIABLES mean what they mean at a prompt
+ * (qrsh -noshell: the words are executed as they are). */
 static char **
 shep_qrsh_command(const struct job *j)
 {
@@ -310,7 +197,7 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
-	if (j->argv && j->qrsh)
+	if (j->argv && j->qrsh && !j->noshell)
 		return shep_qrsh_command(j);
 	if (j->argv)
 		return j->argv;
@@ -365,7 +252,7 @@ shep_child(const struct shep *s, struct shep_start *st)
 	/* The one place privileges are dropped, for good. */
 	if (s->root) {
 		if (syscall(SYS_setgroups, (size_t)j->ngroups, j->groups) < 0)
-			shep_child_fail(why, "cannot set the groups of %s: %s", shep_owner(j), strerror(errno));
+			shep_child_fail(why, "cannot set the groups of %s: %s", jobenv_owner(j), strerror(errno));
 		if (syscall(SYS_setresgid, j->gid, j->gid, j->gid) < 0)
 			shep_child_fail(why, "cannot set gid %u: %s", (unsigned)j->gid, strerror(errno));
 		if (syscall(SYS_setresuid, j->uid, j->uid, j->uid) < 0)
@@ -381,6 +268,15 @@ shep_child(const struct shep *s, struct shep_start *st)
 	if (chdir(st->wd) < 0)
 		shep_child_fail(why, "cannot change to the working directory %s: %s", st->wd,
 		    strerror(errno));
+	if (s->hold) {
+		/* Writes nothing: the job's output is its master host's. */
+		if ((fd = open("/dev/null", O_RDWR)) < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 ||
+		    dup2(fd, 2) < 0)
+			shep_child_fail(why, "cannot open /dev/null: %s", strerror(errno));
+		if (fd > 2)
+			close(fd);
+		goto streams_set;
+	}
 	if (s->qrsh) {
 		/* qrsh: the streams go to the client, not to files. */
 		if (qrsh_child_stdio(s->qrsh) < 0)
@@ -393,12 +289,19 @@ shep_child(const struct shep *s, struct shep_start *st)
 		close(fd);
 	out = shep_out_pick(st->out, st->out_dir);
 	shep_open_output(why, out, 1);
+	if (out == st->out_dir) {
+		st->envp[st->env_slot[0]] = st->env_out_dir;
+		if (j->join)
+			st->envp[st->env_slot[1]] = st->env_err_dir;
+	}
 	if (j->join) {
 		if (dup2(1, 2) < 0)
 			shep_child_fail(why, "cannot join stderr to stdout: %s", strerror(errno));
 	} else {
 		err = shep_out_pick(st->err, st->err_dir);
 		shep_open_output(why, err, 2);
+		if (err == st->err_dir)
+			st->envp[st->env_slot[1]] = st->env_err_dir;
 	}
 streams_set:
 
@@ -417,14 +320,34 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 {
 	const struct job *j = s->j;
 
+	struct jobenv e = { .j = j, .tmpdir = s->tmpdir, .script = s->script, .spool_dir = s->dir,
+	    .sge_root = s->sge_root, .pe = &s->pe };
+	const char *err_dir;
+
 	memset(st, 0, sizeof *st);
 	st->cgroup_fd = -1;
 	st->wd = j->cwd ? j->cwd : j->home ? j->home : "/";
-	shep_out_paths(s, j->out_path, 'o', &st->out, &st->out_dir);
+	shep_out_paths(s, st->wd, j->out_path, 'o', &st->out, &st->out_dir);
 	if (!j->join)
-		shep_out_paths(s, j->err_path, 'e', &st->err, &st->err_dir);
-	st->envp = shep_env(s);
+		shep_out_paths(s, st->wd, j->err_path, 'e', &st->err, &st->err_dir);
+	e.cwd = st->wd;
+	e.out = st->out;
+	e.err = j->join ? st->out : st->err;
+	st->envp = jobenv_build(&e, st->env_slot);
+	if (st->out_dir)
+		st->env_out_dir = xasprintf("SGE_STDOUT_PATH=%s", st->out_dir);
+	err_dir = j->join ? st->out_dir : st->err_dir;
+	if (err_dir)
+		st->env_err_dir = xasprintf("SGE_STDERR_PATH=%s", err_dir);
 	st->cmd = shep_command(s);
+	if (s->hold) {
+		/* This program again, which waits for the end of the job. */
+		static char self[PATH_MAX], hold[] = "--hold";
+		static char *cmd[] = { self, hold, NULL };
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+		st->cmd = cmd;
+	}
 }
 
 /*
@@ -482,10 +405,9 @@ shep_remove_tmpdir(const struct shep *s)
 static void
 shep_record_end(const struct shep *s, json_t *exit)
 {
-	const struct job *j = s->j;
 	json_t *term;
 
-	term = outbox_term_msg(j->id, j->task, j->attempt, exit);
+	term = outbox_term_msg(s->key, exit);
 	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
 	    (errno == ENOSPC || errno == EDQUOT); tries++)
 		sleep(tries < 10 ? 1 : 5);
@@ -886,6 +808,13 @@ shep_wait_job(struct shep *s, struct shep_clock *clock, pid_t pid, sigset_t *wai
 	return status;
 }
 
+static void
+shep_qrsh_finish(struct shep *s, int status)
+{
+	qrsh_finish(s->qrsh, WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
+	    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 static void NOWQ_NORETURN
 shepherd_main(const char *key, struct job *j, int lockfd)
 {
@@ -907,11 +836,15 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	/* No pid file: execd knows we live by the lock on our folder, which
 	 * it took before starting us and which dies with us. */
 	s.dir = execd_path("active/%s", key);
+	s.sge_root = sge_root_find();
 
 	if ((why = shep_make_tmpdir(&s)) != NULL)
 		shep_failed(&s, why);
 	if (JOB_PARALLEL(j) && (why = pe_part_prepare(s.dir, j, s.tmpdir, s.root, &s.pe)) != NULL)
 		shep_failed(&s, why);
+	/* A -pe job's script runs once, on the master host (Grid Engine's);
+	 * -n N runs one copy per host (GLUnix's glurun). */
+	s.hold = j->pe && s.pe.part > 0 && !s.pe.petask;
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
 	if (j->qrsh) {
@@ -919,7 +852,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		 * since running it again could find no client either. */
 		static struct qrsh_link link;
 		char qwhy[SHEP_WHY_MAX];
-		if (qrsh_open(&link, j, s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
+		if (qrsh_open(&link, j, s.pe.petask ? 0 : s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
 			shep_gone_client(&s, qwhy);
 		s.qrsh = &link;
 	}
@@ -948,12 +881,18 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	 * process group: nothing it left behind keeps running. */
 	kill(-pid, SIGKILL);
 	limit = shep_limit_reason(&s, &clock, status, &ru);
-	/* The client hears of the end before the master: qrsh's latency. */
-	if (s.qrsh)
-		qrsh_finish(s.qrsh, WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
-		    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	/* The client hears of the end before the master: qrsh's latency.  Not
+	 * a qrsh -inherit task's client, which may start the next task at once,
+	 * in a slot the master must know free by then. */
+	if (s.qrsh && !s.pe.petask)
+		shep_qrsh_finish(&s, status);
 
 	rusage_from_sys(&jru, &ru);
+	/* qacct's maxvmem: the whole job's peak where its cgroup keeps it,
+	 * else the largest resident size of one of its processes (qacct(1)). */
+	jru.maxvmem = s.cgroup ? limits_cgroup_peak(s.cgroup) : 0;
+	if (!jru.maxvmem)
+		jru.maxvmem = (int64_t)ru.ru_maxrss * 1024;
 	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
 	    "exit_status", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
 	    "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0,
@@ -964,6 +903,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		json_object_set_new(msg, "limit", json_string(limit));
 	shep_note_vacated(&s, msg);
 	shep_record_end(&s, msg);
+	if (s.qrsh && s.pe.petask)
+		shep_qrsh_finish(&s, status);
 	/* msg and limit are not freed: we exit, and freeing would only
 	 * touch (and so fault in) pages of the heap for nothing. */
 	shep_end_leftovers(key);
@@ -1017,6 +958,11 @@ main(int argc, char **argv)
 	struct job *j;
 	int ch, lockfd = -1;
 
+	/* A part that holds a -pe job's slots off its master host waits here,
+	 * as the job's owner, until the job's end kills it. */
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
+		for (;;)
+			pause();
 	conf = &shep_conf;
 	shep_conf.kill_grace = LIMITS_KILL_GRACE;
 	shep_conf.auth = (char *)"none";

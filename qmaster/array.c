@@ -252,6 +252,25 @@ array_check_end(struct job *p, bool recount)
 	request_job_finished(p);
 }
 
+struct job *
+array_task_view(const struct job *p, int task)
+{
+	struct task_range r = array_range(p);
+	struct job *t;
+
+	if (p->t_first == 0 || !task_in_range(&r, task))
+		return NULL;
+	if ((t = store_task_get(store, p->id, task, false)))
+		return t;
+	t = array_task_new(p, task);
+	/* A task that never left the pending state ends with its array. */
+	if (JS_FINISHED(p->state)) {
+		t->state = JS_DELETED;
+		t->end_time = p->end_time;
+	}
+	return t;
+}
+
 void
 array_task_ended(const struct job *t)
 {

@@ -798,7 +798,11 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 	if (m.start_time == MSG_ABSENT)
 		m.start_time = now_ms();
 	qm_txn();
-	if (j && JOB_PARALLEL(j))
+	if (j && m.petask) {
+		/* A qrsh -inherit task's, which only a parallel job has. */
+		if (JOB_PARALLEL(j))
+			petask_register(c, j, &m);
+	} else if (j && JOB_PARALLEL(j))
 		pe_child_register(c, j, &m);
 	else if (j && j->state == JS_DISPATCHED) {
 		j->state = JS_RUNNING;
@@ -839,7 +843,10 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 	qm_txn();
 	/* A finished job's late or repeated CHILD_TERM, or one for an attempt
 	 * the master has already ended (host lost), is acknowledged only. */
-	if (j && JOB_PARALLEL(j))
+	if (j && m.petask) {
+		if (JOB_PARALLEL(j))
+			petask_term(c, j, &m);
+	} else if (j && JOB_PARALLEL(j))
 		pe_child_term(c, j, &m);
 	else if (j && !JS_FINISHED(j->state) && !(j->state == JS_PENDING)) {
 		j->end_time = m.end_time;
@@ -956,26 +963,67 @@ struct host_jobs_ctx {
 	const char  *only;     /* NULL: everyone's, else this owner's */
 };
 
-static int
-host_jobs_one(void *arg, struct job *j)
+/* A job's slots on the host (a parallel job's share there). */
+static void
+host_jobs_add(struct host_jobs_ctx *hc, struct job *j, int slots)
 {
-	struct host_jobs_ctx *hc = arg;
 	json_t *o;
 
-	hc->used += j->slots > 0 ? j->slots : 1;
+	hc->used += slots;
 	if (j->queue)
-		json_object_set_new(hc->qused, j->queue, json_integer(jint(hc->qused, j->queue, 0) +
-		    (j->slots > 0 ? j->slots : 1)));
+		json_object_set_new(hc->qused, j->queue, json_integer(jint(hc->qused, j->queue, 0) + slots));
 	if (j->suspended)
 		hc->suspended = true;
 	if (!hc->jobs || (hc->only && strcmp(hc->only, j->owner) != 0))
-		return 0;
+		return;
 	o = job_to_json(j);
 	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
 	json_array_append_new(hc->jobs, o);
+}
+
+static int
+host_jobs_one(void *arg, struct job *j)
+{
+	host_jobs_add(arg, j, j->slots > 0 ? j->slots : 1);
 	return 0;
+}
+
+/* The parallel jobs on several hosts, whose host field is their list:
+ * {host: [{id, slots}]} from each job's record, read once per listing. */
+static int
+host_parallel_one(void *arg, struct job *j)
+{
+	json_t *per = arg, *parts, *h, *l;
+	size_t i;
+
+	if (!JOB_PARALLEL(j) || !j->host || !strchr(j->host, ' ') || !(parts = pe_hosts_json(j)))
+		return 0;
+	json_array_foreach(parts, i, h) {
+		if (!jstr(h, "host"))
+			continue;
+		if (!(l = json_object_get(per, jstr(h, "host"))))
+			json_object_set_new(per, jstr(h, "host"), l = json_array());
+		json_array_append_new(l, json_pack("{s:I, s:I}", "id", (json_int_t)j->id,
+		    "slots", (json_int_t)jint(h, "slots", 1)));
+	}
+	json_decref(parts);
+	return 0;
+}
+
+static void
+host_parallel_add(struct host_jobs_ctx *hc, const json_t *list)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(list, i, v) {
+		struct job *j = store_job_get(store, jint(v, "id", 0), false);
+		if (j)
+			host_jobs_add(hc, j, (int)jint(v, "slots", 1));
+		job_free(j);
+	}
 }
 
 /* One word for qhost's STATE column, the most telling first. */
@@ -1022,7 +1070,7 @@ host_cmp(const void *a, const void *b)
 json_t *
 exechost_list_json(bool with_jobs, const char *only_owner)
 {
-	json_t *list = json_array();
+	json_t *list = json_array(), *per = json_object();
 	struct exechost *h, **v;
 	size_t n = 0, k = 0;
 
@@ -1032,6 +1080,11 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 	TAILQ_FOREACH(h, &hosts, entry)
 		v[k++] = h;
 	qsort(v, n, sizeof *v, host_cmp);
+	{
+		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
+		if (store_jobs_foreach(store, &f, host_parallel_one, per) < 0)
+			log_warnx("cannot read the parallel jobs");
+	}
 	for (k = 0; k < n; k++) {
 		struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING };
 		struct host_jobs_ctx hc = { 0, json_object(), false, with_jobs ? json_array() : NULL, only_owner };
@@ -1044,6 +1097,7 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		if (store_jobs_foreach(store, &f, host_jobs_one, &hc) < 0 ||
 		    array_tasks_active(h->name, host_jobs_one, &hc) < 0)
 			log_warnx("cannot read the jobs of host %s", h->name);
+		host_parallel_add(&hc, json_object_get(per, h->name));
 		row = (struct msg_host_row){ .name = h->name, .slots = h->slots, .used = hc.used,
 		    .load = { h->load[0], h->load[1], h->load[2] },
 		    .state = exechost_state(h, hc.suspended), .connected = h->conn != NULL,
@@ -1062,5 +1116,6 @@ exechost_list_json(bool with_jobs, const char *only_owner)
 		json_array_append_new(list, o);
 	}
 	free(v);
+	json_decref(per);
 	return list;
 }

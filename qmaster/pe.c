@@ -1,6 +1,6 @@
 /* pe.c: parallel jobs (qsub -pe NAME N, -n N): their slots over hosts, their parts' lives.
  *
- * A part lives until the last one ends. */
+ * A job lives until its last part and task have ended. */
 #include "config.h"
 
 #include <assert.h>
@@ -17,24 +17,27 @@
  * master host, then the others in the order of PE_HOSTFILE.  A part holds
  * all the job's slots on its host, so the execd's key ID.TASK.ATTEMPT stays
  * unique per host and its spool keeps its shape; the part is the position
- * of the host in the job's host field (a blank-separated list).
+ * of the host in the job's host field (a blank-separated list).  With -n
+ * every part runs the script (GLUnix's glurun); with -pe only part 0 does,
+ * as in Grid Engine, and the others hold their hosts' slots for the tasks
+ * qrsh -inherit starts (petask.c) until part 0 ends, which ends the job.
  *
  * What each part did is kept in the meta table under "pe.ID" (a JSON
  * object: attempt, killing, why, parts [{host, slots, state, exit_status,
- * signal, failed, limit, rusage}]) until the last part has ended, so a
- * restarted master still knows which parts it waits for.
+ * signal, failed, limit, reaped, rusage}], tasks [{host, state, ...}, the
+ * same fields]) until the last part and task have ended, so a restarted
+ * master still knows what it waits for.
  */
-
-enum { PART_DISPATCHED = 0, PART_RUNNING = 1, PART_ENDED = 2 };
 
 int
 pe_job_rule(const struct job *j)
 {
 	const struct qm_pe *pe = j->pe ? conf_pe(conf, j->pe) : NULL;
-	/* Without a PE, -l slots=N packs the slots on one host, -n spreads them. */
+	/* Without a PE, -l slots=N packs the slots on one host, -n puts one on
+	 * each of N distinct hosts. */
 	if (pe)
 		return pe->rule;
-	return j->req.slots ? PE_PE_SLOTS : PE_ROUND_ROBIN;
+	return j->req.slots ? PE_PE_SLOTS : 1;
 }
 
 char *
@@ -49,7 +52,8 @@ pe_conf_text(const struct qm_pe *pe)
 		snprintf(slots, sizeof slots, "UNLIMITED");
 	return xasprintf("%-18s %s\n%-18s %s\n%-18s %s\n%-18s %s\n%-18s %s\n",
 	    "pe_name", pe->name, "slots", slots, "allocation_rule", rule,
-	    "control_slaves", "FALSE", "job_is_first_task", "TRUE");
+	    "control_slaves", pe->control_slaves ? "TRUE" : "FALSE",
+	    "job_is_first_task", pe->job_is_first_task ? "TRUE" : "FALSE");
 }
 
 int
@@ -61,12 +65,13 @@ pe_admit(const struct job *j, char *err, size_t n)
 		snprintf(err, n, "job rejected: the requested parallel environment \"%s\" does not exist", j->pe);
 		return -1;
 	}
-	if (pe && pe->slots && j->slots > pe->slots) {
+	if (pe && pe->slots && PE_JOB_MIN(j) > pe->slots) {
 		snprintf(err, n, "job rejected: parallel environment \"%s\" offers only %d slots, not %d",
-		    pe->name, pe->slots, j->slots);
+		    pe->name, pe->slots, PE_JOB_MIN(j));
 		return -1;
 	}
-	if (pe && pe->rule > 0 && j->slots % pe->rule != 0) {
+	/* A range needs one multiple of the rule within it. */
+	if (pe && pe->rule > 0 && (j->slots / pe->rule) * pe->rule < PE_JOB_MIN(j)) {
 		snprintf(err, n, "job rejected: parallel environment \"%s\" places %d slots per host; "
 		    "%d is not a multiple of it", pe->name, pe->rule, j->slots);
 		return -1;
@@ -82,7 +87,7 @@ pe_key(int64_t id)
 	return xasprintf("pe.%lld", (long long)id);
 }
 
-static json_t *
+json_t *
 pe_load(const struct job *j)
 {
 	char *key = pe_key(j->id), *text = NULL;
@@ -99,7 +104,7 @@ pe_load(const struct job *j)
 	return o;
 }
 
-static void
+void
 pe_save(const struct job *j, json_t *o)
 {
 	char *key = pe_key(j->id), *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -157,7 +162,7 @@ pe_host_list(const struct job *j)
 	return v;
 }
 
-static bool
+bool
 pe_signal_host(const struct job *j, const char *host, int sig)
 {
 	struct exechost *h = exechost_find(host);
@@ -227,35 +232,53 @@ pe_child_register(struct conn *c, struct job *j, const struct msg_child_register
 	json_decref(o);
 }
 
+/* Adds what a part or task used to sum (maxrss: the largest), and moves
+ * *end to its end. */
+static void
+pe_usage_add(struct job_rusage *sum, const json_t *p, int64_t *end)
+{
+	struct job_rusage ru;
+	const char *w;
+	json_t *v;
+
+	if (jint(p, "end_time", now_ms()) > *end)
+		*end = jint(p, "end_time", now_ms());
+	memset(&ru, 0, sizeof ru);
+	if (!(v = json_object_get(p, "rusage")) || rusage_from_json(&ru, v, &w) < 0)
+		return;
+	sum->utime += ru.utime;
+	sum->stime += ru.stime;
+	for (int k = 0; k < RUSAGE_NINT; k++) {
+		int64_t a = rusage_int(sum, k), b = rusage_int(&ru, k);
+		rusage_set_int(sum, k, strcmp(rusage_int_names[k], "ru_maxrss") == 0 ?
+		    (a > b ? a : b) : a + b);
+	}
+	if (ru.maxvmem > sum->maxvmem)
+		sum->maxvmem = ru.maxvmem;
+}
+
 /* The whole job's end, once its last part has ended: failed when any part
  * failed (the first failure is the reason), one accounting row with every
- * host and the parts' usage summed (maxrss: the largest). */
+ * host and the parts' usage summed (maxrss and maxvmem: the largest). */
 static void
 pe_job_end(struct job *j, json_t *o)
 {
-	struct job_rusage sum, ru;
-	const char *why = jstr(o, "why"), *w;
-	json_t *p, *v;
+	struct job_rusage sum;
+	const char *why = jstr(o, "why");
+	json_t *p;
 	size_t i;
 	int failed_code = 0;
 	bool could_not_start = false;
 
 	memset(&sum, 0, sizeof sum);
 	j->end_time = 0;
+	/* The tasks qrsh -inherit started are accounted to the job. */
+	json_array_foreach(json_object_get(o, "tasks"), i, p)
+		pe_usage_add(&sum, p, &j->end_time);
 	json_array_foreach(json_object_get(o, "parts"), i, p) {
-		int64_t end = jint(p, "end_time", now_ms());
-		if (end > j->end_time)
-			j->end_time = end;
-		memset(&ru, 0, sizeof ru);
-		if ((v = json_object_get(p, "rusage")) && rusage_from_json(&ru, v, &w) == 0) {
-			sum.utime += ru.utime;
-			sum.stime += ru.stime;
-			for (int k = 0; k < RUSAGE_NINT; k++) {
-				int64_t a = rusage_int(&sum, k), b = rusage_int(&ru, k);
-				rusage_set_int(&sum, k, strcmp(rusage_int_names[k], "ru_maxrss") == 0 ?
-				    (a > b ? a : b) : a + b);
-			}
-		}
+		pe_usage_add(&sum, p, &j->end_time);
+		if (jbool(p, "reaped", false))
+			continue;
 		if (jstr(p, "failed"))
 			could_not_start = true;
 		else if (jstr(p, "limit") && !failed_code)
@@ -292,7 +315,25 @@ pe_job_end(struct job *j, json_t *o)
 	log_debug("parallel job %lld ended: %s", (long long)j->id, job_state_name(j->state));
 }
 
-/* The first failure is the job's reason; every part still alive is killed. */
+/* Whether a host has a part or task of the job still alive. */
+static bool
+pe_host_alive(const json_t *o, const char *host)
+{
+	static const char *const lists[] = { "parts", "tasks" };
+	json_t *q;
+	size_t i;
+
+	for (int l = 0; l < 2; l++)
+		json_array_foreach(json_object_get(o, lists[l]), i, q)
+			if (jint(q, "state", 0) != PART_ENDED && jstr(q, "host") &&
+			    strcmp(jstr(q, "host"), host) == 0)
+				return true;
+	return false;
+}
+
+/* The first failure is the job's reason (why; NULL when a -pe job's script
+ * has ended and the rest simply goes); every part and task still alive is
+ * killed: a SIGNAL to a host reaches the part's tasks there too. */
 static void
 pe_kill_others(const struct job *j, json_t *o, const char *why)
 {
@@ -302,25 +343,31 @@ pe_kill_others(const struct job *j, json_t *o, const char *why)
 	if (jbool(o, "killing", false))
 		return;
 	json_object_set_new(o, "killing", json_true());
-	json_object_set_new(o, "why", json_string(why));
-	log_info("job %lld: %s; killing the other parts", (long long)j->id, why);
+	if (why) {
+		json_object_set_new(o, "why", json_string(why));
+		log_info("job %lld: %s; killing the other parts", (long long)j->id, why);
+	} else
+		log_info("job %lld: its script ended; ending its other parts and tasks", (long long)j->id);
 	json_array_foreach(json_object_get(o, "parts"), i, q)
-		if (jint(q, "state", 0) != PART_ENDED && jstr(q, "host"))
+		if (jstr(q, "host") && pe_host_alive(o, jstr(q, "host")))
 			pe_signal_host(j, jstr(q, "host"), 9);
 }
 
-/* Ends the job when its last part has ended, else keeps the parts' record. */
-static void
+/* Ends the job when its last part and task have ended, else keeps the
+ * record. */
+void
 pe_settle(struct job *j, json_t *o)
 {
+	static const char *const lists[] = { "parts", "tasks" };
 	json_t *q;
 	size_t i;
 
-	json_array_foreach(json_object_get(o, "parts"), i, q)
-		if (jint(q, "state", 0) != PART_ENDED) {
-			pe_save(j, o);
-			return;
-		}
+	for (int l = 0; l < 2; l++)
+		json_array_foreach(json_object_get(o, lists[l]), i, q)
+			if (jint(q, "state", 0) != PART_ENDED) {
+				pe_save(j, o);
+				return;
+			}
 	pe_job_end(j, o);
 }
 
@@ -358,7 +405,10 @@ pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
 		    (long long)j->id, m->rusage_why);
 	json_object_set_new(p, "rusage", rusage_to_json(&m->ru));
 
-	if (failed || limit || exit_status != 0 || sig != 0) {
+	if (j->pe && part > 0 && jbool(o, "killing", false) && !failed && !limit) {
+		/* A part holding slots, ended by the job's end: no failure. */
+		json_object_set_new(p, "reaped", json_true());
+	} else if (failed || limit || exit_status != 0 || sig != 0) {
 		char *r = failed ? xasprintf("part %d on %.200s could not start: %.600s", part, c->host->name, failed) :
 		    limit ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, limit) :
 		    lost ? xasprintf("part %d on %.200s: %.600s", part, c->host->name, lost) :
@@ -366,33 +416,44 @@ pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
 		    xasprintf("part %d on %.200s exited with status %d", part, c->host->name, exit_status);
 		pe_kill_others(j, o, r);
 		free(r);
-	}
+	} else if (j->pe && part == 0)
+		pe_kill_others(j, o, NULL);
 	pe_settle(j, o);
 	json_decref(o);
 }
 
 /* A part of a job on host that its execd no longer has, or on a host
- * declared lost: it ended, failed, and takes the others down. */
+ * declared lost: it ended, failed, and takes the others down.  The tasks
+ * there went with it. */
 static int
 pe_lost_one(void *arg, struct job *j)
 {
 	struct lost_ctx *lc = arg;
 	json_t *o, *p;
 	size_t i;
+	bool changed = false;
 
 	if (!JOB_PARALLEL(j) || !(o = pe_load(j)))
 		return 0;
+	if (lc->listed && msg_attempts_has(lc->listed, j)) {
+		/* Still there: a kill asked while its host was away goes now. */
+		if ((j->delete_req || jbool(o, "killing", false)) && pe_host_alive(o, lc->host))
+			pe_signal_host(j, lc->host, 9);
+		json_decref(o);
+		return 0;
+	}
+	json_array_foreach(json_object_get(o, "tasks"), i, p)
+		if (jstr(p, "host") && strcmp(jstr(p, "host"), lc->host) == 0 &&
+		    jint(p, "state", 0) != PART_ENDED) {
+			json_object_set_new(p, "state", json_integer(PART_ENDED));
+			json_object_set_new(p, "lost", json_true());
+			changed = true;
+		}
 	json_array_foreach(json_object_get(o, "parts"), i, p) {
 		char *r;
 		if (!jstr(p, "host") || strcmp(jstr(p, "host"), lc->host) != 0 ||
 		    jint(p, "state", 0) == PART_ENDED)
 			continue;
-		if (msg_attempts_has(lc->listed, j)) {
-			/* Still there: a kill asked while its host was away goes now. */
-			if (j->delete_req || jbool(o, "killing", false))
-				pe_signal_host(j, lc->host, 9);
-			continue;
-		}
 		json_object_set_new(p, "state", json_integer(PART_ENDED));
 		json_object_set_new(p, "exit_status", json_integer(-1));
 		json_object_set_new(p, "signal", json_integer(0));
@@ -400,8 +461,10 @@ pe_lost_one(void *arg, struct job *j)
 		r = xasprintf("lost: part %zu on %s: %s", i, lc->host, lc->why);
 		pe_kill_others(j, o, r);
 		free(r);
-		json_array_append_new(lc->changed, json_pack("{s:I, s:O}", "id", (json_int_t)j->id, "o", o));
+		changed = true;
 	}
+	if (changed)
+		json_array_append_new(lc->changed, json_pack("{s:I, s:O}", "id", (json_int_t)j->id, "o", o));
 	json_decref(o);
 	return 0;
 }

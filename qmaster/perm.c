@@ -1,7 +1,8 @@
-/* perm.c: who may do what: send a request, touch a job or entry, see everyone's jobs, change host lists and reservations. */
+/* perm.c: who may do what: send a request, touch a job or entry, see everyone's jobs, change host lists and reservations, start a task in a job. */
 #include "config.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "qmaster/qmaster.h"
@@ -109,4 +110,37 @@ bool
 perm_job_private(const struct conn *c, const char *owner)
 {
 	return c->operator || (c->user && owner && strcmp(c->user, owner) == 0);
+}
+
+/*
+ * qrsh -inherit: a task is started only for the job's own user (its
+ * uid, as HELLO proved it), only into a job that runs now in a parallel
+ * environment with control_slaves, and only on a host the job was given
+ * (Grid Engine's execd accepts no other).  NULL when allowed, else why,
+ * in words written into buf.
+ */
+const char *
+perm_inherit(const struct conn *c, int64_t id, const struct job *j, const char *host, char *buf,
+    size_t n)
+{
+	const struct qm_pe *pe = j && j->pe ? conf_pe(conf, j->pe) : NULL;
+	char **hosts;
+	bool granted;
+
+	if (!j || JS_FINISHED(j->state) || j->uid != c->uid)
+		snprintf(buf, n, "no job %lld of user %s runs", (long long)id, c->user ? c->user : "?");
+	else if (j->state != JS_RUNNING)
+		snprintf(buf, n, "job %lld is not running yet", (long long)j->id);
+	else if (!pe || !pe->control_slaves)
+		snprintf(buf, n, "job %lld is not in a parallel environment with control_slaves TRUE",
+		    (long long)j->id);
+	else {
+		hosts = pe_host_list(j);
+		granted = hosts && strv_has(hosts, host);
+		strv_free(hosts);
+		if (granted)
+			return NULL;
+		snprintf(buf, n, "host %s was not granted to job %lld", host, (long long)j->id);
+	}
+	return buf;
 }

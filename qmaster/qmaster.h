@@ -378,13 +378,20 @@ void match_fmt_size(char *buf, size_t n, int64_t bytes);
 void match_fmt_time(char *buf, size_t n, int64_t secs);
 
 /* pe.c: parallel jobs: where their slots go, and the life of their parts. */
+/* A part's or task's state in the job's record. */
+enum { PART_DISPATCHED = 0, PART_RUNNING = 1, PART_ENDED = 2 };
 /* Gives out[i] slots to host i (free[i] free slots, hosts in order of
  * preference) so that nslots are placed under rule; returns how many hosts
  * take part, or 0 when they cannot hold the job now. */
 int   pe_alloc(int rule, int nslots, const int *free, int nhosts, int *out);
+/* The most slots from min to max that pe_alloc can place now (into out),
+ * or 0. */
+int   pe_grant(int rule, int min, int max, const int *free, int nhosts, int *out);
+/* The fewest slots a job takes: the low end of its -pe range, else all. */
+#define PE_JOB_MIN(j) ((j)->slots_min ? (j)->slots_min : (j)->slots)
 /* "fill_up", "$round_robin", "4" ...: the rule, or 0 for a bad word. */
 void  pe_rule_name(char *buf, size_t n, int rule);
-/* The rule of a job: its PE's, or $round_robin for -n alone. */
+/* The rule of a job: its PE's, or 1 per host for -n alone. */
 int   pe_job_rule(const struct job *j);
 char *pe_conf_text(const struct qm_pe *pe);
 /* SUBMIT's checks of -pe and -n; -1 with err in Grid Engine's words. */
@@ -405,6 +412,20 @@ void  pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *
  * REGISTER; NULL when the host itself is declared lost): each ends failed
  * with why and the job's other parts are killed. */
 void  pe_host_lost(const char *host, const struct msg_attempts *listed, const char *why);
+/* The parts' and tasks' record (meta "pe.ID") of the job's attempt, or
+ * NULL; pe_save replaces it (NULL: removes it) in the turn's transaction. */
+json_t *pe_load(const struct job *j);
+void  pe_save(const struct job *j, json_t *o);
+/* Ends the job when its last part and task have ended, else saves o. */
+void  pe_settle(struct job *j, json_t *o);
+bool  pe_signal_host(const struct job *j, const char *host, int sig);
+
+/* petask.c */
+/* INHERIT (qrsh -inherit): a task of a running parallel job on one of its hosts. */
+void  petask_request(struct conn *c, int64_t seq, json_t *msg);
+/* A task's CHILD_REGISTER and CHILD_TERM (m->petask > 0). */
+void  petask_register(struct conn *c, struct job *j, const struct msg_child_register *m);
+void  petask_term(struct conn *c, struct job *j, const struct msg_child_term *m);
 
 /* deps.c: dependencies and start times. */
 struct deps;
@@ -483,6 +504,9 @@ bool        array_sched_done(const struct array_sched *a);
 void        array_sched_close(struct array_sched *a);
 /* A task reached a final state: ends the parent after its last task. */
 void        array_task_ended(const struct job *t);
+/* The view of task of p (the caller frees it): its row, or one made from
+ * p, pending, or deleted when p has ended; NULL when p has no such task. */
+struct job *array_task_view(const struct job *p, int task);
 bool        array_started(const struct job *p);
 void        array_fail_pending(struct job *p, const char *why);
 /* qdel of the whole array (only NULL) or of some of its tasks. */
@@ -515,6 +539,9 @@ void perm_roles(const char *user, uid_t uid, bool *manager, bool *operator);
 /* The HOLD_* bits c may set or clear on a job it may touch (qalter -h). */
 unsigned perm_hold_bits(const struct conn *c);
 bool perm_job_private(const struct conn *c, const char *owner);
+/* May c start a qrsh -inherit task of j on host?  NULL, or why in buf. */
+const char *perm_inherit(const struct conn *c, int64_t id, const struct job *j, const char *host,
+    char *buf, size_t n);
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;
 bool perm_resv(const struct conn *c, const struct resv *r);

@@ -60,6 +60,7 @@ static const struct handler {
 	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
 	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_INHERIT,        petask_request,          ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, PERM_MANAGER,        false },
 	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   PERM_DAEMON,         false },
@@ -695,12 +696,14 @@ req_release(struct conn *c, int64_t seq, json_t *msg)
 	request_job_op(c, seq, msg, op_release, "release");
 }
 
-/* WAIT (qsub -sync y): answered when the job reaches a final state. */
+/* WAIT (qsub -sync y, qwait, drmaa_wait): answered when the job, or one
+ * task of an array (task > 0), reaches a final state. */
 struct waiter {
 	TAILQ_ENTRY(waiter) entry;
 	struct conn *c;
 	int64_t      seq;
 	int64_t      id;
+	int          task;
 };
 static TAILQ_HEAD(, waiter) waiters = TAILQ_HEAD_INITIALIZER(waiters);
 
@@ -712,14 +715,14 @@ wait_answer(struct conn *c, int64_t seq, const struct job *j)
 	job_json_public(o);
 	json_object_del(o, "script");
 	json_object_del(o, "env");
-	json_object_set_new(rep, "job", o);
+	msg_waited_add(rep, o);
 	net_send(c, rep);
 }
 
 static void
 req_wait(struct conn *c, int64_t seq, json_t *msg)
 {
-	struct msg_wait m;
+	struct msg_wait m = { 0 };
 	const char *why = NULL;
 	int64_t id = msg_wait_unpack(msg, &m, &why) == 0 ? m.id : 0;
 	struct job *j = id > 0 ? store_job_get(store, id, false) : NULL;
@@ -730,8 +733,18 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 		job_free(j);
 		j = NULL;
 	}
+	if (j && m.task > 0) {
+		struct job *t = array_task_view(j, (int)m.task);
+		job_free(j);
+		j = t;
+	}
 	if (!j) {
-		net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist", (long long)id));
+		if (m.task > 0)
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "task %lld.%lld does not exist",
+			    (long long)id, (long long)m.task));
+		else
+			net_send(c, proto_reply_err(seq, ERR_NOENT, "job \"%lld\" does not exist",
+			    (long long)id));
 		return;
 	}
 	if (JS_FINISHED(j->state)) {
@@ -744,28 +757,45 @@ req_wait(struct conn *c, int64_t seq, json_t *msg)
 	w->c = c;
 	w->seq = seq;
 	w->id = id;
+	w->task = (int)m.task;
 	TAILQ_INSERT_TAIL(&waiters, w, entry);
+}
+
+/* Answers the waiters of j (a job, or a task view); when j is an array's
+ * parent, those of its tasks too: a task that never ran ends with it. */
+static void
+wait_job_ended(const struct job *j)
+{
+	struct waiter *w, *tmp;
+
+	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
+		struct job *t = NULL;
+		if (w->id != j->id || (j->task > 0 && w->task != j->task))
+			continue;
+		if (j->task == 0 && w->task > 0) {
+			if ((t = array_task_view(j, w->task)) == NULL)
+				continue;
+			wait_answer(w->c, w->seq, t);
+			job_free(t);
+		} else
+			wait_answer(w->c, w->seq, j);
+		TAILQ_REMOVE(&waiters, w, entry);
+		free(w);
+	}
 }
 
 void
 request_job_finished(const struct job *j)
 {
-	struct waiter *w, *tmp;
-
 	/* A task's end matters to its parent only, which ends after the last. */
 	if (j->task > 0) {
+		wait_job_ended(j);
 		array_task_ended(j);
 		return;
 	}
 	mail_job_ended(j);
 	deps_job_ended(j);
-	TAILQ_FOREACH_SAFE(w, &waiters, entry, tmp) {
-		if (w->id != j->id)
-			continue;
-		wait_answer(w->c, w->seq, j);
-		TAILQ_REMOVE(&waiters, w, entry);
-		free(w);
-	}
+	wait_job_ended(j);
 }
 
 void
@@ -823,6 +853,11 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	f.project = m.project;
 	f.account = m.account;
 	f.since = m.since;
+	f.queue = m.queue;
+	f.host = m.host;
+	f.from = m.from;
+	f.to = m.to;
+	f.by_end = m.by_end;
 	f.after_end = m.after_end;
 	f.after_row = m.after_row;
 	f.limit = (int)limit;
@@ -837,7 +872,9 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	}
 	rows = json_array();
 	if (summary)
-		rc = store_acct_summary(store, &f, strcmp(summary, "owner") == 0, acct_collect, rows);
+		rc = store_acct_summary(store, &f, (m.groups & MSG_ACCT_BY_HOST ? ACCT_BY_HOST : 0) |
+		    (m.groups & MSG_ACCT_BY_QUEUE ? ACCT_BY_QUEUE : 0) |
+		    (m.groups & MSG_ACCT_BY_OWNER ? ACCT_BY_OWNER : 0), acct_collect, rows);
 	else
 		rc = store_acct_foreach(store, &f, acct_collect, rows);
 	if (rc < 0) {

@@ -317,7 +317,7 @@ parallel_feasible(struct cand *c)
 		host_view(h, &m);
 		tot[i] = h->conn && !h->lost && !h->disabled && part_fits(c->j, c, &m, false) ? h->slots : 0;
 	}
-	ok = pe_alloc(pe_job_rule(c->j), c->j->slots, tot, n, out) > 0;
+	ok = pe_alloc(pe_job_rule(c->j), PE_JOB_MIN(c->j), tot, n, out) > 0;
 	free(tot);
 	free(out);
 	return ok;
@@ -356,7 +356,7 @@ sched_dispatch_parts(struct served *sv, int nsv, const int *out, struct job *j, 
 		json_t *o;
 		if (!out[i])
 			continue;
-		o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ np++, ph });
+		o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ np++, ph, 0 });
 		if (!sv[i].jobs)
 			sv[i].jobs = json_array();
 		json_array_append_new(sv[i].jobs, o);
@@ -384,6 +384,7 @@ sched_parallel(struct served *sv, int nsv, struct cand *cands, int ncand, struct
 	int *free_ = xcalloc((size_t)nsv + 1, sizeof *free_), *out = xcalloc((size_t)nsv + 1, sizeof *out);
 	bool reserved = false;
 	char why[160];
+	int granted;
 
 	for (int k = 0; k < ncand; k++) {
 		struct cand *c = &cands[k];
@@ -398,7 +399,9 @@ sched_parallel(struct served *sv, int nsv, struct cand *cands, int ncand, struct
 			host_view(sv[i].h, &m);
 			free_[i] = sv[i].resv < 0 && part_fits(c->j, c, &m, true) ? sv[i].h->pull_free : 0;
 		}
-		if (pe_alloc(pe_job_rule(c->j), c->j->slots, free_, nsv, out) > 0) {
+		if ((granted = pe_grant(pe_job_rule(c->j), PE_JOB_MIN(c->j), c->j->slots, free_, nsv, out)) > 0) {
+			/* Of a range, as many as start now: NSLOTS says how many. */
+			c->j->slots = granted;
 			sched_dispatch_parts(sv, nsv, out, c->j, us);
 			continue;
 		}
@@ -857,11 +860,12 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 				nh++;
 			}
 		}
-		if (pe_alloc(pe_job_rule(j), j->slots, tot, (int)nk, out) == 0) {
+		if (pe_alloc(pe_job_rule(j), PE_JOB_MIN(j), tot, (int)nk, out) == 0) {
 			pe_rule_name(rule, sizeof rule, pe_job_rule(j));
 			snprintf(err, n, "error: no suitable queues. Reason: cannot run in PE \"%s\" because "
 			    "%d host%s can run a part of it and it needs %d slots (allocation_rule %s)",
-			    j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", nh, nh == 1 ? "" : "s", j->slots, rule);
+			    j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", nh, nh == 1 ? "" : "s", PE_JOB_MIN(j),
+			    rule);
 			free(tot);
 			free(out);
 			goto out;
@@ -929,13 +933,13 @@ parallel_why(const struct job *j, const struct qm_queue *q, struct nodeset *ns, 
 		}
 	}
 	pe_rule_name(rule, sizeof rule, pe_job_rule(j));
-	if (pe_alloc(pe_job_rule(j), j->slots, tot, nh, out) == 0)
+	if (pe_alloc(pe_job_rule(j), PE_JOB_MIN(j), tot, nh, out) == 0)
 		snprintf(buf, n, "cannot run in PE \"%s\": it needs %d slots (allocation_rule %s) and only "
-		    "%d connected host%s can run a part of it", j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", j->slots, rule,
+		    "%d connected host%s can run a part of it", j->pe ? j->pe : j->req.slots ? "-l slots" : "-n", PE_JOB_MIN(j), rule,
 		    ever, ever == 1 ? "" : "s");
-	else if (pe_alloc(pe_job_rule(j), j->slots, fr, nh, out) == 0)
+	else if (pe_alloc(pe_job_rule(j), PE_JOB_MIN(j), fr, nh, out) == 0)
 		snprintf(buf, n, "parallel job waits for %d slots at once (allocation_rule %s): %d idle "
-		    "host%s with %d free slot%s now; idle hosts are held for it", j->slots, rule, now,
+		    "host%s with %d free slot%s now; idle hosts are held for it", PE_JOB_MIN(j), rule, now,
 		    now == 1 ? "" : "s", fnow, fnow == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "enough idle hosts fit: the job starts at their next pull");

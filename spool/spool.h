@@ -13,7 +13,7 @@
  * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 13
+#define STORE_SCHEMA_VERSION 15
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -149,7 +149,7 @@ int store_tasks_active(struct store *st, const char *host, store_job_cb cb, void
 struct acct_info {
 	const char        *group;   /* the name of j->gid; NULL: unknown */
 	int                failed;  /* Grid Engine's failed code: 0 ran and ended */
-	struct job_rusage  ru;      /* wait4's; zero when the job never ran */
+	struct job_rusage  ru;      /* wait4's and maxvmem; zero when the job never ran */
 };
 #define ACCT_FAILED_BEFORE	1    /* "assumedly before job": could not start */
 #define ACCT_FAILED_LIMIT	37   /* ended by a limit of its own (h_rt, h_cpu, h_vmem) */
@@ -165,15 +165,24 @@ struct store_acct_filter {
 	const char  *project;    /* qacct -P: NULL: any */
 	const char  *account;    /* qacct -A: NULL: any */
 	int64_t      since;      /* only rows with end_time >= since (ms) */
+	const char  *queue;      /* NULL: any */
+	const char  *host;       /* NULL: any; else one of the row's hosts, any case */
+	int64_t      from, to;   /* start_time (end_time with by_end) in [from, to); to 0: open */
+	bool         by_end;
 	int64_t      after_end;  /* the cursor: only rows after (after_end, after_row) */
 	int64_t      after_row;
 	int          limit;      /* at most this many rows; <= 0: no limit */
 };
 typedef int (*store_acct_cb)(void *arg, json_t *row);
 int store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg);
-/* Sums of wallclock, utime and stime and the count of rows with end_time >=
- * f->since (f->owner: only theirs), as one total or one row per owner. */
-int store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+/* Sums of wallclock, utime and stime, the count and the largest maxvmem of
+ * the rows f selects, as one total or one row per group: by the first host
+ * of each row (a parallel job's master host), queue and owner, as groups
+ * asks; a group with no row is left out. */
+#define ACCT_BY_HOST	1
+#define ACCT_BY_QUEUE	2
+#define ACCT_BY_OWNER	4
+int store_acct_summary(struct store *st, const struct store_acct_filter *f, unsigned groups,
     store_acct_cb cb, void *arg);
 /* The final state of a job's last attempt: 0 and *state, 1 if none, -1 error. */
 int store_acct_last_state(struct store *st, int64_t id, enum job_state *state);

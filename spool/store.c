@@ -277,6 +277,14 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE jobs ADD COLUMN noshell INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE accounting ADD COLUMN project TEXT;"
 	"ALTER TABLE accounting ADD COLUMN account TEXT;",
+
+	/* 13 -> 14: -pe NAME MIN-MAX (issue 23): the fewest slots the job
+	 * takes; 0 for a job without a range. */
+	"ALTER TABLE jobs ADD COLUMN slots_min INTEGER NOT NULL DEFAULT 0;",
+
+	/* 14 -> 15: qacct's maxvmem (issue 23): the job's peak memory in
+	 * bytes as its shepherd measured it; 0 for older rows. */
+	"ALTER TABLE accounting ADD COLUMN maxvmem INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */

@@ -44,6 +44,7 @@ store_acct_insert(struct store *st, const struct job *j, const struct acct_info 
 	    (double)(j->end_time - j->start_time) / 1000.0 : 0.0);
 	sqlite3_bind_double(s, A_utime, a->ru.utime);
 	sqlite3_bind_double(s, A_stime, a->ru.stime);
+	sqlite3_bind_int64(s, A_maxvmem, a->ru.maxvmem);
 	/* maxrss_kb, then ru_ixrss ... ru_nivcsw: rusage_int's order. */
 	for (int i = 0; i < RUSAGE_NINT; i++)
 		sqlite3_bind_int64(s, A_maxrss_kb + i, rusage_int(&a->ru, i));
@@ -79,6 +80,7 @@ acct_row_json(sqlite3_stmt *s)
 		m.ru.stime = 0;
 	for (int i = 0; i < RUSAGE_NINT; i++)
 		rusage_set_int(&m.ru, i, col_int(s, A_maxrss_kb + i, 0, INT64_MAX, id, rusage_int_names[i]));
+	m.ru.maxvmem = col_int(s, A_maxvmem, 0, INT64_MAX, id, "maxvmem");
 	m.row = sqlite3_column_int64(s, A_id);
 	m.id = id;
 	m.task = INT(task, 0, INT32_MAX);
@@ -138,14 +140,22 @@ acct_row(void *arg, sqlite3_stmt *s)
 	return stop;
 }
 
-/* qacct -P and -A, ?7 and ?8 of every listing and sum (NULL: any). */
+/* ACCT_FILTER's parameters: ?3 and ?7 to ?13 (NULL: any). */
 static void
-acct_bind_labels(sqlite3_stmt *s, const struct store_acct_filter *f)
+acct_bind_filter(sqlite3_stmt *s, const struct store_acct_filter *f)
 {
+	sqlite3_bind_int64(s, 3, f->since);
 	if (f->project)
 		sqlite3_bind_text(s, 7, f->project, -1, SQLITE_STATIC);
 	if (f->account)
 		sqlite3_bind_text(s, 8, f->account, -1, SQLITE_STATIC);
+	if (f->queue)
+		sqlite3_bind_text(s, 9, f->queue, -1, SQLITE_STATIC);
+	if (f->host)
+		sqlite3_bind_text(s, 10, f->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 11, f->from);
+	sqlite3_bind_int64(s, 12, f->to);
+	sqlite3_bind_int(s, 13, f->by_end);
 }
 
 int
@@ -167,27 +177,30 @@ store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_ac
 		sqlite3_bind_text(s, 1, f->name, -1, SQLITE_STATIC);
 	else if (id == S_ACCT_BY_OWNER)
 		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, f->since);
+	acct_bind_filter(s, f);
 	sqlite3_bind_int64(s, 4, f->after_end);
 	sqlite3_bind_int64(s, 5, f->after_row);
 	sqlite3_bind_int64(s, 6, f->limit > 0 ? f->limit : -1);
-	acct_bind_labels(s, f);
 	return stmt_walk(st, s, own, "cannot list accounting", acct_row, &w);
 }
 
-/* One row of a sum; the owner's name when the sum is by owner. */
+/* One row of a sum, with the host, queue and owner it is grouped by. */
 static int
 acct_sum_row(void *arg, sqlite3_stmt *s)
 {
 	struct acct_walk *w = arg;
-	struct msg_acct_sum m = { .jobs = sqlite3_column_int64(s, 1), .ru_wallclock =
-	    sqlite3_column_double(s, 2), .ru_utime = sqlite3_column_double(s, 3),
-	    .ru_stime = sqlite3_column_double(s, 4) };
+	struct msg_acct_sum m = { .jobs = sqlite3_column_int64(s, 3), .ru_wallclock =
+	    sqlite3_column_double(s, 4), .ru_utime = sqlite3_column_double(s, 5),
+	    .ru_stime = sqlite3_column_double(s, 6), .maxvmem = sqlite3_column_int64(s, 7) };
+	const char **key[] = { &m.host, &m.queue, &m.owner };
 	json_t *row;
 	int stop;
 
-	if (w->by_key)
-		m.owner = sqlite3_column_text(s, 0) ? (const char *)sqlite3_column_text(s, 0) : "";
+	/* The sum of no row at all: nothing to show, as Grid Engine shows it. */
+	if (m.jobs == 0)
+		return 0;
+	for (int k = 0; k < 3; k++)
+		*key[k] = (const char *)sqlite3_column_text(s, k);
 	row = msg_acct_sum_pack(&m);
 	stop = w->cb(w->arg, row);
 	json_decref(row);
@@ -195,18 +208,21 @@ acct_sum_row(void *arg, sqlite3_stmt *s)
 }
 
 int
-store_acct_summary(struct store *st, const struct store_acct_filter *f, bool by_owner,
+store_acct_summary(struct store *st, const struct store_acct_filter *f, unsigned groups,
     store_acct_cb cb, void *arg)
 {
-	struct acct_walk w = { f, by_owner, cb, arg };
+	struct acct_walk w = { f, true, cb, arg };
 	sqlite3_stmt *s;
 	bool own;
 
-	/* ?1, the owner, is NULL and unused in the sums of everyone's. */
-	if (!(s = stmt_bound(st, S_ACCT_SUM_ALL + (by_owner ? 2 : 0) + (f->owner ? 1 : 0), &own,
-	    BINDS(BIND(f->owner), BIND(f->since)))))
+	if (!(s = stmt_take(st, S_ACCT_SUM, &own)))
 		return -1;
-	acct_bind_labels(s, f);
+	if (f->owner)
+		sqlite3_bind_text(s, 1, f->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, (groups & ACCT_BY_HOST) != 0);
+	sqlite3_bind_int(s, 5, (groups & ACCT_BY_QUEUE) != 0);
+	sqlite3_bind_int(s, 6, (groups & ACCT_BY_OWNER) != 0);
+	acct_bind_filter(s, f);
 	return stmt_walk(st, s, own, "cannot sum accounting", acct_sum_row, &w);
 }
 

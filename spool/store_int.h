@@ -28,7 +28,7 @@
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
 	X(qrsh) X(soft_req) X(project) X(account) X(context) X(reserve) X(js) \
-	X(binding) X(noshell)
+	X(binding) X(noshell) X(slots_min)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -50,14 +50,14 @@ enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
  * The accounting table's columns after id, in the order they are written and
  * read.  host is a blank-separated list; failed is the reason's text and
  * failed_code Grid Engine's number for it; utime, stime and maxrss_kb are
- * wait4's ru_utime, ru_stime and ru_maxrss.
+ * wait4's ru_utime, ru_stime and ru_maxrss; maxvmem the shepherd's peak.
  */
 #define ACCT_COLUMNS(X) \
 	X(job_id) X(task) X(attempt) X(name) X(owner) X(uid) X(gid) X(group_name) \
 	X(queue) X(host) X(submit_time) X(start_time) X(end_time) X(state) \
 	X(exit_status) X(signal) X(failed_code) X(failed) X(prio) X(pe) X(slots) \
-	X(project) X(account) X(wallclock) X(utime) X(stime) X(maxrss_kb) X(ru_ixrss) X(ru_ismrss) \
-	X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
+	X(project) X(account) X(wallclock) X(utime) X(stime) X(maxvmem) X(maxrss_kb) \
+	X(ru_ixrss) X(ru_ismrss) X(ru_idrss) X(ru_isrss) X(ru_minflt) X(ru_majflt) X(ru_nswap) X(ru_inblock) \
 	X(ru_oublock) X(ru_msgsnd) X(ru_msgrcv) X(ru_nsignals) X(ru_nvcsw)
 #define A_ENUM(c)	A_##c,
 enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
@@ -66,12 +66,22 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 #define ACCT_INSERT_COLS	ACCT_COLUMNS(X_NAME) "ru_nivcsw"
 #define ACCT_INSERT_PARAMS	ACCT_COLUMNS(X_PARAM) "?"
 #define ACCT_SELECT	"SELECT id, " ACCT_COLUMNS(X_NAME) "ru_nivcsw FROM accounting"
-/* qacct -P and -A: few sites have many projects, so no index. */
-#define ACCT_LABELS	" AND (?7 IS NULL OR project = ?7) AND (?8 IS NULL OR account = ?8)"
-#define ACCT_PAGE	" AND end_time >= ?3 AND (end_time, id) > (?4, ?5)" ACCT_LABELS \
+/* The filters every listing and the sum share: ?3 since (end_time), ?7
+ * project and ?8 account (qacct -P, -A; few sites have many projects, so
+ * no index), ?9 queue, ?10 a host among the row's, ?11 and ?12 a time
+ * range (0: open) of the start, or of the end when ?13 is 1; an attempt
+ * that never started is in no range of starts. */
+#define ACCT_FILTER	" AND end_time >= ?3 AND (?7 IS NULL OR project = ?7)" \
+			" AND (?8 IS NULL OR account = ?8) AND (?9 IS NULL OR queue = ?9)" \
+			" AND (?10 IS NULL OR instr(' ' || lower(host) || ' ', ' ' || lower(?10) || ' ') > 0)" \
+			" AND (CASE ?13 WHEN 1 THEN end_time ELSE start_time END) >= ?11" \
+			" AND (?12 = 0 OR (CASE ?13 WHEN 1 THEN end_time ELSE start_time END) < ?12)" \
+			" AND ((?11 = 0 AND ?12 = 0) OR ?13 = 1 OR start_time > 0)"
+#define ACCT_PAGE	ACCT_FILTER " AND (end_time, id) > (?4, ?5)" \
 			" ORDER BY end_time, id LIMIT ?6"
-#define ACCT_SUM(group)	"SELECT " #group ", count(*), sum(wallclock), sum(utime)," \
-			" sum(stime) FROM accounting"
+/* The first host of the row's list: a parallel job's master host. */
+#define ACCT_HOST1	"coalesce(CASE WHEN instr(host, ' ') > 0" \
+			" THEN substr(host, 1, instr(host, ' ') - 1) ELSE host END, '')"
 
 
 /*
@@ -90,9 +100,8 @@ enum stmt_id {
 	S_ACCT_LAST,
 	S_CRON_INSERT, S_CRON_UPDATE, S_CRON_DELETE, S_CRON_GET, S_CRON_ALL, S_CRON_DUE,
 	S_MAIL_ADD, S_MAIL_DUE, S_MAIL_DONE, S_MAIL_RETRY, S_MAIL_OF_JOB,
-	/* ACCT_BY_* in the order of enum acct_key; SUM_* + by_owner * 2 + has owner. */
-	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END,
-	S_ACCT_SUM_ALL, S_ACCT_SUM_ALL_OWNER, S_ACCT_SUM_BY_OWNER, S_ACCT_SUM_BY_OWNER_ONE,
+	/* ACCT_BY_* in the order of enum acct_key. */
+	S_ACCT_BY_JOB, S_ACCT_BY_NAME, S_ACCT_BY_OWNER, S_ACCT_BY_END, S_ACCT_SUM,
 	S_TASK_PUT, S_TASK_IDS, S_TASK_COUNTS, S_TASK_DEL, S_ARRAY_NEXT, S_ARRAY_SET_NEXT,
 	S_TASK_UNFINISHED,
 	S_HOST_LISTS, S_ALIAS_ADD, S_ALIAS_DEL, S_ALIAS_DEL_HOST, S_ALIASES_ALL,

@@ -175,6 +175,7 @@ store_job_insert(struct store *st, struct job *j)
 	sqlite3_bind_int(s, C_js, j->js);
 	bind_text(s, C_binding, j->binding);
 	sqlite3_bind_int(s, C_noshell, j->noshell);
+	sqlite3_bind_int(s, C_slots_min, j->slots_min);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -348,6 +349,8 @@ store_job_update(struct store *st, const struct job *j)
 	bind_text(s, 28, context);
 	sqlite3_bind_int(s, 29, j->reserve);
 	sqlite3_bind_int(s, 30, j->js);
+	/* A -pe range's grant, at dispatch. */
+	sqlite3_bind_int(s, 31, j->slots);
 	rc = stmt_run(st, s, own, "cannot update a job");
 	free(soft);
 	free(context);

@@ -231,6 +231,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->rerun = (int)INT(rerun, -1, 1);
 	j->pe = col_str(s, C_pe);
 	j->slots = (int)INT(slots, 1, JOB_MAX_SLOTS);
+	j->slots_min = (int)INT(slots_min, 0, JOB_MAX_SLOTS);
 	j->t_first = (int)INT(t_first, 0, JOB_MAX_TASKS);
 	j->t_last = (int)INT(t_last, 0, JOB_MAX_TASKS);
 	j->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);

@@ -29,7 +29,7 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
 	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
 	    " begin_time = ?24, soft_req = ?25, project = ?26, account = ?27,"
-	    " context = ?28, reserve = ?29, js = ?30 WHERE id = ?1",
+	    " context = ?28, reserve = ?29, js = ?30, slots = ?31 WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",
@@ -49,12 +49,13 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_ACCT_BY_NAME] = ACCT_SELECT " WHERE name = ?1" ACCT_PAGE,
 	[S_ACCT_BY_OWNER] = ACCT_SELECT " WHERE owner = ?1" ACCT_PAGE,
 	[S_ACCT_BY_END] = ACCT_SELECT " WHERE ?1 IS NULL" ACCT_PAGE,
-	[S_ACCT_SUM_ALL] = ACCT_SUM(NULL) " WHERE end_time >= ?2" ACCT_LABELS,
-	[S_ACCT_SUM_ALL_OWNER] = ACCT_SUM(NULL) " WHERE owner = ?1 AND end_time >= ?2" ACCT_LABELS,
-	[S_ACCT_SUM_BY_OWNER] = ACCT_SUM(owner) " WHERE end_time >= ?2" ACCT_LABELS
-	    " GROUP BY owner ORDER BY owner",
-	[S_ACCT_SUM_BY_OWNER_ONE] = ACCT_SUM(owner) " WHERE owner = ?1 AND end_time >= ?2"
-	    ACCT_LABELS " GROUP BY owner",
+	/* One row per group: ?4, ?5, ?6 say whether the host, the queue and
+	 * the owner group (a column that does not is NULL in every row). */
+	[S_ACCT_SUM] = "SELECT CASE ?4 WHEN 1 THEN " ACCT_HOST1 " END AS h,"
+	    " CASE ?5 WHEN 1 THEN coalesce(queue, '') END AS q,"
+	    " CASE ?6 WHEN 1 THEN coalesce(owner, '') END AS o,"
+	    " count(*), sum(wallclock), sum(utime), sum(stime), max(maxvmem) FROM accounting"
+	    " WHERE (?1 IS NULL OR owner = ?1)" ACCT_FILTER " GROUP BY h, q, o ORDER BY h, q, o",
 	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen, attrs)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# debian.bats: debian/ builds nowq-master, nowq-exec and nowq-client with dpkg-buildpackage -us -uc -b; unpacked into a scratch root, the packaged programs run a job end to end; lintian finds no error; nowq-client replaces gridengine-client in a throwaway copy of this system; with NOWQ_TEST_DEB=1 the packages also build in a clean Debian 12 chroot.
+# debian.bats: debian/ builds nowq-master, nowq-exec, nowq-client, nowq-drmaa and nowq-drmaa-dev with dpkg-buildpackage -us -uc -b; unpacked into a scratch root, the packaged programs run a job end to end, also through the packaged libdrmaa; lintian finds no error; nowq-client replaces gridengine-client in a throwaway copy of this system; with NOWQ_TEST_DEB=1 the packages also build in a clean Debian 12 chroot.
 # The build takes about a minute of CPU, three minutes of wall time on a
 # loaded two-core machine; test.sh installs what these tests need
 # (debhelper, lintian, and gridengine-client's packages in apt's cache).
@@ -17,7 +17,7 @@ setup_file() {
 	(cd "$DEB/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="nocheck parallel=2" \
 		dpkg-buildpackage -us -uc -b) >"$DEB/build.log" 2>&1 || true
 	mkdir "$DEB/root"
-	for p in master exec client; do
+	for p in master exec client drmaa drmaa-dev; do
 		[ -f "$DEB/nowq-${p}_"*_*.deb ] && dpkg -x "$DEB"/nowq-${p}_*_*.deb "$DEB/root"
 	done
 	true
@@ -46,8 +46,8 @@ in_copy() {
 		chroot "$1/root" sh -c "$2"' sh "$t" "$1"
 }
 
-@test "dpkg-buildpackage -us -uc -b builds the three packages" {
-	for p in master exec client; do
+@test "dpkg-buildpackage -us -uc -b builds the five packages" {
+	for p in master exec client drmaa drmaa-dev; do
 		ls "$DEB"/nowq-${p}_*_*.deb >/dev/null 2>&1 || { tail -30 "$DEB/build.log"; return 1; }
 	done
 }
@@ -71,6 +71,17 @@ in_copy() {
 	! dpkg-deb -c "$DEB"/nowq-client_*.deb | grep -q sbin/ || false
 }
 
+@test "nowq-drmaa holds libdrmaa.so.1, nowq-drmaa-dev its header, link and page" {
+	run dpkg-deb -c "$DEB"/nowq-drmaa_*.deb
+	[[ "$output" == *"/libdrmaa.so.1.0"* ]] && [[ "$output" == *"/libdrmaa.so.1 -> libdrmaa.so.1.0"* ]]
+	[[ "$output" != *"drmaa.h"* ]]
+	run dpkg-deb -c "$DEB"/nowq-drmaa-dev_*.deb
+	[[ "$output" == *"./usr/include/drmaa.h"* ]] && [[ "$output" == *"/libdrmaa.so -> libdrmaa.so.1"* ]]
+	[[ "$output" == *"/man3/drmaa.3.gz"* ]]
+	run dpkg-deb -f "$DEB"/nowq-drmaa-dev_*.deb Depends
+	[[ "$output" == *"nowq-drmaa (= "* ]]
+}
+
 @test "the unpacked programs run a job end to end" {
 	export NOWQ_SBINDIR="$DEB/root/usr/sbin" PATH="$DEB/root/usr/bin:$PATH"
 	nowq start --dir "$DEB/cluster" >/dev/null 2>&1
@@ -80,6 +91,15 @@ in_copy() {
 	run qwait "$id"
 	[ "$status" -eq 0 ]
 	[ "$(qacct -j "$id" | awk '$1 == "exit_status" { print $2 }')" = 0 ]
+	# The packaged library, as python3-drmaa loads it.
+	if /usr/bin/python3 -c 'import ctypes.util' 2>/dev/null && dpkg-query -W python3-drmaa >/dev/null 2>&1; then
+		lib=$(echo "$DEB"/root/usr/lib/*/libdrmaa.so.1)
+		run env DRMAA_LIBRARY_PATH="$lib" /usr/bin/python3 -c 'import drmaa
+s = drmaa.Session(); s.initialize()
+jt = s.createJobTemplate(); jt.remoteCommand = "/bin/true"; jt.outputPath = ":/dev/null"; jt.joinFiles = True
+print(s.wait(s.runJob(jt), -1).exitStatus); s.exit()'
+		[ "$status" -eq 0 ] && [ "$output" = 0 ] || { echo "$output"; return 1; }
+	fi
 	nowq stop --dir "$DEB/cluster" >/dev/null 2>&1
 }
 

@@ -131,6 +131,8 @@ acct_end() { grep -E '^(failed|exit_status) ' | sed -E 's/ *\(.*\)$//; s/ +$//';
 	same qrsh-args
 	rec qrsh-exit qrsh 'exit 3'
 	same qrsh-exit
+	rec qrsh-noshell qrsh -noshell echo '$HOME' 'a;b'
+	same qrsh-noshell
 }
 
 @test "h_rt: SIGKILL, no warning first; qacct's failed and exit_status as Grid Engine's" {

@@ -112,6 +112,15 @@ complex_rows() { grep -v '^#' "$FIX/complex" | awk '{ print $1, $2, $3, $5 }'; }
 	run qalter -h x "$id"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"-h wants letters of u, o, s, n, U, O, S"* ]]
+	# qhold and qrls take the operator and system holds too.
+	id=$(qsub -terse -h -b y true)
+	qhold -h os "$id"
+	qrls "$id"
+	[ "$(job_state "$id")" = hqw ]
+	qrls -h o "$id"
+	[ "$(job_state "$id")" = hqw ]
+	qrls -h s "$id"
+	wait_until 20 job_finished "$id"
 }
 
 @test "soft requests pick the host that meets them and never keep a job waiting" {

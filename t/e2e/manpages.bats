@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # manpages.bats: every man page is clean for mandoc, each command's manual documents exactly the options the command accepts, and no page calls missing what the programs have.
 
-PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 reserve.1 unreserve.1 nowq.1 qconf.1 qalter.1 qwait.1 qrsh.1 qselect.1 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
+PAGES="qsub.1 qstat.1 qdel.1 qhold.1 qrls.1 qhost.1 qacct.1 qmod.1 reserve.1 unreserve.1 nowq.1 qconf.1 qalter.1 qwait.1 qrsh.1 qselect.1 drmaa.3 qmaster.8 execd.8 qmaster.conf.5 execd.ini.5 nowq.7"
 
 # The options a page marks up with Fl, one per line ("-cwd", "--json"),
 # from the whole page or, given a section name, from that section only,
@@ -182,7 +182,7 @@ check_options() {
 }
 
 # The pages and documents a new admin reads.
-DOCS="doc/*.1 doc/*.5 doc/*.7 doc/*.8 doc/*.md README.md"
+DOCS="doc/*.1 doc/*.3 doc/*.5 doc/*.7 doc/*.8 doc/*.md README.md"
 
 @test "qmaster.conf(5) and execd.ini(5) list exactly the settings the daemons accept" {
 	run python3 "$top_srcdir/t/e2e/docclaims.py" settings "$top_srcdir" "$top_builddir/bin"

@@ -216,7 +216,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	[ "$status" -eq 0 ]
 	[ "$(job_field "$id" job_name)" = "renamed" ]
 	[ "$(job_field "$id" priority)" = "-7" ]
-	[ "$(resources "$id")" = "mem=1073741824" ]
+	[ "$(resources "$id")" = "mem=1G" ]
 	if id -u nobody >/dev/null 2>&1; then
 		run setpriv --reuid=nobody --regid=nogroup --clear-groups env NOWQ_MASTER="$NOWQ_MASTER" "$NOWQ_BIN/qalter" -p -1 "$id"
 		[ "$status" -ne 0 ]

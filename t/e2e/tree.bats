@@ -13,9 +13,9 @@
 	[ -z "$output" ]
 }
 
-# common <- spool <- qmaster; common <- execd; common <- client: a folder
-# includes its own headers and those of the folders it may depend on, so
-# the two daemons share code only through common/.
+# common <- spool <- qmaster; common <- execd; common <- client <- drmaa: a
+# folder includes its own headers and those of the folders it may depend
+# on, so the two daemons share code only through common/.
 @test "each folder includes only headers of the folders it may depend on" {
 	local bad=
 	bad=$(cd "$top_srcdir" && awk '
@@ -24,6 +24,8 @@
 			ok = " common " dir " "
 			if (dir == "qmaster")
 				ok = " common spool qmaster "
+			if (dir == "drmaa")
+				ok = " common client drmaa "
 		}
 		/^[ \t]*#[ \t]*include[ \t]*"/ {
 			inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
@@ -32,7 +34,7 @@
 			top = inc; sub(/\/.*/, "", top)
 			if (index(ok, " " top " ") == 0)
 				printf "%s:%d: %s may not include %s\n", FILENAME, FNR, dir, inc
-		}' common/*.[ch] spool/*.[ch] qmaster/*.[ch] execd/*.[ch] client/*.[ch])
+		}' common/*.[ch] spool/*.[ch] qmaster/*.[ch] execd/*.[ch] client/*.[ch] drmaa/*.[ch])
 	echo "$bad"
 	[ -z "$bad" ]
 }

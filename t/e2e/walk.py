@@ -95,6 +95,8 @@ def cases(t):
         "SUBMIT": {"job": {"name": "walk", "argv": ["/bin/true"], "cwd": "/tmp", "hold": 1}},
         "STATUS": {},
         "WAIT": {"id": 999999999},
+        # Who may start a task in which job is perm_inherit's, per job (pe.bats).
+        "INHERIT": {"id": 999999999, "host": "walkhost", "task": {"argv": ["/bin/true"], "qrsh": "h 1 s"}},
         "HOSTS": {"jobs": True},
         "ACCT": {},
         "CONF": {"op": "list"},

@@ -60,6 +60,8 @@ done
 rec qrsh-shell $B/qrsh "echo a; echo b > $work/qrsh.x; cat $work/qrsh.x"
 rec qrsh-args $B/qrsh echo '$HOME' '|' wc -c
 rec qrsh-exit $B/qrsh 'exit 3'
+# -noshell: the words are executed as they are.
+rec qrsh-noshell $B/qrsh -noshell echo '$HOME' 'a;b'
 
 # h_rt and s_rt.  trap.sh says which signals it got; plain.sh says nothing.
 cat > trap.sh <<'SH'

@@ -18,7 +18,7 @@ test_table_covers_client_requests(void **state)
 	static const enum msg_type want[] = {
 		MSG_SUBMIT, MSG_STATUS, MSG_DELETE, MSG_HOLD, MSG_RELEASE, MSG_WAIT, MSG_HOSTS, MSG_ACCT,
 		MSG_ALTER, MSG_CONF, MSG_CRON, MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS, MSG_DISABLE,
-		MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR,
+		MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR, MSG_INHERIT,
 	};
 	(void)state;
 	assert_int_equal(msg_req_ntypes, sizeof want / sizeof want[0]);
@@ -63,6 +63,9 @@ test_refusals(void **state)
 	assert_string_equal(refusal("{\"type\": \"HOLD\", \"jobs\": [1], \"tasks\": {}}"),
 	    "tasks must be an object of task ranges, and only DELETE takes them");
 	assert_null(refusal("{\"type\": \"STATUS\", \"states\": 7}"));
+	assert_null(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": 2}"));
+	assert_string_equal(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": -1}"),
+	    "task must be a positive task id");
 	assert_string_equal(refusal("{\"type\": \"STATUS\", \"states\": \"q\"}"),
 	    "states must be letters from p, r, z, a");
 	assert_string_equal(refusal("{\"type\": \"STATUS\", \"jobs\": [1], \"limit\": 5}"),
@@ -71,7 +74,13 @@ test_refusals(void **state)
 	    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs");
 	assert_null(refusal("{\"type\": \"STATUS\", \"order\": \"prio\", \"states\": \"p\", \"after_prio\": 3}"));
 	assert_string_equal(refusal("{\"type\": \"ACCT\", \"limit\": 1001}"),
-	    "ACCT takes id, name, owner, since, summary (total or owner), after and limit (1..1000)");
+	    "ACCT takes id, name, owner, since, queue, host, from, to, by_end, summary "
+	    "(total, or host, queue and owner joined by commas), after and limit (1..1000)");
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"owner,owner\"}"));
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"host,\"}"));
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"project\"}"));
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"from\": -1}"));
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"host\": 7}"));
 	assert_string_equal(refusal("{\"type\": \"ACCT\", \"after\": [1]}"), "ACCT after must be [end_time, row]");
 	assert_string_equal(refusal("{\"type\": \"ALTER\", \"jobs\": []}"), "no job ids given");
 	assert_null(refusal("{\"type\": \"ALTER\", \"jobs\": [3], \"prio\": \"high\"}"));
@@ -98,7 +107,10 @@ test_round_trip(void **state)
 	json_t *users = json_pack("[s]", "*"), *o;
 	struct msg_status s = { .users = users, .states = "p", .brief = true, .by_prio = true, .limit = 50,
 	    .after = 7, .has_after_prio = true, .after_prio = -3 }, t = { 0 };
-	struct msg_acct a = { .name = "x", .limit = 10, .has_after = true, .after_end = 5, .after_row = 9 }, b = { 0 };
+	struct msg_acct a = { .name = "x", .limit = 10, .has_after = true, .after_end = 5, .after_row = 9,
+	    .queue = "all.q", .host = "h1", .from = 3, .to = 4, .by_end = true, .summary = "host,owner" },
+	    b = { 0 };
+	struct msg_wait w = { .id = 12, .task = 3 }, v = { 0 };
 	const char *why = NULL;
 
 	(void)state;
@@ -116,6 +128,14 @@ test_round_trip(void **state)
 	assert_string_equal(b.name, "x");
 	assert_int_equal(b.limit, 10);
 	assert_true(b.has_after && b.after_end == 5 && b.after_row == 9);
+	assert_string_equal(b.queue, "all.q");
+	assert_string_equal(b.host, "h1");
+	assert_true(b.from == 3 && b.to == 4 && b.by_end);
+	assert_int_equal(b.groups, MSG_ACCT_BY_HOST | MSG_ACCT_BY_OWNER);
+	json_decref(o);
+	o = msg_wait_pack(&w);
+	assert_int_equal(msg_wait_unpack(o, &v, &why), 0);
+	assert_true(v.id == 12 && v.task == 3);
 	json_decref(o);
 	json_decref(users);
 }

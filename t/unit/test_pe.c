@@ -42,13 +42,39 @@ test_round_robin(void **state)
 {
 	int f[] = { 4, 0, 2, 1 };
 	(void)state;
-	/* One slot on each of N distinct hosts, in order of preference. */
+	/* Grid Engine's: a slot on each host in turn, in order of preference,
+	 * and round again while slots are wanted. */
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 3, f, 4), "1 0 1 1");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 2, f, 4), "1 0 1 0");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 1, f, 4), "1 0 0 0");
-	/* Four distinct hosts are not there, whatever their free slots. */
-	assert_string_equal(alloc(PE_ROUND_ROBIN, 4, f, 4), "none");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 4, f, 4), "2 0 1 1");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 6, f, 4), "3 0 2 1");
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 7, f, 4), "4 0 2 1");
+	/* More than all free slots together: none. */
+	assert_string_equal(alloc(PE_ROUND_ROBIN, 8, f, 4), "none");
 	assert_string_equal(alloc(PE_ROUND_ROBIN, 1, f, 0), "none");
+	/* 1 per host (-n): N distinct hosts or none. */
+	assert_string_equal(alloc(1, 3, f, 4), "1 0 1 1");
+	assert_string_equal(alloc(1, 4, f, 4), "none");
+}
+
+/* -pe NAME MIN-MAX: the most of the range that fits now, or none. */
+static void
+test_grant(void **state)
+{
+	int f[] = { 4, 0, 2, 1 }, out[4];
+	(void)state;
+	assert_int_equal(pe_grant(PE_ROUND_ROBIN, 2, 20, f, 4, out), 7);
+	assert_int_equal(out[0] + out[2] + out[3], 7);
+	assert_int_equal(pe_grant(PE_ROUND_ROBIN, 2, 5, f, 4, out), 5);
+	assert_int_equal(pe_grant(PE_FILL_UP, 8, 9, f, 4, out), 0);
+	assert_int_equal(pe_grant(PE_PE_SLOTS, 1, 8, f, 4, out), 4);
+	assert_int_equal(out[0], 4);
+	assert_int_equal(pe_grant(PE_PE_SLOTS, 5, 8, f, 4, out), 0);
+	/* 2 per host: hosts 0 and 2 have two free. */
+	assert_int_equal(pe_grant(2, 1, 7, f, 4, out), 4);
+	assert_int_equal(pe_grant(2, 5, 7, f, 4, out), 0);
+	assert_int_equal(pe_grant(1, 1, 9, f, 4, out), 3);
 }
 
 static void
@@ -121,6 +147,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_robin),
+		cmocka_unit_test(test_grant),
 		cmocka_unit_test(test_fill_up),
 		cmocka_unit_test(test_pe_slots),
 		cmocka_unit_test(test_per_host),

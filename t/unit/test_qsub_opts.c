@@ -709,10 +709,24 @@ test_arrays_and_parallel(void **state)
 		assert_non_null(strstr(o.err, "-t wants FIRST"));
 		qsub_opts_free(&o);
 	}
-	qsub_opts_init(&o);
-	assert_int_equal(parse(&o, "-pe", "mpi", "2-8", "s.sh", NULL), -1);
-	assert_string_equal(o.err, "-pe mpi 2-8: slot ranges are not supported; ask for one number");
-	qsub_opts_free(&o);
+	/* Grid Engine's ranges, a backwards one the right way round. */
+	static const struct { const char *arg; int slots, min; } ranges[] = {
+		{ "2-8", 8, 2 }, { "4-2", 4, 2 }, { "3-3", 3, 0 }, { "5", 5, 0 },
+	};
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-pe", "mpi", ranges[i].arg, "s.sh", NULL), 0);
+		assert_int_equal(o.slots, ranges[i].slots);
+		assert_int_equal(o.slots_min, ranges[i].min);
+		qsub_opts_free(&o);
+	}
+	static const char *bad_pe[] = { "0", "2-", "-3", "a-b", "2-0", NULL };
+	for (int i = 0; bad_pe[i]; i++) {
+		qsub_opts_init(&o);
+		assert_int_equal(parse(&o, "-pe", "mpi", bad_pe[i], "s.sh", NULL), -1);
+		assert_non_null(strstr(o.err, "or a range MIN-MAX of them"));
+		qsub_opts_free(&o);
+	}
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-pe", "mpi", NULL), -1);
 	assert_string_equal(o.err, "-pe needs a name and a number of slots");

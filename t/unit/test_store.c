@@ -326,9 +326,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 13);
+	assert_int_equal(STORE_SCHEMA_VERSION, 15);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 13);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 15);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -1297,13 +1297,13 @@ test_acct_queries(void **state)
 	/* Sums: in total, per owner, for one owner, since a time. */
 	rows = json_array();
 	flt = (struct store_acct_filter){ 0 };
-	assert_int_equal(store_acct_summary(f->st, &flt, false, acct_cb, rows), 0);
+	assert_int_equal(store_acct_summary(f->st, &flt, 0, acct_cb, rows), 0);
 	assert_int_equal(json_array_size(rows), 1);
 	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 6);
 	/* utime: 1 + 2 + 3 + 4 + 5 + 1 (job 0's second attempt) */
 	assert_true(json_real_value(json_object_get(json_array_get(rows, 0), "ru_utime")) == 16);
 	json_array_clear(rows);
-	assert_int_equal(store_acct_summary(f->st, &flt, true, acct_cb, rows), 0);
+	assert_int_equal(store_acct_summary(f->st, &flt, ACCT_BY_OWNER, acct_cb, rows), 0);
 	assert_int_equal(json_array_size(rows), 2);
 	assert_string_equal(jstr(json_array_get(rows, 0), "owner"), "alice");
 	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 4);
@@ -1312,9 +1312,25 @@ test_acct_queries(void **state)
 	json_array_clear(rows);
 	flt.owner = "bob";
 	flt.since = 200;
-	assert_int_equal(store_acct_summary(f->st, &flt, true, acct_cb, rows), 0);
+	assert_int_equal(store_acct_summary(f->st, &flt, ACCT_BY_OWNER, acct_cb, rows), 0);
 	assert_int_equal(json_array_size(rows), 1);
 	assert_int_equal(jint(json_array_get(rows, 0), "jobs", 0), 1);
+	json_array_clear(rows);
+	/* Grouped by queue and owner; an owner with no row has no sum. */
+	flt = (struct store_acct_filter){ 0 };
+	assert_int_equal(store_acct_summary(f->st, &flt, ACCT_BY_QUEUE | ACCT_BY_OWNER, acct_cb, rows), 0);
+	assert_int_equal(json_array_size(rows), 2);
+	assert_non_null(jstr(json_array_get(rows, 0), "queue"));
+	assert_null(jstr(json_array_get(rows, 0), "host"));
+	json_array_clear(rows);
+	flt.owner = "nobody";
+	assert_int_equal(store_acct_summary(f->st, &flt, ACCT_BY_OWNER, acct_cb, rows), 0);
+	assert_int_equal(json_array_size(rows), 0);
+	/* A range of start times that holds none. */
+	flt = (struct store_acct_filter){ .from = 1, .to = 2, .after_end = -1, .after_row = -1 };
+	json_decref(rows);
+	rows = acct_list(f, &flt);
+	assert_int_equal(json_array_size(rows), 0);
 	json_decref(rows);
 }
 

@@ -1,0 +1,95 @@
+#!/usr/bin/env bats
+# drmaa.bats: libdrmaa.so.1 against a real cluster: its C test program case by case, Debian's python3-drmaa, and Snakemake's --drmaa.
+
+load helpers
+
+# The library and the test program come from the run's copy (t/stage).
+DRMAA_DIR=${NOWQ_STAGE:+$NOWQ_STAGE/lib}
+DRMAA_DIR=${DRMAA_DIR:-$top_builddir/lib}
+DRMAA_T=${NOWQ_STAGE:+$NOWQ_STAGE/drmaa}
+DRMAA_T=${DRMAA_T:-$top_builddir/t/drmaa}
+
+setup() {
+	SLOTS=8 cluster_start
+	work_start
+	export LD_LIBRARY_PATH=$DRMAA_DIR
+}
+
+teardown() {
+	cluster_stop
+	work_stop
+}
+
+drmaa_case() {
+	run "$DRMAA_T/test_drmaa" "$1" "$WORK"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "$1: 0 failures" ]
+}
+
+@test "drmaa: one session per process, contact, versions, error texts" { drmaa_case session; }
+@test "drmaa: every template attribute set and read back, bad values refused" { drmaa_case template; }
+@test "drmaa: a second thread's init is refused; a thread's wait blocks no other" { drmaa_case threads; }
+@test "drmaa: argv, environment, working directory, paths and placeholders reach the job; rusage" { drmaa_case run; }
+@test "drmaa: exit status, signals, a killed job and job_ps after the end" { drmaa_case ends; }
+@test "drmaa: held at submission and released, start time, suspend and resume" { drmaa_case hold; }
+@test "drmaa: unknown jobs, timeouts (DRMAA_ERRNO_EXIT_TIMEOUT) and refusals" { drmaa_case errors; }
+@test "drmaa: a bulk job of 100 tasks waited for with synchronize, then each reaped" { drmaa_case bulk; }
+@test "drmaa: a script job through the native specification, a hard wall clock limit" { drmaa_case native; }
+
+@test "drmaa: the library exports the DRMAA functions only, with the soname libdrmaa.so.1" {
+	run objdump -p "$DRMAA_DIR/libdrmaa.so.1"
+	[[ "$output" == *"SONAME               libdrmaa.so.1"* ]]
+	other=$(nm -D --defined-only "$DRMAA_DIR/libdrmaa.so.1" | awk '$2 == "T" && $3 !~ /^drmaa_/')
+	[ -z "$other" ]
+	[ "$(nm -D --defined-only "$DRMAA_DIR/libdrmaa.so.1" | grep -c ' T drmaa_')" -eq 36 ]
+}
+
+@test "drmaa: the client program stays statically linked" {
+	run file -L "$NOWQ_BIN/nowq"
+	[[ "$output" == *"statically linked"* ]]
+}
+
+# The interpreter Debian's python3-drmaa is installed for, whatever python3
+# comes first on the PATH.
+debian_python() {
+	[ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import drmaa' 2>/dev/null ||
+		skip "python3-drmaa is not installed (apt-get install python3-drmaa)"
+}
+
+@test "drmaa: Debian's python3-drmaa submits a job and a bulk job, waits, reads exit status and rusage" {
+	export DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1
+	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 debian_python
+	run /usr/bin/python3 "$DRMAA_T/drmaa_python.py" "$WORK"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "python3-drmaa: ok" ]
+}
+
+@test "drmaa: nowq env sets SGE_ROOT and DRMAA_LIBRARY_PATH, which python3-drmaa needs alone" {
+	run nowq env --dir "$CLUSTER"
+	[ "$status" -eq 0 ]
+	grep -q "^export SGE_ROOT='/" <<<"$output"
+	grep -qx "export DRMAA_LIBRARY_PATH=$(cd "$DRMAA_DIR" && pwd -P)/libdrmaa.so.1" <<<"$output"
+	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 debian_python
+	run env -u DRMAA_LIBRARY_PATH -u SGE_ROOT -u LD_LIBRARY_PATH sh -c 'eval "$(nowq env --dir "$CLUSTER")"
+		exec /usr/bin/python3 -c "import drmaa
+s = drmaa.Session(); s.initialize(); print(s.drmsInfo); s.exit()"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "nowq "* ]]
+}
+
+@test "drmaa: Snakemake 7 runs a workflow of ten jobs with a fan-in through --drmaa \" -cwd\"" {
+	[ -x /usr/bin/snakemake ] || skip "snakemake is not installed (apt-get install snakemake)"
+	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 debian_python
+	cp "$DRMAA_T/Snakefile" "$WORK/"
+	cd "$WORK"
+	DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1 run /usr/bin/snakemake --drmaa " -cwd" --jobs 8 --latency-wait 30
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$WORK/report.txt")" = "total 36" ]
+	# Every job but the local target went through the cluster.
+	[ "$(grep -c 'Submitted DRMAA job' <<<"$output")" -eq 10 ]
+	[ "$(qacct -j | grep -c '^jobname')" -ge 10 ]
+}
