@@ -164,9 +164,9 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	run qconf -sq nosuch.q
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"nosuch.q is not a queue name"* ]]
-	run qconf -sh
+	run qconf -sstree
 	[ "$status" -ne 0 ]
-	[[ "$output" == *'"-sh" is not supported'* ]]
+	[[ "$output" == *'"-sstree" is not supported by nowq'* ]]
 	echo 'queue "bad.q" { hosts = "(oops" }' >> "$CLUSTER/qmaster.conf"
 	run qconf -reload
 	[ "$status" -ne 0 ]
