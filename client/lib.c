@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -233,6 +234,25 @@ static __thread struct {
 	int64_t  seq;
 	char    *addr;
 } conn = { -1, 0, NULL };
+
+/* A thread's connection is closed when the thread ends (libdrmaa's
+ * threads connect on their own); the process's own ends with it. */
+static pthread_key_t conn_key;
+static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
+
+static void
+conn_thread_end(void *arg)
+{
+	(void)arg;
+	client_disconnect();
+}
+
+static void
+conn_key_make(void)
+{
+	if (pthread_key_create(&conn_key, conn_thread_end) != 0)
+		abort();
+}
 
 static int
 connect_unix(const char *path, const char **why)
@@ -598,6 +618,8 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 		return NULL;
 	conn.fd = fd;
 	conn.addr = xstrdup(addr);
+	pthread_once(&conn_once, conn_key_make);
+	pthread_setspecific(conn_key, &conn);
 	if ((*end = call_hello(query, req, hello_ms, &rep, mungeerr, sizeof mungeerr, why)) != CALL_DONE) {
 		client_disconnect();
 		return NULL;
