@@ -125,7 +125,7 @@ leaks() {
 	cd "$WORK"
 	# Held behind a held job, the qrsh job waits while nobody poses as its shepherd.
 	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
-	qrsh -N hijack -hold_jid "$held" sh -c 'echo ran' > "$WORK/hijack.out" 2> "$WORK/hijack.err" &
+	qrsh -N hijack -hold_jid "$held" 'echo ran' > "$WORK/hijack.out" 2> "$WORK/hijack.err" &
 	local pid=$!
 	QRSH_PID=$pid
 	wait_until 20 bash -c "qstat -s p | grep -q hijack"
@@ -153,7 +153,7 @@ leaks() {
 @test "the shepherd of a qrsh job says nothing to another user holding the port qrsh left" {
 	cd "$WORK"
 	held=$(qsub -terse -h -o /dev/null -e /dev/null -b y true)
-	qrsh -N stale -hold_jid "$held" sh -c 'echo ran' > "$WORK/stale.out" 2> "$WORK/stale.err" &
+	qrsh -N stale -hold_jid "$held" 'echo ran' > "$WORK/stale.out" 2> "$WORK/stale.err" &
 	QRSH_PID=$!
 	wait_until 20 bash -c "qstat -s p | grep -q stale"
 	id=$(qstat -s p | awk '$3 == "stale" { print $1 }')
