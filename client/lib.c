@@ -410,7 +410,9 @@ client_submit_key(char key[CLIENT_KEY_LEN + 1], const char **why)
 const char *
 client_user(void)
 {
-	static __thread char *cached;
+	/* In place, not allocated: each of libdrmaa's threads has one, and
+	 * nothing would free it when the thread ends. */
+	static __thread char cached[256];
 	const char *u = getenv("LOGNAME");
 	struct passwd *pw;
 
@@ -419,9 +421,9 @@ client_user(void)
 	if ((u = getenv("USER")) && *u)
 		return u;
 	/* One lookup per process: qsub asks twice and each reads /etc/passwd. */
-	if (!cached) {
+	if (!cached[0]) {
 		pw = getpwuid(getuid());
-		cached = xstrdup(pw ? pw->pw_name : "");
+		snprintf(cached, sizeof cached, "%s", pw ? pw->pw_name : "");
 	}
 	return cached;
 }
