@@ -33,13 +33,7 @@ setup_file() {
 	local h n
 	for h in m1 a b; do
 		case $h in m1) n=1 ;; a) n=11 ;; b) n=12 ;; esac
-		ip netns add "$P$h"
-		ip -n "$P$h" link set lo up
-		ip link add "e$h$$" netns "$P$h" type veth peer name "s$h" netns "${P}sw"
-		ip -n "${P}sw" link set "s$h" master br0
-		ip -n "${P}sw" link set "s$h" up
-		ip -n "$P$h" addr add "198.18.0.$n/24" dev "e$h$$"
-		ip -n "$P$h" link set "e$h$$" up
+		netns_host "$h" "$n"
 		mkdir -p "/etc/netns/$P$h"
 		printf '127.0.0.1 localhost\n198.18.0.1 master\n198.18.0.11 nodea\n198.18.0.12 nodeb\n' \
 		    > "/etc/netns/$P$h/hosts"

@@ -3,6 +3,19 @@
 # Hosts: m1 (198.18.0.1, first primary), m2 (198.18.0.2), the execds
 # a, b, c (198.18.0.11-13).  Each has a veth to the bridge in the switch's
 # namespace; dropping a host's port there cuts it off from everything.
+
+# netns_host NAME N: namespace $P$NAME on the bridge of ${P}sw, at 198.18.0.N.
+netns_host() {
+	local h=$1 n=$2
+	ip netns add "$P$h"
+	ip -n "$P$h" link set lo up
+	ip link add "e$h$$" netns "$P$h" type veth peer name "s$h" netns "${P}sw"
+	ip -n "${P}sw" link set "s$h" master br0
+	ip -n "${P}sw" link set "s$h" up
+	ip -n "$P$h" addr add "198.18.0.$n/24" dev "e$h$$"
+	ip -n "$P$h" link set "e$h$$" up
+}
+
 netns_cluster_start() {
 	export NOWQ_SKIP=""
 	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v sqlite3 >/dev/null; then
@@ -19,13 +32,7 @@ netns_cluster_start() {
 	local h n=0
 	for h in m1 m2 a b c; do
 		case $h in m1) n=1 ;; m2) n=2 ;; a) n=11 ;; b) n=12 ;; c) n=13 ;; esac
-		ip netns add "$P$h"
-		ip -n "$P$h" link set lo up
-		ip link add "e$h$$" netns "$P$h" type veth peer name "s$h" netns "${P}sw"
-		ip -n "${P}sw" link set "s$h" master br0
-		ip -n "${P}sw" link set "s$h" up
-		ip -n "$P$h" addr add "198.18.0.$n/24" dev "e$h$$"
-		ip -n "$P$h" link set "e$h$$" up
+		netns_host "$h" "$n"
 	done
 	if ! munge_start realm; then
 		NOWQ_SKIP="munge (munged, mungekey) is not installed or cannot start"
