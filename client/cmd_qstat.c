@@ -22,12 +22,6 @@ const struct cmd cmd_qstat = {
 	qstat_run,
 };
 
-/* Grid Engine options nowq does not show yet. */
-static const char *qstat_unsupported[] = {
-	"-t", "-urg", "-F", "-l", "-pe",
-	"-qs", "-U", "-explain", "-ne", "-cb", "-sdv",
-};
-
 /* What -s asked for, and what only the client can tell apart. */
 #define WANT_P 0x1
 #define WANT_R 0x2
@@ -591,15 +585,6 @@ queues_exist(char **qlist)
 	return all;
 }
 
-static bool
-is_unsupported(const char *a)
-{
-	for (size_t i = 0; i < sizeof qstat_unsupported / sizeof qstat_unsupported[0]; i++)
-		if (strcmp(qstat_unsupported[i], a) == 0)
-			return true;
-	return false;
-}
-
 /* What the command line asked for. */
 struct qstat_args {
 	json_t  *users;
@@ -673,9 +658,6 @@ parse_args(int argc, char **argv, struct qstat_args *o)
 			o->job_mode = true;
 			if (k + 1 < argc && argv[k + 1][0] != '-')
 				o->jlists[o->njlists++] = argv[++k];
-		} else if (is_unsupported(a)) {
-			client_errx(CLIENT_UNSUPPORTED, a);
-			return 1;
 		} else {
 			client_errx(CLIENT_UNSUPPORTED, a);
 			return 1;
