@@ -114,7 +114,14 @@ print(s.wait(s.runJob(jt), -1).exitStatus); s.exit()'
 	ls /var/cache/apt/archives/gridengine-client_*.deb >/dev/null 2>&1 ||
 		skip "gridengine-client is not in apt's cache (apt-get install --download-only gridengine-client; test.sh does)"
 	client=$(ls "$DEB"/nowq-client_*.deb)
+	# A system may run Grid Engine's master or execd, which depend on
+	# gridengine-client and would keep it; they go first, with no service
+	# touched (policy-rc.d), so the client alone is what is replaced.
 	run in_copy "set -e; export DEBIAN_FRONTEND=noninteractive
+		printf '#!/bin/sh\\nexit 101\\n' >/usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d
+		for p in gridengine-master gridengine-exec gridengine-qmon; do
+			if dpkg-query -W -f='\${db:Status-Status}' \$p 2>/dev/null | grep -qx installed; then dpkg --purge \$p >/dev/null; fi
+		done
 		apt-get install -y -q --no-download gridengine-client >/dev/null
 		echo before: \$(readlink /usr/bin/qsub)
 		dpkg -i $client
