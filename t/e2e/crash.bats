@@ -51,23 +51,26 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 }
 
 @test "kill -9 of execd while a job runs: the job goes on and its exit status reaches the master" {
-	# 6 s: long enough to be seen running after the kill on a loaded machine.
-	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 6; exit 7')
+	# The job ends when the test says so, not after a time a loaded
+	# machine could use up before the test looks.
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "while [ ! -e $CLUSTER/go7 ]; do sleep 0.1; done; exit 7")
 	wait_until 20 state_is "$id" r
 	kill -9 "$(execd_pid)"
 	sleep 0.5
 	# The job is still running without its execd.
-	pgrep -f "sleep 6" >/dev/null
+	pgrep -f "go7" >/dev/null
+	touch "$CLUSTER/go7"
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	[ "$(job_field "$id" exit_status)" = 7 ]
 }
 
 @test "a job that ends while its execd is down is reported when the execd comes back" {
-	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 1; exit 5')
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "while [ ! -e $CLUSTER/go5 ]; do sleep 0.1; done; exit 5")
 	wait_until 20 state_is "$id" r
 	kill -9 "$(execd_pid)"
-	sleep 2
+	touch "$CLUSTER/go5"
+	wait_until 20 eval '! pgrep -f go5 >/dev/null'
 	[ "$(job_state "$id")" = r ]
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
@@ -75,10 +78,11 @@ execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 }
 
 @test "with the master down, execd keeps its job and delivers the end once the master is back" {
-	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 1; exit 4')
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "while [ ! -e $CLUSTER/go4 ]; do sleep 0.1; done; exit 4")
 	wait_until 20 state_is "$id" r
 	kill -9 "$(qmaster_pid)"
-	sleep 2
+	touch "$CLUSTER/go4"
+	wait_until 20 eval '! pgrep -f go4 >/dev/null'
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait_until 30 job_finished "$id"
 	[ "$(job_field "$id" exit_status)" = 4 ]

@@ -224,7 +224,7 @@ info() { qstat -j "$1" | awk -F': *' '$1 == "scheduling info" { print $2 }'; }
 	fi
 	qalter -h n "$id"
 	wait_until 20 job_finished "$id"
-	run_id=$(qsub -terse -b y sleep 3)
+	run_id=$(qsub -terse -b y sleep 300)
 	wait_until 20 state_is "$run_id" r
 	run qalter -p -3 "$run_id"
 	[ "$status" -ne 0 ]
