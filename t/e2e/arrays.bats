@@ -122,9 +122,10 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 }
 
 @test "-hold_jid on an array waits for all of its tasks" {
-	a=$(jid "$(q -o /dev/null -e /dev/null -t 1-6 -tc 2 -b y sh -c 'sleep 0.3; echo $SGE_TASK_ID >> '"$WORK"'/fan')")
+	a=$(jid "$(q -o /dev/null -e /dev/null -t 1-6 -tc 2 -b y sh -c 'while [ ! -e '"$WORK"'/fango ]; do sleep 0.1; done; echo $SGE_TASK_ID >> '"$WORK"'/fan')")
 	b=$(q -o /dev/null -e /dev/null -hold_jid "$a" -b y sh -c "wc -l < $WORK/fan > $WORK/fan.count")
 	state_is "$b" hqw
+	touch "$WORK/fango"
 	wait_until 60 job_finished "$b"
 	[ "$(cat "$WORK/fan.count")" -eq 6 ]
 	# afterok on an array whose task fails never runs.
