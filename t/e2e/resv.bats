@@ -104,7 +104,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 
 @test "inside a reservation: -ar jobs of its users run there, others wait; h_rt guard; the end kills and fails" {
 	cd "$WORK"
-	reserve -N win -H "$H1" -s +10 -d 15 -u nobody
+	reserve -N win -H "$H1" -s +10 -d 30 -u nobody
 	# The window is 10 s away (room for a loaded machine): a job with no h_rt would run into it, so
 	# it does not start on H1; one with a short limit does.
 	id -u daemon >/dev/null 2>&1 || skip "no user daemon on this machine"
@@ -129,7 +129,7 @@ where_job() { qsub -terse -o "$WORK/where.\$JOB_ID" -j y "$@" -b y sh -c 'echo $
 	[[ "$(info "$long")" == *"reserved for others (reservation win)"* ]]
 	run qsub -terse -ar win -b y true
 	[ "$status" -eq 0 ]     # root is its owner
-	wait_until 30 job_finished "$in"
+	wait_until 45 job_finished "$in"
 	[ "$(job_field "$in" "error reason    1")" = "reservation win ended" ] ||
 	    qacct -j "$in" | grep -q "reservation win ended"
 	wait_until 20 job_finished "$long"
