@@ -20,9 +20,12 @@ on_tty() {
 }
 
 @test "qwait prints each job's end as it happens, on one connection, and fails when one failed" {
-	long=$(qsub -terse -o /dev/null -e /dev/null -N long -b y sleep 5)
+	long=$(qsub -terse -o /dev/null -e /dev/null -N long -b y sh -c "while [ ! -e $WORK/golong ]; do sleep 0.1; done")
 	bad=$(qsub -terse -o /dev/null -e /dev/null -N bad -b y sh -c 'exit 3')
+	# The long job ends only after the bad one, however loaded the machine.
+	( wait_until 30 job_finished "$bad"; touch "$WORK/golong" ) >/dev/null 2>&1 &
 	run qwait "$long" "$bad"
+	wait
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 2 ]
 	# The short job ends first, so it is printed first.
