@@ -231,6 +231,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->account = jstr(job, "account");
 	m->project = jstr(job, "project");
 	m->binding = jstr(job, "binding");
+	m->mail_to = jstr(job, "mail_to");
 	m->pe = jstr(job, "pe");
 	m->reserve = jbool(job, "reserve", false);
 	m->rerun = jbool(job, "rerun", false);

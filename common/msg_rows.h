@@ -61,6 +61,7 @@ struct msg_job_detail {
 	double        utime, stime;
 	const char   *cwd, *out, *err, *shell, *reason, *scheduling_info;
 	const char   *account, *project, *binding, *pe;   /* NULL: none */
+	const char   *mail_to;             /* -M as given (USER[@HOST],...), NULL: none */
 	bool          reserve, rerun;
 	int64_t       mail;                /* the -m bits, 0 when absent */
 	int64_t       js;                  /* the job share, 0 when absent */

@@ -1027,9 +1027,17 @@ alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, s
 	if ((s = m->hold) && (why = alter_hold(c, j, s)) != NULL) {
 		snprintf(buf, n, "%s", why);
 		return buf;
+		if (!req.hard_queue) {
+			req.hard_queue = j->req.hard_queue;
+			j->req.hard_queue = NULL;
+		}
 	}
 	if ((why = alter_recorded(m, j)) != NULL) {
 		snprintf(buf, n, "%s", why);
+	if ((s = m->queue)) {
+		free(j->req.hard_queue);
+		j->req.hard_queue = xstrdup(s);
+	}
 		return buf;
 	}
 	u = user_lookup(j->uid);
