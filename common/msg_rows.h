@@ -218,6 +218,9 @@ json_t *msg_acct_row_pack(const struct msg_acct_row *m);
 void    msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m);
 struct msg_acct_sum {
 	const char *host, *queue, *owner;   /* the groupings asked; NULL: not grouped by it */
+	const char *group, *pe;             /* the same; pe NONE: no parallel environment */
+	bool        has_slots;
+	int64_t     slots;
 	int64_t     jobs;
 	double      ru_wallclock, ru_utime, ru_stime;
 	int64_t     maxvmem;                /* bytes */
