@@ -653,6 +653,16 @@ xml_job(FILE *fp, const json_t *obj)
 		close_tag(fp, d, "JB_jid_predecessor_list");
 	}
 	xml_jid_requests(fp, d, job);
+	if (json_array_size(jd.successors) > 0) {
+		open_tag(fp, d, "JB_jid_successor_list");
+		json_array_foreach(jd.successors, i, e) {
+			msg_job_wait_unpack(e, &w);
+			open_tag(fp, d + 2, "ulong_sublist");
+			xml_elemf(fp, d + 4, "JRE_job_number", "%lld", (long long)w.id);
+			close_tag(fp, d + 2, "ulong_sublist");
+		}
+		close_tag(fp, d, "JB_jid_successor_list");
+	}
 	xml_ja_tasks(fp, d, job);
 	xml_job_defaults(fp, d, job);
 	open_tag(fp, d, "JB_ja_structure");

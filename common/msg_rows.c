@@ -244,6 +244,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->req = obj_get(job, "req");
 	m->soft = obj_get(job, "soft");
 	m->waiting_for = list_get(job, "waiting_for");
+	m->successors = list_get(job, "successors");
 	m->tasks = list_get(job, "tasks");
 	m->pe_hosts = list_get(job, "pe_hosts");
 	m->has_mail = mp != NULL;

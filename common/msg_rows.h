@@ -69,6 +69,7 @@ struct msg_job_detail {
 	const json_t *context;             /* -ac's VAR=VALUE texts, or NULL */
 	const json_t *req, *soft;          /* the hard and soft -l request objects, or NULL */
 	const json_t *waiting_for;         /* msg_job_wait_unpack's elements */
+	const json_t *successors;          /* the same: the jobs waiting for it */
 	const json_t *tasks;               /* msg_task_row_unpack's elements */
 	const json_t *pe_hosts;            /* msg_pe_host_unpack's (common/msg.h) */
 	bool          has_mail;            /* mail_pending: */

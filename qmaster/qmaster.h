@@ -450,6 +450,8 @@ void         deps_job_ended(const struct job *j);
 void         deps_tick(int64_t now);
 /* [{id, kind}] the job still waits for. */
 json_t      *deps_waiting_json(int64_t id);
+/* [{id, kind}] the jobs that still wait for it. */
+json_t      *deps_successors_json(int64_t id);
 /* -hold_jid_ad: the arrays an array job's tasks wait for, task i for their
  * task i (by position); NULL when none is left unfinished. */
 struct deps_gates;

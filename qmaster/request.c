@@ -455,6 +455,8 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 					json_object_set_new(o, "scheduling_info", json_string(info));
 				if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
 					json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+				if (!JS_FINISHED(j->state))
+					json_object_set_new(o, "successors", deps_successors_json(j->id));
 				if ((mp = mail_pending_json(j->id)) != NULL)
 					json_object_set_new(o, "mail_pending", mp);
 				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {

@@ -125,6 +125,9 @@ gaps_jobs() {
 	qstat -j "$PA" -xml > "$WORK/pa.xml"
 	grep -A1 '<JB_mail_list>' "$WORK/pa.xml" | grep -q '<element>'
 	! grep -q JB_hard_queue_list "$WORK/pa.xml"
+	# The job another waits for names it, as Grid Engine's JB_jid_successor_list.
+	grep -A2 '<JB_jid_successor_list>' "$WORK/pa.xml" | grep -q "<JRE_job_number>$GJ</JRE_job_number>"
+	shape --subset qstat-j-hold.xml qstat-j-rich.xml -- qstat -j "$PA" -xml
 	# The plain view: mail_options and mail_list as Grid Engine prints them.
 	qstat -j "$GJ" > "$WORK/gj.txt"
 	mails() { grep -E '^(mail_options|mail_list):' "$1" | sed -E 's/(cloudsdk|root)@/USER@/'; }
