@@ -213,6 +213,18 @@ void        qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n);
  * for a key). */
 void qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value),
     void *arg);
+/* The -q a job's request names (Grid Engine's "Hard requested queues"),
+ * allocated, or NULL when it asked for none. */
+char *qstat_req_hard_queue(const json_t *req);
+/* How many NAME=VALUE qstat_req_each gives. */
+size_t qstat_req_count(const json_t *req);
+/* VALUE of NAME=VALUE in a job's environment list, or NULL. */
+const char *qstat_env_value(const json_t *env, const char *name);
+/* Calls fn with each address a job's mail goes to, as Grid Engine's
+ * mail_list holds them: -M's USER[@HOST] (host NULL when none was given),
+ * else the owner at the submit host. */
+void qstat_mail_each(const struct msg_job_detail *d,
+    void (*fn)(void *arg, const char *user, const char *host), void *arg);
 /* A queue instance (QUEUE@HOST) of the HOSTS reply, as qstat -f, -g c,
  * qselect and qhost -q show it; states holds Grid Engine's letters (u
  * unknown, d disabled, a alarm). */

@@ -1,6 +1,6 @@
 /* cmd_qacct.c: qacct: the accounting of finished jobs, in Grid Engine's layouts or as JSON.
  *
- * Per attempt (-j), per owner (-o) or in total. */
+ * Per attempt (-j), grouped (-h, -q, -g, -o, -D, -pe, -slots) or in total. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,7 +18,8 @@ static int qacct_run(int argc, char **argv);
 const struct cmd cmd_qacct = {
 	"qacct",
 	"qacct [-j [job_id|job_name] [-t task_id_range]] [-o|-u [owner]] [-h [host]]\n"
-	"      [-q [queue[@host]]] [-P [project]] [-A [account]] [-l attr=val,...]\n"
+	"      [-q [queue[@host]]] [-g [group]] [-D [department]] [-pe [pe_name]]\n"
+	"      [-slots [slots]] [-P [project]] [-A [account]] [-l attr=val,...]\n"
 	"      [-b begin_time] [-e end_time] [-d days] [-E] [--json]\n"
 	"  begin_time, end_time: [[CC]YY]MMDDhhmm[.SS]\n",
 	qacct_run,
@@ -26,7 +27,8 @@ const struct cmd cmd_qacct = {
 
 /* What the command line asks. */
 struct qacct_opts {
-	bool        as_json, jobs, owners, hosts, queues;
+	bool        as_json, jobs, owners, hosts, queues, groups, depts, pes, slots;
+	const char *dept;           /* -D's name: NULL: any */
 	const char *job;
 	bool        has_tasks;
 	struct task_range tasks;
@@ -159,30 +161,51 @@ print_row(const struct msg_acct_row *rp)
 	printf("%-13.12s%s\n", "ar_sub_time", "undefined");
 }
 
-/* A sum's host (0), queue (1) or owner (2); NULL: not grouped by it. */
+/* Grid Engine's grouping columns, in its order. */
+enum { QC_HOST, QC_QUEUE, QC_GROUP, QC_OWNER, QC_DEPT, QC_PE, QC_SLOTS, QC_N };
+
+/* A sum's value in column k (the slots right-aligned in 5, as Grid Engine
+ * prints them); NULL: not grouped by it.  nowq has one department. */
 static const char *
-acct_sum_key(const struct msg_acct_sum *m, int k)
+acct_sum_key(const struct msg_acct_sum *m, int k, char *buf, size_t n)
 {
-	return k == 0 ? m->host : k == 1 ? m->queue : m->owner;
+	switch (k) {
+	case QC_HOST: return m->host;
+	case QC_QUEUE: return m->queue;
+	case QC_GROUP: return m->group;
+	case QC_OWNER: return m->owner;
+	case QC_DEPT: return "defaultdepartment";
+	case QC_PE: return m->pe;
+	default:
+		if (!m->has_slots)
+			return NULL;
+		snprintf(buf, n, "%5lld", (long long)m->slots);
+		return buf;
+	}
 }
 
 /* The summary table as Grid Engine prints it: a column for each grouping
- * asked (HOST, CLUSTER QUEUE, OWNER: each as wide as its longest value, the
- * one asked for included, and one blank), then the sums; "Total System
- * Usage" above when there is none.
+ * asked (HOST, CLUSTER QUEUE, GROUP, OWNER, DEPARTMENT, PE: each as wide
+ * as its longest value, the one asked for included, and one blank; SLOTS
+ * 6 wide, 5 when a number was asked), then the sums; "Total System Usage"
+ * above when there is none.
  * MEMORY, IO and IOW are not measured by nowq: 0 (qacct(1)). */
 static void
 print_summary(const json_t *rows, const struct qacct_opts *o)
 {
-	static const char *const heads[] = { "HOST", "CLUSTER QUEUE", "OWNER" };
-	bool shown[] = { o->hosts || (o->queues && o->m.queue), o->queues, o->owners };
-	const char *asked[] = { o->m.host, o->m.queue, o->m.owner };
+	static const char *const heads[] = { "HOST", "CLUSTER QUEUE", "GROUP", "OWNER", "DEPARTMENT",
+		"PE", "SLOTS" };
+	bool shown[] = { o->hosts || (o->queues && o->m.queue), o->queues, o->groups, o->owners,
+		o->depts, o->pes, o->slots };
+	const char *asked[] = { o->m.host, o->m.queue, o->m.group, o->m.owner, o->dept, o->m.pe, NULL };
 	struct msg_acct_sum m;
-	int w[3] = { 0 }, total = 0;
+	int w[QC_N] = { 0 }, total = 0;
+	char buf[32];
+	const char *v;
 	size_t i;
 	json_t *r;
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < QC_N; k++) {
 		if (!shown[k])
 			continue;
 		w[k] = (int)strlen(heads[k]) + 1;
@@ -190,14 +213,16 @@ print_summary(const json_t *rows, const struct qacct_opts *o)
 			w[k] = (int)strlen(asked[k]) + 1;
 		json_array_foreach(rows, i, r) {
 			msg_acct_sum_unpack(r, &m);
-			if (acct_sum_key(&m, k) && (int)strlen(acct_sum_key(&m, k)) + 1 > w[k])
-				w[k] = (int)strlen(acct_sum_key(&m, k)) + 1;
+			if ((v = acct_sum_key(&m, k, buf, sizeof buf)) != NULL && (int)strlen(v) + 1 > w[k])
+				w[k] = (int)strlen(v) + 1;
 		}
+		if (k == QC_SLOTS && o->m.slots)
+			w[k] = 5;
 		total += w[k];
 	}
 	if (!total)
 		printf("Total System Usage\n");
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < QC_N; k++)
 		if (shown[k])
 			printf("%-*s", w[k], heads[k]);
 	total += printf("%13s %13s %13s %13s %18s %18s %18s\n", "WALLCLOCK", "UTIME", "STIME", "CPU",
@@ -207,9 +232,12 @@ print_summary(const json_t *rows, const struct qacct_opts *o)
 	putchar('\n');
 	json_array_foreach(rows, i, r) {
 		msg_acct_sum_unpack(r, &m);
-		for (int k = 0; k < 3; k++)
+		/* -D another department: nowq's records are all in Grid Engine's default one. */
+		if (o->dept && strcmp(o->dept, "defaultdepartment") != 0)
+			break;
+		for (int k = 0; k < QC_N; k++)
 			if (shown[k])
-				printf("%-*s", w[k], str_or(acct_sum_key(&m, k), ""));
+				printf("%-*s", w[k], str_or(acct_sum_key(&m, k, buf, sizeof buf), ""));
 		printf("%13.0f %13.3f %13.3f %13.3f %18.3f %18.3f %18.3f\n", m.ru_wallclock,
 		    m.ru_utime, m.ru_stime, m.ru_utime + m.ru_stime, 0.0, 0.0, 0.0);
 	}
@@ -279,20 +307,25 @@ qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
 	const char *a = argv[*k], *v;
 	char *end;
 
+	/* The options whose name or number may follow: what each turns on. */
+	const struct { const char *opt; bool *on; const char **val; } named[] = {
+		{ "-j", &o->jobs, &o->job }, { "-o", &o->owners, &o->m.owner },
+		{ "-u", &o->owners, &o->m.owner }, { "-h", &o->hosts, &o->m.host },
+		{ "-g", &o->groups, &o->m.group }, { "-pe", &o->pes, &o->m.pe },
+		{ "-D", &o->depts, &o->dept },
+	};
+
 	if (strcmp(a, "-help") == 0 || strcmp(a, "--help") == 0)
 		return 1;
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		if (strcmp(a, named[i].opt) == 0) {
+			*named[i].on = true;
+			*named[i].val = optional_value(argc, argv, k);
+			return 0;
+		}
 	if (strcmp(a, "--json") == 0 || strcmp(a, "-json") == 0)
 		o->as_json = true;
-	else if (strcmp(a, "-j") == 0) {
-		o->jobs = true;
-		o->job = optional_value(argc, argv, k);
-	} else if (strcmp(a, "-o") == 0 || strcmp(a, "-u") == 0) {
-		o->owners = true;
-		o->m.owner = optional_value(argc, argv, k);
-	} else if (strcmp(a, "-h") == 0) {
-		o->hosts = true;
-		o->m.host = optional_value(argc, argv, k);
-	} else if (strcmp(a, "-q") == 0) {
+	else if (strcmp(a, "-q") == 0) {
 		o->queues = true;
 		if ((v = optional_value(argc, argv, k)) != NULL) {
 			/* QUEUE@HOST: one queue instance. */
@@ -302,6 +335,16 @@ qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
 			if ((end = strchr(o->bufs[0], '@')) != NULL) {
 				*end = '\0';
 				o->m.host = end + 1;
+			}
+		}
+	} else if (strcmp(a, "-slots") == 0) {
+		o->slots = true;
+		if ((v = optional_value(argc, argv, k)) != NULL) {
+			errno = 0;
+			o->m.slots = strtoll(v, &end, 10);
+			if (errno || *end || end == v || o->m.slots <= 0 || o->m.slots > JOB_MAX_SLOTS) {
+				client_errx("invalid number of slots \"%s\" for -slots", v);
+				return -1;
 			}
 		}
 	} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
@@ -350,15 +393,21 @@ qacct_option(struct qacct_opts *o, int argc, char **argv, int *k)
 static int
 qacct_summary(struct qacct_opts *o)
 {
-	char groups[32] = "";
+	char groups[64] = "";
 	json_t *rep;
 
 	if (o->hosts || (o->queues && o->m.queue))
 		strcat(groups, "host,");
 	if (o->queues)
 		strcat(groups, "queue,");
+	if (o->groups)
+		strcat(groups, "group,");
 	if (o->owners)
 		strcat(groups, "owner,");
+	if (o->pes)
+		strcat(groups, "pe,");
+	if (o->slots)
+		strcat(groups, "slots,");
 	if (groups[0])
 		groups[strlen(groups) - 1] = '\0';
 	o->m.summary = groups[0] ? groups : "total";

@@ -280,6 +280,19 @@ objs_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n
 	(void)rep;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(id, sizeof id, "%lld", (long long)rows[i].id);
+		if (rows[i].hold & HOLD_DEP && !json_object_get(sk->collect, id)) {
+			/* The jobs it waits for (-r's predecessor lines) come
+			 * with one job's STATUS only: ask for those few. */
+			json_t *one = client_request(msg_status_pack_one(rows[i].id));
+			json_t *job = json_array_get(json_object_get(one, "jobs"), 0);
+
+			if (client_reply_ok(one) && job) {
+				json_object_set(sk->collect, id, job);
+				json_decref(one);
+				continue;
+			}
+			json_decref(one);
+		}
 		json_object_set(sk->collect, id, (json_t *)rows[i].obj);
 	}
 }

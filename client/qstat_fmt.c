@@ -65,6 +65,8 @@ qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const 
 		return;
 	}
 	json_object_foreach((json_t *)req, k, v) {
+		if (strcmp(k, "hard_queue") == 0)
+			continue;
 		if (json_is_array(v)) {
 			json_array_foreach(v, i, w)
 				if (json_is_string(w))
@@ -77,6 +79,38 @@ qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const 
 		} else if (json_is_true(v))
 			fn(arg, k, "TRUE");
 	}
+}
+
+static void
+req_count_one(void *arg, const char *name, const char *value)
+{
+	(void)name;
+	(void)value;
+	++*(size_t *)arg;
+}
+
+size_t
+qstat_req_count(const json_t *req)
+{
+	size_t n = 0;
+
+	qstat_req_each(req, req_count_one, &n);
+	return n;
+}
+
+char *
+qstat_req_hard_queue(const json_t *req)
+{
+	struct job_req r = { 0 };
+	const char *why;
+	char *q = NULL;
+
+	if (req && req_from_json(&r, req, &why) == 0 && r.hard_queue) {
+		q = r.hard_queue;
+		r.hard_queue = NULL;
+	}
+	req_clear(&r);
+	return q;
 }
 
 static void
@@ -419,8 +453,8 @@ qstat_print_hosts(FILE *fp, const struct msg_job_detail *d)
 	fputc('\n', fp);
 }
 
-static const char *
-env_value(const json_t *env, const char *name)
+const char *
+qstat_env_value(const json_t *env, const char *name)
 {
 	size_t i, n = strlen(name);
 	json_t *e;
@@ -431,6 +465,59 @@ env_value(const json_t *env, const char *name)
 			return s + n + 1;
 	}
 	return NULL;
+}
+
+void
+qstat_mail_each(const struct msg_job_detail *d, void (*fn)(void *arg, const char *user, const char *host),
+    void *arg)
+{
+	char *copy, *tok, *save = NULL;
+
+	if (!d->mail_to) {
+		fn(arg, d->row.owner ? d->row.owner : "", qstat_env_value(d->env, "SGE_O_HOST"));
+		return;
+	}
+	copy = xstrdup(d->mail_to);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		if (at)
+			*at++ = '\0';
+		fn(arg, tok, at);
+	}
+	free(copy);
+}
+
+/* Grid Engine's mail_list line: USER@HOST,..., NONE for a missing host. */
+static void
+mail_join(void *arg, const char *user, const char *host)
+{
+	char **line = arg, *t = *line;
+
+	*line = xasprintf("%s%s%s@%s", t, *t ? "," : "", user, host ? host : "NONE");
+	free(t);
+}
+
+/* -m's letters in Grid Engine's order. */
+static void
+print_mail(FILE *fp, const struct msg_job_detail *d)
+{
+	char opts[8], *line = xstrdup("");
+	size_t n = 0;
+
+	if (d->mail & MAIL_ABORT)
+		opts[n++] = 'a';
+	if (d->mail & MAIL_BEGIN)
+		opts[n++] = 'b';
+	if (d->mail & MAIL_END)
+		opts[n++] = 'e';
+	if (d->mail & MAIL_SUSPEND)
+		opts[n++] = 's';
+	opts[n] = '\0';
+	if (n)
+		kv(fp, "mail_options", "%s", opts);
+	qstat_mail_each(d, mail_join, &line);
+	kv(fp, "mail_list", "%s", line);
+	free(line);
 }
 
 /* Joins the strings of a list from index first on, with sep. */
@@ -619,7 +706,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "group", "%lld", (long long)gid);
 	kv(fp, "gid", "%lld", (long long)gid);
 	for (size_t i = 0; env && i < sizeof o_vars / sizeof o_vars[0]; i++)
-		if ((s = env_value(env, o_vars[i].var)) != NULL)
+		if ((s = qstat_env_value(env, o_vars[i].var)) != NULL)
 			kv(fp, o_vars[i].key, "%s", s);
 	kv(fp, "account", "%s", d.account ? d.account : "sge");
 	if (d.reserve)
@@ -630,6 +717,7 @@ qstat_print_job(FILE *fp, const json_t *job)
 		kv(fp, "stderr_path_list", "NONE:NONE:%s", s);
 	if (d.join)
 		kv(fp, "merge", "y");
+	print_mail(fp, &d);
 	kv(fp, "notify", "FALSE");
 	kv(fp, "job_name", "%s", d.row.name ? d.row.name : "");
 	if ((s = d.out) != NULL)

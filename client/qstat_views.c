@@ -108,7 +108,7 @@ req_rows(FILE *fp, const struct msg_job_row *r)
 {
 	struct msg_job_detail d;
 	struct req_lines rl = { fp, true };
-	char queue[160];
+	char queue[160], *q;
 
 	msg_job_detail_unpack(r->obj, &d);
 	fprintf(fp, "       Full jobname:     %s\n", r->name ? r->name : "");
@@ -125,7 +125,9 @@ req_rows(FILE *fp, const struct msg_job_row *r)
 	if (rl.first)
 		fputc('\n', fp);
 	fputs("       Soft Resources:   \n", fp);
-	/* No "Hard requested queues": every nowq job has a queue, asked for or not. */
+	if ((q = qstat_req_hard_queue(d.req)) != NULL)
+		fprintf(fp, "       Hard requested queues: %s\n", q);
+	free(q);
 	if (json_array_size(d.waiting_for) > 0) {
 		fputs("       Predecessor Jobs (request): ", fp);
 		wait_ids(fp, d.waiting_for);

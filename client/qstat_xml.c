@@ -161,12 +161,15 @@ xml_row_req(FILE *fp, int d, const struct msg_job_row *r)
 	struct msg_job_detail jd;
 	struct msg_job_wait w;
 	const json_t *e;
+	char *q;
 	size_t i;
 
 	msg_job_detail_unpack(r->obj, &jd);
 	xml_elem(fp, d, "full_job_name", r->name ? r->name : "");
-	/* No hard_req_queue: every nowq job has a queue, asked for or not. */
 	qstat_req_each(jd.req, xml_req_one, fp);
+	if ((q = qstat_req_hard_queue(jd.req)) != NULL)
+		xml_elem(fp, d, "hard_req_queue", q);
+	free(q);
 	json_array_foreach(jd.waiting_for, i, e) {
 		msg_job_wait_unpack(e, &w);
 		xml_elemf(fp, d, "predecessor_jobs_req", "%lld", (long long)w.id);
@@ -465,6 +468,92 @@ xml_ja_tasks(FILE *fp, int d, const struct msg_job_detail *job)
 		close_tag(fp, d, "JB_ja_tasks");
 }
 
+/* JB_mail_list: -M's addresses as <mail_list>, Grid Engine's default (the
+ * owner at the submit host) as <element>, as Grid Engine names them. */
+struct xml_mail {
+	FILE       *fp;
+	int         d;
+	const char *tag;
+};
+
+static void
+xml_mail_one(void *arg, const char *user, const char *host)
+{
+	struct xml_mail *m = arg;
+
+	open_tag(m->fp, m->d, m->tag);
+	xml_elem(m->fp, m->d + 2, "MR_user", user);
+	xml_elem(m->fp, m->d + 2, "MR_host", host ? host : "");
+	close_tag(m->fp, m->d, m->tag);
+}
+
+static void
+xml_mail_list(FILE *fp, int d, const struct msg_job_detail *job)
+{
+	struct xml_mail m = { fp, d + 2, job->mail_to ? "mail_list" : "element" };
+
+	open_tag(fp, d, "JB_mail_list");
+	qstat_mail_each(job, xml_mail_one, &m);
+	close_tag(fp, d, "JB_mail_list");
+}
+
+/* JB_jid_request_list: the -hold_jid jobs as asked (nowq keeps them
+ * resolved to ids, so each is its id). */
+static void
+xml_jid_requests(FILE *fp, int d, const struct msg_job_detail *job)
+{
+	struct msg_job_wait w;
+	const json_t *e;
+	size_t i;
+
+	if (json_array_size(job->waiting_for) == 0)
+		return;
+	open_tag(fp, d, "JB_jid_request_list");
+	json_array_foreach(job->waiting_for, i, e) {
+		msg_job_wait_unpack(e, &w);
+		open_tag(fp, d + 2, "element");
+		xml_elem(fp, d + 4, "JRE_job_number", "0");
+		xml_elemf(fp, d + 4, "JRE_job_name", "%lld", (long long)w.id);
+		close_tag(fp, d + 2, "element");
+	}
+	close_tag(fp, d, "JB_jid_request_list");
+}
+
+/* JB_binding: -binding [env|pe|set] linear:N[:S,C], striding:N:STEP[:S,C]
+ * or explicit:..., as Grid Engine's BN_ fields (nowq binds nothing). */
+static void
+xml_binding(FILE *fp, int d, const struct msg_job_detail *job)
+{
+	const char *b = job->binding, *sp = b ? strchr(b, ' ') : NULL, *strat = sp ? sp + 1 : b;
+	long long n = 0, step = 0, sock = 0, core = 0;
+	const char *name = "no_job_binding";
+	int type = 0;
+
+	if (b) {
+		type = strncmp(b, "pe ", 3) == 0 ? 1 : strncmp(b, "env ", 4) == 0 ? 2 : 3;
+		if (strncmp(strat, "linear:", 7) == 0) {
+			int k = sscanf(strat + 7, "%lld:%lld,%lld", &n, &sock, &core);
+			name = k >= 3 ? "linear" : "linear_automatic";
+		} else if (strncmp(strat, "striding:", 9) == 0) {
+			int k = sscanf(strat + 9, "%lld:%lld:%lld,%lld", &n, &step, &sock, &core);
+			name = k >= 4 ? "striding" : "striding_automatic";
+		} else
+			name = "explicit";
+	}
+	open_tag(fp, d, "JB_binding");
+	open_tag(fp, d + 2, b ? "binding" : "element");
+	xml_elem(fp, d + 4, "BN_strategy", name);
+	xml_elemf(fp, d + 4, "BN_type", "%d", type);
+	xml_elemf(fp, d + 4, "BN_parameter_n", "%lld", n);
+	xml_elemf(fp, d + 4, "BN_parameter_socket_offset", "%lld", sock);
+	xml_elemf(fp, d + 4, "BN_parameter_core_offset", "%lld", core);
+	xml_elemf(fp, d + 4, "BN_parameter_striding_step_size", "%lld", step);
+	if (!b || strcmp(name, "explicit") == 0)
+		xml_elem(fp, d + 4, "BN_parameter_explicit", b ? strat : "no_explicit_binding");
+	close_tag(fp, d + 2, b ? "binding" : "element");
+	close_tag(fp, d, "JB_binding");
+}
+
 /* The fields Grid Engine prints that nowq keeps no value of, with its
  * value for a job that did not set them. */
 static void
@@ -480,6 +569,8 @@ xml_job_defaults(FILE *fp, int d, const struct msg_job_detail *job)
 	xml_elemf(fp, d, "JB_restart", "%d", job->rerun ? 1 : 0);
 	xml_elem(fp, d, "JB_verify", "0");
 	xml_elem(fp, d, "JB_script_size", "0");
+	/* Grid Engine 8.1.9 prints the request list a second time here. */
+	xml_jid_requests(fp, d, job);
 	xml_elem(fp, d, "JB_verify_suitable_queues", "0");
 	xml_elem(fp, d, "JB_soft_wallclock_gmt", "0");
 	xml_elem(fp, d, "JB_hard_wallclock_gmt", "0");
@@ -496,6 +587,7 @@ xml_job(FILE *fp, const json_t *obj)
 	int64_t gid, first;
 	struct group *gr;
 	const int d = 6;
+	char *q;
 	size_t i;
 
 	msg_job_detail_unpack(obj, &jd);
@@ -517,21 +609,25 @@ xml_job(FILE *fp, const json_t *obj)
 	else
 		xml_elemf(fp, d, "JB_group", "%lld", (long long)gid);
 	xml_elemf(fp, d, "JB_gid", "%lld", (long long)gid);
-	xml_elem(fp, d, "JB_account", "sge");
+	xml_elem(fp, d, "JB_account", job->account ? job->account : "sge");
 	xml_elem(fp, d, "JB_merge_stderr", job->join ? "true" : "false");
+	xml_mail_list(fp, d, job);
+	if (job->project)
+		xml_elem(fp, d, "JB_project", job->project);
 	xml_elem(fp, d, "JB_notify", "false");
 	xml_elem(fp, d, "JB_job_name", job->row.name ? job->row.name : "");
 	xml_path_list(fp, d, "JB_stdout_path_list", job->out);
 	xml_elem(fp, d, "JB_jobshare", "0");
-	if (json_object_size(job->req) > 0) {
+	if (qstat_req_count(job->req) > 0) {
 		open_tag(fp, d, "JB_hard_resource_list");
 		qstat_req_each(job->req, xml_ce_one, fp);
 		close_tag(fp, d, "JB_hard_resource_list");
 	}
-	if (job->row.queue) {
+	if ((q = qstat_req_hard_queue(job->req)) != NULL) {
 		open_tag(fp, d, "JB_hard_queue_list");
 		open_tag(fp, d + 2, "destin_ident_list");
-		xml_elem(fp, d + 4, "QR_name", job->row.queue);
+		xml_elem(fp, d + 4, "QR_name", q);
+		free(q);
 		close_tag(fp, d + 2, "destin_ident_list");
 		close_tag(fp, d, "JB_hard_queue_list");
 	}
@@ -556,6 +652,17 @@ xml_job(FILE *fp, const json_t *obj)
 		}
 		close_tag(fp, d, "JB_jid_predecessor_list");
 	}
+	xml_jid_requests(fp, d, job);
+	if (json_array_size(jd.successors) > 0) {
+		open_tag(fp, d, "JB_jid_successor_list");
+		json_array_foreach(jd.successors, i, e) {
+			msg_job_wait_unpack(e, &w);
+			open_tag(fp, d + 2, "ulong_sublist");
+			xml_elemf(fp, d + 4, "JRE_job_number", "%lld", (long long)w.id);
+			close_tag(fp, d + 2, "ulong_sublist");
+		}
+		close_tag(fp, d, "JB_jid_successor_list");
+	}
 	xml_ja_tasks(fp, d, job);
 	xml_job_defaults(fp, d, job);
 	open_tag(fp, d, "JB_ja_structure");
@@ -567,6 +674,7 @@ xml_job(FILE *fp, const json_t *obj)
 	close_tag(fp, d, "JB_ja_structure");
 	/* Grid Engine's job type bits: 64 a script, 128 more an array. */
 	xml_elem(fp, d, "JB_type", first > 0 ? "192" : "64");
+	xml_binding(fp, d, job);
 	xml_elemf(fp, d, "JB_ja_task_concurrency", "%lld", (long long)job->tc);
 	xml_elem(fp, d, "JB_nurg", "0.000000");
 	close_tag(fp, 4, "element");

@@ -338,6 +338,7 @@ opt_queue(struct qsub_opts *o, const char *v)
 		return qo_fail(o, "-q needs a queue name");
 	if (at && !at[1])
 		return qo_fail(o, "-q QUEUE@HOSTS needs a node-set expression after the @");
+	set_str(&o->req.hard_queue, v);
 	if (at) {
 		char *h = o->req.hosts ? xasprintf("(%s) & (%s)", o->req.hosts, at + 1) :
 		    xstrdup(at + 1);

@@ -407,6 +407,7 @@ struct job_req {
 	int64_t   h_vmem;        /* bytes of address space; 0: none */
 	char     *ar;            /* qsub -ar: the reservation the job runs in */
 	char     *qname;         /* q=: the queue asked in the request (qsub makes it the job's) */
+	char     *hard_queue;    /* -q as given (QUEUE, QUEUE@HOSTS): Grid Engine's hard requested queue */
 	int       slots;         /* slots=N: the job's N slots all on one host; 0: not asked */
 	int64_t   lim[REQ_NLIM]; /* s_vmem, h_data, ...: setrlimit values */
 	unsigned  lim_set;       /* bit 1 << REQ_*: lim[i] was asked (0 is a limit too) */

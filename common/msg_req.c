@@ -452,6 +452,9 @@ msg_acct_pack(const struct msg_acct *m)
 	set_nonzero(o, "since", m->since);
 	set_str(o, "queue", m->queue);
 	set_str(o, "host", m->host);
+	set_str(o, "group", m->group);
+	set_str(o, "pe", m->pe);
+	set_nonzero(o, "slots", m->slots);
 	set_nonzero(o, "from", m->from);
 	set_nonzero(o, "to", m->to);
 	if (m->by_end)
@@ -469,7 +472,8 @@ msg_acct_pack(const struct msg_acct *m)
 static int
 msg_acct_groups(const char *summary)
 {
-	static const char *const names[] = { "host", "queue", "owner" };
+	static const char *const names[] = { "host", "queue", "owner", "group", "pe", "slots" };
+	const size_t nnames = sizeof names / sizeof names[0];
 	unsigned groups = 0;
 	const char *p = summary;
 
@@ -477,10 +481,10 @@ msg_acct_groups(const char *summary)
 		return 0;
 	for (;;) {
 		size_t n = strcspn(p, ","), k;
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < nnames; k++)
 			if (n == strlen(names[k]) && strncmp(p, names[k], n) == 0)
 				break;
-		if (k == 3 || (groups & (1u << k)))
+		if (k == nnames || (groups & (1u << k)))
 			return -1;
 		groups |= 1u << k;
 		if (!p[n])
@@ -514,6 +518,9 @@ msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
 	m->since = jint(o, "since", 0);
 	m->queue = jstr(o, "queue");
 	m->host = jstr(o, "host");
+	m->group = jstr(o, "group");
+	m->pe = jstr(o, "pe");
+	m->slots = jint(o, "slots", 0);
 	m->from = jint(o, "from", 0);
 	m->to = jint(o, "to", 0);
 	m->by_end = jbool(o, "by_end", false);
@@ -527,9 +534,11 @@ msg_acct_unpack(const json_t *o, struct msg_acct *m, const char **why)
 	    (json_object_get(o, "id") && !json_is_integer(json_object_get(o, "id"))) ||
 	    !msg_acct_str_ok(o, "name", m->name) || !msg_acct_str_ok(o, "owner", m->owner) ||
 	    !msg_acct_str_ok(o, "queue", m->queue) || !msg_acct_str_ok(o, "host", m->host) ||
-	    groups < 0) {
-		*why = "ACCT takes id, name, owner, since, queue, host, from, to, by_end, summary "
-		    "(total, or host, queue and owner joined by commas), after and limit (1..1000)";
+	    !msg_acct_str_ok(o, "group", m->group) || !msg_acct_str_ok(o, "pe", m->pe) ||
+	    m->slots < 0 || groups < 0) {
+		*why = "ACCT takes id, name, owner, since, queue, host, group, pe, slots, from, to, by_end, "
+		    "summary (total, or host, queue, owner, group, pe and slots joined by commas), after "
+		    "and limit (1..1000)";
 		return -1;
 	}
 	m->has_after = after != NULL;

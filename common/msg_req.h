@@ -151,6 +151,9 @@ int     msg_hosts_unpack(const json_t *o, struct msg_hosts *m, const char **why)
 #define MSG_ACCT_BY_HOST	1
 #define MSG_ACCT_BY_QUEUE	2
 #define MSG_ACCT_BY_OWNER	4
+#define MSG_ACCT_BY_GROUP	8
+#define MSG_ACCT_BY_PE		16
+#define MSG_ACCT_BY_SLOTS	32
 struct msg_acct {
 	int64_t     id;          /* 0: any job */
 	const char *name;
@@ -159,11 +162,13 @@ struct msg_acct {
 	const char *account;     /* qacct -A: NULL: any */
 	int64_t     since;
 	const char *queue, *host;
+	const char *group, *pe;  /* qacct -g, -pe (NONE: no PE): NULL: any */
+	int64_t     slots;       /* qacct -slots: 0: any */
 	int64_t     from, to;    /* start (end with by_end) in [from, to); 0: open */
 	bool        by_end;
 	/* NULL, "total", or what the sums are grouped by: "host", "queue",
-	 * "owner", or several joined by commas ("host,owner"); unpack sets
-	 * groups from it. */
+	 * "owner", "group", "pe", "slots", or several joined by commas
+	 * ("host,owner"); unpack sets groups from it. */
 	const char *summary;
 	unsigned    groups;      /* MSG_ACCT_BY_* */
 	bool        has_after;

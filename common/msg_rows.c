@@ -231,6 +231,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->account = jstr(job, "account");
 	m->project = jstr(job, "project");
 	m->binding = jstr(job, "binding");
+	m->mail_to = jstr(job, "mail_to");
 	m->pe = jstr(job, "pe");
 	m->reserve = jbool(job, "reserve", false);
 	m->rerun = jbool(job, "rerun", false);
@@ -243,6 +244,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->req = obj_get(job, "req");
 	m->soft = obj_get(job, "soft");
 	m->waiting_for = list_get(job, "waiting_for");
+	m->successors = list_get(job, "successors");
 	m->tasks = list_get(job, "tasks");
 	m->pe_hosts = list_get(job, "pe_hosts");
 	m->has_mail = mp != NULL;
@@ -639,6 +641,12 @@ msg_acct_sum_pack(const struct msg_acct_sum *m)
 		json_object_set_new(o, "queue", json_string(m->queue));
 	if (m->owner)
 		json_object_set_new(o, "owner", json_string(m->owner));
+	if (m->group)
+		json_object_set_new(o, "group", json_string(m->group));
+	if (m->pe)
+		json_object_set_new(o, "pe", json_string(m->pe));
+	if (m->has_slots)
+		json_object_set_new(o, "slots", json_integer(m->slots));
 	json_object_set_new(o, "jobs", json_integer(m->jobs));
 	json_object_set_new(o, "ru_wallclock", json_real(m->ru_wallclock));
 	json_object_set_new(o, "ru_utime", json_real(m->ru_utime));
@@ -653,6 +661,10 @@ msg_acct_sum_unpack(const json_t *o, struct msg_acct_sum *m)
 	m->host = jstr(o, "host");
 	m->queue = jstr(o, "queue");
 	m->owner = jstr(o, "owner");
+	m->group = jstr(o, "group");
+	m->pe = jstr(o, "pe");
+	m->has_slots = json_object_get(o, "slots") != NULL;
+	m->slots = jint(o, "slots", 0);
 	m->jobs = jint(o, "jobs", 0);
 	m->ru_wallclock = num_get(o, "ru_wallclock");
 	m->ru_utime = num_get(o, "ru_utime");

@@ -61,6 +61,7 @@ struct msg_job_detail {
 	double        utime, stime;
 	const char   *cwd, *out, *err, *shell, *reason, *scheduling_info;
 	const char   *account, *project, *binding, *pe;   /* NULL: none */
+	const char   *mail_to;             /* -M as given (USER[@HOST],...), NULL: none */
 	bool          reserve, rerun;
 	int64_t       mail;                /* the -m bits, 0 when absent */
 	int64_t       js;                  /* the job share, 0 when absent */
@@ -68,6 +69,7 @@ struct msg_job_detail {
 	const json_t *context;             /* -ac's VAR=VALUE texts, or NULL */
 	const json_t *req, *soft;          /* the hard and soft -l request objects, or NULL */
 	const json_t *waiting_for;         /* msg_job_wait_unpack's elements */
+	const json_t *successors;          /* the same: the jobs waiting for it */
 	const json_t *tasks;               /* msg_task_row_unpack's elements */
 	const json_t *pe_hosts;            /* msg_pe_host_unpack's (common/msg.h) */
 	bool          has_mail;            /* mail_pending: */
@@ -217,6 +219,9 @@ json_t *msg_acct_row_pack(const struct msg_acct_row *m);
 void    msg_acct_row_unpack(const json_t *o, struct msg_acct_row *m);
 struct msg_acct_sum {
 	const char *host, *queue, *owner;   /* the groupings asked; NULL: not grouped by it */
+	const char *group, *pe;             /* the same; pe NONE: no parallel environment */
+	bool        has_slots;
+	int64_t     slots;
 	int64_t     jobs;
 	double      ru_wallclock, ru_utime, ru_stime;
 	int64_t     maxvmem;                /* bytes */

@@ -93,6 +93,7 @@ req_clear(struct job_req *r)
 	free(r->hosts);
 	free(r->ar);
 	free(r->qname);
+	free(r->hard_queue);
 	strv_free(r->asked);
 	memset(r, 0, sizeof *r);
 }
@@ -102,7 +103,7 @@ req_empty(const struct job_req *r)
 {
 	return !r->mem && !r->arch && !r->keys && !r->hosts && !r->exclusive && !r->ar &&
 	    !r->h_rt && !r->s_rt && !r->h_cpu && !r->h_vmem && !r->slots && !r->lim_set &&
-	    !r->asked && !r->qname;
+	    !r->asked && !r->qname && !r->hard_queue;
 }
 
 static int
@@ -449,6 +450,8 @@ req_to_json(const struct job_req *r)
 		json_object_set_new(o, "slots", json_integer(r->slots));
 	if (r->qname)
 		json_object_set_new(o, "qname", json_string(r->qname));
+	if (r->hard_queue)
+		json_object_set_new(o, "hard_queue", json_string(r->hard_queue));
 	if (r->lim_set) {
 		json_t *l = json_object();
 		for (int i = 0; i < REQ_NLIM; i++)
@@ -557,6 +560,13 @@ req_from_json(struct job_req *r, const json_t *o, const char **why)
 	}
 	if (v)
 		r->qname = xstrdup(json_string_value(v));
+	if (((v = json_object_get(o, "hard_queue")) && (!json_is_string(v) ||
+	    json_string_length(v) == 0 || json_string_length(v) > JOB_MAX_STRING))) {
+		*why = "the hard requested queue is not a short text";
+		return -1;
+	}
+	if (v)
+		r->hard_queue = xstrdup(json_string_value(v));
 	if (lim_from_json(r, json_object_get(o, "lim"), why) < 0)
 		return -1;
 	if (words_from_json(json_object_get(o, "asked"), &r->asked, 256, valid_asked) < 0) {

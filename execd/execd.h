@@ -249,6 +249,11 @@ struct limits_rlimit {
 int     limits_rlimits(const struct job_req *r, bool vmem_by_cgroup, int64_t grace,
             struct limits_rlimit *out);
 void    limits_cgroup_remove(const char *dir);
+/* Grid Engine's wall clock signals: SIGUSR1 at s_rt and again every
+ * LIMITS_SOFT_RESEND_MS while the job runs; SIGKILL at h_rt, but never
+ * within LIMITS_SOFT_RESEND_MS of the last SIGUSR1 (ms, one clock). */
+#define LIMITS_SOFT_RESEND_MS (90 * 1000)
+int64_t limits_rt_kill_at(int64_t hard_at, int64_t last_usr1);
 
 /* outbox.c: CHILD_REGISTER/CHILD_TERM events, kept as files until ACKed
  * (records.c writes them). */

@@ -302,3 +302,16 @@ limits_cgroup_remove(const char *dir)
 	}
 	log_warn("cannot remove the job's cgroup %s", dir);
 }
+
+/* Grid Engine's execd marks a job it signals as not to be signalled again
+ * for 90 s, and checks h_rt under the same mark: a job warned by SIGUSR1
+ * at s_rt gets SIGKILL at h_rt or 90 s after that warning, whichever is
+ * later (s_rt=5,h_rt=10 is killed near 96 s: t/sge/gaps/srt-hrt.*).  Scripts
+ * written for it count on that time to save their work. */
+int64_t
+limits_rt_kill_at(int64_t hard_at, int64_t last_usr1)
+{
+	if (hard_at && last_usr1 && hard_at < last_usr1 + LIMITS_SOFT_RESEND_MS)
+		return last_usr1 + LIMITS_SOFT_RESEND_MS;
+	return hard_at;
+}

@@ -494,10 +494,6 @@ struct shep_clock {
 	bool     hard_sent;
 };
 
-/* Grid Engine's execd sends a due signal again at most every 90 s: a job
- * past s_rt gets SIGUSR1 at s_rt and every 90 s after, until it ends. */
-#define SHEP_SOFT_RESEND_MS (90 * 1000)
-
 static void
 shep_clock_start(struct shep_clock *c, const struct job_req *r)
 {
@@ -512,7 +508,7 @@ shep_clock_start(struct shep_clock *c, const struct job_req *r)
 
 /* Sends what is due to the job's session, as Grid Engine does: at s_rt
  * SIGUSR1, a warning the job may catch and act on as it likes (it is not
- * killed for it); at h_rt SIGKILL.  Returns the ms until the next
+ * killed for it); at h_rt SIGKILL (limits.c says when).  Returns the ms until the next
  * deadline, or -1 when none is left. */
 static int64_t
 shep_clock_tick(struct shep_clock *c, const char *key, pid_t pid)
@@ -528,7 +524,8 @@ shep_clock_tick(struct shep_clock *c, const char *key, pid_t pid)
 	if (c->soft_at && now >= c->soft_at) {
 		log_info("job %s is past its s_rt limit: SIGUSR1", key);
 		kill(-pid, SIGUSR1);
-		c->soft_at = now + SHEP_SOFT_RESEND_MS;
+		c->soft_at = now + LIMITS_SOFT_RESEND_MS;
+		c->hard_at = limits_rt_kill_at(c->hard_at, now);
 	}
 	for (int64_t *at = &c->soft_at; at <= &c->hard_at; at++)
 		if (*at && (next < 0 || *at - now < next))

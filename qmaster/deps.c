@@ -426,6 +426,15 @@ deps_waiting_json(int64_t id)
 	return a;
 }
 
+json_t *
+deps_successors_json(int64_t id)
+{
+	json_t *a = json_array();
+	if (store_dependents(store, id, waiting_cb, a) < 0)
+		fatalx("cannot read dependencies");
+	return a;
+}
+
 /* -hold_jid_ad: the arrays a job's tasks wait for, task by task. */
 struct array_gate {
 	int64_t           id;

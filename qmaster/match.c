@@ -120,20 +120,31 @@ match_soft_score(const struct job *j, const struct nodeset *soft_hosts, const st
 	return score;
 }
 
-enum match_why
-match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts, const char **key)
+const char *
+match_key_nowhere(char *const *keys, char **const *hosts_keys, size_t nhosts)
 {
-	int n = 0;
-
-	for (char **k = j->req.keys; k && *k; k++, n++) {
+	for (char *const *k = keys; k && *k; k++) {
 		bool somewhere = false;
 		for (size_t i = 0; i < nhosts && !somewhere; i++)
 			somewhere = has_key(hosts_keys[i], *k);
-		if (!somewhere) {
-			*key = *k;
-			return MW_KEY;
-		}
+		if (!somewhere)
+			return *k;
 	}
+	return NULL;
+}
+
+enum match_why
+match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts, const char **key)
+{
+	const char *k = match_key_nowhere(j->req.keys, hosts_keys, nhosts);
+	size_t n = 0;
+
+	if (k) {
+		*key = k;
+		return MW_KEY;
+	}
+	while (j->req.keys && j->req.keys[n])
+		n++;
 	return n > 1 ? MW_KEYS_APART : MW_KEY;
 }
 

@@ -366,6 +366,8 @@ void match_reason(char *buf, size_t n, enum match_why why, const struct job *j,
  * MW_KEY with *key a key no host has. */
 enum match_why match_keys_apart(const struct job *j, char **const *hosts_keys, size_t nhosts,
     const char **key);
+/* The first of keys that none of the nhosts hosts' key lists holds, or NULL. */
+const char *match_key_nowhere(char *const *keys, char **const *hosts_keys, size_t nhosts);
 /* Dispatch order: queue priority, job priority, submission order (id). */
 int  match_job_cmp(const struct job *a, int qprio_a, const struct job *b, int qprio_b);
 /* How many of j's soft requests (-soft -l: arch, memory, each key, the
@@ -448,6 +450,8 @@ void         deps_job_ended(const struct job *j);
 void         deps_tick(int64_t now);
 /* [{id, kind}] the job still waits for. */
 json_t      *deps_waiting_json(int64_t id);
+/* [{id, kind}] the jobs that still wait for it. */
+json_t      *deps_successors_json(int64_t id);
 /* -hold_jid_ad: the arrays an array job's tasks wait for, task i for their
  * task i (by position); NULL when none is left unfinished. */
 struct deps_gates;

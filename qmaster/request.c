@@ -455,6 +455,8 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 					json_object_set_new(o, "scheduling_info", json_string(info));
 				if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
 					json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+				if (!JS_FINISHED(j->state))
+					json_object_set_new(o, "successors", deps_successors_json(j->id));
 				if ((mp = mail_pending_json(j->id)) != NULL)
 					json_object_set_new(o, "mail_pending", mp);
 				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
@@ -855,6 +857,9 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	f.since = m.since;
 	f.queue = m.queue;
 	f.host = m.host;
+	f.group = m.group;
+	f.pe = m.pe;
+	f.slots = m.slots;
 	f.from = m.from;
 	f.to = m.to;
 	f.by_end = m.by_end;
@@ -874,7 +879,10 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	if (summary)
 		rc = store_acct_summary(store, &f, (m.groups & MSG_ACCT_BY_HOST ? ACCT_BY_HOST : 0) |
 		    (m.groups & MSG_ACCT_BY_QUEUE ? ACCT_BY_QUEUE : 0) |
-		    (m.groups & MSG_ACCT_BY_OWNER ? ACCT_BY_OWNER : 0), acct_collect, rows);
+		    (m.groups & MSG_ACCT_BY_OWNER ? ACCT_BY_OWNER : 0) |
+		    (m.groups & MSG_ACCT_BY_GROUP ? ACCT_BY_GROUP : 0) |
+		    (m.groups & MSG_ACCT_BY_PE ? ACCT_BY_PE : 0) |
+		    (m.groups & MSG_ACCT_BY_SLOTS ? ACCT_BY_SLOTS : 0), acct_collect, rows);
 	else
 		rc = store_acct_foreach(store, &f, acct_collect, rows);
 	if (rc < 0) {
@@ -1021,8 +1029,16 @@ alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, s
 		 * go: those of -l slots=N stay on one host. */
 		if (!req.slots)
 			req.slots = j->req.slots;
+		if (!req.hard_queue) {
+			req.hard_queue = j->req.hard_queue;
+			j->req.hard_queue = NULL;
+		}
 		req_clear(&j->req);
 		j->req = req;
+	}
+	if ((s = m->queue)) {
+		free(j->req.hard_queue);
+		j->req.hard_queue = xstrdup(s);
 	}
 	if ((s = m->hold) && (why = alter_hold(c, j, s)) != NULL) {
 		snprintf(buf, n, "%s", why);

@@ -744,20 +744,47 @@ admit_view(struct match_host *m, struct exechost *h)
 	    .now = now_ms(), .names = hostlist_name_ever, .names_arg = h };
 }
 
+/* Every known host's key list (the array only), *n of them. */
+static char ***
+hosts_keys(size_t *n)
+{
+	char ***v = xcalloc(exechost_count() + 1, sizeof *v);
+
+	*n = 0;
+	for (struct exechost *h = exechost_next(NULL); h; h = exechost_next(h))
+		v[(*n)++] = h->attrs.keys;
+	return v;
+}
+
 /* MW_KEY from every host names the first key the last one lacked: ask
  * whether each key is somewhere and only their combination is missing. */
 static enum match_why
 keys_why(const struct job *j, const char **key)
 {
-	size_t n = 0;
-	char ***v = xcalloc(exechost_count() + 1, sizeof *v);
-	enum match_why w;
+	size_t n;
+	char ***v = hosts_keys(&n);
+	enum match_why w = match_keys_apart(j, (char **const *)v, n, key);
 
-	for (struct exechost *h = exechost_next(NULL); h; h = exechost_next(h))
-		v[n++] = h->attrs.keys;
-	w = match_keys_apart(j, (char **const *)v, n, key);
 	free(v);
 	return w;
+}
+
+/* Grid Engine refuses a -l name outside its complex list ("unknown
+ * resource"), -w n or not.  nowq's names beyond that list are keys its
+ * exec hosts declare, so a key that no host the master knows (up or down)
+ * declares is refused the same way: a typo must not leave a job waiting
+ * for ever. */
+static const char *
+key_unknown(const struct job *j)
+{
+	size_t n;
+	char ***v = hosts_keys(&n);
+	const char *k = match_key_nowhere(j->req.keys, (char **const *)v, n);
+
+	if (!k)
+		k = match_key_nowhere(j->soft.keys, (char **const *)v, n);
+	free(v);
+	return k;
 }
 
 /* -ar NAME: the reservation exists and the job's owner is one of its users. */
@@ -785,10 +812,15 @@ sched_admit(struct job *j, const struct user_cache *u, bool verify, char *err, s
 	struct exechost *h;
 	size_t nk = exechost_count(), i;
 	char a[32], b[32], perr[128];
+	const char *badkey;
 	int rc = -1;
 	bool check;
 
 	assert(q);
+	if ((badkey = key_unknown(j)) != NULL) {
+		snprintf(err, n, "unknown resource \"%s\"", badkey);
+		return -1;
+	}
 	/* -l slots=N is the job's own slot count (qsub sends both); qalter
 	 * cannot change a job's slots. */
 	if (j->req.slots && (j->pe || j->req.slots != j->slots)) {

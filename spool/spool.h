@@ -167,6 +167,9 @@ struct store_acct_filter {
 	int64_t      since;      /* only rows with end_time >= since (ms) */
 	const char  *queue;      /* NULL: any */
 	const char  *host;       /* NULL: any; else one of the row's hosts, any case */
+	const char  *group;      /* NULL: any */
+	const char  *pe;         /* NULL: any; NONE: no parallel environment */
+	int64_t      slots;      /* 0: any */
 	int64_t      from, to;   /* start_time (end_time with by_end) in [from, to); to 0: open */
 	bool         by_end;
 	int64_t      after_end;  /* the cursor: only rows after (after_end, after_row) */
@@ -177,11 +180,14 @@ typedef int (*store_acct_cb)(void *arg, json_t *row);
 int store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_acct_cb cb, void *arg);
 /* Sums of wallclock, utime and stime, the count and the largest maxvmem of
  * the rows f selects, as one total or one row per group: by the first host
- * of each row (a parallel job's master host), queue and owner, as groups
- * asks; a group with no row is left out. */
+ * of each row (a parallel job's master host), queue, group, owner, parallel
+ * environment and slots, as groups asks; a group with no row is left out. */
 #define ACCT_BY_HOST	1
 #define ACCT_BY_QUEUE	2
 #define ACCT_BY_OWNER	4
+#define ACCT_BY_GROUP	8
+#define ACCT_BY_PE	16
+#define ACCT_BY_SLOTS	32
 int store_acct_summary(struct store *st, const struct store_acct_filter *f, unsigned groups,
     store_acct_cb cb, void *arg);
 /* The final state of a job's last attempt: 0 and *state, 1 if none, -1 error. */

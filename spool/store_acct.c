@@ -140,7 +140,7 @@ acct_row(void *arg, sqlite3_stmt *s)
 	return stop;
 }
 
-/* ACCT_FILTER's parameters: ?3 and ?7 to ?13 (NULL: any). */
+/* ACCT_FILTER's parameters: ?3 and ?7 to ?16 (NULL: any). */
 static void
 acct_bind_filter(sqlite3_stmt *s, const struct store_acct_filter *f)
 {
@@ -156,6 +156,12 @@ acct_bind_filter(sqlite3_stmt *s, const struct store_acct_filter *f)
 	sqlite3_bind_int64(s, 11, f->from);
 	sqlite3_bind_int64(s, 12, f->to);
 	sqlite3_bind_int(s, 13, f->by_end);
+	if (f->group)
+		sqlite3_bind_text(s, 14, f->group, -1, SQLITE_STATIC);
+	if (f->pe)
+		sqlite3_bind_text(s, 15, f->pe, -1, SQLITE_STATIC);
+	if (f->slots > 0)
+		sqlite3_bind_int64(s, 16, f->slots);
 }
 
 int
@@ -184,23 +190,26 @@ store_acct_foreach(struct store *st, const struct store_acct_filter *f, store_ac
 	return stmt_walk(st, s, own, "cannot list accounting", acct_row, &w);
 }
 
-/* One row of a sum, with the host, queue and owner it is grouped by. */
+/* One row of a sum, with the host, queue, group, owner, parallel
+ * environment and slots it is grouped by. */
 static int
 acct_sum_row(void *arg, sqlite3_stmt *s)
 {
 	struct acct_walk *w = arg;
-	struct msg_acct_sum m = { .jobs = sqlite3_column_int64(s, 3), .ru_wallclock =
-	    sqlite3_column_double(s, 4), .ru_utime = sqlite3_column_double(s, 5),
-	    .ru_stime = sqlite3_column_double(s, 6), .maxvmem = sqlite3_column_int64(s, 7) };
-	const char **key[] = { &m.host, &m.queue, &m.owner };
+	struct msg_acct_sum m = { .jobs = sqlite3_column_int64(s, 6), .ru_wallclock =
+	    sqlite3_column_double(s, 7), .ru_utime = sqlite3_column_double(s, 8),
+	    .ru_stime = sqlite3_column_double(s, 9), .maxvmem = sqlite3_column_int64(s, 10) };
+	const char **key[] = { &m.host, &m.queue, &m.group, &m.owner, &m.pe };
 	json_t *row;
 	int stop;
 
 	/* The sum of no row at all: nothing to show, as Grid Engine shows it. */
 	if (m.jobs == 0)
 		return 0;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 5; k++)
 		*key[k] = (const char *)sqlite3_column_text(s, k);
+	m.has_slots = sqlite3_column_type(s, 5) != SQLITE_NULL;
+	m.slots = sqlite3_column_int64(s, 5);
 	row = msg_acct_sum_pack(&m);
 	stop = w->cb(w->arg, row);
 	json_decref(row);
@@ -222,6 +231,9 @@ store_acct_summary(struct store *st, const struct store_acct_filter *f, unsigned
 	sqlite3_bind_int(s, 4, (groups & ACCT_BY_HOST) != 0);
 	sqlite3_bind_int(s, 5, (groups & ACCT_BY_QUEUE) != 0);
 	sqlite3_bind_int(s, 6, (groups & ACCT_BY_OWNER) != 0);
+	sqlite3_bind_int(s, 17, (groups & ACCT_BY_GROUP) != 0);
+	sqlite3_bind_int(s, 18, (groups & ACCT_BY_PE) != 0);
+	sqlite3_bind_int(s, 19, (groups & ACCT_BY_SLOTS) != 0);
 	acct_bind_filter(s, f);
 	return stmt_walk(st, s, own, "cannot sum accounting", acct_sum_row, &w);
 }

@@ -69,9 +69,12 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 /* The filters every listing and the sum share: ?3 since (end_time), ?7
  * project and ?8 account (qacct -P, -A; few sites have many projects, so
  * no index), ?9 queue, ?10 a host among the row's, ?11 and ?12 a time
- * range (0: open) of the start, or of the end when ?13 is 1; an attempt
- * that never started is in no range of starts. */
+ * range (0: open) of the start, or of the end when ?13 is 1 (an attempt
+ * that never started is in no range of starts), ?14 group, ?15 parallel
+ * environment (NONE: none), ?16 slots (NULL: any). */
 #define ACCT_FILTER	" AND end_time >= ?3 AND (?7 IS NULL OR project = ?7)" \
+			" AND (?14 IS NULL OR " ACCT_GROUP " = ?14)" \
+			" AND (?15 IS NULL OR coalesce(pe, 'NONE') = ?15) AND (?16 IS NULL OR slots = ?16)" \
 			" AND (?8 IS NULL OR account = ?8) AND (?9 IS NULL OR queue = ?9)" \
 			" AND (?10 IS NULL OR instr(' ' || lower(host) || ' ', ' ' || lower(?10) || ' ') > 0)" \
 			" AND (CASE ?13 WHEN 1 THEN end_time ELSE start_time END) >= ?11" \
@@ -79,6 +82,8 @@ enum acct_col { A_id, ACCT_COLUMNS(A_ENUM) A_ru_nivcsw };
 			" AND ((?11 = 0 AND ?12 = 0) OR ?13 = 1 OR start_time > 0)"
 #define ACCT_PAGE	ACCT_FILTER " AND (end_time, id) > (?4, ?5)" \
 			" ORDER BY end_time, id LIMIT ?6"
+/* The row's group name, else its number. */
+#define ACCT_GROUP	"coalesce(group_name, CAST(gid AS TEXT))"
 /* The first host of the row's list: a parallel job's master host. */
 #define ACCT_HOST1	"coalesce(CASE WHEN instr(host, ' ') > 0" \
 			" THEN substr(host, 1, instr(host, ' ') - 1) ELSE host END, '')"

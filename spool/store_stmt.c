@@ -49,13 +49,18 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_ACCT_BY_NAME] = ACCT_SELECT " WHERE name = ?1" ACCT_PAGE,
 	[S_ACCT_BY_OWNER] = ACCT_SELECT " WHERE owner = ?1" ACCT_PAGE,
 	[S_ACCT_BY_END] = ACCT_SELECT " WHERE ?1 IS NULL" ACCT_PAGE,
-	/* One row per group: ?4, ?5, ?6 say whether the host, the queue and
-	 * the owner group (a column that does not is NULL in every row). */
+	/* One row per group: ?4, ?5, ?6, ?17, ?18, ?19 say whether the host,
+	 * the queue, the owner, the group, the parallel environment and the
+	 * slots group (a column that does not is NULL in every row). */
 	[S_ACCT_SUM] = "SELECT CASE ?4 WHEN 1 THEN " ACCT_HOST1 " END AS h,"
 	    " CASE ?5 WHEN 1 THEN coalesce(queue, '') END AS q,"
+	    " CASE ?17 WHEN 1 THEN " ACCT_GROUP " END AS g,"
 	    " CASE ?6 WHEN 1 THEN coalesce(owner, '') END AS o,"
+	    " CASE ?18 WHEN 1 THEN coalesce(pe, 'NONE') END AS p,"
+	    " CASE ?19 WHEN 1 THEN slots END AS s,"
 	    " count(*), sum(wallclock), sum(utime), sum(stime), max(maxvmem) FROM accounting"
-	    " WHERE (?1 IS NULL OR owner = ?1)" ACCT_FILTER " GROUP BY h, q, o ORDER BY h, q, o",
+	    " WHERE (?1 IS NULL OR owner = ?1)" ACCT_FILTER
+	    " GROUP BY h, q, g, o, p, s ORDER BY h, q, g, o, p, s",
 	[S_HOST_UPSERT] = "INSERT INTO hosts (name, slots, load1, load5, load15, last_seen, attrs)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (name) DO UPDATE SET"
 	    " slots = excluded.slots, load1 = excluded.load1, load5 = excluded.load5,"

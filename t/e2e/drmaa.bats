@@ -68,6 +68,20 @@ debian_python() {
 	[ "${lines[-1]}" = "python3-drmaa: ok" ]
 }
 
+@test "drmaa: drmaa_wait's rusage has the names Grid Engine's libdrmaa gives (t/sge/gaps/drmaa-rusage.names)" {
+	export DRMAA_LIBRARY_PATH=$DRMAA_DIR/libdrmaa.so.1
+	debian_python
+	run /usr/bin/python3 -c '
+import drmaa
+s = drmaa.Session(); s.initialize()
+jt = s.createJobTemplate(); jt.remoteCommand = "/bin/sleep"; jt.args = ["0"]
+jt.outputPath = ":/dev/null"; jt.joinFiles = True
+info = s.wait(s.runJob(jt), drmaa.Session.TIMEOUT_WAIT_FOREVER)
+print("\n".join(sorted(info.resourceUsage))); s.exit()'
+	[ "$status" -eq 0 ]
+	diff <(sort "$top_srcdir/t/sge/gaps/drmaa-rusage.names") <(printf '%s\n' "$output")
+}
+
 @test "drmaa: nowq env sets SGE_ROOT and DRMAA_LIBRARY_PATH, which python3-drmaa needs alone" {
 	run nowq env --dir "$CLUSTER"
 	[ "$status" -eq 0 ]

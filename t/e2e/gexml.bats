@@ -74,10 +74,10 @@ shape() {
 
 @test "qstat -ext -xml and qstat -r -xml" {
 	shape qstat-ext.xml -- qstat -ext -xml
-	# nowq keeps no predecessors in a listing and every job has a queue:
-	# -r lacks predecessor_jobs and hard_req_queue.
-	shape --subset qstat-r.xml -- qstat -r -xml
+	shape qstat-r.xml -- qstat -r -xml
 	grep -q '<hard_request name="h_vmem" resource_contribution="0.000000">' "$WORK/out.xml"
+	grep -q '<hard_req_queue>all.q</hard_req_queue>' "$WORK/out.xml"
+	grep -q "<predecessor_jobs_req>$HOLD</predecessor_jobs_req>" "$WORK/out.xml"
 	grep -q '<full_job_name>xrich</full_job_name>' "$WORK/out.xml"
 }
 
@@ -95,6 +95,44 @@ shape() {
 	grep -q '<PN_path>'"$WORK"'/xrich.o</PN_path>' "$WORK/out.xml"
 	grep -q "<JRE_job_number>$HOLD</JRE_job_number>" "$WORK/out.xml"
 	grep -q '<CE_name>h_vmem</CE_name>' "$WORK/out.xml"
+}
+
+# The jobs t/sge/record-gaps.sh submitted: one waiting for two others, with
+# a queue and two mail addresses, and one with the kept options.
+gaps_jobs() {
+	PA=$(qsub -terse -h -N pa -b y /bin/true)
+	PB=$(qsub -terse -h -N pb -b y /bin/true)
+	GJ=$(qsub -terse -h -N gj -hold_jid "$PA,$PB" -q all.q -M "root@localhost,other@localhost" \
+	    -m be -b y /bin/true)
+	KEPT=$(qsub -terse -h -N kept -A acct1 -P p1 -M bob -binding linear:1 -b y /bin/true)
+}
+
+@test "qstat -j -xml: mail list, requested predecessors, queue, project and binding as Grid Engine" {
+	gaps_jobs
+	G=$top_srcdir/t/sge/gaps
+	shape --subset ../gaps/qstat-j-xml.out -- qstat -j "$GJ" -xml
+	for e in JB_mail_list JB_jid_predecessor_list JB_jid_request_list JB_hard_queue_list JB_binding; do
+		[ "$(grep -c "<$e>" "$WORK/out.xml")" -eq "$(grep -c "<$e>" "$G/qstat-j-xml.out")" ] ||
+		    { echo "$e"; false; }
+	done
+	# The values, ids as names.
+	vals() { grep -E '<(MR_user|MR_host|JRE_job_number|JRE_job_name|QR_name|BN_[a-z_]+|JB_account|JB_project)>' "$1" |
+	    sed -E 's/>(cloudsdk|root)</>USER</'; }
+	diff <(vals "$G/qstat-j-xml.out") <(vals "$WORK/out.xml" | sed -E "s/>$PA</>PA</; s/>$PB</>PB</")
+	shape --subset ../gaps/qstat-j-kept-xml.out -- qstat -j "$KEPT" -xml
+	diff <(vals "$G/qstat-j-kept-xml.out") <(vals "$WORK/out.xml")
+	# Without -M: the owner at the submit host, in an <element>; no hard queue.
+	qstat -j "$PA" -xml > "$WORK/pa.xml"
+	grep -A1 '<JB_mail_list>' "$WORK/pa.xml" | grep -q '<element>'
+	! grep -q JB_hard_queue_list "$WORK/pa.xml"
+	# The job another waits for names it, as Grid Engine's JB_jid_successor_list.
+	grep -A2 '<JB_jid_successor_list>' "$WORK/pa.xml" | grep -q "<JRE_job_number>$GJ</JRE_job_number>"
+	shape --subset qstat-j-hold.xml qstat-j-rich.xml -- qstat -j "$PA" -xml
+	# The plain view: mail_options and mail_list as Grid Engine prints them.
+	qstat -j "$GJ" > "$WORK/gj.txt"
+	mails() { grep -E '^(mail_options|mail_list):' "$1" | sed -E 's/(cloudsdk|root)@/USER@/'; }
+	diff <(mails "$G/qstat-j.out") <(mails "$WORK/gj.txt")
+	qdel "$GJ" "$KEPT" "$PA" "$PB" >/dev/null
 }
 
 @test "qstat -j -xml of an unknown or ended job: unknown_jobs, exit 0, as Grid Engine" {
@@ -149,8 +187,12 @@ norm() {
 @test "qstat -r: the job lines with Grid Engine's Full jobname, Master Queue, Hard Resources and Binding lines" {
 	qstat -r > "$WORK/r.txt"
 	labels() { grep -oE '^       [A-Z][A-Za-z ()]+:' "$1" | sort -u; }
-	# Requested queues and predecessors are not listed by nowq's -r.
-	diff <(labels "$FIX/qstat-r.txt" | grep -v -e 'Hard requested' -e Predecessor) <(labels "$WORK/r.txt")
+	diff <(labels "$FIX/qstat-r.txt") <(labels "$WORK/r.txt")
+	# A job with a queue and two predecessors: its lines, ids as names.
+	gaps_jobs
+	qstat -r | sed -n "/^ *$GJ /,/Binding/p" | sed -E "s/\b$PA\b/PA/g; s/\b$PB\b/PB/g" > "$WORK/gj.txt"
+	diff <(sed -n '/^ *ID /,/Binding/p' "$top_srcdir/t/sge/gaps/qstat-r.out" | tail -n +2) <(tail -n +2 "$WORK/gj.txt")
+	qdel "$GJ" "$KEPT" "$PA" "$PB" >/dev/null
 	# As asked, in Grid Engine's order and units (times in seconds).
 	grep -A1 '^       Hard Resources:   h_vmem=1G (0.000000)$' "$WORK/r.txt" |
 		grep -q '^                         h_rt=3600 (0.000000)$'

@@ -71,6 +71,25 @@ acct_failed() { sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT failed FROM accountin
 	[ "$(qacct -j "$id" | awk '$1 == "failed" { print $2 }')" = 100 ]
 }
 
+@test "s_rt then h_rt: SIGKILL waits 90 s after the SIGUSR1, as Grid Engine's (t/sge/gaps/srt-hrt.*)" {
+	cd "$WORK"
+	cat > busy.sh <<-'EOF'
+	#!/bin/sh
+	trap 'echo warned >> "$WORK/usr1"' USR1
+	i=0
+	while [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	EOF
+	id=$(qsub -terse -cwd -o /dev/null -e /dev/null -v WORK="$WORK" -l s_rt=1,h_rt=2 busy.sh)
+	wait_until 20 test -s "$WORK/usr1"
+	# Well past h_rt the job runs on: Grid Engine's execd holds SIGKILL
+	# back 90 s from the warning (limits_rt_kill_at, t/unit/test_limits).
+	sleep 4
+	state_is "$id" r
+	[ "$(grep -c warned "$WORK/usr1")" -eq 1 ]
+	qdel "$id" >/dev/null
+	wait_until 20 job_finished "$id"
+}
+
 @test "h_cpu: a busy loop is stopped after its CPU seconds with the h_cpu reason" {
 	start=$(date +%s)
 	id=$(qsub -terse -o /dev/null -e /dev/null -l h_cpu=1 -b y sh -c 'while :; do :; done')

@@ -158,9 +158,15 @@ assert ru["ru_utime"] > 0 and r["exit_status"] == 0 and r["failed"] == 0
 	run qacct -b notatime
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'-b wants a time as [[CC]YY]MMDDhhmm[.SS], not "notatime"'* ]]
-	run qacct -D
+	# What nowq does not record: refused by name.
+	for o in -ar -f -m; do
+		run qacct $o x
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"option \"$o\" is not supported by nowq"* ]]
+	done
+	run qacct -slots x
 	[ "$status" -eq 1 ]
-	[[ "$output" == *'option "-D" is not supported'* ]]
+	[[ "$output" == *'invalid number of slots "x" for -slots'* ]]
 	run qacct -l h_vmem
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'-l wants attr=value'* ]]
@@ -260,6 +266,35 @@ same_layout() {
 	[ "$(qacct -l hostname=no.such.host | wc -l)" -eq 2 ]
 	[ "$(qacct -l "qname=all.q,h_vmem=1G" | awk 'NR == 3 { print $1 }')" = all.q ]
 	[ "$(qacct -l h_vmem=1G | awk 'NR == 4')" = "$(qacct | awk 'NR == 4')" ]
+}
+
+@test "qacct -g, -pe, -slots, -D: Grid Engine's tables by group, parallel environment, slots and department" {
+	G=$top_srcdir/t/sge/gaps
+	cd "$WORK"
+	id=$(qsub -terse -cwd -b y true)
+	wait_until 20 job_finished "$id"
+	for c in "qacct-g:-g" "qacct-pe:-pe" "qacct-slots:-slots" "qacct-D:-D" "qacct-o-g:-o -g" \
+	    "qacct-slots-1:-slots 1" "qacct-pe-none:-pe NONE" "qacct-g-user:-g $(id -gn)"; do
+		echo "--- qacct ${c#*:} as $G/${c%%:*}.out"
+		run qacct ${c#*:}
+		[ "$status" -eq 0 ]
+		same_layout "$G/${c%%:*}.out"
+	done
+	# Byte for byte where the values are the same: the slots, the one
+	# department, no parallel environment.
+	[ "$(qacct -slots | head -2)" = "$(head -2 "$G/qacct-slots.out")" ]
+	[ "$(qacct -slots 1 | head -2)" = "$(head -2 "$G/qacct-slots-1.out")" ]
+	[ "$(qacct -D | head -2)" = "$(head -2 "$G/qacct-D.out")" ]
+	[ "$(qacct -pe NONE | head -2)" = "$(head -2 "$G/qacct-pe-none.out")" ]
+	[ "$(qacct -g "$(id -gn)" | awk 'NR == 3 { print $1 }')" = "$(id -gn)" ]
+	[ "$(qacct -slots 1 | awk 'NR == 3 { print $1 }')" = 1 ]
+	[ "$(qacct -pe | awk 'NR == 3 { print $1 }')" = NONE ]
+	[ "$(qacct -D | awk 'NR == 3 { print $1 }')" = defaultdepartment ]
+	[ "$(qacct -o -g | awk -v u="$(id -un)" 'NR > 2 && $2 == u { print $1 }')" = "$(id -gn)" ]
+	# A value no record has: the titles alone.
+	for a in "-D other" "-g no_such_group" "-slots 77" "-pe no_such_pe"; do
+		[ "$(qacct $a | wc -l)" -eq 2 ] || { echo "qacct $a"; false; }
+	done
 }
 
 @test "-b, -e and -d select by start time, -E by end time, as Grid Engine reads them" {

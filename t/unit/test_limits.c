@@ -14,6 +14,19 @@
 
 #include "execd/execd.h"
 
+/* SIGKILL at h_rt, but not within 90 s of the last SIGUSR1, as Grid
+ * Engine kills an s_rt=5,h_rt=10 job near 96 s (t/sge/gaps/srt-hrt.acct). */
+static void
+test_rt_kill_at(void **state)
+{
+	(void)state;
+	assert_int_equal(limits_rt_kill_at(10000, 0), 10000);
+	assert_int_equal(limits_rt_kill_at(10000, 5000), 95000);
+	assert_int_equal(limits_rt_kill_at(200000, 5000), 200000);
+	assert_int_equal(limits_rt_kill_at(0, 5000), 0);
+	assert_int_equal(limits_rt_kill_at(95000, 5000), 95000);
+}
+
 static void
 test_size_str(void **state)
 {
@@ -166,6 +179,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rt_kill_at),
 		cmocka_unit_test(test_size_str),
 		cmocka_unit_test(test_oom_count),
 		cmocka_unit_test(test_probe_not_cgroup),

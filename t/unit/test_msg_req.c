@@ -74,8 +74,11 @@ test_refusals(void **state)
 	    "order \"prio\" (with after_prio) lists pending jobs: states \"p\", no jobs");
 	assert_null(refusal("{\"type\": \"STATUS\", \"order\": \"prio\", \"states\": \"p\", \"after_prio\": 3}"));
 	assert_string_equal(refusal("{\"type\": \"ACCT\", \"limit\": 1001}"),
-	    "ACCT takes id, name, owner, since, queue, host, from, to, by_end, summary "
-	    "(total, or host, queue and owner joined by commas), after and limit (1..1000)");
+	    "ACCT takes id, name, owner, since, queue, host, group, pe, slots, from, to, by_end, "
+	    "summary (total, or host, queue, owner, group, pe and slots joined by commas), after "
+	    "and limit (1..1000)");
+	assert_null(refusal("{\"type\": \"ACCT\", \"summary\": \"group,pe,slots\", \"slots\": 2}"));
+	assert_non_null(refusal("{\"type\": \"ACCT\", \"slots\": -1}"));
 	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"owner,owner\"}"));
 	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"host,\"}"));
 	assert_non_null(refusal("{\"type\": \"ACCT\", \"summary\": \"project\"}"));

@@ -524,16 +524,18 @@ test_xml_jobs(void **state)
 	json_t *jobs = load("[{\"id\":7,\"name\":\"a&b\",\"owner\":\"alice\",\"uid\":1000,\"gid\":0,"
 	    "\"submit_time\":1614834367000,\"state\":\"pending\",\"prio\":-5,\"queue\":\"all.q\","
 	    "\"out\":\"/tmp/o\",\"env\":[\"SGE_O_HOME=/home/alice\",\"FOO=bar\"],"
-	    "\"argv\":[\"/bin/sleep\",\"1\"],\"req\":{\"h_rt\":3600},"
-	    "\"waiting_for\":[{\"id\":5,\"kind\":\"afterany\"}]}]");
+	    "\"argv\":[\"/bin/sleep\",\"1\"],\"req\":{\"h_rt\":3600,\"hard_queue\":\"all.q\"},"
+	    "\"waiting_for\":[{\"id\":5,\"kind\":\"afterany\"}],"
+	    "\"successors\":[{\"id\":9,\"kind\":\"afterok\"}]}]");
 	json_t *none = json_array(), *missing = load("[\"99\"]");
 	struct capture c;
 	char *out;
-	const char *order[] = { "<JB_job_number>7<", "<JB_owner>alice<", "<JB_job_name>a&amp;b<",
-		"<PN_path>/tmp/o<", "<CE_name>h_rt<", "<CE_stringval>3600<", "<QR_name>all.q<",
-		"<VA_variable>__SGE_PREFIX__O_HOME<", "<VA_value>bar<", "<ST_name>1<",
-		"<JB_script_file>/bin/sleep<", "<JRE_job_number>5<", "<JB_priority>1019<",
-		"<RN_max>1<", "<JB_type>64<", "</djob_info>" };
+	const char *order[] = { "<JB_job_number>7<", "<JB_owner>alice<", "<MR_user>alice<",
+		"<JB_job_name>a&amp;b<", "<PN_path>/tmp/o<", "<CE_name>h_rt<", "<CE_stringval>3600<",
+		"<QR_name>all.q<", "<VA_variable>__SGE_PREFIX__O_HOME<", "<VA_value>bar<", "<ST_name>1<",
+		"<JB_script_file>/bin/sleep<", "<JRE_job_number>5<", "<JRE_job_name>5<",
+		"<JB_jid_successor_list>", "<JRE_job_number>9<", "<JB_priority>1019<", "<JRE_job_name>5<", "<RN_max>1<", "<JB_type>64<",
+		"<BN_strategy>no_job_binding<", "</djob_info>" };
 	const char *at;
 
 	cap_open(&c);
