@@ -206,6 +206,8 @@ void qstat_print_row(FILE *fp, const struct msg_job_row *r);
  * mapped onto 0 to 1), its state letters, QUEUE@HOST of what runs (else
  * ""), and its ja-task-ID (a task, an array's pending tasks, else ""). */
 double      qstat_row_prior(const struct msg_job_row *r);
+/* Its "%.5f" text, in a buffer of the thread's that the next call reuses. */
+const char *qstat_row_prior_text(const struct msg_job_row *r);
 const char *qstat_row_state(const struct msg_job_row *r);
 void        qstat_row_queue(const struct msg_job_row *r, char *buf, size_t n);
 void        qstat_row_tasks(const struct msg_job_row *r, char *buf, size_t n);

@@ -101,12 +101,15 @@ row_cmp(const void *a, const void *b)
 static size_t
 sort_filter(struct msg_job_row *rows, size_t n, unsigned want)
 {
-	size_t k = 0;
+	size_t k = 0, i;
 
-	for (size_t i = 0; i < n; i++)
+	for (i = 0; i < n; i++)
 		if (row_wanted(&rows[i], want))
 			rows[k++] = rows[i];
-	if (k > 1)
+	/* The master's order is usually the one wanted already. */
+	for (i = 1; i < k && row_cmp(&rows[i - 1], &rows[i]) <= 0; i++)
+		;
+	if (i < k)
 		qsort(rows, k, sizeof *rows, row_cmp);
 	return k;
 }
@@ -442,7 +445,7 @@ send_status(const struct msg_status *m, const char **why)
  * always was, sorted here.  Returns 0, or 1 when the master refused.
  */
 static int
-stream_table(struct msg_status *base, unsigned want, struct sink *sk)
+stream_pages(struct msg_status *base, unsigned want, struct sink *sk)
 {
 	static const struct { unsigned want; const char *states; int rank; } sect[] = {
 		{ WANT_R | WANT_S, "r", 0 }, { WANT_P | WANT_H, "p", 1 }, { WANT_Z, "z", 2 },
@@ -534,6 +537,19 @@ stream_table(struct msg_status *base, unsigned want, struct sink *sk)
 fail:
 	client_errx("%s", why ? why : "no reply from the master");
 	return 1;
+}
+
+/* Brief rows are read from the frame's text (msg_job_rows_decode), not
+ * by jansson, except for -f, which keeps running rows past their page. */
+static int
+stream_table(struct msg_status *base, unsigned want, struct sink *sk)
+{
+	int rc;
+
+	msg_job_rows_native(!sk->objects && !sk->held);
+	rc = stream_pages(base, want, sk);
+	msg_job_rows_native(false);
+	return rc;
 }
 
 /* qstat -f: the hosts and their queues from HOSTS, then the jobs as the

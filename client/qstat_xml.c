@@ -22,11 +22,28 @@
 static const char xml_special[] = "&<>\"'\x01\x02\x03\x04\x05\x06\x07\x08\x0a\x0b\x0c\x0d\x0e\x0f"
     "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
 
+/* strcspn builds its table on every call: this one is built once. */
+static size_t
+xml_run(const char *s)
+{
+	static bool special[256], made;
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (!made) {
+		for (const char *c = xml_special; *c; c++)
+			special[(unsigned char)*c] = true;
+		special[0] = made = true;
+	}
+	while (!special[*p])
+		p++;
+	return (size_t)(p - (const unsigned char *)s);
+}
+
 void
 xml_text(FILE *fp, const char *s)
 {
 	while (s && *s) {
-		size_t run = strcspn(s, xml_special);
+		size_t run = xml_run(s);
 
 		fwrite_unlocked(s, 1, run, fp);
 		s += run;
@@ -68,15 +85,9 @@ xml_elem(FILE *fp, int depth, const char *name, const char *value)
 static void
 xml_elem_int(FILE *fp, int depth, const char *name, long long v)
 {
-	char buf[24], *p = buf + sizeof buf;
-	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	char buf[INT_TEXT_LEN + 1], *p = int_text(buf, v);
 
-	*--p = '\0';
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
-		*--p = '-';
+	buf[INT_TEXT_LEN] = '\0';
 	xml_elem(fp, depth, name, p);
 }
 
@@ -122,11 +133,18 @@ close_tag(FILE *fp, int depth, const char *name)
 static void
 xml_time(char *buf, size_t n, int64_t ms)
 {
+	/* A listing's dates repeat: one strftime per second shown. */
+	static __thread int64_t last_s = -1;
+	static __thread char last[32];
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 
-	if (!localtime_r(&t, &tm) || strftime(buf, n, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-		snprintf(buf, n, "%s", "");
+	if (ms / 1000 != last_s || last_s < 0) {
+		if (!localtime_r(&t, &tm) || strftime(last, sizeof last, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			last[0] = '\0';
+		last_s = ms / 1000;
+	}
+	snprintf(buf, n, "%s", last);
 }
 
 static bool
@@ -197,7 +215,7 @@ xml_row(FILE *fp, int depth, const struct msg_job_row *r, unsigned flags, bool w
 	fputs_unlocked(run ? "<job_list state=\"running\">\n" : row_pending(r) ? "<job_list state=\"pending\">\n" :
 	    "<job_list state=\"zombie\">\n", fp);
 	xml_elem_int(fp, d, "JB_job_number", (long long)r->id);
-	xml_elemf(fp, d, "JAT_prio", "%.5f", qstat_row_prior(r));
+	xml_elem(fp, d, "JAT_prio", qstat_row_prior_text(r));
 	if (ext)
 		xml_elem(fp, d, "JAT_ntix", "0.00000");
 	xml_elem(fp, d, "JB_name", r->name ? r->name : "");

@@ -46,6 +46,10 @@ struct str_var {
 /* in with each name replaced by its value (the first of vars that matches
  * at a place).  A NULL value refuses the name: NULL, with *bad naming it. */
 char   *str_expand(const char *in, const struct str_var *vars, size_t n, const char **bad);
+/* v's decimal digits, written to end where buf[INT_TEXT_LEN] ends:
+ * their start (no NUL).  Without printf, for listings of many numbers. */
+#define INT_TEXT_LEN 24
+char   *int_text(char buf[INT_TEXT_LEN], int64_t v);
 int64_t now_ms(void);            /* wall clock, milliseconds since the epoch */
 void    fmt_when(char *buf, size_t n, int64_t ms); /* "14:00:00" today, else with the date */
 int64_t mono_ms(void);           /* monotonic clock, milliseconds */

@@ -34,12 +34,14 @@ jt_lit(struct jtext *t, const char *s)
 	jt_raw(t, s, strlen(s));
 }
 
+/* Digits by hand: a listing writes a dozen numbers a row, and snprintf
+ * was a tenth of the master's time serving one. */
 void
 jt_int(struct jtext *t, int64_t v)
 {
-	char b[24];
-	int n = snprintf(b, sizeof b, "%" PRId64, v);
-	jt_raw(t, b, (size_t)n);
+	char b[INT_TEXT_LEN], *p = int_text(b, v);
+
+	jt_raw(t, p, (size_t)(b + sizeof b - p));
 }
 
 /* Text from the database was checked as UTF-8 when it came in; only the

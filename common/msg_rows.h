@@ -36,6 +36,15 @@ void    msg_job_row_unpack(const json_t *job, struct msg_job_row *r);
 /* The rows of a brief STATUS reply (a value a row lacks stays empty):
  * a new array, NULL with *n 0 when there are none or they are malformed. */
 struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
+/* Brief listings read by msg_job_rows_decode (on) or by jansson (off, the
+ * default), for this thread; switching frees rows not unpacked. */
+void    msg_job_rows_native(bool on);
+bool    msg_job_rows_native_on(void);
+/* A frame's reply when it is a brief listing and native reading is on
+ * (its rows wait for msg_job_rows_unpack, which must come before the next
+ * frame is read); NULL to leave the frame to jansson, or NULL with *why
+ * when the frame is malformed. */
+json_t *msg_job_rows_decode(const char *data, size_t len, const char **why);
 /* The rows of a STATUS reply's job objects ("jobs"): a new array. */
 struct msg_job_row *msg_job_objects_unpack(const json_t *rep, size_t *n);
 

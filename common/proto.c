@@ -5,13 +5,16 @@
 #include <assert.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "msg.h"
+#include "msg_rows.h"
 
 static const char *msg_names[MSG_NTYPES] = {
 	[MSG_UNKNOWN] = "UNKNOWN",
@@ -94,6 +97,9 @@ proto_decode(const char *data, size_t n, const char **why)
 	json_error_t jerr;
 	json_t *msg;
 
+	*why = NULL;
+	if (msg_job_rows_native_on() && ((msg = msg_job_rows_decode(data, n, why)) != NULL || *why))
+		return msg;
 	msg = json_loadb(data, n, JSON_REJECT_DUPLICATES, &jerr);
 	if (!msg) {
 		*why = "malformed JSON in frame";
@@ -182,9 +188,12 @@ static int
 read_all(int fd, void *p, size_t n, int64_t deadline, const char **why)
 {
 	char *c = p;
+	/* What has arrived is read at once; poll only when nothing has:
+	 * a reply usually waits whole in the socket. */
+	bool wait = false, sock = true;
 	while (n > 0) {
 		ssize_t r;
-		if (deadline >= 0) {
+		if (deadline >= 0 && (wait || !sock)) {
 			int64_t left = deadline - mono_ms();
 			struct pollfd pfd = { .fd = fd, .events = POLLIN };
 			if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
@@ -192,9 +201,14 @@ read_all(int fd, void *p, size_t n, int64_t deadline, const char **why)
 				return -1;
 			}
 		}
-		r = read(fd, c, n);
+		r = deadline >= 0 && sock ? recv(fd, c, n, MSG_DONTWAIT) : read(fd, c, n);
+		wait = r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+		if (r < 0 && errno == ENOTSOCK) {
+			sock = false;   /* a pipe: poll, then read */
+			continue;
+		}
 		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
 				continue;
 			*why = strerror(errno);
 			return -1;

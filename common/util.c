@@ -71,6 +71,20 @@ xasprintf(const char *fmt, ...)
 	return s;
 }
 
+char *
+int_text(char buf[INT_TEXT_LEN], int64_t v)
+{
+	char *p = buf + INT_TEXT_LEN;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
 int64_t
 now_ms(void)
 {

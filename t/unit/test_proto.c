@@ -995,6 +995,97 @@ test_job_brief_row(void **state)
 	job_free(j);
 }
 
+/* A brief listing's text, of jobs named as given (a quote makes the
+ * frame jansson's), with a cursor after the rows. */
+static char *
+brief_listing(const char *const *names, size_t n, size_t *len)
+{
+	struct jtext t = { 0 };
+
+	jt_lit(&t, "{\"type\":\"REPLY\",\"seq\":7,\"ok\":true,");
+	job_brief_head(&t);
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = job_new();
+		j->id = 100 + (int64_t)i;
+		j->task = i == 1 ? 3 : 0;
+		j->prio = i == 2 ? -500 : 0;
+		j->submit_time = 1764322000123;
+		j->name = xstrdup(names[i]);
+		j->owner = xstrdup("\xc3\xa9mile");
+		j->host = i == 1 ? xstrdup("h1") : NULL;
+		j->slots = 4;
+		j->state = i == 1 ? JS_RUNNING : JS_PENDING;
+		if (i)
+			jt_lit(&t, ",");
+		job_brief_text_tasks(j, i == 2 ? "1-99:2" : NULL, &t);
+		job_free(j);
+	}
+	jt_lit(&t, "],\"next\":{\"id\":102}}");
+	return jt_steal(&t, len);
+}
+
+/* Brief rows read from the text are those jansson reads, or jansson reads
+ * them itself; their block is the caller's. */
+static void
+test_job_rows_decode(void **state)
+{
+	static const char *const plain[] = { "a", "b b", "c" }, *const quoted[] = { "a", "q\"x", "c" };
+	const char *const *sets[] = { plain, quoted };
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		size_t len, na, nb;
+		char *text = brief_listing(sets[k], 3, &len);
+		const char *why = NULL;
+		json_t *a, *b;
+		struct msg_job_row *ra, *rb;
+
+		a = proto_decode(text, len, &why);
+		assert_non_null(a);
+		ra = msg_job_rows_unpack(a, &na);
+		msg_job_rows_native(true);
+		b = proto_decode(text, len, &why);
+		assert_non_null(b);
+		assert_int_equal(json_is_integer(json_object_get(b, "rows")), k == 0);
+		assert_int_equal(jint(json_object_get(b, "next"), "id", 0), 102);
+		rb = msg_job_rows_unpack(b, &nb);
+		msg_job_rows_native(false);
+		assert_int_equal(na, 3);
+		assert_int_equal(nb, 3);
+		for (size_t i = 0; i < 3; i++) {
+			assert_int_equal(ra[i].id, rb[i].id);
+			assert_int_equal(ra[i].task, rb[i].task);
+			assert_int_equal(ra[i].prio, rb[i].prio);
+			assert_int_equal(ra[i].submit_time, rb[i].submit_time);
+			assert_int_equal(ra[i].slots, rb[i].slots);
+			assert_string_equal(ra[i].name, rb[i].name);
+			assert_string_equal(rb[i].name, sets[k][i]);
+			assert_string_equal(ra[i].owner, rb[i].owner);
+			assert_string_equal(ra[i].state, rb[i].state);
+			assert_int_equal(ra[i].host == NULL, rb[i].host == NULL);
+			assert_int_equal(ra[i].tasks == NULL, rb[i].tasks == NULL);
+		}
+		assert_string_equal(rb[1].host, "h1");
+		assert_string_equal(rb[2].tasks, "1-99:2");
+		assert_int_equal(rb[2].prio, -500);
+		free(ra);
+		free(rb);
+		json_decref(a);
+		json_decref(b);
+		free(text);
+	}
+	/* Malformed after the rows: refused, as jansson would. */
+	{
+		const char bad[] = "{\"type\":\"REPLY\",\"seq\":1,\"ok\":true,\"columns\":[\"id\"],\"rows\":[[1]],}";
+		const char *why = NULL;
+
+		msg_job_rows_native(true);
+		assert_null(proto_decode(bad, sizeof bad - 1, &why));
+		assert_non_null(why);
+		msg_job_rows_native(false);
+	}
+}
+
 /* CHILD_TERM's rusage: every field round-trips, garbage is refused. */
 static void
 test_rusage_json(void **state)
@@ -1065,6 +1156,7 @@ main(void)
 		cmocka_unit_test(test_text_oneline),
 		cmocka_unit_test(test_jtext),
 		cmocka_unit_test(test_job_brief_row),
+		cmocka_unit_test(test_job_rows_decode),
 		cmocka_unit_test(test_rusage_json),
 	};
 
