@@ -26,8 +26,6 @@
  * execute"); the master keys on "failed", not on this number. */
 #define ACTIVE_FAILED_STATUS 127
 
-extern char **environ;
-
 struct attempt {
 	TAILQ_ENTRY(attempt) entry;
 	char     key[ATTEMPT_KEY_MAX];
@@ -35,13 +33,17 @@ struct attempt {
 	int      task, attempt;
 	int      petask;     /* a qrsh -inherit task of the attempt's part, or 0 */
 	int      slots;      /* a parallel job's part may hold several; its tasks none */
-	pid_t    shepherd;     /* our child until reaped; 0 if unknown (an earlier execd's) */
+	pid_t    shepherd;     /* its pid (our child if we started it or a dead starter
+	                        * left it to us); 0 if unknown (an earlier execd's) */
 	int      pending_sig;  /* a SIGNAL that came before the job had started */
 	bool     ended;        /* the shepherd has recorded the end */
 	bool     owner_stopped;  /* SIGSTOPped by owner_returns = suspend */
 	bool     vacating;       /* SIGTERMed by owner_returns = vacate */
 	struct event *kill_ev;   /* the SIGKILL at the end of vacate_grace */
 };
+
+static void active_check_one(struct attempt *a, pid_t shepherd);
+
 static TAILQ_HEAD(, attempt) attempts = TAILQ_HEAD_INITIALIZER(attempts);
 static int nattempts;
 static int nslots_used;
@@ -148,108 +150,6 @@ active_fail(const char *key, const char *reason)
 	json_decref(exit);
 }
 
-/* The shepherd program, found once at start-up. */
-static char *shepherd_path;
-
-int
-active_shepherd_find(void)
-{
-	char *self, *cand[2];
-	int k = 0;
-
-	/* Beside execd first: the build tree, and an installation moved
-	 * whole; then where make install put it. */
-	if ((self = exe_dir()) != NULL) {
-		cand[k++] = xasprintf("%s/%s", self, SHEPHERD_PROGRAM);
-		free(self);
-	}
-	cand[k++] = xasprintf("%s/%s", SBINDIR, SHEPHERD_PROGRAM);
-	for (int i = 0; i < k; i++)
-		if (!shepherd_path && access(cand[i], X_OK) == 0)
-			shepherd_path = cand[i];
-		else
-			free(cand[i]);
-	if (shepherd_path)
-		return 0;
-	fprintf(stderr, "execd: cannot find the program %s beside execd or in %s\n",
-	    SHEPHERD_PROGRAM, SBINDIR);
-	return -1;
-}
-
-/*
- * The shepherd is a program of its own, started with vfork and exec: execd's
- * page tables are never copied, and no page of execd's is faulted in by a
- * child, as a fork of execd cost per job.  Not posix_spawn: glibc's resets
- * every signal's disposition in the child, some 130 system calls, where
- * blocking every signal across vfork and exec does the same work (exec
- * resets caught ones; the shepherd sets its own mask).  What the shepherd
- * needs of execd.ini comes as arguments, the job from job.json in its
- * folder, and the folder's lock as an inherited descriptor.
- */
-static pid_t
-active_shepherd_spawn(const char *key, int dirfd)
-{
-	char lockbuf[16], gracebuf[16], levelbuf[16];
-	char *argv[32];
-	volatile int child_errno = 0;
-	sigset_t all, old;
-	int n = 0, status;
-	pid_t pid;
-
-	snprintf(lockbuf, sizeof lockbuf, "%d", dirfd);
-	snprintf(gracebuf, sizeof gracebuf, "%d", conf->kill_grace);
-	snprintf(levelbuf, sizeof levelbuf, "%d", execd_log_level);
-	argv[n++] = (char *)SHEPHERD_PROGRAM;
-	argv[n++] = (char *)"-s"; argv[n++] = conf->spool_dir;
-	argv[n++] = (char *)"-n"; argv[n++] = conf->name;
-	argv[n++] = (char *)"-t"; argv[n++] = conf->tmpdir;
-	argv[n++] = (char *)"-k"; argv[n++] = gracebuf;
-	argv[n++] = (char *)"-v"; argv[n++] = levelbuf;
-	argv[n++] = (char *)"-L"; argv[n++] = lockbuf;
-	/* A qrsh job's shepherd proves itself to qrsh as execd does to the master. */
-	argv[n++] = (char *)"-a"; argv[n++] = conf->auth;
-	if (conf->munge_socket) {
-		argv[n++] = (char *)"-m";
-		argv[n++] = conf->munge_socket;
-	}
-	if (limits_cgroup_parent) {
-		argv[n++] = (char *)"-c";
-		argv[n++] = limits_cgroup_parent;
-	}
-	if (execd_log_path) {
-		argv[n++] = (char *)"-l";
-		argv[n++] = execd_log_path;
-	}
-	argv[n++] = (char *)"--";
-	argv[n++] = (char *)key;
-	argv[n] = NULL;
-	assert(n < (int)(sizeof argv / sizeof argv[0]));
-
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = vfork();
-	if (pid == 0) {
-		/* Only system calls until exec: the child runs on our memory.
-		 * The lock loses close-on-exec in the child's descriptor table
-		 * only (vfork shares memory, not descriptors); the shepherd
-		 * sets it again for its own children. */
-		if (fcntl(dirfd, F_SETFD, 0) == 0)
-			execve(shepherd_path, argv, environ);
-		child_errno = errno;
-		_exit(127);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid > 0 && child_errno) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		errno = child_errno;
-		pid = -1;
-	}
-	if (pid < 0)
-		log_warn("cannot start the shepherd %s for job %s", shepherd_path, key);
-	return pid;
-}
-
 /*
  * DISPATCH of one job.  The attempt's folder and job.json exist before
  * anything runs, so an execd restarted at any moment knows the attempt, and
@@ -264,9 +164,9 @@ active_shepherd_spawn(const char *key, int dirfd)
  * nobody reads the file before the shepherd.
  *
  * The folder is flocked before the shepherd starts and the shepherd inherits
- * the lock (and keeps it from its job: close-on-exec), so "locked" means
- * "its shepherd lives" with no pid file and no moment in which a live
- * shepherd has not said so yet.
+ * the lock (through the starter, or directly: see spawn.c), and keeps it
+ * from its job (close-on-exec), so "locked" means "its shepherd lives" with
+ * no pid file and no moment in which a live shepherd has not said so yet.
  */
 void
 active_start(const json_t *jobj)
@@ -274,9 +174,9 @@ active_start(const json_t *jobj)
 	char key[ATTEMPT_KEY_MAX], *dir, *path, *text;
 	const char *why = NULL;
 	struct msg_dispatch_job dj;
-	struct attempt *a;
+	struct attempt *a = NULL;
 	struct job *j;
-	pid_t pid;
+	pid_t pid = -1;
 	int dirfd = -1;
 
 	msg_dispatch_job_unpack(jobj, &dj, &why);
@@ -345,7 +245,7 @@ active_start(const json_t *jobj)
 	free(text);
 	free(path);
 
-	if ((pid = active_shepherd_spawn(key, dirfd)) < 0) {
+	if ((pid = spawn_shepherd(key, dirfd)) < 0) {
 		active_fail(key, "cannot start the shepherd");
 		goto out;
 	}
@@ -355,6 +255,10 @@ active_start(const json_t *jobj)
 out:
 	if (dirfd >= 0)
 		close(dirfd);
+	/* A starter that died with the order: only the lock can tell
+	 * whether the shepherd runs. */
+	if (dirfd >= 0 && pid == 0)
+		active_check_one(a, 0);
 	outbox_flush();
 	job_free(j);
 	free(dir);
@@ -471,6 +375,8 @@ active_note(const char *key, const char *what)
 	} else if (strcmp(what, OUTBOX_TERM) == 0) {
 		a->ended = true;
 		a->pending_sig = 0;
+	} else if (strcmp(what, STARTER_NOTE_GONE) == 0 && !a->ended) {
+		active_check_one(a, 0);
 	}
 }
 
@@ -579,8 +485,9 @@ active_owner(bool idle, const char *why)
 	}
 }
 
-/* Alive means: our unreaped child, or a process holding the lock on the
- * attempt's folder, which only its shepherd does (see active_start). */
+/* Alive means: a process holds the lock on the attempt's folder, which
+ * only its shepherd does (see active_start).  A shepherd that is our child
+ * is asked the same way: the starter's are not, and a zombie holds no lock. */
 static bool
 active_shepherd_alive(struct attempt *a)
 {
@@ -588,8 +495,6 @@ active_shepherd_alive(struct attempt *a)
 	int fd;
 	bool alive;
 
-	if (a->shepherd > 0)
-		return true;
 	path = execd_path("active/%s", a->key);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(path);
@@ -605,7 +510,7 @@ active_is_stray(const struct proc_ids *p, void *arg)
 {
 	struct attempt *a;
 
-	if (p->ppid != *(pid_t *)arg || sense_command_is(p->pid))
+	if (p->ppid != *(pid_t *)arg || sense_command_is(p->pid) || spawn_is_starter(p->pid))
 		return false;
 	TAILQ_FOREACH(a, &attempts, entry)
 		if (a->shepherd == p->pid)
@@ -617,8 +522,8 @@ active_is_stray(const struct proc_ids *p, void *arg)
  * execd is a subreaper (main.c), so what the job of a dead shepherd left
  * (the job itself, the daemons it detached with setsid, which its process
  * group and session no longer hold) became our children.  execd starts no
- * children but its shepherds and the site command: any other is such a
- * leftover.  Called at a shepherd's death and whenever such a child is
+ * children but the starter, shepherds (where the starter cannot be had, and
+ * a dead starter's) and the site command: any other is such a leftover.  Called at a shepherd's death and whenever such a child is
  * reaped, since each death hands us its children.  A shepherd of an earlier
  * execd is not our child, nor are its orphans: for those, only the job's
  * group, session and cgroup are killed.

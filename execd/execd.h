@@ -163,17 +163,16 @@ int     active_init(void);            /* first scan at start-up */
 void    active_free_all(void);
 int     active_count(void);
 int     active_free_slots(void);
-/* Finds the shepherd program beside execd's own, else in SBINDIR; -1
- * after printing why when there is none. */
-int     active_shepherd_find(void);
 /* A job object from DISPATCH: spool it, then start its shepherd. */
 void    active_start(const json_t *jobj);
 void    active_signal(int64_t id, int task, int attempt, int sig);
-/* Notes from a shepherd: its job has started ("reg") or ended ("term"). */
+/* Notes from a shepherd: its job has started ("reg") or ended ("term");
+ * from the starter: a shepherd ended abnormally ("gone"). */
 void    active_note(const char *key, const char *what);
 /* The master holds the attempt's CHILD_TERM: forget it, the slot is free. */
 void    active_remove(const char *key);
-/* SIGCHLD: true if pid was a shepherd we started (its job is checked). */
+/* SIGCHLD: true if pid was a shepherd that is our child (one we started,
+ * or one a dead starter left us); its job is checked. */
 bool    active_reaped(pid_t pid, int status);
 /* Kills every child of execd that is neither a shepherd nor the site
  * command: what the job of a dead shepherd left (execd is a subreaper). */
@@ -186,9 +185,40 @@ void    active_owner(bool idle, const char *why);
 json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
 json_t *active_stopped_json(void);    /* the same, of those owner_returns holds stopped, for LOAD */
 
-/* shepherd.c: the shepherd program (nowq-shepherd), one per job, started
- * by active_start; its main says what it is given. */
+/* shepherd.c: a job's shepherd (the program nowq-shepherd, whose main
+ * says what it is given), forked by the starter or started by execd. */
 #define SHEPHERD_PROGRAM "nowq-shepherd"
+/* Runs one job's shepherd from its arguments; lockfd: the attempt's flocked
+ * folder, or -1 to take it from -L. */
+void    shepherd_run(int argc, char **argv, int lockfd) NOWQ_NORETURN;
+void    shepherd_usage(void) NOWQ_NORETURN;
+int     shepherd_int_arg(const char *s, int lo, int hi);
+
+/* starter.c: the starter (nowq-shepherd --starter), one per host, which
+ * forks each job's shepherd on execd's order through SPOOL/starter.sock. */
+#define STARTER_OPTION    "--starter"
+#define STARTER_SOCKET    "starter.sock"
+#define STARTER_PID       "starter.pid"
+#define STARTER_ARGS_MAX  32
+#define STARTER_MSG_MAX   8192
+/* The note a shepherd's abnormal end sends execd (see active_note). */
+#define STARTER_NOTE_GONE "gone"
+void    starter_main(int argc, char **argv) NOWQ_NORETURN;
+
+/* spawn.c: execd's side: the starter, found again or started, and each
+ * job's shepherd started through it (else by vfork and exec). */
+/* Finds the shepherd program beside execd's own, else in SBINDIR; -1
+ * after printing why when there is none. */
+int     spawn_find(void);
+void    spawn_init(void);            /* finds or starts the starter */
+void    spawn_stop(void);
+/* The shepherd's pid for the attempt whose folder dirfd is (flocked): > 0;
+ * 0 when the starter went away before answering (the lock tells whether
+ * the shepherd runs); -1 when it could not be started. */
+pid_t   spawn_shepherd(const char *key, int dirfd);
+bool    spawn_is_starter(pid_t pid);
+/* SIGCHLD: true if pid was the starter we started. */
+bool    spawn_reaped(pid_t pid, int status);
 
 /* qrsh.c: a qrsh job's streams (job.qrsh set): the shepherd connects back
  * to the waiting client, proves itself (the job's secret, and a munge

@@ -100,7 +100,8 @@ sig_cb(evutil_socket_t sig, short what, void *arg)
 	switch (sig) {
 	case SIGCHLD:
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-			if (!sense_command_reaped(pid, status) && !active_reaped(pid, status))
+			if (!sense_command_reaped(pid, status) && !spawn_reaped(pid, status) &&
+			    !active_reaped(pid, status))
 				strays = true;
 		/* A leftover of a dead shepherd's job died and handed us its
 		 * children: they are leftovers too. */
@@ -198,7 +199,7 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage(false);
 	daemon_close_inherited();
-	if ((conf = conf_load(path)) == NULL || active_shepherd_find() < 0)
+	if ((conf = conf_load(path)) == NULL || spawn_find() < 0)
 		exit(1);
 	/* Ignored signals survive exec: whatever started us may have ignored
 	 * some, and jobs must not inherit that.  Done once here, so a job's
@@ -283,6 +284,11 @@ main(int argc, char **argv)
 	link_start();
 	pidfile = execd_path("execd.pid");
 	daemon_ready(token, pidfile);
+	/* The starter of an earlier execd, whose shepherds run on, or a new
+	 * one: started only now, so it inherits no descriptor of whoever
+	 * started us (our 0, 1 and 2 are /dev/null by now, or the terminal
+	 * with -f, as a shepherd's were). */
+	spawn_init();
 
 	event_base_dispatch(base);
 
@@ -290,6 +296,7 @@ main(int argc, char **argv)
 	witness_stop();
 	sense_stop();
 	outbox_shutdown();
+	spawn_stop();
 	active_free_all();
 	for (int i = 0; i < 4; i++)
 		event_free(sigs[i]);

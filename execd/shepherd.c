@@ -1,6 +1,8 @@
 /* shepherd.c: the per-job process: starts the job as its owner, waits, records its end.
  *
- * The job runs in a session of its own. */
+ * A shepherd is a fork of the host's starter (starter.c), or the program
+ * nowq-shepherd started by execd where there is no starter; the job runs
+ * in a session of its own. */
 #include "config.h"
 
 #include <assert.h>
@@ -911,16 +913,17 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	_exit(0);
 }
 
-static void NOWQ_NORETURN
+void NOWQ_NORETURN
 shepherd_usage(void)
 {
 	fprintf(stderr, "usage: " SHEPHERD_PROGRAM " -s SPOOL -n HOST -t TMPDIR -k KILL_GRACE "
 	    "-v LOG_LEVEL -L LOCKFD [-a AUTH] [-m MUNGE_SOCKET] [-c CGROUP_PARENT] [-l LOG_FILE] -- ID.TASK.ATTEMPT\n"
-	    "(started by execd for each job; not for running by hand)\n");
+	    "       " SHEPHERD_PROGRAM " " STARTER_OPTION " -s SPOOL -S LISTEN_FD [-v LOG_LEVEL] [-l LOG_FILE]\n"
+	    "(started by execd; not for running by hand)\n");
 	exit(2);
 }
 
-static int
+int
 shepherd_int_arg(const char *s, int lo, int hi)
 {
 	char *end;
@@ -934,17 +937,18 @@ shepherd_int_arg(const char *s, int lo, int hi)
 }
 
 /*
- * The shepherd program.  execd starts it for each job with what it needs of
- * execd.ini as arguments (the spool, the host name, the parent of TMPDIRs,
- * kill_grace, the log, the cgroup parent when h_vmem uses cgroups, and the
- * auth method and munge socket a qrsh job's connection back needs), the
- * descriptor of the attempt's folder that execd has flocked, and the
- * attempt's key; the job is the folder's job.json, which execd wrote and
- * checked.  A job.json it cannot read is execd's fault, not the job's: we
- * exit without an end, and execd's safety net reports "shepherd died".
+ * One job's shepherd, from its arguments: what it needs of execd.ini (the
+ * spool, the host name, the parent of TMPDIRs, kill_grace, the log, the
+ * cgroup parent when h_vmem uses cgroups, and the auth method and munge
+ * socket a qrsh job's connection back needs), the descriptor of the
+ * attempt's folder that execd has flocked (-L, or lockfd when the starter
+ * received it), and the attempt's key; the job is the folder's job.json,
+ * which execd wrote and checked.  A job.json it cannot read is execd's
+ * fault, not the job's: we exit without an end, and execd's safety net
+ * reports "shepherd died".
  */
-int
-main(int argc, char **argv)
+void
+shepherd_run(int argc, char **argv, int lockfd)
 {
 	static struct execd_conf shep_conf;
 	struct stat st;
@@ -953,16 +957,12 @@ main(int argc, char **argv)
 	json_t *jobj;
 	json_error_t jerr;
 	struct job *j;
-	int ch, lockfd = -1;
+	int ch;
 
-	/* A part that holds a -pe job's slots off its master host waits here,
-	 * as the job's owner, until the job's end kills it. */
-	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
-		for (;;)
-			pause();
 	conf = &shep_conf;
 	shep_conf.kill_grace = LIMITS_KILL_GRACE;
 	shep_conf.auth = (char *)"none";
+	optind = 0;    /* the starter's child parses after the starter did */
 	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:a:m:c:l:")) != -1) {
 		switch (ch) {
 		case 's': shep_conf.spool_dir = optarg; break;
@@ -985,14 +985,11 @@ main(int argc, char **argv)
 	/* The lock must be an open folder: without it execd could not tell
 	 * that we live. */
 	if (optind != argc - 1 || !shep_conf.spool_dir || !shep_conf.name ||
-	    !shep_conf.tmpdir || lockfd < 0 || strchr(argv[optind], '/') ||
+	    !shep_conf.tmpdir || lockfd < 3 || strchr(argv[optind], '/') ||
 	    strlen(argv[optind]) >= ATTEMPT_KEY_MAX || fstat(lockfd, &st) < 0 ||
 	    !S_ISDIR(st.st_mode))
 		shepherd_usage();
 
-	/* jansson would read /dev/urandom for its hash seed; what we parse
-	 * comes from execd, so any seed will do. */
-	json_object_seed((size_t)getpid());
 	path = execd_path("active/%s/job.json", argv[optind]);
 	text = read_file(path, PROTO_MAX_FRAME, NULL, &why);
 	jobj = text ? json_loads(text, 0, &jerr) : NULL;
@@ -1007,4 +1004,27 @@ main(int argc, char **argv)
 	json_decref(jobj);
 	free(path);
 	shepherd_main(argv[optind], j, lockfd);
+}
+
+/*
+ * The program nowq-shepherd: the starter (--starter, starter.c), which
+ * forks a shepherd for each job execd hands it; one shepherd started by
+ * execd itself where there is no starter; or, as a job's command, the
+ * holder of a -pe job's slots off its master host (--hold).
+ */
+int
+main(int argc, char **argv)
+{
+	/* A part that holds a -pe job's slots off its master host waits here,
+	 * as the job's owner, until the job's end kills it. */
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
+		for (;;)
+			pause();
+	/* jansson would read /dev/urandom for its hash seed; what we parse
+	 * comes from execd, so any seed will do. */
+	json_object_seed((size_t)getpid());
+	if (argc >= 2 && strcmp(argv[1], STARTER_OPTION) == 0)
+		starter_main(argc, argv);
+	shepherd_run(argc, argv, -1);
+	return 1;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# shepherd.bats: each job runs under the nowq-shepherd program, which execd starts without forking itself, and neither program starts without what it needs; a job starts with 0, 1 and 2 only, daemons keep nothing of their starter, and a job whose shepherd is killed is killed with all it left and reported so.
+# shepherd.bats: each job runs under a shepherd that the host's long-lived starter (the nowq-shepherd program, started by execd) forks, the starter outlives execd and is found again, and neither program starts without what it needs; a job starts with 0, 1 and 2 only, daemons keep nothing of their starter, and a job whose shepherd is killed is killed with all it left and reported so.
 
 load helpers
 
@@ -40,18 +40,22 @@ shepherd_of() {
 	ps -o ppid= -p "$jobpid" | tr -d ' '
 }
 
-@test "a job's parent is the nowq-shepherd program, a child of execd, in the job's own session" {
+@test "a job's parent is a shepherd forked by the host's starter, a child of execd, each in its own session" {
 	id=$(qsub -terse -o /dev/null -e /dev/null -b y sleep 60)
 	wait_until 20 state_is "$id" r
 	read -r jobpid _ < "$CLUSTER/execd-1/active/$id.0.1/job.pid"
 	shep=$(ps -o ppid= -p "$jobpid" | tr -d ' ')
-	# A program of its own, not a fork of execd: its image is nowq-shepherd.
+	starter=$(cat "$CLUSTER/execd-1/starter.pid")
+	# A fork of the starter, the program nowq-shepherd, not of execd.
 	[ "$(basename "$(readlink "/proc/$shep/exe")")" = nowq-shepherd ]
 	[ "$(ps -o comm= -p "$shep")" = nowq-shepherd ]
-	[ "$(ps -o ppid= -p "$shep" | tr -d ' ')" = "$(cat "$CLUSTER/execd-1/execd.pid")" ]
-	# The job leads its own session and group; the shepherd holds only
-	# its folder's lock and the standard descriptors.
+	[ "$(ps -o ppid= -p "$shep" | tr -d ' ')" = "$starter" ]
+	[ "$(ps -o ppid= -p "$starter" | tr -d ' ')" = "$(cat "$CLUSTER/execd-1/execd.pid")" ]
+	# The job, the shepherd and the starter each lead a session; the
+	# shepherd holds only its folder's lock and the standard descriptors.
 	[ "$(ps -o sid= -p "$jobpid" | tr -d ' ')" = "$jobpid" ]
+	[ "$(ps -o sid= -p "$shep" | tr -d ' ')" = "$shep" ]
+	[ "$(ps -o sid= -p "$starter" | tr -d ' ')" = "$starter" ]
 	[ "$(ls "/proc/$shep/fd" | wc -l)" -eq 4 ]
 	qdel "$id"
 	wait_until 20 job_finished "$id"
@@ -121,13 +125,26 @@ shepherd_of() {
 }
 
 @test "a daemon keeps no descriptor it inherited from whoever started it" {
-	nowq start --dir "$WORK/c" 7>"$WORK/held" >/dev/null
+	# Captured output: a daemon (or the starter execd starts) holding the
+	# pipe would keep this from returning.
+	run timeout 60 nowq start --dir "$WORK/c" 7>"$WORK/held"
+	[ "$status" -eq 0 ]
 	qm=$(cat "$WORK/c/qmaster/qmaster.pid")
 	ex=$(cat "$WORK/c/execd-1/execd.pid")
-	ls -l "/proc/$qm/fd" "/proc/$ex/fd" >&3
+	st=$(cat "$WORK/c/execd-1/starter.pid")
+	ls -l "/proc/$qm/fd" "/proc/$ex/fd" "/proc/$st/fd" >&3
 	! ls -l "/proc/$qm/fd" | grep -q "$WORK/held" || false
 	! ls -l "/proc/$ex/fd" | grep -q "$WORK/held" || false
+	# Nor does the starter keep any of execd's: its socket, the connection
+	# execd made, its signalfd and the standard descriptors.
+	[ "$(ls "/proc/$st/fd" | wc -l)" -eq 6 ]
+	[ "$(readlink "/proc/$st/fd/1")" = /dev/null ]
+	[ "$(readlink "/proc/$st/fd/2")" = /dev/null ]
+	[ "$(find "/proc/$st/fd" -mindepth 1 -lname 'socket:*' | wc -l)" -eq 2 ]
+	find "/proc/$st/fd" -mindepth 1 -lname 'anon_inode:*signalfd*' | grep -q .
 	nowq stop --dir "$WORK/c" >/dev/null
+	# With no execd and no job left, the starter ends too.
+	wait_until 20 gone "$st"
 }
 
 # The descriptors of the job's shell, as it started: sh lists its own
@@ -237,4 +254,36 @@ FDS_CMD='ls /proc/$$/fd; :'
 	done
 	[ "$(job_field "$ends" exit_status)" = 0 ]
 	[ "$(reason "$killed")" = "$(ini_host): shepherd died; the job was killed" ]
+}
+
+@test "the starter outlives a killed execd and is found again; its jobs and new ones run" {
+	before=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 4; exit 3')
+	wait_until 20 state_is "$before" r
+	starter=$(cat "$CLUSTER/execd-1/starter.pid")
+	kill -9 "$(cat "$CLUSTER/execd-1/execd.pid")"
+	sleep 0.5
+	kill -0 "$starter"
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 20 grep -q "found the starter again" "$CLUSTER/execd-1/execd.log"
+	after=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'exit 4')
+	wait_until 30 job_finished "$after"
+	wait_until 30 job_finished "$before"
+	[ "$(job_field "$before" exit_status)" = 3 ]
+	[ "$(job_field "$after" exit_status)" = 4 ]
+	# The same starter started the new job.
+	[ "$(cat "$CLUSTER/execd-1/starter.pid")" = "$starter" ]
+}
+
+@test "kill -9 of the starter: its running jobs end and are reported, and the next job starts a new starter" {
+	running=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'sleep 3; exit 6')
+	wait_until 20 state_is "$running" r
+	starter=$(cat "$CLUSTER/execd-1/starter.pid")
+	kill -9 "$starter"
+	wait_until 20 gone "$starter"
+	next=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c 'exit 2')
+	wait_until 30 job_finished "$next"
+	wait_until 30 job_finished "$running"
+	[ "$(job_field "$running" exit_status)" = 6 ]
+	[ "$(job_field "$next" exit_status)" = 2 ]
+	[ "$(cat "$CLUSTER/execd-1/starter.pid")" != "$starter" ]
 }
