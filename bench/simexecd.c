@@ -26,6 +26,10 @@
 #include "common/msg.h"
 #include "common/common.h"
 
+/* Hosts registering at once: ten thousand HELLOs in one burst would wait
+ * in the master's queue past its HELLO timeout on a loaded machine. */
+#define SIM_CONNECT_WINDOW 200
+
 static const char usage[] =
     "usage: simexecd [-n HOSTS] [-p PREFIX] [-s SLOTS] [-d DELAY_MS] [-a ARCH] [-k KEY,...]\n"
     "                [-c JOBS] [-t SECONDS] [-i SECONDS] [-o FILE] [-M MASTER] [-q]\n"
@@ -73,6 +77,7 @@ static struct {
 	socklen_t          sslen;
 	/* counters */
 	int                registered, failed;
+	int                connecting;  /* the next host to connect */
 	int64_t            dispatched, ended, acked, last_dispatched;
 	int64_t            t_first_us, t_last_us, t_start_us;
 	int32_t           *lat_us;     /* submit-to-dispatch, one per job */
@@ -113,6 +118,8 @@ kick(struct simhost *h)
 	h->pulling = true;
 	h->pull_free = h->free;
 }
+
+static void host_connect(struct simhost *h);
 
 static void
 stop_loop(void)
@@ -265,6 +272,8 @@ on_reply(struct simhost *h, json_t *msg)
 	if (seq == h->register_seq) {
 		h->ready = true;
 		S.registered++;
+		if (S.connecting < S.nhosts)
+			host_connect(&S.hosts[S.connecting++]);
 		if (S.registered == S.nhosts && !S.quiet)
 			printf("registered %d hosts in %.2f s\n", S.nhosts,
 			    (double)(wall_us() - S.t_start_us) / 1e6);
@@ -333,7 +342,6 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 	stop_loop();
 }
 
-static void host_connect(struct simhost *h);
 
 static void
 retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -552,8 +560,9 @@ main(int argc, char **argv)
 	for (int i = 0; i < S.nhosts; i++) {
 		S.hosts[i].name = xasprintf("%s%d", S.prefix, i + 1);
 		S.hosts[i].free = S.slots;
-		host_connect(&S.hosts[i]);
 	}
+	while (S.connecting < S.nhosts && S.connecting < SIM_CONNECT_WINDOW)
+		host_connect(&S.hosts[S.connecting++]);
 	load_ev = event_new(S.base, -1, EV_PERSIST, load_tick_cb, NULL);
 	tv = (struct timeval){ 5, 0 };
 	event_add(load_ev, &tv);

@@ -26,6 +26,9 @@ sim_start() {
 	nowq start --dir "$DIR" --slots 1 >/dev/null 2>&1
 	nowq stop --dir "$DIR" >/dev/null 2>&1
 	sed -i 's/^managers *= *{\(.*\)}/managers    = {\1, "daemon"}/' "$DIR/qmaster.conf"
+	# Thousands of simulated hosts in one process on a loaded machine
+	# may be slower than the default 10 s to say HELLO or read a reply.
+	echo "client_timeout = 120" >> "$DIR/qmaster.conf"
 	nowq start --dir "$DIR" >/dev/null 2>&1
 	eval "$(nowq env --dir "$DIR" 2>/dev/null)"
 	export NOWQ_MASTER

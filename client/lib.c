@@ -28,6 +28,10 @@
 #define CLIENT_DEFAULT_MASTERS  "unix:/run/nowq/qmaster.sock,localhost:7444"
 #define CLIENT_CONNECT_MS       5000     /* per TCP address */
 #define CLIENT_FAILOVER_MS      15000    /* how long redirects are followed */
+/* Between rounds of a failover: from a few ms, doubling, since a standby
+ * that sees its primary's process gone is primary within tens of ms. */
+#define CLIENT_ROUND_MIN_MS     4
+#define CLIENT_ROUND_MAX_MS     100
 /* The query endpoint's connect and HELLO: past this, the port answers. */
 #define CLIENT_QUERY_MS         2000
 /* A master answers HELLO in well under a millisecond.  One that has not
@@ -706,6 +710,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 {
 	static __thread char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
 	int64_t start = mono_ms(), deadline = start + CLIENT_FAILOVER_MS;
+	int pause_ms = CLIENT_ROUND_MIN_MS;
 	bool again = false, keyed = req && json_object_get(req, "key");
 	int *nlate = NULL;
 	size_t nmasters = 0;
@@ -784,7 +789,8 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 		 * down is reported at once. */
 		if (!again || mono_ms() >= deadline)
 			break;
-		usleep(100000);
+		usleep((useconds_t)pause_ms * 1000);
+		pause_ms = pause_ms * 2 > CLIENT_ROUND_MAX_MS ? CLIENT_ROUND_MAX_MS : pause_ms * 2;
 	}
 	free(nlate);
 	if (lost[0])

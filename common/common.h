@@ -320,6 +320,12 @@ bool            proto_is_listing(const json_t *msg);
 #define ERR_NOSPACE_MSG "no space left on the master's spool"
 
 struct evbuffer;
+struct event_base;
+/* gone.c: is nothing listening at a master's "host:port" any more?  cb
+ * once, from the loop, refused true only when the host reset a new
+ * connection (its process is gone); -1 when addr does not resolve. */
+typedef void gone_cb(void *arg, bool refused);
+int gone_probe(struct event_base *base, const char *addr, int timeout_ms, gone_cb *cb, void *arg);
 /* Encodes msg as one frame appended to buf; -1 (and *why) when too large. */
 int proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why);
 /* The same for a message already written as JSON text (n bytes at s). */

@@ -111,6 +111,7 @@ void    link_start(void);
 void    link_stop(void);
 bool    link_ready(void);             /* connected and registered */
 int64_t link_last_heard(void);        /* mono ms of the master's last frame */
+const char *link_master(void);        /* the masters entry we are registered with, else NULL */
 /* We voted for epoch: drop a link to a master of an older one and connect
  * to candidate (its masters entry) first. */
 void    link_fence(int64_t epoch, const char *candidate);
@@ -300,6 +301,7 @@ int64_t witness_epoch(void);          /* the highest epoch voted for; 0: none */
 /* The primary's heartbeat named its last sequence: a candidate for a later
  * epoch must have it (the primary may have acknowledged it without a standby). */
 void    witness_saw_seq(int64_t seq);
+void    witness_alive(const char *addr);  /* heard master addr on the registered link */
 int64_t witness_heard(void);          /* the highest sequence a primary announced */       /* what was in flight must be sent again */
 
 /* pe.c: a parallel job's part on this host. */

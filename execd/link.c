@@ -535,8 +535,10 @@ link_read_cb(struct bufferevent *bev, void *arg)
 	while (lk.bev == bev && (r = proto_frame_take(in, &msg, PROTO_MAX_FRAME, &why)) != 0) {
 		/* Only a registered link is a primary: a standby's redirect
 		 * is not a sign that the primary lives. */
-		if (r > 0 && lk.state == LINK_READY)
+		if (r > 0 && lk.state == LINK_READY) {
 			lk.last_heard = mono_ms();
+			witness_alive(lk.addrs[lk.cur].label);
+		}
 		if (r < 0) {
 			char text[256];
 			snprintf(text, sizeof text, "bad frame (%s)", why);
@@ -636,6 +638,12 @@ int64_t
 link_last_heard(void)
 {
 	return lk.last_heard;
+}
+
+const char *
+link_master(void)
+{
+	return lk.state == LINK_READY ? lk.addrs[lk.cur].label : NULL;
 }
 
 /* We voted for epoch: a link to an older master goes, and a link that is

@@ -28,6 +28,10 @@ struct wlink {
 	int64_t             retry;  /* mono ms */
 	char                nonce[2 * AUTH_NONCE_BYTES + 1];  /* of this connection's HELLO */
 	bool                master_ok;   /* it proved to be a master of this cluster */
+	bool                up;          /* connected */
+	bool                gone, probing;  /* its port refused us since the link went */
+	unsigned            gen, probe_gen;  /* a connection since makes a probe's word stale */
+	json_t             *held;        /* a VOTE_REQUEST refused while the others lived */
 };
 
 static struct {
@@ -65,6 +69,9 @@ witness_close(struct wlink *w)
 	if (w->bev)
 		bufferevent_free(w->bev);
 	w->bev = NULL;
+	w->up = false;
+	json_decref(w->held);
+	w->held = NULL;
 	w->retry = mono_ms() + WITNESS_RETRY_MS;
 }
 
@@ -77,8 +84,37 @@ witness_send(struct wlink *w, json_t *msg)
 	json_decref(msg);
 }
 
+/* We heard master addr on our registered link: whatever its port said
+ * before, its process lives. */
+void
+witness_alive(const char *addr)
+{
+	for (int i = 0; i < wt.n; i++)
+		if (strcmp(wt.links[i].addr, addr) == 0) {
+			wt.links[i].gone = false;
+			wt.links[i].gen++;
+		}
+}
+
+/* Every master but w's refused our connection since we lost it, and we
+ * are registered with none of them: their processes are gone, and the
+ * leases our echoes gave them with them. */
+static bool
+witness_others_gone(const struct wlink *w)
+{
+	const char *m = link_master();
+
+	if (m && strcmp(m, w->addr) != 0)
+		return false;
+	for (int i = 0; i < wt.n; i++)
+		if (&wt.links[i] != w && !wt.links[i].gone)
+			return false;
+	return true;
+}
+
 /* A vote for epoch e only when we, too, have not heard the primary for the
- * failover timeout, and never twice for one epoch or for an older one. */
+ * failover timeout or its port refuses us, and never twice for one epoch
+ * or for an older one. */
 static void
 witness_vote_request(struct wlink *w, json_t *msg)
 {
@@ -96,8 +132,12 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	else if (wt.voted_at && mono_ms() - wt.voted_at < timeout)
 		/* A vote is a lease too: the candidate counts it as one. */
 		why = "we voted less than the failover timeout ago";
-	else if (timeout <= 0 || quiet < timeout)
+	else if (timeout <= 0 || (quiet < timeout && !witness_others_gone(w))) {
 		why = "we still hear the primary";
+		/* Asked again the moment its port refuses us. */
+		json_decref(w->held);
+		w->held = json_incref(msg);
+	}
 	else if (r.last < wt.seq)
 		why = "the candidate lacks transactions the primary acknowledged";
 	if (why) {
@@ -113,6 +153,8 @@ witness_vote_request(struct wlink *w, json_t *msg)
 	}
 	wt.voted = e;
 	wt.voted_at = mono_ms();
+	json_decref(w->held);
+	w->held = NULL;
 	log_warnx("voted for master %s in epoch %lld (the primary silent for %lld ms)",
 	    r.candidate ? r.candidate : w->addr, (long long)e, (long long)quiet);
 	/* "t" is the candidate's clock when it asked, echoed: it dates our
@@ -158,11 +200,36 @@ witness_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/* The kernel's word on a master whose link went: refused, its process is
+ * gone; a request held for that is answered now. */
+static void
+witness_gone_cb(void *arg, bool refused)
+{
+	struct wlink *w = arg;
+
+	w->probing = false;
+	if (w->gen != w->probe_gen || w->up || !refused || w->gone)
+		return;
+	w->gone = true;
+	log_warnx("witness: master %s refuses connections: its process is gone", w->addr);
+	for (int i = 0; i < wt.n; i++) {
+		json_t *msg = wt.links[i].held;
+		if (msg && wt.links[i].master_ok) {
+			wt.links[i].held = NULL;
+			witness_vote_request(&wt.links[i], msg);
+			json_decref(msg);
+		}
+	}
+}
+
 static void
 witness_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct wlink *w = arg;
 	if (what & BEV_EVENT_CONNECTED) {
+		w->up = true;
+		w->gone = false;
+		w->gen++;
 		struct msg_hello h = { .seq = 1, .role = "witness", .uid = geteuid(), .nonce = w->nonce };
 		char *cred;
 
@@ -175,6 +242,10 @@ witness_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	}
 	witness_close(w);
+	if (!w->probing) {
+		w->probe_gen = w->gen;
+		w->probing = gone_probe(base, w->addr, 1000, witness_gone_cb, w) == 0;
+	}
 }
 
 static void

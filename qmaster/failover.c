@@ -117,11 +117,20 @@ failover_witness_seq(void)
 	return r;
 }
 
-/* A majority of the registered execds voted for our campaign, and we
- * still have not heard the primary for the failover timeout: promote.  The
- * campaign ends only at the next tick, and a HEARTBEAT we echoed meanwhile
- * gave the primary our lease for the failover timeout: promoting then
- * would leave it writable beside us (t/model/failover.pml, promote). */
+/* The primary cannot write any more: we have not heard it for the
+ * failover timeout (every lease it holds on us has run out), or its port
+ * refused us since we lost it (its process is gone, leases and all). */
+static bool
+failover_primary_out(void)
+{
+	return repl_quiet_ms() >= conf->failover_timeout_ms || repl_primary_gone();
+}
+
+/* A majority of the registered execds voted for our campaign, and the
+ * primary still cannot write: promote.  The campaign ends only at the
+ * next tick, and a HEARTBEAT we echoed meanwhile gave the primary our
+ * lease for the failover timeout: promoting then would leave it writable
+ * beside us (t/model/failover.pml, promote). */
 static void
 failover_count_votes(void)
 {
@@ -129,17 +138,19 @@ failover_count_votes(void)
 
 	for (int i = 0; i < fo.nvotes; i++)
 		granted += fo.votes[i].epoch == fo.campaign;
-	if (fo.campaign && granted * 2 > fo.registered && repl_quiet_ms() >= conf->failover_timeout_ms) {
+	if (fo.campaign && granted * 2 > fo.registered && failover_primary_out()) {
 		char why[160];
-		snprintf(why, sizeof why, "the primary was silent for %lld ms and %d of %d execds voted",
+		snprintf(why, sizeof why, "the primary %s for %lld ms and %d of %d execds voted",
+		    repl_primary_gone() ? "was gone (its port refused us)" : "was silent",
 		    (long long)repl_quiet_ms(), granted, fo.registered);
 		fo.campaign = 0;
 		repl_become_primary(repl_epoch() + 1, why);
 	}
 }
 
-/* From repl.c's tick: a standby that has not heard the primary for the
- * failover timeout campaigns for the next epoch. */
+/* From repl.c's tick, and at once when the primary's port refuses us: a
+ * standby whose primary cannot write any more campaigns for the next
+ * epoch. */
 void
 failover_tick(int64_t now)
 {
@@ -148,7 +159,7 @@ failover_tick(int64_t now)
 	failover_count();
 	if (repl_role() != REPL_STANDBY)
 		return;
-	if (repl_quiet_ms() < conf->failover_timeout_ms) {
+	if (!failover_primary_out()) {
 		if (fo.campaign)
 			log_info("the primary is back; no election");
 		fo.campaign = 0;
@@ -165,7 +176,8 @@ failover_tick(int64_t now)
 	}
 	if (!fo.campaign) {
 		fo.campaign = repl_epoch() + 1;
-		log_warnx("the primary is silent for %lld ms: asking the execds to elect us for epoch %lld",
+		log_warnx("the primary is %s for %lld ms: asking the execds to elect us for epoch %lld",
+		    repl_primary_gone() ? "gone (its port refuses us)" : "silent",
 		    (long long)repl_quiet_ms(), (long long)fo.campaign);
 	}
 	if (now >= fo.next_ask) {

@@ -629,6 +629,7 @@ void           repl_committed(void);
 void           repl_become_primary(int64_t epoch, const char *why);
 int64_t        repl_quiet_ms(void);       /* standby: since the primary's last frame */
 bool           repl_following(void);      /* standby: linked to the primary */
+bool           repl_primary_gone(void);   /* standby: the primary's port refused us: it is dead */
 void           repl_conn_gone(struct conn *c);
 void           repl_probe(struct conn *c, int64_t seq, json_t *msg);
 void           repl_sync(struct conn *c, int64_t seq, json_t *msg);

@@ -64,6 +64,8 @@ static struct {
 	bool                up_ready;
 	int64_t             up_retry;      /* mono ms */
 	int64_t             last_heard;    /* mono ms of the primary's last frame */
+	bool                gone, gone_probing;  /* its port refused us since we lost it */
+	unsigned            gone_gen;      /* a connection since makes a probe's word stale */
 	int64_t             primary_epoch, primary_seq;
 	int                 primary_idx;
 	int                 snap_fd;
@@ -752,12 +754,34 @@ repl_up_read_cb(struct bufferevent *bev, void *arg)
 		store_rollback(store);
 }
 
+/* The kernel's word on the primary we lost: a refused connection means its
+ * process is gone, and failover.c need not wait out its lease. */
+static void
+repl_gone_cb(void *arg, bool refused)
+{
+	rp.gone_probing = false;
+	if ((unsigned)(uintptr_t)arg != rp.gone_gen || rp.role != REPL_STANDBY || rp.up_ready || !refused)
+		return;
+	if (!rp.gone)
+		log_warnx("the primary %s refuses connections: its process is gone", conf->masters[rp.primary_idx]);
+	rp.gone = true;
+	failover_tick(mono_ms());
+}
+
+bool
+repl_primary_gone(void)
+{
+	return rp.role == REPL_STANDBY && rp.gone;
+}
+
 static void
 repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	if (what & BEV_EVENT_CONNECTED) {
 		int one = 1, fd = bufferevent_getfd(bev);
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		rp.gone = false;
+		rp.gone_gen++;
 		rp.up_ok = false;
 		repl_up_send(repl_hello(rp.up_nonce, sizeof rp.up_nonce));
 		repl_up_send(msg_sync_pack(&(struct msg_probe){ .seq = 2, .epoch = rp.epoch,
@@ -767,6 +791,9 @@ repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (rp.up_ready)
 		log_warnx("lost the primary %s", conf->masters[rp.primary_idx]);
 	repl_up_close();
+	if (!rp.gone_probing && rp.role == REPL_STANDBY)
+		rp.gone_probing = gone_probe(base, conf->masters[rp.primary_idx], 1000, repl_gone_cb,
+		    (void *)(uintptr_t)rp.gone_gen) == 0;
 }
 
 /* A non-blocking connection to master idx; NULL when its address does
@@ -961,7 +988,8 @@ repl_tick_cb(evutil_socket_t fd, short what, void *arg)
 	int64_t now = mono_ms();
 
 	if (rp.role == REPL_PRIMARY) {
-		if (now >= rp.next_hb) {
+		/* Alone, nobody counts the echoes (40,000 a second for 10,000 execds). */
+		if (now >= rp.next_hb && conf->nmasters) {
 			rp.next_hb = now + REPL_HEARTBEAT_MS;
 			repl_heartbeats(now);
 		}
@@ -1001,6 +1029,8 @@ repl_become_standby(int idx)
 	rp.primary_idx = idx;
 	repl_share();
 	rp.last_heard = mono_ms();
+	rp.gone = false;
+	rp.gone_gen++;
 	store_capture(store, false);
 	log_info("standby of %s (epoch %lld, sequence %lld)", conf->masters[idx], (long long)rp.epoch,
 	    (long long)store_repl_seq(store));

@@ -57,6 +57,8 @@ byte last[NM];                 /* store_repl_seq */
 byte lg[NM * MAXLOG];         /* the epoch each entry was written in */
 byte campaign[NM];            /* fo.campaign: the epoch a standby asks votes for; 0: none */
 bool sbl[NM];                 /* m holds the other's standby lease (rp.standby_lease) */
+bool sgone[NM];               /* the other master saw m's port refuse it since it last synced (rp.gone) */
+bool egone[NM * NE];          /* execd e saw m's port refuse it since it last heard m (wlink.gone) */
 
 byte promise[NE];             /* execd's lease: 0 none, m + 1 to master m (echo or vote) */
 bool cnt[NE];                 /* that master counts it (lease_until, fo.votes: memory, lost in a crash) */
@@ -79,6 +81,7 @@ bool w0, w1;                  /* writable(0), writable(1), for the LTL property 
 #define other(m)   (1 - (m))
 #define LOG(m, k)  lg[(m) * MAXLOG + (k)]
 #define LME(m, i)  linkme[(m) * NE + (i)]
+#define EGONE(m, i) egone[(m) * NE + (i)]
 
 #define HOLDS(m, e) (promise[e] == (m) + 1 && cnt[e])
 #define PROMISES(m) (HOLDS(m, 0) + HOLDS(m, 1) + HOLDS(m, 2))
@@ -142,6 +145,17 @@ inline drop_links(m)
 	forget(m, 0); forget(m, 1); forget(m, 2)
 }
 
+/* Master m's process ends: its port refuses new connections (gone_probe),
+ * seen by the other master and by every execd it can reach; the word
+ * stays until they hear m again, even after m restarted. */
+inline refuse(m)
+{
+	sgone[m] = true;
+	if :: LME(m, 0) -> EGONE(m, 0) = true :: else fi;
+	if :: LME(m, 1) -> EGONE(m, 1) = true :: else fi;
+	if :: LME(m, 2) -> EGONE(m, 2) = true :: else fi
+}
+
 /* Each step is one atomic action whose first statement is its guard, so
  * a step is taken only when it can complete. */
 
@@ -182,7 +196,7 @@ inline repl(m)
 			od;
 			last[m] = last[other(m)]; epoch[m] = epoch[other(m)]
 		fi;
-		check() }
+		sgone[other(m)] = false; check() }
 }
 
 /* The standby echoes the primary's HEARTBEAT (repl_up_frame): the
@@ -190,8 +204,8 @@ inline repl(m)
  * primary.  Whether or not it campaigns: the code echoes every HEARTBEAT. */
 inline standby_echo(m)
 {
-	atomic { CANSYNC(m, other(m)) && !sbl[other(m)] ->
-		sbl[other(m)] = true; check() }
+	atomic { CANSYNC(m, other(m)) && (!sbl[other(m)] || sgone[other(m)]) ->
+		sbl[other(m)] = true; sgone[other(m)] = false; check() }
 }
 
 /* The standby's lease runs out on the primary's side (rp.standby_lease):
@@ -203,24 +217,26 @@ inline expire_standby(m)
 		sbl[m] = false; check() }
 }
 
-/* failover_tick: a standby that has not heard the primary for the
- * failover timeout (the primary's lease on it has ended) campaigns for
- * epoch + 1. */
+/* failover_primary_out: the primary's lease on the standby has ended (it
+ * has not heard the primary for the failover timeout), or the primary's
+ * port refused it since it last heard it (repl_primary_gone). */
+#define OUT(m) (!sbl[other(m)] || sgone[other(m)])
+
+/* failover_tick: a standby whose primary is out campaigns for epoch + 1. */
 inline campaign_start(m)
 {
-	atomic { role[m] == STANDBY && !sbl[other(m)] && campaign[m] == 0 && epoch[m] < MAXEPOCH ->
+	atomic { role[m] == STANDBY && OUT(m) && campaign[m] == 0 && epoch[m] < MAXEPOCH ->
 		campaign[m] = epoch[m] + 1; check() }
 }
 
-/* failover_vote / failover_count_votes: a majority voted, and the standby
- * still has not heard the primary for the failover timeout (the primary's
- * lease on it has ended): promotion with the new epoch
+/* failover_vote / failover_count_votes: a majority voted, and the
+ * primary is still out: promotion with the new epoch
  * (repl_become_primary).  Without the second condition a HEARTBEAT echoed
  * between the campaign's start and the deciding vote leaves the old
  * primary writable on the standby's lease beside the new one. */
 inline promote(m)
 {
-	atomic { campaign[m] != 0 && role[m] == STANDBY && VOTES(m) * 2 > NE && !sbl[other(m)] ->
+	atomic { campaign[m] != 0 && role[m] == STANDBY && VOTES(m) * 2 > NE && OUT(m) ->
 		role[m] = PRIMARY; epoch[m] = campaign[m]; campaign[m] = 0;
 		if :: epoch[m] > top -> top = epoch[m] :: else fi;
 		check() }
@@ -230,7 +246,7 @@ inline promote(m)
  * campaign ends. */
 inline campaign_end(m)
 {
-	atomic { campaign[m] != 0 && sbl[other(m)] ->
+	atomic { campaign[m] != 0 && !OUT(m) ->
 		campaign[m] = 0; check() }
 }
 
@@ -244,7 +260,7 @@ inline rejoin(m)
 	atomic { linkmm && role[m] == PRIMARY && role[other(m)] != DOWN &&
 	    (epoch[other(m)] > epoch[m] ||
 	     (role[other(m)] == STANDBY && epoch[other(m)] == epoch[m] && last[other(m)] > last[m])) ->
-		role[m] = STANDBY; sbl[m] = false; drop_links(m); check() }
+		role[m] = STANDBY; sbl[m] = false; drop_links(m); refuse(m); check() }
 }
 
 /* link(e): execd e's connection to a master (link.c). */
@@ -304,7 +320,7 @@ inline link_hello(e)
 inline execd_echo(m, e)
 {
 	atomic { CANECHO(m, e) && (promise[e] == 0 || (promise[e] == m + 1 && (heard[e] < last[m] || !cnt[e]))) ->
-		promise[e] = m + 1; cnt[e] = true; heard[e] = last[m]; check() }
+		promise[e] = m + 1; cnt[e] = true; heard[e] = last[m]; EGONE(m, e) = false; check() }
 }
 
 /* The keepalive gives up on a registered link that was cut (link_down). */
@@ -316,7 +332,9 @@ inline link_lost(e)
 /* witness(e): execd e's witness links and lease clock (witness.c). */
 
 /* witness_vote_request: once per epoch, only holding no lease (it has not
- * heard a primary for the failover timeout, nor voted within it), only for
+ * heard a primary for the failover timeout, nor voted within it) or only
+ * one to the other master whose port refused it since it last heard it
+ * and with which it is not registered (witness_others_gone), only for
  * a candidate with the sequence it heard; the vote is a lease to the
  * candidate.  Then link_fence: a registered link to a master of an older
  * epoch is dropped, and a link that is down tries the candidate first
@@ -324,7 +342,8 @@ inline link_lost(e)
 inline vote(m, e)
 {
 	atomic { campaign[m] != 0 && role[m] == STANDBY && LME(m, e) && voted[e] < campaign[m] &&
-	    promise[e] == 0 && last[m] >= heard[e] ->
+	    (promise[e] == 0 || (promise[e] == other(m) + 1 && EGONE(other(m), e) &&
+	     !(lst[e] == LREADY && lcur[e] == other(m)))) && last[m] >= heard[e] ->
 		voted[e] = campaign[m]; vfor[e] = m + 1; promise[e] = m + 1; cnt[e] = true;
 		if :: lst[e] == LREADY && epoch[lcur[e]] < voted[e] -> lst[e] = LDOWN :: else fi;
 		if
@@ -357,7 +376,7 @@ inline expire_execd(e)
 inline crash(m)
 {
 	atomic { !quiet && faults < MAXFAULTS && role[m] != DOWN ->
-		role[m] = DOWN; campaign[m] = 0; sbl[m] = false; drop_links(m); faults++; check() }
+		role[m] = DOWN; campaign[m] = 0; sbl[m] = false; drop_links(m); refuse(m); faults++; check() }
 }
 
 /* A restart follows a primary it can reach, else serves as primary of
