@@ -186,6 +186,23 @@ active_shepherd_find(void)
  * needs of execd.ini comes as arguments, the job from job.json in its
  * folder, and the folder's lock as an inherited descriptor.
  */
+/* execd.ini's masters, comma-separated, made once. */
+static char *
+active_masters_arg(void)
+{
+	static char *arg;
+
+	if (!arg) {
+		arg = xstrdup("");
+		for (char **m = conf->masters; m && *m; m++) {
+			char *t = xasprintf("%s%s%s", arg, *arg ? "," : "", *m);
+			free(arg);
+			arg = t;
+		}
+	}
+	return arg;
+}
+
 static pid_t
 active_shepherd_spawn(const char *key, int dirfd)
 {
@@ -220,6 +237,9 @@ active_shepherd_spawn(const char *key, int dirfd)
 		argv[n++] = (char *)"-l";
 		argv[n++] = execd_log_path;
 	}
+	/* Where a job's staged files come from and go (execd/stage.c). */
+	argv[n++] = (char *)"-M";
+	argv[n++] = active_masters_arg();
 	argv[n++] = (char *)"--";
 	argv[n++] = (char *)key;
 	argv[n] = NULL;
