@@ -321,14 +321,8 @@ void qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v);
 void qhost_format_mem(char *buf, size_t n, int64_t bytes);
 
 /* stage.c: file staging's transfers (doc/staging.md), for qsub, nowq
- * fetch and the shepherd.  Each -1 with one sentence in err. */
-/* May the master take a file of size in a job of total bytes; 1 it has it. */
-int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Sends fd's size bytes from offset 0, in chunks, going on after a lost master. */
-int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Fetches job's file sha into fd (emptied), checking the hash; tries a
- * corrupt transfer again twice. */
-int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n);
+ * fetch and the shepherd (stage_probe, stage_put_fd and stage_get_fd are
+ * declared in common/common.h).  Each -1 with one sentence in err. */
 /* --stage-in's paths (relative to the current directory) hashed, checked
  * and sent: the SUBMIT's stage_in list, or NULL. */
 json_t *stage_inputs_send(char *const *names, char *err, size_t n);

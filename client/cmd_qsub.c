@@ -29,6 +29,7 @@ const struct cmd cmd_qsub = {
 	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -notify  -help\n"
 	"         -hard  -soft  -P project  -A account  -ac|-sc name=value,...  -dc name,...\n"
 	"         -R y|n  -js share  -binding [env|pe|set] strategy  -shell y|n\n"
+	"         --stage-in path,...  --stage-out pattern,...  -W stagein=...|stageout=...\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };

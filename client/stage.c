@@ -79,44 +79,96 @@ stage_pread(int fd, void *buf, size_t len, int64_t off)
 	return (ssize_t)got;
 }
 
+/* Chunks in flight at once: the client reads and encodes the next while
+ * the master decodes, hashes and writes the last (two cores at work). */
+#define STAGE_WINDOW 4
+
 int
 stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n)
 {
 	static char buf[STAGE_CHUNK];
-	int64_t off = 0;
+	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0;
+	int64_t seq[STAGE_WINDOW], end[STAGE_WINDOW];
+	int head = 0, nin = 0;
+	bool all_sent = false;
+	const char *why = NULL;
 
 	for (;;) {
-		size_t len = size - off < STAGE_CHUNK ? (size_t)(size - off) : STAGE_CHUNK;
-		ssize_t r = stage_pread(fd, buf, len, off);
-		char *b64;
-		json_t *req, *rep;
+		json_t *rep;
 		struct msg_stage_putted p;
 
-		if (r != (ssize_t)len) {
-			snprintf(err, n, "the file changed or cannot be read while it was sent: %s",
-			    r < 0 ? strerror(errno) : "it is shorter");
+		while (nin < STAGE_WINDOW && !all_sent) {
+			size_t len = size - sent < STAGE_CHUNK ? (size_t)(size - sent) : STAGE_CHUNK;
+			ssize_t r = stage_pread(fd, buf, len, sent);
+			char *b64;
+			json_t *req;
+			int k = (head + nin) % STAGE_WINDOW;
+
+			if (r != (ssize_t)len) {
+				snprintf(err, n, "the file changed or cannot be read while it was sent: %s",
+				    r < 0 ? strerror(errno) : "it is shorter");
+				return -1;
+			}
+			b64 = b64_encode(buf, len);
+			req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
+			    .total = total, .offset = sent, .data = b64,
+			    .last = sent + (int64_t)len == size });
+			free(b64);
+			if (client_send(req, &why) < 0) {
+				json_decref(req);
+				goto lost;
+			}
+			seq[k] = jint(req, "seq", 0);
+			json_decref(req);
+			sent += (int64_t)len;
+			end[k] = sent;
+			all_sent = sent == size;
+			nin++;
+		}
+		if (nin == 0)
+			return 0;
+		if ((rep = client_recv(CLIENT_REPLY_MS, &why)) == NULL)
+			goto lost;
+		/* Replies to chunks given up on (below) are passed over. */
+		if (jint(rep, "seq", -1) != seq[head]) {
+			json_decref(rep);
+			continue;
+		}
+		if (!client_reply_ok(rep)) {
+			snprintf(err, n, "%s", client_reply_message(rep));
+			json_decref(rep);
 			return -1;
 		}
-		b64 = b64_encode(buf, len);
-		req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
-		    .total = total, .offset = off, .data = b64, .last = off + (int64_t)len == size });
-		free(b64);
-		rep = stage_call(req, err, n);
-		json_decref(req);
-		if (!rep)
-			return -1;
 		msg_stage_putted_unpack(rep, &p);
 		json_decref(rep);
 		if (p.have)
 			return 0;
-		/* The master says where it is: on, or back after it lost the
-		 * file (a restart). */
-		off = p.offset;
-		if (off < 0 || off > size) {
-			snprintf(err, n, "the master asked for offset %lld of a file of %lld bytes",
-			    (long long)off, (long long)size);
+		if (p.offset != end[head]) {
+			/* The master lost the file (a restart) or a chunk: on
+			 * from where it says, the chunks in flight forgotten. */
+			if (p.offset < 0 || p.offset > size) {
+				snprintf(err, n, "the master asked for offset %lld of a file of %lld bytes",
+				    (long long)p.offset, (long long)size);
+				return -1;
+			}
+			sent = p.offset;
+			all_sent = false;
+			nin = 0;
+			continue;
+		}
+		head = (head + 1) % STAGE_WINDOW;
+		nin--;
+		continue;
+lost:
+		if (mono_ms() > until) {
+			snprintf(err, n, "%s", why ? why : "the master does not answer");
 			return -1;
 		}
+		client_disconnect();
+		sleep(1);
+		sent = 0;
+		all_sent = false;
+		nin = 0;
 	}
 }
 

@@ -800,6 +800,18 @@ struct stage_file {
 };
 json_t *stage_file_pack(const struct stage_file *f);
 void    stage_file_unpack(const json_t *o, struct stage_file *f);
+/* The transfers, over the client library's connection to the master:
+ * client/stage.c defines them; qsub, nowq fetch and the shepherd (which
+ * links client/lib.c and client/stage.c) call them.  Each -1 with one
+ * sentence in err.  May the master take a file of size in a job of total
+ * bytes: 1 it has it, 0 send it. */
+int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n);
+/* Sends fd's size bytes from offset 0 in chunks, a few in flight, going on
+ * after a lost master for 10 minutes. */
+int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
+/* Fetches job's file sha into fd (emptied), checking the hash; tries a
+ * corrupt transfer again twice. */
+int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n);
 /* An array task's output name: NAME.TASK, or DIR.TASK/REST (allocated). */
 char   *stage_task_name(const char *name, int task);
 

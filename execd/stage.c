@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "execd/execd.h"
-#include "client/client.h"
 
 /* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet. */
 static int
@@ -73,23 +72,40 @@ out:
 	return rc;
 }
 
+/* copy_file_range where the kernel can (one file system), else read and
+ * write (a cache and a TMPDIR on different ones). */
 static int
 stage_copy(int from, int to)
 {
-	struct stat st;
+	static char buf[1 << 16];
 	ssize_t r;
-	off_t left;
 
-	if (fstat(from, &st) < 0)
-		return -1;
-	for (left = st.st_size; left > 0; left -= r) {
-		r = copy_file_range(from, NULL, to, NULL, (size_t)left, 0);
-		if (r < 0 && errno == EINTR) {
-			r = 0;
+	while ((r = copy_file_range(from, NULL, to, NULL, 1 << 30, 0)) != 0) {
+		if (r > 0)
 			continue;
-		}
-		if (r <= 0)
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
 			return -1;
+		break;
+	}
+	if (r == 0)
+		return 0;
+	while ((r = read(from, buf, sizeof buf)) != 0) {
+		char *p = buf;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		while (r > 0) {
+			ssize_t w = write(to, p, (size_t)r);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -1;
+			p += w;
+			r -= w;
+		}
 	}
 	return 0;
 }
@@ -304,14 +320,17 @@ stage_out_path(struct stage_out *so, int wfd, const char *rel, const char *as)
 		cur = next;
 		p = s + 1;
 	}
-	if (cur >= 0) {
+	bool last = cur >= 0;
+
+	if (last) {
 		next = openat(cur, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 		close(cur);
 		cur = next;
 	}
-	if (cur < 0)
-		stage_refuse(so, rel, errno == ELOOP || errno == ENOTDIR ? "a symbolic link on its path" :
-		    strerror(errno));
+	if (cur < 0 && (errno == ELOOP || errno == ENOTDIR))
+		stage_refuse(so, rel, last ? "a symbolic link" : "a symbolic link on its path");
+	else if (cur < 0)
+		stage_refuse(so, rel, strerror(errno));
 	else
 		stage_out_fd(so, cur, rel, as);
 	free(copy);
