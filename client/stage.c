@@ -187,31 +187,57 @@ stage_write(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* One try at the whole file; 1 when the bytes do not match the hash. */
+/* One try at the whole file, STAGE_WINDOW requests in flight; 1 when the
+ * bytes do not match the hash. */
 static int
 stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
 {
-	struct sha256 h;
+	int64_t seq[STAGE_WINDOW], asked = 0, off = 0;
+	int head = 0, nin = 0;
 	char got[SHA256_HEX + 1];
-	int64_t off = 0;
+	const char *why = NULL;
+	struct sha256 h;
 
 	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
 		snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
 		return -1;
 	}
 	sha256_init(&h);
-	for (;;) {
-		json_t *req = msg_stage_get_pack(&(struct msg_stage_get){ .sha256 = sha, .offset = off,
-		    .job = job });
-		json_t *rep = stage_call(req, err, n);
+	while (asked < size || nin > 0) {
+		json_t *rep;
 		struct msg_stage_got g;
-		const char *why = NULL;
 		void *data;
 		size_t len;
 
-		json_decref(req);
-		if (!rep)
+		while (nin < STAGE_WINDOW && asked < size) {
+			json_t *req = msg_stage_get_pack(&(struct msg_stage_get){ .sha256 = sha,
+			    .offset = asked, .job = job });
+			if (client_send(req, &why) < 0) {
+				json_decref(req);
+				snprintf(err, n, "%s", why);
+				return -1;
+			}
+			seq[(head + nin) % STAGE_WINDOW] = jint(req, "seq", 0);
+			json_decref(req);
+			asked += STAGE_CHUNK;
+			nin++;
+		}
+		if ((rep = client_recv(CLIENT_REPLY_MS, &why)) == NULL) {
+			snprintf(err, n, "%s", why ? why : "the master does not answer");
 			return -1;
+		}
+		if (jint(rep, "seq", -1) != seq[head]) {
+			json_decref(rep);
+			continue;
+		}
+		head = (head + 1) % STAGE_WINDOW;
+		nin--;
+		if (!client_reply_ok(rep)) {
+			snprintf(err, n, "%s", client_reply_message(rep));
+			json_decref(rep);
+			return -1;
+		}
+		why = NULL;
 		if (msg_stage_got_unpack(rep, &g, &why) < 0 || !(data = b64_decode(g.data, &len))) {
 			snprintf(err, n, "%s", why ? why : "the master sent a chunk that is not base64");
 			json_decref(rep);
@@ -226,8 +252,6 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 		}
 		free(data);
 		off += (int64_t)len;
-		if (g.eof || len == 0)
-			break;
 	}
 	sha256_hex(&h, got);
 	if (off != size || strcmp(got, sha) != 0) {
@@ -241,11 +265,25 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 int
 stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
 {
-	int rc = 1;
+	int64_t until = mono_ms() + STAGE_RETRY_MS;
+	int rc = 1, tries = 0;
 
-	/* A corrupt transfer is tried again, twice, then given up. */
-	for (int tries = 0; tries < 3 && rc == 1; tries++)
+	/* A corrupt transfer is tried again, twice, then given up; a lost
+	 * master is asked again (from the start of the file) for as long
+	 * as stage_call would. */
+	while (tries < 3) {
 		rc = stage_get_once(job, sha, size, fd, err, n);
+		if (rc == 0 || (rc < 0 && client_fd() >= 0))
+			break;
+		if (rc < 0) {
+			if (mono_ms() > until)
+				break;
+			client_disconnect();
+			sleep(1);
+			continue;
+		}
+		tries++;
+	}
 	return rc == 0 ? 0 : -1;
 }
 
