@@ -26,8 +26,12 @@
 #define STAGE_UPLOAD_IDLE_MS (10 * 60 * 1000)
 #define STAGE_ORPHAN_MS      (60 * 60 * 1000)
 
+/* An upload is its connection's: two senders of the same file (identical
+ * outputs of two tasks) each write their own copy, and the later rename
+ * wins with the same bytes.  The connection is only compared, never used. */
 struct upload {
 	TAILQ_ENTRY(upload) entry;
+	const struct conn *conn;
 	uid_t          uid;
 	char           sha[SHA256_HEX + 1];
 	int            fd;
@@ -87,31 +91,34 @@ upload_drop(struct upload *u)
 }
 
 static struct upload *
-upload_find(uid_t uid, const char *sha)
+upload_find(const struct conn *c, const char *sha)
 {
 	struct upload *u;
 
 	TAILQ_FOREACH(u, &uploads, entry)
-		if (u->uid == uid && strcmp(u->sha, sha) == 0)
+		if (u->conn == c && u->uid == c->uid && strcmp(u->sha, sha) == 0)
 			return u;
 	return NULL;
 }
 
 static struct upload *
-upload_start(uid_t uid, const char *sha, int64_t size, char *err, size_t n)
+upload_start(const struct conn *c, const char *sha, int64_t size, char *err, size_t n)
 {
-	struct upload *u = upload_find(uid, sha);
+	uid_t uid = c->uid;
+	struct upload *u = upload_find(c, sha);
 
 	if (u)
 		upload_drop(u);
 	u = xcalloc(1, sizeof *u);
 	u->tmp = xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid);
+	u->touched = mono_ms();
 	if ((u->fd = mkostemp(u->tmp, O_CLOEXEC)) < 0) {
 		snprintf(err, n, "cannot create a file in the master's spool: %s", strerror(errno));
 		free(u->tmp);
 		free(u);
 		return NULL;
 	}
+	u->conn = c;
 	u->uid = uid;
 	memcpy(u->sha, sha, sizeof u->sha);
 	u->size = size;
@@ -245,11 +252,11 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			stage_reply(c, seq, have, have ? m.size : 0);
 			return;
 		}
-		if (!(u = upload_start(c->uid, m.sha256, m.size, err, sizeof err))) {
+		if (!(u = upload_start(c, m.sha256, m.size, err, sizeof err))) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "%s", err));
 			return;
 		}
-	} else if (!(u = upload_find(c->uid, m.sha256)) || u->off != m.offset || u->size != m.size) {
+	} else if (!(u = upload_find(c, m.sha256)) || u->off != m.offset || u->size != m.size) {
 		/* Not what we hold (a master restart, a lost chunk): say where
 		 * to go on from, and the client sends from there. */
 		stage_reply(c, seq, false, u && u->size == m.size ? u->off : 0);

@@ -126,6 +126,33 @@ test_task_names(void **state)
 	free(s);
 }
 
+/* Chunks travel as base64: every byte value and length round-trips,
+ * and what is not base64 is refused. */
+static void
+test_base64(void **state)
+{
+	unsigned char in[300];
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof in; i++)
+		in[i] = (unsigned char)(i * 7 + 3);
+	for (size_t len = 0; len < sizeof in; len += 37) {
+		char *t = b64_encode(in, len);
+		unsigned char *out = b64_decode(t, &n);
+		assert_non_null(out);
+		assert_int_equal(n, len);
+		assert_memory_equal(out, in, len);
+		free(out);
+		free(t);
+	}
+	assert_null(b64_decode("QUJ", &n));
+	assert_null(b64_decode("QU*D", &n));
+	assert_null(b64_decode("Q=JD", &n));
+	free(b64_decode("QUJD", &n));
+	assert_int_equal(n, 3);
+}
+
 int
 main(void)
 {
@@ -135,6 +162,7 @@ main(void)
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_task_names),
+		cmocka_unit_test(test_base64),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
