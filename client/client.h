@@ -159,6 +159,8 @@ struct qsub_opts {
 	int     js;              /* -js */
 	char   *binding;         /* -binding: "TYPE STRATEGY" */
 	int     shell_yn;        /* -shell y|n, or QO_UNSET */
+	char  **stage_in;        /* --stage-in, -W stagein: paths of the submit directory */
+	char  **stage_out;       /* --stage-out, -W stageout: patterns of the working directory */
 	char    err[512];        /* the one-line error of a failed parse */
 };
 #define QSUB_DEFAULT_PREFIX "#$"
@@ -331,5 +333,18 @@ struct qhost_view {
 void qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v);
 /* Grid Engine's memory sizes: 7.7G, 512.0M, "-" for unknown. */
 void qhost_format_mem(char *buf, size_t n, int64_t bytes);
+
+/* stage.c: file staging's transfers (doc/staging.md), for qsub, nowq
+ * fetch and the shepherd (stage_probe, stage_put_fd and stage_get_fd are
+ * declared in common/common.h).  Each -1 with one sentence in err. */
+/* --stage-in's paths (relative to the current directory) hashed, checked
+ * and sent: the SUBMIT's stage_in list, or NULL. */
+json_t *stage_inputs_send(char *const *names, char *err, size_t n);
+/* The job's staged outputs written into dir (NULL: the submit directory
+ * when submit_dir and it is here, else the current one), each name
+ * printed unless quiet. */
+int     stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err, size_t n);
+/* nowq fetch [-d DIR] ID... */
+int     stage_fetch_main(int argc, char **argv);
 
 #endif

@@ -33,6 +33,7 @@ const struct cmd cmd_nowq = {
 	"       nowq stop [--dir DIR]\n"
 	"       nowq env [--dir DIR]\n"
 	"       nowq status [--dir DIR]\n"
+	"       nowq fetch [-d DIR] JOB_ID...   (a job's staged outputs, into DIR or here)\n"
 	"       nowq COMMAND [args...]   (qsub, qstat, qdel, qhold, qrls, qhost, qacct, qalter,\n"
 	"                                qconf, qmod, qselect, qwait, qrsh, reserve, unreserve)\n"
 	"DIR defaults to $NOWQ_DIR, else ~/.nowq.\n",
@@ -960,6 +961,8 @@ nowq_run(int argc, char **argv)
 		client_usage(&cmd_nowq, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 1 : 0;
 	}
+	if (strcmp(argv[1], "fetch") == 0)
+		return stage_fetch_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "start") == 0) {
 		parse_args(argc, argv, true, &a);
 		rc = nowq_start(&a);

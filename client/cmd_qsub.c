@@ -29,6 +29,7 @@ const struct cmd cmd_qsub = {
 	"         -t task_id_range  -tc max_running_tasks  -r y|n  -ar reservation  -notify  -help\n"
 	"         -hard  -soft  -P project  -A account  -ac|-sc name=value,...  -dc name,...\n"
 	"         -R y|n  -js share  -binding [env|pe|set] strategy  -shell y|n\n"
+	"         --stage-in path,...  --stage-out pattern,...  -W stagein=...|stageout=...\n"
 	"Without a script, or with \"-\", the script is read from standard input.\n",
 	qsub_run,
 };
@@ -331,6 +332,15 @@ qsub_run(int argc, char **argv)
 	}
 	free(script);
 	script = NULL;
+	if (o.stage_in && !o.cron) {
+		json_t *in = stage_inputs_send(o.stage_in, err, sizeof err);
+		if (!in) {
+			client_errx("Unable to run job: %s", err);
+			json_decref(job);
+			goto out;
+		}
+		json_object_set_new(job, "stage_in", in);
+	}
 	/* -w n: accept a job no registered host could run (yet). */
 	if (!o.cron && client_submit_key(key, &why) < 0)
 		client_die("%s", why);
@@ -369,6 +379,12 @@ qsub_run(int argc, char **argv)
 		printf("Your job %lld (\"%s\") has been submitted\n", (long long)id, name);
 	json_decref(rep);
 	rc = o.sync == 1 ? wait_for(id) : 0;
+	/* -sync y brings the outputs back into the submit directory. */
+	if (o.sync == 1 && o.stage_out && stage_fetch(id, NULL, false, true, err, sizeof err) < 0) {
+		client_errx("job %lld: cannot fetch its outputs: %s", (long long)id, err);
+		if (rc == 0)
+			rc = 1;
+	}
 out:
 	free(script);
 	qsub_opts_free(&cl);

@@ -27,7 +27,20 @@ struct waited {
 	int64_t seq;     /* of the WAIT or ACCT in flight; 0 between connections */
 	bool    acct;    /* the job was purged: its end comes from the accounting */
 	bool    ended;
+	bool    fetch;   /* it has staged outputs to bring back */
 };
+
+/* Does the ended job have --stage-out patterns? */
+static bool
+qwait_stages(const json_t *job)
+{
+	const char *why = NULL;
+	struct job *j = job ? job_from_json(job, &why) : NULL;
+	bool yes = j && j->stage_out;
+
+	job_free(j);
+	return yes;
+}
 
 /* Each ended job on one line: a person's sentence, or a JSON object per line
  * (the schema of doc/json.md), so a tool can read the ends as they come. */
@@ -176,6 +189,7 @@ qwait_run(int argc, char **argv)
 		if (client_reply_ok(rep) && !ws[i].acct) {
 			rc |= report_job(&ws[i], json_object_get(rep, "job"), as_json);
 			ws[i].ended = true;
+			ws[i].fetch = qwait_stages(json_object_get(rep, "job"));
 		} else if (client_reply_ok(rep) && json_array_size(json_object_get(rep, "rows"))) {
 			rc |= report_acct(&ws[i], json_object_get(rep, "rows"), as_json);
 			ws[i].ended = true;
@@ -196,6 +210,15 @@ qwait_run(int argc, char **argv)
 		json_decref(rep);
 	}
 	client_progress_clear();
+	/* Then the outputs, into each job's submit directory: one request
+	 * at a time, so no WAIT's reply could be taken for another's. */
+	for (i = 0; i < n; i++) {
+		char err[512];
+		if (ws[i].fetch && stage_fetch(ws[i].id, NULL, true, true, err, sizeof err) < 0) {
+			client_errx("job %lld: cannot fetch its outputs: %s", (long long)ws[i].id, err);
+			rc = 1;
+		}
+	}
 	free(ws);
 	return rc;
 usage:

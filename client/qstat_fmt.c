@@ -719,6 +719,33 @@ print_req(FILE *fp, const char *what, const json_t *req)
 	free(line);
 }
 
+/* File staging (nowq's own): a line per file sent, the patterns, and a
+ * line per file that came back: name, size and SHA-256. */
+static void
+qstat_print_staged(FILE *fp, const struct msg_job_detail *d)
+{
+	struct stage_file f;
+	size_t i;
+	json_t *v;
+	char *list;
+
+	json_array_foreach(d->stage_in, i, v) {
+		stage_file_unpack(v, &f);
+		kv(fp, "stage_in", "%s %lld %s", f.name ? f.name : "", (long long)f.size,
+		    f.sha256 ? f.sha256 : "");
+	}
+	if (d->stage_out && json_array_size(d->stage_out) > 0) {
+		list = join_list(d->stage_out, 0, ",", NULL);
+		kv(fp, "stage_out", "%s", list);
+		free(list);
+	}
+	json_array_foreach(d->staged_out, i, v) {
+		stage_file_unpack(v, &f);
+		kv(fp, "staged_out", "%s %lld %s", f.name ? f.name : "", (long long)f.size,
+		    f.sha256 ? f.sha256 : "");
+	}
+}
+
 /* -P, -ac and -binding, where Grid Engine shows them: after the script. */
 static void
 print_recorded(FILE *fp, const struct msg_job_detail *d)
@@ -732,6 +759,7 @@ print_recorded(FILE *fp, const struct msg_job_detail *d)
 	}
 	if (d->binding)
 		kv(fp, "binding", "%s", d->binding);
+	qstat_print_staged(fp, d);
 }
 
 void

@@ -19,7 +19,7 @@ enum qo_id {
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
 	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX, QO_NOSHELL,
 	QO_HARD, QO_SOFT, QO_PROJECT, QO_ACCOUNT, QO_RESERVE, QO_BINDING, QO_SHELL,
-	QO_AC, QO_DC, QO_SC, QO_JS,
+	QO_AC, QO_DC, QO_SC, QO_JS, QO_STAGE_IN, QO_STAGE_OUT,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -45,6 +45,7 @@ static const struct qo_opt {
 	{ "-A", QO_ACCOUNT, true }, { "-R", QO_RESERVE, true },   { "-binding", QO_BINDING, true },
 	{ "-shell", QO_SHELL, true }, { "-ac", QO_AC, true },     { "-dc", QO_DC, true },
 	{ "-sc", QO_SC, true },     { "-js", QO_JS, true },
+	{ "--stage-in", QO_STAGE_IN, true }, { "--stage-out", QO_STAGE_OUT, true },
 	/* qrsh's own (o->qrsh): */
 	{ "-now", QO_NOW, true },   { "-pty", QO_PTY, true },  { "-prefix", QO_PREFIX, false },
 	{ "-noshell", QO_NOSHELL, false },
@@ -93,6 +94,8 @@ qsub_opts_free(struct qsub_opts *o)
 	free(o->account);
 	strv_free(o->context);
 	free(o->binding);
+	strv_free(o->stage_in);
+	strv_free(o->stage_out);
 	qsub_opts_init(o);
 }
 
@@ -212,7 +215,52 @@ parse_hold_jid(struct qsub_opts *o, const char *opt, const char *kind, const cha
 	return 0;
 }
 
-/* -W depend=KIND:ID[:ID...][,KIND:ID...], as PBS and Slurm write it. */
+/* --stage-in and --stage-out: PATH[,PATH...] (doc/staging.md), each a
+ * path that stays inside the submit or working directory; PBS's -W
+ * stagein= and stageout= entries NAME@HOST:PATH mean the same when HOST
+ * is this host and PATH is NAME. */
+static int
+parse_stage(struct qsub_opts *o, const char *opt, const char *list, bool out, bool pbs)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	const char *why = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+		char *at = pbs ? strchr(tok, '@') : NULL;
+		if (at) {
+			char *colon = strchr(at, ':');
+			bool here;
+			*at = '\0';
+			if (colon)
+				*colon = '\0';
+			here = colon && (strcmp(at + 1, my_hostname()) == 0 ||
+			    strcmp(at + 1, "localhost") == 0);
+			if (colon)
+				*colon = ':';
+			if (!here || strcmp(colon + 1, tok) != 0) {
+				qo_fail(o, "%s: nowq stages a file of the submit directory under its own "
+				    "name: write NAME or NAME@%s:NAME, not \"%s@%s\"", opt, my_hostname(),
+				    tok, at + 1);
+				free(copy);
+				return -1;
+			}
+		}
+		if (out ? !stage_pattern_ok(tok, &why) : !stage_path_ok(tok, &why)) {
+			qo_fail(o, "%s: \"%s\": %s", opt, tok, why);
+			free(copy);
+			return -1;
+		}
+		strv_push(out ? &o->stage_out : &o->stage_in, xstrdup(tok));
+	}
+	free(copy);
+	if (!n)
+		return qo_fail(o, "%s needs a list of paths", opt);
+	return 0;
+}
+
+/* -W depend=KIND:ID[:ID...][,KIND:ID...], as PBS and Slurm write it; PBS's
+ * -W stagein=LIST and stageout=LIST too. */
 static int
 parse_depend(struct qsub_opts *o, const char *v)
 {
@@ -220,8 +268,12 @@ parse_depend(struct qsub_opts *o, const char *v)
 	char *copy, *group, *gsave = NULL;
 	int n = 0;
 
+	if (strncmp(v, "stagein=", 8) == 0)
+		return parse_stage(o, "-W stagein", v + 8, false, true);
+	if (strncmp(v, "stageout=", 9) == 0)
+		return parse_stage(o, "-W stageout", v + 9, true, true);
 	if (strncmp(v, "depend=", 7) != 0)
-		return qo_fail(o, "-W: only depend=KIND:ID[:ID...] is supported, not \"%s\"", v);
+		return qo_fail(o, "-W: only depend=, stagein= and stageout= are supported, not \"%s\"", v);
 	copy = xstrdup(v + 7);
 	for (group = strtok_r(copy, ",", &gsave); group; group = strtok_r(NULL, ",", &gsave)) {
 		char *colon = strchr(group, ':'), *id, *isave = NULL;
@@ -624,6 +676,10 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		return opt_mail_to(o, v);
 	case QO_CRON:
 		return opt_cron(o, v);
+	case QO_STAGE_IN:
+		return parse_stage(o, "--stage-in", v, false, false);
+	case QO_STAGE_OUT:
+		return parse_stage(o, "--stage-out", v, true, false);
 	case QO_A:
 		if (qsub_parse_date(v, time(NULL), &o->begin_time) < 0)
 			return qo_fail(o, "-a wants a date as [[CC]YY]MMDDhhmm[.SS], not \"%s\"", v);
@@ -939,6 +995,11 @@ qsub_recorded_json(const struct qsub_opts *o, json_t *job)
 		json_object_set_new(job, "js", json_integer(o->js));
 	if (o->shell_yn == 0)
 		json_object_set_new(job, "noshell", json_true());
+	if (o->stage_out) {
+		if ((a = strv_json(o->stage_out, false, &bad)) == NULL)
+			return -1;
+		json_object_set_new(job, "stage_out", a);
+	}
 	return 0;
 }
 

@@ -293,6 +293,8 @@ enum msg_type {
 	MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS,
 	/* qrsh -inherit: a task of a running parallel job */
 	MSG_INHERIT,
+	/* file staging (qmaster/stage.c) */
+	MSG_STAGE_PUT, MSG_STAGE_GET,
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
@@ -507,6 +509,10 @@ struct job {
 	int       js;            /* -js: job share, 0 or more */
 	char     *binding;       /* -binding, as given: nowq binds nothing */
 	bool      noshell;       /* -shell n */
+	/* File staging (doc/staging.md). */
+	json_t   *stage_in;      /* [{name, size, sha256}] sent ahead; NULL: none */
+	char    **stage_out;     /* patterns brought back; NULL: none */
+	json_t   *staged_out;    /* [{task, name, size, sha256}] that came back (read only) */
 };
 /* -ac NAME=VALUE,... (op 'a': add or replace), -dc NAME,... ('d'), -sc
  * NAME=VALUE,... ('s': the whole context), applied to *ctx as Grid Engine
@@ -700,6 +706,9 @@ struct qm_conf {
 	int              nmasters;
 	int              self;            /* this master's index in masters, -1 without */
 	int64_t          failover_timeout_ms;
+	/* File staging's limits in bytes (0: none): one file, one job's
+	 * inputs, and what one user's jobs hold in the spool. */
+	int64_t          stage_max_file, stage_max_job, stage_max_user;
 	struct qm_queue *queues;
 	int              nqueues;
 	struct qm_pe    *pes;
@@ -765,5 +774,56 @@ void               execdconf_free(struct execd_conf *c);
 /* "Mon-Fri 19:00-07:00, Sat-Sun": 0, or -1 with a sentence in err. */
 int  idle_windows_parse(const char *text, struct idle_window **out, int *nout,
     char *err, size_t errlen);
+
+
+/* stage.c: file staging's shared rules (qsub --stage-in, --stage-out). */
+#define SHA256_HEX      64
+#define STAGE_MAX_PATH  1024
+#define STAGE_MAX_FILES 10000    /* files one job stages in, or one task out */
+#define STAGE_CHUNK     (1024 * 1024)   /* bytes of one STAGE_PUT / STAGE_GET */
+struct sha256 {
+	uint32_t      h[8];
+	uint64_t      len;
+	unsigned char buf[64];
+	size_t        nbuf;
+};
+void    sha256_init(struct sha256 *s);
+void    sha256_update(struct sha256 *s, const void *data, size_t n);
+/* Ends s; out gets 64 lower-case hex digits. */
+void    sha256_hex(struct sha256 *s, char out[SHA256_HEX + 1]);
+/* The hash and size of what fd holds from its offset to its end; -1 errno. */
+int     sha256_fd(int fd, char out[SHA256_HEX + 1], int64_t *size);
+bool    sha256_hex_ok(const char *s);
+/* A path relative to the submit or working directory that cannot leave it:
+ * not absolute, no "." or ".." component, no empty one, no control
+ * character or comma; false with *why (one sentence) otherwise.  A
+ * pattern is checked the same and may hold glob(7) characters. */
+bool    stage_path_ok(const char *p, const char **why);
+bool    stage_pattern_ok(const char *p, const char **why);
+/* A list of staged files [{name, size, sha256}] of at most most entries. */
+bool    stage_files_ok(const json_t *a, size_t most, const char **why);
+int64_t stage_files_bytes(const json_t *a);
+/* One entry of those lists: {name, size, sha256}, and task in staged_out. */
+struct stage_file {
+	const char *name, *sha256;   /* NULL when absent */
+	int64_t     size;            /* -1 when absent */
+	int64_t     task;            /* 0 when absent */
+};
+json_t *stage_file_pack(const struct stage_file *f);
+void    stage_file_unpack(const json_t *o, struct stage_file *f);
+/* The transfers, over the client library's connection to the master:
+ * client/stage.c defines them; qsub, nowq fetch and the shepherd (which
+ * links client/lib.c and client/stage.c) call them.  Each -1 with one
+ * sentence in err.  May the master take a file of size in a job of total
+ * bytes: 1 it has it, 0 send it. */
+int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n);
+/* Sends fd's size bytes from offset 0 in chunks, a few in flight, going on
+ * after a lost master for 10 minutes. */
+int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
+/* Fetches job's file sha into fd (emptied), checking the hash; tries a
+ * corrupt transfer again twice. */
+int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n);
+/* An array task's output name: NAME.TASK, or DIR.TASK/REST (allocated). */
+char   *stage_task_name(const char *name, int task);
 
 #endif

@@ -48,6 +48,9 @@ job_clear(struct job *j)
 	free(j->account);
 	strv_free(j->context);
 	free(j->binding);
+	json_decref(j->stage_in);
+	strv_free(j->stage_out);
+	json_decref(j->staged_out);
 	memset(j, 0, sizeof *j);
 }
 
@@ -233,6 +236,12 @@ job_to_json(const struct job *j)
 	set_str(o, "binding", j->binding);
 	if (j->noshell)
 		json_object_set_new(o, "noshell", json_true());
+	if (j->stage_in)
+		json_object_set_new(o, "stage_in", json_deep_copy(j->stage_in));
+	if (j->stage_out)
+		json_object_set_new(o, "stage_out", strv_to_json(j->stage_out));
+	if (j->staged_out)
+		json_object_set_new(o, "staged_out", json_deep_copy(j->staged_out));
 	return o;
 }
 
@@ -463,6 +472,34 @@ bad:
 	return -1;
 }
 
+/* --stage-in's files and --stage-out's patterns (common/stage.c checks
+ * them); staged_out is what came back, the master's to fill. */
+static int
+get_stage(const json_t *o, struct job *j, const char **why)
+{
+	json_t *in = json_object_get(o, "stage_in"), *got = json_object_get(o, "staged_out");
+	size_t bytes = 0;
+
+	if (in && !json_is_null(in)) {
+		if (!stage_files_ok(in, STAGE_MAX_FILES, why))
+			return -1;
+		j->stage_in = json_deep_copy(in);
+	}
+	if (got && !json_is_null(got)) {
+		if (!json_is_array(got)) {
+			*why = "staged_out is not a list";
+			return -1;
+		}
+		j->staged_out = json_deep_copy(got);
+	}
+	if (get_strv(o, "stage_out", &j->stage_out, 256, &bytes, why) < 0)
+		return -1;
+	for (char **p = j->stage_out; p && *p; p++)
+		if (!stage_pattern_ok(*p, why))
+			return -1;
+	return 0;
+}
+
 /* The job's context: NAME=VALUE entries, each checked as -ac checks them. */
 static int
 get_context(const json_t *o, char ***dst, const char **why)
@@ -627,6 +664,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_bool(o, "reserve", &j->reserve, why) < 0 ||
 	    get_bool(o, "noshell", &j->noshell, why) < 0 ||
 	    get_context(o, &j->context, why) < 0 ||
+	    get_stage(o, j, why) < 0 ||
 	    get_secs(o, "utime", &j->utime, why) < 0 ||
 	    get_secs(o, "stime", &j->stime, why) < 0)
 		goto bad;

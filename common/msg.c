@@ -394,6 +394,8 @@ msg_child_term_pack(const struct msg_child_term *m)
 	set_str(o, "vacated", m->vacated);
 	set_str(o, "limit", m->limit);
 	set_str(o, "lost", m->lost);
+	if (m->staged_out)
+		json_object_set(o, "staged_out", (json_t *)m->staged_out);
 	return o;
 }
 
@@ -418,6 +420,10 @@ msg_child_term_unpack(const json_t *o, struct msg_child_term *m, char *err, size
 	m->limit = jstr(o, "limit");
 	m->lost = jstr(o, "lost");
 	m->rusage = json_object_get(o, "rusage");
+	/* A list the master cannot take is dropped, the end still recorded. */
+	m->staged_out = json_object_get(o, "staged_out");
+	if (m->staged_out && !stage_files_ok(m->staged_out, STAGE_MAX_FILES, &(const char *){ NULL }))
+		m->staged_out = NULL;
 	m->rusage_why = NULL;
 	memset(&m->ru, 0, sizeof m->ru);
 	if (m->rusage && rusage_from_json(&m->ru, m->rusage, &m->rusage_why) < 0)

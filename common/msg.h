@@ -153,6 +153,7 @@ struct msg_child_term {
 	const json_t     *rusage;              /* as sent, or NULL */
 	struct job_rusage ru;                  /* rusage read, when rusage_why is NULL */
 	const char       *rusage_why;          /* why rusage is unusable, or NULL */
+	const json_t     *staged_out;          /* [{name, size, sha256}] sent back, or NULL */
 };
 json_t *msg_child_term_pack(const struct msg_child_term *m);
 /* Never refuses: an end is recorded whatever its usage says (rusage_why). */

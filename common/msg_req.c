@@ -821,6 +821,111 @@ msg_inherited_unpack(const json_t *rep, struct msg_inherited *m)
 	m->qrsh_cred = jbool(rep, "qrsh_cred", false);
 }
 
+/* --- STAGE_PUT, STAGE_GET --- */
+
+json_t *
+msg_stage_put_pack(const struct msg_stage_put *m)
+{
+	json_t *o = msg_new(MSG_STAGE_PUT);
+
+	json_object_set_new(o, "sha256", json_string(m->sha256));
+	json_object_set_new(o, "size", json_integer(m->size));
+	json_object_set_new(o, "total", json_integer(m->total));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	if (m->data)
+		json_object_set_new(o, "data", json_string(m->data));
+	if (m->last)
+		json_object_set_new(o, "last", json_true());
+	return o;
+}
+
+int
+msg_stage_put_unpack(const json_t *o, struct msg_stage_put *m, const char **why)
+{
+	m->sha256 = jstr(o, "sha256");
+	m->size = jint(o, "size", -1);
+	m->total = jint(o, "total", -1);
+	m->offset = jint(o, "offset", -1);
+	m->data = jstr(o, "data");
+	m->last = jbool(o, "last", false);
+	if (!sha256_hex_ok(m->sha256)) {
+		*why = "STAGE_PUT needs the file's SHA-256 as 64 lower-case hex digits";
+		return -1;
+	}
+	if (m->size < 0 || m->total < m->size || m->offset < 0 || m->offset > m->size) {
+		*why = "STAGE_PUT needs size, total and offset with 0 <= offset <= size <= total";
+		return -1;
+	}
+	if (m->data && strlen(m->data) > (STAGE_CHUNK / 3 + 1) * 4) {
+		*why = "a STAGE_PUT chunk holds at most 1 MiB";
+		return -1;
+	}
+	return 0;
+}
+
+void
+msg_stage_putted_add(json_t *rep, const struct msg_stage_putted *m)
+{
+	json_object_set_new(rep, "have", json_boolean(m->have));
+	json_object_set_new(rep, "offset", json_integer(m->offset));
+}
+
+void
+msg_stage_putted_unpack(const json_t *rep, struct msg_stage_putted *m)
+{
+	m->have = jbool(rep, "have", false);
+	m->offset = jint(rep, "offset", 0);
+}
+
+json_t *
+msg_stage_get_pack(const struct msg_stage_get *m)
+{
+	json_t *o = msg_new(MSG_STAGE_GET);
+
+	json_object_set_new(o, "sha256", json_string(m->sha256));
+	json_object_set_new(o, "offset", json_integer(m->offset));
+	json_object_set_new(o, "job", json_integer(m->job));
+	return o;
+}
+
+int
+msg_stage_get_unpack(const json_t *o, struct msg_stage_get *m, const char **why)
+{
+	m->sha256 = jstr(o, "sha256");
+	m->offset = jint(o, "offset", -1);
+	m->job = jint(o, "job", 0);
+	if (!sha256_hex_ok(m->sha256)) {
+		*why = "STAGE_GET needs the file's SHA-256 as 64 lower-case hex digits";
+		return -1;
+	}
+	if (m->offset < 0 || m->job <= 0) {
+		*why = "STAGE_GET needs an offset from 0 and the id of the job";
+		return -1;
+	}
+	return 0;
+}
+
+void
+msg_stage_got_add(json_t *rep, const struct msg_stage_got *m)
+{
+	json_object_set_new(rep, "data", json_string(m->data));
+	json_object_set_new(rep, "size", json_integer(m->size));
+	json_object_set_new(rep, "eof", json_boolean(m->eof));
+}
+
+int
+msg_stage_got_unpack(const json_t *rep, struct msg_stage_got *m, const char **why)
+{
+	m->data = jstr(rep, "data");
+	m->size = jint(rep, "size", -1);
+	m->eof = jbool(rep, "eof", false);
+	if (!m->data || m->size < 0) {
+		*why = "the master's STAGE_GET reply lacks data or size";
+		return -1;
+	}
+	return 0;
+}
+
 /* --- the table --- */
 
 /* The table's rows take the structures untyped; each pair's glue is here. */
@@ -843,6 +948,8 @@ MSG_REQ_GLUE(reserve, struct msg_reserve)
 MSG_REQ_GLUE(unreserve, struct msg_unreserve)
 MSG_REQ_GLUE(alias, struct msg_alias)
 MSG_REQ_GLUE(inherit, struct msg_inherit)
+MSG_REQ_GLUE(stage_put, struct msg_stage_put)
+MSG_REQ_GLUE(stage_get, struct msg_stage_get)
 
 #define ROW(t, fn, st) { t, sizeof(st), fn##_pack_any, fn##_unpack_any }
 
@@ -867,6 +974,8 @@ const struct msg_req_type msg_req_types[] = {
 	ROW(MSG_UNRESERVE, unreserve, struct msg_unreserve),
 	ROW(MSG_ALIAS, alias, struct msg_alias),
 	ROW(MSG_INHERIT, inherit, struct msg_inherit),
+	ROW(MSG_STAGE_PUT, stage_put, struct msg_stage_put),
+	ROW(MSG_STAGE_GET, stage_get, struct msg_stage_get),
 };
 const size_t msg_req_ntypes = sizeof msg_req_types / sizeof msg_req_types[0];
 

@@ -255,4 +255,40 @@ extern const struct msg_req_type msg_req_types[];
 extern const size_t msg_req_ntypes;
 const struct msg_req_type *msg_req_type_of(enum msg_type t);
 
+/* STAGE_PUT: one chunk of a file a job stages (doc/staging.md).  A chunk
+ * at offset 0 without data asks whether the master may take the file (size
+ * within the per-file limit, total, the job's whole input, within the
+ * per-job and per-user ones) and whether it has it already. */
+struct msg_stage_put {
+	const char *sha256;
+	int64_t     size, total, offset;
+	const char *data;      /* base64, at most STAGE_CHUNK bytes; NULL: none */
+	bool        last;      /* the file is complete with this chunk */
+};
+json_t *msg_stage_put_pack(const struct msg_stage_put *m);
+int     msg_stage_put_unpack(const json_t *o, struct msg_stage_put *m, const char **why);
+/* Its reply: have, the master holds the file; offset, the next byte it wants. */
+struct msg_stage_putted {
+	bool    have;
+	int64_t offset;
+};
+void    msg_stage_putted_add(json_t *rep, const struct msg_stage_putted *m);
+void    msg_stage_putted_unpack(const json_t *rep, struct msg_stage_putted *m);
+
+/* STAGE_GET: up to STAGE_CHUNK bytes of a staged file from offset; job
+ * names the job the file belongs to (the owner may read only those). */
+struct msg_stage_get {
+	const char *sha256;
+	int64_t     offset, job;
+};
+json_t *msg_stage_get_pack(const struct msg_stage_get *m);
+int     msg_stage_get_unpack(const json_t *o, struct msg_stage_get *m, const char **why);
+struct msg_stage_got {
+	const char *data;      /* base64 */
+	int64_t     size;      /* the whole file's */
+	bool        eof;
+};
+void    msg_stage_got_add(json_t *rep, const struct msg_stage_got *m);
+int     msg_stage_got_unpack(const json_t *rep, struct msg_stage_got *m, const char **why);
+
 #endif

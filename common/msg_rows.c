@@ -468,6 +468,9 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->mail = jint(job, "mail", 0);
 	m->js = jint(job, "js", 0);
 	m->context = list_get(job, "context");
+	m->stage_in = list_get(job, "stage_in");
+	m->stage_out = list_get(job, "stage_out");
+	m->staged_out = list_get(job, "staged_out");
 	m->env = list_get(job, "env");
 	m->argv = list_get(job, "argv");
 	m->args = list_get(job, "args");

@@ -76,6 +76,9 @@ struct msg_job_detail {
 	int64_t       js;                  /* the job share, 0 when absent */
 	const json_t *env, *argv, *args;   /* lists of texts, or NULL */
 	const json_t *context;             /* -ac's VAR=VALUE texts, or NULL */
+	const json_t *stage_in;            /* stage_file_unpack's elements, or NULL */
+	const json_t *stage_out;           /* --stage-out's patterns, or NULL */
+	const json_t *staged_out;          /* stage_file_unpack's elements, or NULL */
 	const json_t *req, *soft;          /* the hard and soft -l request objects, or NULL */
 	const json_t *waiting_for;         /* msg_job_wait_unpack's elements */
 	const json_t *successors;          /* the same: the jobs waiting for it */

@@ -142,6 +142,9 @@ static const struct qk main_keys[] = {
 	{ "admin_mail", QK_LIST, "{}", 0, 0, 0, QM(admin_mail), check_mail, "a mail address", NULL },
 	{ "masters", QK_LIST, "{}", 0, 0, 0, QM(masters), check_hostport, "HOST:PORT", NULL },
 	{ "failover_timeout", QK_MS, NULL, 2, 1, 3600, QM(failover_timeout_ms), NULL, NULL, " seconds" },
+	{ "stage_max_file", QK_BYTES, "4G", 0, 0, 0, QM(stage_max_file), check_size, "a size (e.g. 4G)", NULL },
+	{ "stage_max_job", QK_BYTES, "16G", 0, 0, 0, QM(stage_max_job), check_size, "a size (e.g. 16G)", NULL },
+	{ "stage_max_user", QK_BYTES, "64G", 0, 0, 0, QM(stage_max_user), check_size, "a size (e.g. 64G)", NULL },
 	{ NULL, QK_STR, NULL, 0, 0, 0, 0, NULL, NULL, NULL }
 };
 

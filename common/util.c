@@ -447,6 +447,21 @@ b64_encode(const void *data, size_t n)
 	return out;
 }
 
+/* A character's value, -1 for one that is not base64: computed, not
+ * looked up in b64_chars, since a staged file's chunk is over a million
+ * characters. */
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
 void *
 b64_decode(const char *s, size_t *n)
 {
@@ -459,15 +474,15 @@ b64_decode(const char *s, size_t *n)
 		return NULL;
 	out = xmalloc(len / 4 * 3 + 1);
 	for (size_t i = 0; i < len; i++) {
-		const char *c;
+		int c;
 		if (s[i] == '=') {
 			if (i < len - 2)
 				goto bad;
 			break;
 		}
-		if (!(c = strchr(b64_chars, s[i])) || !*c)
+		if ((c = b64_value((unsigned char)s[i])) < 0)
 			goto bad;
-		v = v << 6 | (uint32_t)(c - b64_chars);
+		v = v << 6 | (uint32_t)c;
 		if ((bits += 6) >= 8) {
 			bits -= 8;
 			out[k++] = (unsigned char)(v >> bits);

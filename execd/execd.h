@@ -330,4 +330,12 @@ char      **jobenv_build(const struct jobenv *e, size_t out_slot[2]);
 const char *jobenv_owner(const struct job *j);  /* the owner's name, else the uid */
 const char *jobenv_name(const struct job *j);   /* the job's name, else "nowq" */
 
+/* stage.c: the shepherd's file staging (doc/staging.md). */
+/* The inputs fetched (through the host's cache) into a fresh working
+ * directory, *wd, the job owner's; NULL, or why the job cannot start. */
+const char *stage_in_run(const struct job *j, const char *key, bool root, char **wd);
+/* The --stage-out patterns (and the default output files) sent to the
+ * master; exit gets staged_out, and limit on a refusal. */
+void        stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit);
+
 #endif

@@ -41,6 +41,7 @@ struct shep {
 	struct job  *j;
 	char        *dir;        /* SPOOL/active/KEY */
 	char        *tmpdir;     /* the job's TMPDIR, once created */
+	char        *wd;         /* a staging job's fresh working directory, or NULL */
 	char        *script;     /* SPOOL/active/KEY/script for script jobs */
 	bool         root;       /* may (and must) switch to the job's owner */
 	int          lockfd;     /* the folder, flocked: held while we live */
@@ -398,6 +399,8 @@ shep_remove_tmpdir(const struct shep *s)
 {
 	if (s->tmpdir)
 		execd_tmpdir_remove(s->tmpdir, s->j);
+	if (s->wd)
+		execd_tmpdir_remove(s->wd, s->j);
 }
 
 /* The durable CHILD_TERM event is the one record of the end, then the
@@ -450,11 +453,12 @@ shep_failed(const struct shep *s, const char *reason)
 	_exit(0);
 }
 
-/* A qrsh job whose client cannot be reached or refused us ends at once,
- * failed, with the reason (in the "limit" field: an end by the execd's
- * decision that the master takes as failed whatever the exit status). */
+/* A qrsh job whose client cannot be reached or refused us, or a job whose
+ * staged inputs cannot be delivered, ends at once, failed, with the reason
+ * (in the "limit" field: an end by the execd's decision that the master
+ * takes as failed whatever the exit status). */
 static void NOWQ_NORETURN
-shep_gone_client(const struct shep *s, const char *reason)
+shep_end_failed(const struct shep *s, const char *reason)
 {
 	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
 	    "exit_status", 255, "signal", 0, "utime", 0.0, "stime", 0.0,
@@ -846,13 +850,20 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	s.hold = j->pe && s.pe.part > 0 && !s.pe.petask;
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
+	/* Staging: the job runs in a fresh directory holding its inputs. */
+	if (j->stage_in || j->stage_out) {
+		if ((why = stage_in_run(j, key, s.root, &s.wd)) != NULL)
+			shep_end_failed(&s, why);
+		free(j->cwd);
+		j->cwd = xstrdup(s.wd);
+	}
 	if (j->qrsh) {
 		/* No client, no job: it ends failed with the reason, not in Eqw,
 		 * since running it again could find no client either. */
 		static struct qrsh_link link;
 		char qwhy[SHEP_WHY_MAX];
 		if (qrsh_open(&link, j, s.pe.petask ? 0 : s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
-			shep_gone_client(&s, qwhy);
+			shep_end_failed(&s, qwhy);
 		s.qrsh = &link;
 	}
 	shep_start_prepare(&s, &st);
@@ -901,6 +912,9 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	if (limit)
 		json_object_set_new(msg, "limit", json_string(limit));
 	shep_note_vacated(&s, msg);
+	/* Outputs are on the master before the end is in the outbox. */
+	if (s.wd)
+		stage_out_run(j, s.wd, s.root, msg);
 	shep_record_end(&s, msg);
 	if (s.qrsh && s.pe.petask)
 		shep_qrsh_finish(&s, status);
@@ -917,7 +931,8 @@ void NOWQ_NORETURN
 shepherd_usage(void)
 {
 	fprintf(stderr, "usage: " SHEPHERD_PROGRAM " -s SPOOL -n HOST -t TMPDIR -k KILL_GRACE "
-	    "-v LOG_LEVEL -L LOCKFD [-a AUTH] [-m MUNGE_SOCKET] [-c CGROUP_PARENT] [-l LOG_FILE] -- ID.TASK.ATTEMPT\n"
+	    "-v LOG_LEVEL -L LOCKFD [-a AUTH] [-m MUNGE_SOCKET] [-c CGROUP_PARENT] [-l LOG_FILE] "
+	    "[-M MASTERS] -- ID.TASK.ATTEMPT\n"
 	    "       " SHEPHERD_PROGRAM " " STARTER_OPTION " -s SPOOL -S LISTEN_FD [-v LOG_LEVEL] [-l LOG_FILE]\n"
 	    "(started by execd; not for running by hand)\n");
 	exit(2);
@@ -963,7 +978,7 @@ shepherd_run(int argc, char **argv, int lockfd)
 	shep_conf.kill_grace = LIMITS_KILL_GRACE;
 	shep_conf.auth = (char *)"none";
 	optind = 0;    /* the starter's child parses after the starter did */
-	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:a:m:c:l:")) != -1) {
+	while ((ch = getopt(argc, argv, "s:n:t:k:v:L:a:m:c:l:M:")) != -1) {
 		switch (ch) {
 		case 's': shep_conf.spool_dir = optarg; break;
 		case 'n': shep_conf.name = optarg; break;
@@ -976,7 +991,15 @@ shepherd_run(int argc, char **argv, int lockfd)
 				shepherd_usage();
 			shep_conf.auth = optarg;
 			break;
-		case 'm': shep_conf.munge_socket = optarg; break;
+		case 'm':
+			shep_conf.munge_socket = optarg;
+			setenv("MUNGE_SOCKET", optarg, 1);
+			break;
+		case 'M':
+			/* The client library's masters: staged files' transfers. */
+			if (*optarg)
+				setenv("NOWQ_MASTER", optarg, 1);
+			break;
 		case 'c': limits_cgroup_parent = optarg; break;
 		case 'l': execd_log_path = optarg; break;
 		default: shepherd_usage();

@@ -96,6 +96,24 @@ spawn_program(char **argv, int keepfd)
 	return pid;
 }
 
+/* execd.ini's masters, comma-separated, made once: where a job's staged
+ * files come from and go (execd/stage.c). */
+static char *
+spawn_masters_arg(void)
+{
+	static char *arg;
+
+	if (!arg) {
+		arg = xstrdup("");
+		for (char **m = conf->masters; m && *m; m++) {
+			char *t = xasprintf("%s%s%s", arg, *arg ? "," : "", *m);
+			free(arg);
+			arg = t;
+		}
+	}
+	return arg;
+}
+
 /* A shepherd's arguments: what it needs of execd.ini, and the attempt's
  * key last; lockarg, when set, goes in as -L (a shepherd execd starts). */
 static int
@@ -129,6 +147,8 @@ spawn_args(char **argv, int max, const char *key, const char *lockarg, char bufs
 		argv[n++] = (char *)"-l";
 		argv[n++] = execd_log_path;
 	}
+	argv[n++] = (char *)"-M";
+	argv[n++] = spawn_masters_arg();
 	argv[n++] = (char *)"--";
 	argv[n++] = (char *)key;
 	argv[n] = NULL;

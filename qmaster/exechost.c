@@ -824,6 +824,22 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 #define EXIT_RERUN 99    /* run the job again */
 #define EXIT_ERROR 100   /* leave it in error (Eqw) until qmod -cj */
 
+/* What the job's shepherd sent back before its end (doc/staging.md). */
+static void
+exechost_staged_out(const struct job *j, const json_t *files)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(files, i, v) {
+		struct stage_file f;
+
+		stage_file_unpack(v, &f);
+		if (store_stage_out_add(store, j->id, j->task, f.name, f.size, f.sha256) < 0)
+			fatalx("cannot record a staged output");
+	}
+}
+
 void
 exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
@@ -841,6 +857,8 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		m.end_time = now_ms();
 	ru = m.ru;
 	qm_txn();
+	if (j && m.staged_out && !JOB_PARALLEL(j) && !JS_FINISHED(j->state))
+		exechost_staged_out(j, m.staged_out);
 	/* A finished job's late or repeated CHILD_TERM, or one for an attempt
 	 * the master has already ended (host lost), is acknowledged only. */
 	if (j && m.petask) {

@@ -144,6 +144,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	resv_tick(now_ms());
 	if (store_key_purge(store, now_ms() - SUBMIT_KEY_KEEP_MS) < 0)
 		fatalx("cannot purge submission keys");
+	stage_tick(now_ms());
 }
 
 void
@@ -341,6 +342,7 @@ main(int argc, char **argv)
 	if ((store = store_open(conf->spool_dir, &why)) == NULL)
 		fatalx("cannot open the database in %s: %s%s", conf->spool_dir, why,
 		    space_full() ? " (no space left on the spool)" : "");
+	stage_init();
 	{
 		/* PRIO_NEW callbacks one at a time: between two, the loop looks
 		 * for due work again (qmaster.h). */

@@ -144,3 +144,13 @@ perm_inherit(const struct conn *c, int64_t id, const struct job *j, const char *
 	}
 	return buf;
 }
+
+/* A job's staged files (inputs and outputs) are its owner's alone: the
+ * owner reads them (nowq fetch), and the daemon identity, whose shepherds
+ * carry them to and from the exec hosts.  Not operators or managers: a
+ * file is data, not a job to act on. */
+bool
+perm_stage_read(const struct conn *c, const struct job *j)
+{
+	return c->daemon || c->uid == j->uid;
+}

@@ -549,6 +549,18 @@ const char *perm_inherit(const struct conn *c, int64_t id, const struct job *j, 
 bool perm_reserve_host(const struct conn *c, const struct exechost *h);
 struct resv;
 bool perm_resv(const struct conn *c, const struct resv *r);
+/* May c read j's staged files (STAGE_GET)? */
+bool perm_stage_read(const struct conn *c, const struct job *j);
+
+/* stage.c: file staging: SPOOL/stage/, STAGE_PUT, STAGE_GET, the limits. */
+void stage_init(void);
+void stage_put(struct conn *c, int64_t seq, json_t *msg);
+void stage_get(struct conn *c, int64_t seq, json_t *msg);
+/* SUBMIT: the job's inputs are here and within the limits; 0, or -1 with
+ * one sentence in err. */
+int  stage_admit(const struct job *j, uid_t uid, char *err, size_t n);
+/* Stale uploads and files no job names any more go. */
+void stage_tick(int64_t now);
 
 /* hostlist.c: aliases, host users and owners, and what names in node-set
  * expressions denote. */

@@ -61,6 +61,8 @@ static const struct handler {
 	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
 	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_INHERIT,        petask_request,          ROLE_CLIENT, PERM_USER,           true },
+	{ MSG_STAGE_PUT,      stage_put,               ROLE_CLIENT, PERM_USER,           false },
+	{ MSG_STAGE_GET,      stage_get,               ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_MASTERS,        repl_masters,            ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_TAKEOVER,       failover_takeover,       ROLE_CLIENT, PERM_MANAGER,        false },
 	{ MSG_PROBE,          repl_probe,              ROLE_PEER,   PERM_DAEMON,         false },
@@ -238,7 +240,10 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	free(j->home);
 	j->home = xstrdup(u->home);
 	j->id = 0;
-	if (sched_admit(j, u, m.verify, err, sizeof err) < 0) {
+	json_decref(j->staged_out);
+	j->staged_out = NULL;
+	if (sched_admit(j, u, m.verify, err, sizeof err) < 0 ||
+	    stage_admit(j, c->uid, err, sizeof err) < 0) {
 		why = err;
 		goto bad;
 	}
@@ -246,8 +251,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	if (m.cron) {
 		/* Each tick's job stands alone: it waits for nothing and
 		 * starts at its tick. */
-		if (m.deps || j->begin_time) {
-			why = "--cron cannot be combined with -hold_jid, -W depend or -a";
+		if (m.deps || j->begin_time || j->stage_in || j->stage_out) {
+			why = "--cron cannot be combined with -hold_jid, -W depend, -a or staging";
 			goto bad;
 		}
 		cron_submit(c, seq, m.cron, j);
@@ -459,6 +464,8 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 					json_object_set_new(o, "successors", deps_successors_json(j->id));
 				if ((mp = mail_pending_json(j->id)) != NULL)
 					json_object_set_new(o, "mail_pending", mp);
+				if (j->stage_out)
+					json_object_set_new(o, "staged_out", store_stage_out_of(store, j->id));
 				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
 					json_t *ph = pe_hosts_json(j);
 					if (ph)

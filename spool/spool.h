@@ -13,7 +13,7 @@
  * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 15
+#define STORE_SCHEMA_VERSION 16
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -290,5 +290,16 @@ void resv_rec_clear(struct resv_rec *r);
 /* Small named values: next ids, the epoch, the cluster id. */
 int     store_meta_get(struct store *st, const char *key, char **val); /* 0 found, 1 absent, -1 error */
 int     store_meta_set(struct store *st, const char *key, const char *val); /* val NULL: remove */
+
+/* store_stage.c: file staging (doc/staging.md): what came back of each
+ * task, and what the staged files of a user, a job or a blob add up to. */
+int     store_stage_out_add(struct store *st, int64_t job, int task, const char *name,
+            int64_t size, const char *sha256);
+/* [{task, name, size, sha256}] of the job's outputs by task and name, new. */
+json_t *store_stage_out_of(struct store *st, int64_t job);
+/* Bytes the user's jobs still hold in the spool, inputs and outputs; -1 on error. */
+int64_t store_stage_user_bytes(struct store *st, int64_t uid);
+/* 1 if a job still names the blob (job > 0: that job), 0 if not, -1 on error. */
+int     store_stage_uses(struct store *st, const char *sha256, int64_t job);
 
 #endif

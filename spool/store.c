@@ -285,6 +285,21 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 14 -> 15: qacct's maxvmem (issue 23): the job's peak memory in
 	 * bytes as its shepherd measured it; 0 for older rows. */
 	"ALTER TABLE accounting ADD COLUMN maxvmem INTEGER NOT NULL DEFAULT 0;",
+
+	/* 15 -> 16: file staging (issue 25).  stage_in is the job's inputs as
+	 * JSON [{name, size, sha256}], stage_out its --stage-out patterns (a
+	 * JSON list); stage_out_files one row per file a task sent back.  The
+	 * bytes are files in SPOOL/stage/, named by their SHA-256. */
+	"ALTER TABLE jobs ADD COLUMN stage_in TEXT;"
+	"ALTER TABLE jobs ADD COLUMN stage_out TEXT;"
+	"CREATE TABLE stage_out_files ("
+	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+	" task INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" sha256 TEXT NOT NULL,"
+	" PRIMARY KEY (job_id, task, name)) WITHOUT ROWID;"
+	"CREATE INDEX stage_out_sha ON stage_out_files (sha256);",
 };
 
 /* Opening. */

@@ -28,7 +28,7 @@
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
 	X(qrsh) X(soft_req) X(project) X(account) X(context) X(reserve) X(js) \
-	X(binding) X(noshell) X(slots_min)
+	X(binding) X(noshell) X(slots_min) X(stage_in) X(stage_out)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "
@@ -112,6 +112,7 @@ enum stmt_id {
 	S_HOST_LISTS, S_ALIAS_ADD, S_ALIAS_DEL, S_ALIAS_DEL_HOST, S_ALIASES_ALL,
 	S_RESV_PUT, S_RESV_DEL, S_RESV_ALL,
 	S_KEY_GET, S_KEY_PUT, S_KEY_PURGE,
+	S_STAGE_OUT_ADD, S_STAGE_OUT_OF, S_STAGE_USER_BYTES, S_STAGE_USES,
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,

@@ -98,7 +98,7 @@ store_delete_rows(struct store *st, sqlite3_stmt *s, bool own, const char *what)
 int
 store_job_insert(struct store *st, struct job *j)
 {
-	char hash[40], *groups, *argv, *args, *env, *req, *soft, *context;
+	char hash[40], *groups, *argv, *args, *env, *req, *soft, *context, *sin, *sout;
 	bool bad = false, own, mine;
 	sqlite3_stmt *s;
 	int rc = -1;
@@ -106,6 +106,8 @@ store_job_insert(struct store *st, struct job *j)
 	req = req_to_text(&j->req);
 	soft = req_empty(&j->soft) ? NULL : req_to_text(&j->soft);
 	context = strv_to_text(j->context, &bad);
+	sin = j->stage_in ? json_dumps(j->stage_in, JSON_COMPACT) : NULL;
+	sout = strv_to_text(j->stage_out, &bad);
 	groups = groups_to_text(j->groups, j->ngroups);
 	argv = strv_to_text(j->argv, &bad);
 	args = strv_to_text(j->args, &bad);
@@ -176,6 +178,8 @@ store_job_insert(struct store *st, struct job *j)
 	bind_text(s, C_binding, j->binding);
 	sqlite3_bind_int(s, C_noshell, j->noshell);
 	sqlite3_bind_int(s, C_slots_min, j->slots_min);
+	bind_text(s, C_stage_in, sin);
+	bind_text(s, C_stage_out, sout);
 	bind_text(s, C_env, env);
 	if (stmt_run(st, s, own, "cannot store a job") < 0)
 		goto end;
@@ -187,6 +191,8 @@ out:
 	free(req);
 	free(soft);
 	free(context);
+	free(sin);
+	free(sout);
 	free(groups);
 	free(argv);
 	free(args);

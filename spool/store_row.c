@@ -127,6 +127,15 @@ col_str(sqlite3_stmt *s, int c)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+/* A column holding JSON the master wrote itself; NULL when empty. */
+static json_t *
+col_json(sqlite3_stmt *s, int c)
+{
+	const char *t = (const char *)sqlite3_column_text(s, c);
+
+	return t ? json_loadb(t, (size_t)sqlite3_column_bytes(s, c), 0, NULL) : NULL;
+}
+
 /* A column holding a JSON list of texts (text_to_strv). */
 char **
 col_strv(sqlite3_stmt *s, int c, int64_t id, const char *col)
@@ -248,6 +257,8 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->js = (int)INT(js, 0, INT32_MAX);
 	j->binding = col_str(s, C_binding);
 	j->noshell = sqlite3_column_int64(s, C_noshell) != 0;
+	j->stage_in = col_json(s, C_stage_in);
+	j->stage_out = col_strv(s, C_stage_out, id, "stage_out");
 #undef INT
 	if (full) {
 		const void *body;

@@ -18,7 +18,7 @@ test_table_covers_client_requests(void **state)
 	static const enum msg_type want[] = {
 		MSG_SUBMIT, MSG_STATUS, MSG_DELETE, MSG_HOLD, MSG_RELEASE, MSG_WAIT, MSG_HOSTS, MSG_ACCT,
 		MSG_ALTER, MSG_CONF, MSG_CRON, MSG_RESERVE, MSG_UNRESERVE, MSG_ALIAS, MSG_DISABLE,
-		MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR, MSG_INHERIT,
+		MSG_ENABLE, MSG_SUSPEND, MSG_UNSUSPEND, MSG_CLEAR, MSG_INHERIT, MSG_STAGE_PUT, MSG_STAGE_GET,
 	};
 	(void)state;
 	assert_int_equal(msg_req_ntypes, sizeof want / sizeof want[0]);

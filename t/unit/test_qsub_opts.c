@@ -183,6 +183,53 @@ test_every_option(void **state)
 	qsub_opts_free(&o);
 }
 
+/* --stage-in, --stage-out, their #$ form and PBS's -W stagein=/stageout=:
+ * lists gathered in order, paths that leave the directory refused. */
+static void
+test_stage_lists(void **state)
+{
+	struct qsub_opts o;
+	json_t *j;
+
+	(void)state;
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "--stage-in", "a.txt,dir/b", "-W", "stagein=c@localhost:c",
+	    "--stage-out", "out/*.txt", "-W", "stageout=res", NULL), 0);
+	assert_string_equal(o.stage_in[0], "a.txt");
+	assert_string_equal(o.stage_in[1], "dir/b");
+	assert_string_equal(o.stage_in[2], "c");
+	assert_null(o.stage_in[3]);
+	assert_string_equal(o.stage_out[0], "out/*.txt");
+	assert_string_equal(o.stage_out[1], "res");
+	j = job_of(&o, "true\n");
+	assert_int_equal(json_array_size(json_object_get(j, "stage_out")), 2);
+	assert_null(json_object_get(j, "stage_in"));
+	json_decref(j);
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(qsub_opts_parse_script(&o, "#$ --stage-in x.dat\n", "#$"), 0);
+	assert_string_equal(o.stage_in[0], "x.dat");
+	qsub_opts_free(&o);
+
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "--stage-in", "../x", NULL), -1);
+	assert_string_equal(o.err, "--stage-in: \"../x\": a staged path may not hold \".\" or \"..\"");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "--stage-out", "/etc/shadow", NULL), -1);
+	assert_string_equal(o.err, "--stage-out: \"/etc/shadow\": a staged path must be relative, not absolute");
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "-W", "stagein=a@otherhost:/data/a", NULL), -1);
+	assert_non_null(strstr(o.err, "nowq stages a file of the submit directory under its own name"));
+	qsub_opts_free(&o);
+	qsub_opts_init(&o);
+	assert_int_equal(parse(&o, "--stage-in", ",", NULL), -1);
+	assert_string_equal(o.err, "--stage-in needs a list of paths");
+	qsub_opts_free(&o);
+}
+
 static void
 test_cwd_and_wd_last_wins(void **state)
 {
@@ -967,6 +1014,7 @@ main(void)
 		cmocka_unit_test(test_error_bad_values),
 		cmocka_unit_test(test_error_in_directive),
 		cmocka_unit_test(test_error_job),
+		cmocka_unit_test(test_stage_lists),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

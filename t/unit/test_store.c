@@ -326,9 +326,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 15);
+	assert_int_equal(STORE_SCHEMA_VERSION, 16);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 15);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 16);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -340,6 +340,51 @@ test_open_creates_schema(void **state)
 	reopen(f);
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
 	assert_int_equal(store_check(f->st, stderr), 0);
+}
+
+/* Staging (schema 16): a job's inputs and patterns round-trip, its
+ * outputs are rows per task that go with the job, and a user's bytes and
+ * a file's uses are counted from both. */
+static void
+test_stage_rows(void **state)
+{
+	struct fix *f = *state;
+	const char *h1 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+	const char *h2 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+	struct job *j = mkjob("alice", 1000, 0, NULL), *got;
+	json_t *outs;
+
+	j->stage_in = json_array();
+	json_array_append_new(j->stage_in, stage_file_pack(&(struct stage_file){ .name = "in.txt",
+	    .size = 100, .sha256 = h1 }));
+	j->stage_out = strv("out.txt", "res/*", NULL);
+	insert(f, j);
+	got = store_job_get(f->st, j->id, true);
+	assert_non_null(got);
+	assert_job_equal(j, got);
+	job_free(got);
+	assert_int_equal(store_stage_user_bytes(f->st, 1000), 100);
+	assert_int_equal(store_stage_user_bytes(f->st, 1001), 0);
+	assert_int_equal(store_stage_uses(f->st, h1, 0), 1);
+	assert_int_equal(store_stage_uses(f->st, h1, j->id), 1);
+	assert_int_equal(store_stage_uses(f->st, h1, j->id + 1), 0);
+	assert_int_equal(store_stage_uses(f->st, h2, 0), 0);
+	assert_int_equal(store_stage_out_add(f->st, j->id, 2, "out.txt.2", 5, h2), 0);
+	assert_int_equal(store_stage_out_add(f->st, j->id, 1, "out.txt.1", 7, h2), 0);
+	assert_int_equal(store_stage_uses(f->st, h2, j->id), 1);
+	assert_int_equal(store_stage_user_bytes(f->st, 1000), 112);
+	outs = store_stage_out_of(f->st, j->id);
+	assert_int_equal(json_array_size(outs), 2);
+	assert_string_equal(jstr(json_array_get(outs, 0), "name"), "out.txt.1");
+	json_decref(outs);
+	j->state = JS_DONE;
+	j->end_time = 10;
+	assert_int_equal(store_job_update(f->st, j), 0);
+	assert_int_equal(store_jobs_purge_finished(f->st, 100), 1);
+	assert_int_equal(store_stage_uses(f->st, h2, 0), 0);
+	assert_int_equal(store_stage_user_bytes(f->st, 1000), 0);
+	assert_int_equal(store_check(f->st, stderr), 0);
+	job_free(j);
 }
 
 static void
@@ -2760,6 +2805,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_open_creates_schema),
+		T(test_stage_rows),
 		T(test_ge_fields_round_trip),
 		T(test_replication),
 		T(test_capture_random),

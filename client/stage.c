@@ -1,0 +1,579 @@
+/* stage.c: file staging's transfers for qsub, nowq fetch and the shepherd: files sent by STAGE_PUT, fetched by STAGE_GET.
+ *
+ * Every transfer is a chunk of at most 1 MiB per request, read from or
+ * written to the file as it goes, so no side holds a whole file.  A lost
+ * master is asked again (the same or the other one) for STAGE_RETRY_MS,
+ * going on from the offset it says it has. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "common/msg_req.h"
+
+#define STAGE_RETRY_MS (10 * 60 * 1000)
+
+/* The reply to req (kept), asking again while the master is away. */
+static json_t *
+stage_call(json_t *req, char *err, size_t n)
+{
+	int64_t until = mono_ms() + STAGE_RETRY_MS;
+	const char *why = NULL;
+	json_t *rep;
+
+	while ((rep = client_call(req, CLIENT_REPLY_MS, &why)) == NULL) {
+		if (mono_ms() > until) {
+			snprintf(err, n, "%s", why ? why : "the master does not answer");
+			return NULL;
+		}
+		client_disconnect();
+		sleep(1);
+	}
+	if (!client_reply_ok(rep)) {
+		snprintf(err, n, "%s", client_reply_message(rep));
+		json_decref(rep);
+		return NULL;
+	}
+	return rep;
+}
+
+int
+stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
+{
+	json_t *req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
+	    .total = total });
+	json_t *rep = stage_call(req, err, n);
+	struct msg_stage_putted p;
+
+	json_decref(req);
+	if (!rep)
+		return -1;
+	msg_stage_putted_unpack(rep, &p);
+	json_decref(rep);
+	return p.have ? 1 : 0;
+}
+
+static ssize_t
+stage_pread(int fd, void *buf, size_t len, int64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (int64_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* Chunks in flight at once: the client reads and encodes the next while
+ * the master decodes, hashes and writes the last (two cores at work). */
+#define STAGE_WINDOW 4
+
+int
+stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n)
+{
+	static char buf[STAGE_CHUNK];
+	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0;
+	int64_t seq[STAGE_WINDOW], end[STAGE_WINDOW];
+	int head = 0, nin = 0;
+	bool all_sent = false;
+	const char *why = NULL;
+
+	for (;;) {
+		json_t *rep;
+		struct msg_stage_putted p;
+
+		while (nin < STAGE_WINDOW && !all_sent) {
+			size_t len = size - sent < STAGE_CHUNK ? (size_t)(size - sent) : STAGE_CHUNK;
+			ssize_t r = stage_pread(fd, buf, len, sent);
+			char *b64;
+			json_t *req;
+			int k = (head + nin) % STAGE_WINDOW;
+
+			if (r != (ssize_t)len) {
+				snprintf(err, n, "the file changed or cannot be read while it was sent: %s",
+				    r < 0 ? strerror(errno) : "it is shorter");
+				return -1;
+			}
+			b64 = b64_encode(buf, len);
+			req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
+			    .total = total, .offset = sent, .data = b64,
+			    .last = sent + (int64_t)len == size });
+			free(b64);
+			if (client_send(req, &why) < 0) {
+				json_decref(req);
+				goto lost;
+			}
+			seq[k] = jint(req, "seq", 0);
+			json_decref(req);
+			sent += (int64_t)len;
+			end[k] = sent;
+			all_sent = sent == size;
+			nin++;
+		}
+		if (nin == 0)
+			return 0;
+		if ((rep = client_recv(CLIENT_REPLY_MS, &why)) == NULL)
+			goto lost;
+		/* Replies to chunks given up on (below) are passed over. */
+		if (jint(rep, "seq", -1) != seq[head]) {
+			json_decref(rep);
+			continue;
+		}
+		if (!client_reply_ok(rep)) {
+			snprintf(err, n, "%s", client_reply_message(rep));
+			json_decref(rep);
+			return -1;
+		}
+		msg_stage_putted_unpack(rep, &p);
+		json_decref(rep);
+		if (p.have)
+			return 0;
+		if (p.offset != end[head]) {
+			/* The master lost the file (a restart) or a chunk: on
+			 * from where it says, the chunks in flight forgotten. */
+			if (p.offset < 0 || p.offset > size) {
+				snprintf(err, n, "the master asked for offset %lld of a file of %lld bytes",
+				    (long long)p.offset, (long long)size);
+				return -1;
+			}
+			sent = p.offset;
+			all_sent = false;
+			nin = 0;
+			continue;
+		}
+		head = (head + 1) % STAGE_WINDOW;
+		nin--;
+		continue;
+lost:
+		if (mono_ms() > until) {
+			snprintf(err, n, "%s", why ? why : "the master does not answer");
+			return -1;
+		}
+		client_disconnect();
+		sleep(1);
+		sent = 0;
+		all_sent = false;
+		nin = 0;
+	}
+}
+
+static int
+stage_write(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* One try at the whole file, STAGE_WINDOW requests in flight; 1 when the
+ * bytes do not match the hash. */
+static int
+stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
+{
+	int64_t seq[STAGE_WINDOW], asked = 0, off = 0;
+	int head = 0, nin = 0;
+	char got[SHA256_HEX + 1];
+	const char *why = NULL;
+	struct sha256 h;
+
+	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
+		return -1;
+	}
+	sha256_init(&h);
+	while (asked < size || nin > 0) {
+		json_t *rep;
+		struct msg_stage_got g;
+		void *data;
+		size_t len;
+
+		while (nin < STAGE_WINDOW && asked < size) {
+			json_t *req = msg_stage_get_pack(&(struct msg_stage_get){ .sha256 = sha,
+			    .offset = asked, .job = job });
+			if (client_send(req, &why) < 0) {
+				json_decref(req);
+				snprintf(err, n, "%s", why);
+				return -1;
+			}
+			seq[(head + nin) % STAGE_WINDOW] = jint(req, "seq", 0);
+			json_decref(req);
+			asked += STAGE_CHUNK;
+			nin++;
+		}
+		if ((rep = client_recv(CLIENT_REPLY_MS, &why)) == NULL) {
+			snprintf(err, n, "%s", why ? why : "the master does not answer");
+			return -1;
+		}
+		if (jint(rep, "seq", -1) != seq[head]) {
+			json_decref(rep);
+			continue;
+		}
+		head = (head + 1) % STAGE_WINDOW;
+		nin--;
+		if (!client_reply_ok(rep)) {
+			snprintf(err, n, "%s", client_reply_message(rep));
+			json_decref(rep);
+			return -1;
+		}
+		why = NULL;
+		if (msg_stage_got_unpack(rep, &g, &why) < 0 || !(data = b64_decode(g.data, &len))) {
+			snprintf(err, n, "%s", why ? why : "the master sent a chunk that is not base64");
+			json_decref(rep);
+			return -1;
+		}
+		json_decref(rep);
+		sha256_update(&h, data, len);
+		if (stage_write(fd, data, len) < 0) {
+			snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
+			free(data);
+			return -1;
+		}
+		free(data);
+		off += (int64_t)len;
+	}
+	sha256_hex(&h, got);
+	if (off != size || strcmp(got, sha) != 0) {
+		snprintf(err, n, "the staged file %s came with %lld bytes of SHA-256 %.12s..., not %lld "
+		    "bytes of %.12s...", sha, (long long)off, got, (long long)size, sha);
+		return 1;
+	}
+	return 0;
+}
+
+int
+stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
+{
+	int64_t until = mono_ms() + STAGE_RETRY_MS;
+	int rc = 1, tries = 0;
+
+	/* A corrupt transfer is tried again, twice, then given up; a lost
+	 * master is asked again (from the start of the file) for as long
+	 * as stage_call would. */
+	while (tries < 3) {
+		rc = stage_get_once(job, sha, size, fd, err, n);
+		if (rc == 0 || (rc < 0 && client_fd() >= 0))
+			break;
+		if (rc < 0) {
+			if (mono_ms() > until)
+				break;
+			client_disconnect();
+			sleep(1);
+			continue;
+		}
+		tries++;
+	}
+	return rc == 0 ? 0 : -1;
+}
+
+/* ---- qsub: the inputs ---- */
+
+struct stage_walk {
+	json_t *files;       /* [{name, size, sha256}] */
+	json_t *paths;       /* where each is, in the same order */
+	char   *err;
+	size_t  n;
+};
+
+static int stage_walk_path(struct stage_walk *w, const char *name);
+
+static int
+stage_walk_dir(struct stage_walk *w, const char *name)
+{
+	DIR *d = opendir(name);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		snprintf(w->err, w->n, "--stage-in: cannot read the folder %s: %s", name, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *sub;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		sub = xasprintf("%s/%s", name, e->d_name);
+		rc = stage_walk_path(w, sub);
+		free(sub);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+stage_walk_path(struct stage_walk *w, const char *name)
+{
+	char sha[SHA256_HEX + 1];
+	const char *why = NULL;
+	struct stat st;
+	int64_t size;
+	int fd;
+
+	if (!stage_path_ok(name, &why)) {
+		snprintf(w->err, w->n, "--stage-in: %s: %s", name, why);
+		return -1;
+	}
+	if (stat(name, &st) < 0) {
+		snprintf(w->err, w->n, "--stage-in: %s: %s", name, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return stage_walk_dir(w, name);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(w->err, w->n, "--stage-in: %s is neither a file nor a folder", name);
+		return -1;
+	}
+	if (json_array_size(w->files) >= STAGE_MAX_FILES) {
+		snprintf(w->err, w->n, "--stage-in: more than %d files", STAGE_MAX_FILES);
+		return -1;
+	}
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0 || sha256_fd(fd, sha, &size) < 0) {
+		snprintf(w->err, w->n, "--stage-in: cannot read %s: %s", name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	json_array_append_new(w->files, stage_file_pack(&(struct stage_file){ .name = name,
+	    .size = size, .sha256 = sha }));
+	json_array_append_new(w->paths, json_string(name));
+	return 0;
+}
+
+/* The inputs named (relative to the current directory, the submit
+ * directory), hashed, checked against the limits, then those the master
+ * lacks sent.  The SUBMIT's stage_in list, or NULL with err. */
+json_t *
+stage_inputs_send(char *const *names, char *err, size_t n)
+{
+	struct stage_walk w = { .files = json_array(), .paths = json_array(), .err = err, .n = n };
+	const char *why = NULL;
+	bool *have;
+	int64_t total;
+	size_t i;
+	json_t *v;
+
+	for (char *const *p = names; *p; p++)
+		if (stage_walk_path(&w, *p) < 0)
+			goto bad;
+	if (!stage_files_ok(w.files, STAGE_MAX_FILES, &why)) {
+		snprintf(err, n, "--stage-in: %s", why);
+		goto bad;
+	}
+	total = stage_files_bytes(w.files);
+	have = xcalloc(json_array_size(w.files) + 1, sizeof *have);
+	/* Every file is asked about before any is sent: a limit refuses
+	 * the job with nothing stored. */
+	json_array_foreach(w.files, i, v) {
+		struct stage_file f;
+		int rc;
+
+		stage_file_unpack(v, &f);
+		rc = stage_probe(f.sha256, f.size, total, err, n);
+		if (rc < 0) {
+			free(have);
+			goto bad;
+		}
+		have[i] = rc == 1;
+	}
+	json_array_foreach(w.files, i, v) {
+		struct stage_file f;
+		int fd;
+
+		if (have[i])
+			continue;
+		stage_file_unpack(v, &f);
+		const char *path = json_string_value(json_array_get(w.paths, i));
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+			snprintf(err, n, "--stage-in: cannot read %s: %s", path, strerror(errno));
+			free(have);
+			goto bad;
+		}
+		if (stage_put_fd(fd, f.sha256, f.size, total, err, n) < 0) {
+			close(fd);
+			free(have);
+			goto bad;
+		}
+		close(fd);
+	}
+	free(have);
+	json_decref(w.paths);
+	return w.files;
+bad:
+	json_decref(w.paths);
+	json_decref(w.files);
+	return NULL;
+}
+
+/* ---- nowq fetch, qsub -sync y, qwait: the outputs ---- */
+
+/* Makes the folders of name under dir (relative). */
+static int
+stage_mkdirs(const char *name)
+{
+	char *p = xstrdup(name);
+
+	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+static int
+stage_fetch_one(int64_t id, const char *name, const char *sha, int64_t size, char *err, size_t n)
+{
+	char *tmp;
+	int fd, rc;
+	const char *why = NULL;
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (!stage_path_ok(name, &why) || !sha256_hex_ok(sha)) {
+		snprintf(err, n, "job %lld: the master names an output \"%s\" nowq will not write",
+		    (long long)id, name);
+		return -1;
+	}
+	if (stage_mkdirs(name) < 0) {
+		snprintf(err, n, "cannot make the folders of %s: %s", name, strerror(errno));
+		return -1;
+	}
+	tmp = xasprintf("%s.nowq-fetch.XXXXXX", name);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		snprintf(err, n, "cannot write %s: %s", name, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	rc = stage_get_fd(id, sha, size, fd, err, n);
+	if (fchmod(fd, 0666 & ~mask) < 0 && rc == 0) {
+		snprintf(err, n, "cannot write %s: %s", name, strerror(errno));
+		rc = -1;
+	}
+	close(fd);
+	if (rc == 0 && rename(tmp, name) < 0) {
+		snprintf(err, n, "cannot write %s: %s", name, strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* Into dir; NULL: the submit directory when submit_dir and this host has
+ * it, else the current one. */
+int
+stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err, size_t n)
+{
+	json_t *req = msg_status_pack_one(id), *rep, *v;
+	char here[PATH_MAX];
+	const char *why = NULL;
+	struct job *j;
+	int rc = 0, count = 0;
+	size_t i;
+
+	rep = stage_call(req, err, n);
+	json_decref(req);
+	if (!rep)
+		return -1;
+	v = json_array_get(json_object_get(rep, "jobs"), 0);
+	j = v ? job_from_json(v, &why) : NULL;
+	json_decref(rep);
+	if (!j) {
+		snprintf(err, n, "job %lld does not exist (or is not yours)%s%s", (long long)id,
+		    why ? ": " : "", why ? why : "");
+		return -1;
+	}
+	if (!dir && submit_dir) {
+		struct stat st;
+		for (char **e = j->env; e && *e; e++)
+			if (strncmp(*e, "SGE_O_WORKDIR=", 14) == 0 && stat(*e + 14, &st) == 0 &&
+			    S_ISDIR(st.st_mode))
+				dir = *e + 14;
+	}
+	if (!getcwd(here, sizeof here) || (dir && chdir(dir) < 0)) {
+		snprintf(err, n, "cannot change to %s: %s", dir ? dir : ".", strerror(errno));
+		job_free(j);
+		return -1;
+	}
+	json_array_foreach(j->staged_out, i, v) {
+		struct stage_file f;
+
+		stage_file_unpack(v, &f);
+		if (stage_fetch_one(id, f.name, f.sha256, f.size, err, n) < 0) {
+			rc = -1;
+			break;
+		}
+		if (!quiet)
+			printf("%s\n", f.name);
+		count++;
+	}
+	if (rc == 0 && !count && !quiet)
+		fprintf(stderr, "job %lld has no staged outputs (yet)\n", (long long)id);
+	if (dir && chdir(here) < 0 && rc == 0) {
+		snprintf(err, n, "cannot change back to %s: %s", here, strerror(errno));
+		rc = -1;
+	}
+	job_free(j);
+	return rc;
+}
+
+/* nowq fetch [-d DIR] ID...: a job's outputs, for its owner. */
+int
+stage_fetch_main(int argc, char **argv)
+{
+	const char *dir = NULL;
+	char err[512];
+	int rc = 0, k = 1, ids = 0;
+
+	for (; k < argc; k++) {
+		char *end;
+		long long id;
+
+		if (strcmp(argv[k], "-d") == 0 && k + 1 < argc) {
+			dir = argv[++k];
+			continue;
+		}
+		id = strtoll(argv[k], &end, 10);
+		if (argv[k][0] == '-' || *end || id <= 0) {
+			client_errx("usage: nowq fetch [-d DIR] JOB_ID...");
+			return 1;
+		}
+		ids++;
+		if (stage_fetch(id, dir, false, false, err, sizeof err) < 0) {
+			client_errx("%s", err);
+			rc = 1;
+		}
+	}
+	if (!ids) {
+		client_errx("usage: nowq fetch [-d DIR] JOB_ID...");
+		return 1;
+	}
+	return rc;
+}

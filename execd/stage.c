@@ -1,0 +1,406 @@
+/* stage.c: the shepherd's file staging: inputs fetched into the host's cache, a fresh working directory, outputs sent back.
+ *
+ * The cache, SPOOL/stage/SHA256, is root's and private: tasks of an array
+ * on one host take one copy from the master (a lock per file makes the
+ * others wait for the first), and each job gets its own copy in its working
+ * directory.  Every fetch from the master is one line of SPOOL/stage/fetched.log.
+ * Outputs are opened one path component at a time with O_NOFOLLOW, from
+ * the working directory down: a symbolic link, a file of someone else or
+ * one with other hard links is refused, so a job cannot make the shepherd
+ * (root) read what its owner may not. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "execd/execd.h"
+
+/* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet. */
+static int
+stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size_t n)
+{
+	char *path = execd_path("stage/%s", f->sha256), *lock = xasprintf("%s.lock", path);
+	char *tmp = NULL, *logp, err[400];
+	struct stat st;
+	int lfd = -1, fd = -1, rc = -1;
+	FILE *log;
+
+	if ((lfd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0600)) < 0 || flock(lfd, LOCK_EX) < 0) {
+		snprintf(why, n, "stage-in: cannot lock %s: %s", lock, strerror(errno));
+		goto out;
+	}
+	if (stat(path, &st) == 0 && st.st_size == f->size) {
+		utimensat(AT_FDCWD, path, NULL, 0);
+		rc = 0;
+		goto out;
+	}
+	tmp = xasprintf("%s.tmp.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		snprintf(why, n, "stage-in: cannot write the cache %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	err[0] = '\0';
+	if (stage_get_fd(j->id, f->sha256, f->size, fd, err, sizeof err) < 0 || fsync(fd) < 0 ||
+	    rename(tmp, path) < 0) {
+		snprintf(why, n, "stage-in: %.60s: %.400s", f->name, err[0] ? err : strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	logp = execd_path("stage/fetched.log");
+	if ((log = fopen(logp, "ae")) != NULL) {
+		fprintf(log, "%s %lld %lld.%d\n", f->sha256, (long long)f->size, (long long)j->id, j->task);
+		fclose(log);
+	}
+	free(logp);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (lfd >= 0)
+		close(lfd);
+	free(tmp);
+	free(lock);
+	free(path);
+	return rc;
+}
+
+/* copy_file_range where the kernel can (one file system), else read and
+ * write (a cache and a TMPDIR on different ones). */
+static int
+stage_copy(int from, int to)
+{
+	static char buf[1 << 16];
+	ssize_t r;
+
+	while ((r = copy_file_range(from, NULL, to, NULL, 1 << 30, 0)) != 0) {
+		if (r > 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -1;
+		break;
+	}
+	if (r == 0)
+		return 0;
+	while ((r = read(from, buf, sizeof buf)) != 0) {
+		char *p = buf;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		while (r > 0) {
+			ssize_t w = write(to, p, (size_t)r);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -1;
+			p += w;
+			r -= w;
+		}
+	}
+	return 0;
+}
+
+/* DIR/NAME's folders made below dfd (which we made and own), each the job
+ * owner's; the folder's descriptor, or -1. */
+static int
+stage_parent(const struct job *j, bool root, int dfd, char *name, char **last)
+{
+	int cur = dup(dfd);
+	char *s, *p = name;
+
+	while (cur >= 0 && (s = strchr(p, '/')) != NULL) {
+		int next;
+		*s = '\0';
+		if (mkdirat(cur, p, 0700) == 0 && root)
+			fchownat(cur, p, j->uid, j->gid, AT_SYMLINK_NOFOLLOW);
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		*s = '/';
+		close(cur);
+		cur = next;
+		p = s + 1;
+	}
+	*last = p;
+	return cur;
+}
+
+static int
+stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f, char *why, size_t n)
+{
+	char *cache = execd_path("stage/%s", f->sha256), *name = xstrdup(f->name), *last;
+	int from = open(cache, O_RDONLY | O_CLOEXEC), dir = -1, to = -1, rc = -1;
+
+	if (from < 0 || (dir = stage_parent(j, root, dfd, name, &last)) < 0 ||
+	    (to = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
+	    stage_copy(from, to) < 0 || (root && fchown(to, j->uid, j->gid) < 0))
+		snprintf(why, n, "stage-in: cannot place %s in the working directory: %s", f->name,
+		    strerror(errno));
+	else
+		rc = 0;
+	if (to >= 0)
+		close(to);
+	if (dir >= 0)
+		close(dir);
+	if (from >= 0)
+		close(from);
+	free(name);
+	free(cache);
+	return rc;
+}
+
+/* The job's fresh working directory (in *wd), its inputs in it, the
+ * owner's once complete; NULL, or why. */
+const char *
+stage_in_run(const struct job *j, const char *key, bool root, char **wd)
+{
+	static char why[512];
+	char *cache = execd_path("stage"), *path;
+	struct stage_file f;
+	size_t i;
+	json_t *v;
+	int dfd;
+
+	if (mkdir(cache, 0700) < 0 && errno != EEXIST) {
+		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
+		free(cache);
+		return why;
+	}
+	free(cache);
+	json_array_foreach(j->stage_in, i, v) {
+		stage_file_unpack(v, &f);
+		if (stage_cache_get(j, &f, why, sizeof why) < 0)
+			return why;
+	}
+	path = xasprintf("%s/nowq.%s.wd.XXXXXX", conf->tmpdir, key);
+	if (!mkdtemp(path) || (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		snprintf(why, sizeof why, "stage-in: cannot create a working directory in %s: %s",
+		    conf->tmpdir, strerror(errno));
+		free(path);
+		return why;
+	}
+	json_array_foreach(j->stage_in, i, v) {
+		stage_file_unpack(v, &f);
+		if (stage_place(j, root, dfd, &f, why, sizeof why) < 0) {
+			close(dfd);
+			execd_tmpdir_remove(path, j);
+			free(path);
+			return why;
+		}
+	}
+	if (root && fchown(dfd, j->uid, j->gid) < 0) {
+		snprintf(why, sizeof why, "stage-in: cannot give the working directory to uid %u: %s",
+		    (unsigned)j->uid, strerror(errno));
+		close(dfd);
+		execd_tmpdir_remove(path, j);
+		free(path);
+		return why;
+	}
+	close(dfd);
+	*wd = path;
+	return NULL;
+}
+
+/* ---- stage-out ---- */
+
+struct stage_out {
+	const struct job *j;
+	bool    root;
+	json_t *files;       /* [{name, size, sha256}] sent */
+	char   *why;         /* the first refusal, or "" */
+	size_t  n;
+};
+
+static void stage_out_fd(struct stage_out *so, int fd, const char *rel, const char *as);
+
+static void
+stage_refuse(struct stage_out *so, const char *rel, const char *what)
+{
+	log_warnx("job %lld: stage-out refused %s: %s", (long long)so->j->id, rel, what);
+	if (!so->why[0])
+		snprintf(so->why, so->n, "stage-out refused %s: %s", rel, what);
+}
+
+static void
+stage_out_dir(struct stage_out *so, int fd, const char *rel, const char *as)
+{
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+
+	if (!d) {
+		close(fd);
+		stage_refuse(so, rel, strerror(errno));
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char *r, *a;
+		int sub;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		r = xasprintf("%s/%s", rel, e->d_name);
+		a = xasprintf("%s/%s", as, e->d_name);
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (sub < 0)
+			stage_refuse(so, r, errno == ELOOP ? "a symbolic link" : strerror(errno));
+		else
+			stage_out_fd(so, sub, r, a);
+		free(r);
+		free(a);
+	}
+	closedir(d);
+}
+
+static void
+stage_out_send(struct stage_out *so, int fd, const char *rel, const char *as)
+{
+	char sha[SHA256_HEX + 1], err[400];
+	int64_t size;
+
+	if (sha256_fd(fd, sha, &size) < 0) {
+		stage_refuse(so, rel, strerror(errno));
+		return;
+	}
+	if (stage_probe(sha, size, size, err, sizeof err) < 0 ||
+	    stage_put_fd(fd, sha, size, size, err, sizeof err) < 0) {
+		stage_refuse(so, rel, err);
+		return;
+	}
+	json_array_append_new(so->files, stage_file_pack(&(struct stage_file){ .name = as,
+	    .size = size, .sha256 = sha }));
+}
+
+/* fd: rel opened without following a link; sent as as. */
+static void
+stage_out_fd(struct stage_out *so, int fd, const char *rel, const char *as)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		stage_refuse(so, rel, strerror(errno));
+		close(fd);
+		return;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		stage_out_dir(so, fd, rel, as);
+		return;
+	}
+	if (!S_ISREG(st.st_mode))
+		stage_refuse(so, rel, "neither a file nor a folder");
+	else if (so->root && st.st_uid != so->j->uid)
+		stage_refuse(so, rel, "not the job owner's file");
+	else if (st.st_nlink != 1)
+		stage_refuse(so, rel, "a file with other hard links");
+	else if (json_array_size(so->files) >= STAGE_MAX_FILES)
+		stage_refuse(so, rel, "more than 10000 files");
+	else
+		stage_out_send(so, fd, rel, as);
+	close(fd);
+}
+
+/* rel below the working directory wfd, each component opened without
+ * following a link. */
+static void
+stage_out_path(struct stage_out *so, int wfd, const char *rel, const char *as)
+{
+	char *copy = xstrdup(rel), *p = copy, *s;
+	int cur = dup(wfd), next;
+
+	while (cur >= 0 && (s = strchr(p, '/')) != NULL) {
+		*s = '\0';
+		next = openat(cur, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(cur);
+		cur = next;
+		p = s + 1;
+	}
+	bool last = cur >= 0;
+
+	if (last) {
+		next = openat(cur, p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		close(cur);
+		cur = next;
+	}
+	if (cur < 0 && (errno == ELOOP || errno == ENOTDIR))
+		stage_refuse(so, rel, last ? "a symbolic link" : "a symbolic link on its path");
+	else if (cur < 0)
+		stage_refuse(so, rel, strerror(errno));
+	else
+		stage_out_fd(so, cur, rel, as);
+	free(copy);
+}
+
+static void
+stage_out_pattern(struct stage_out *so, int wfd, const char *wd, const char *pat)
+{
+	char *full;
+	glob_t g;
+
+	if (!strpbrk(pat, "*?[")) {
+		char *as = stage_task_name(pat, so->j->task);
+		stage_out_path(so, wfd, pat, as);
+		free(as);
+		return;
+	}
+	full = xasprintf("%s/%s", wd, pat);
+	if (glob(full, GLOB_NOSORT, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			const char *rel = g.gl_pathv[i] + strlen(wd) + 1;
+			char *as = stage_task_name(rel, so->j->task);
+			stage_out_path(so, wfd, rel, as);
+			free(as);
+		}
+		globfree(&g);
+	}
+	free(full);
+}
+
+/* Grid Engine's default output files, which land in the working directory
+ * when -o and -e say nothing: they come back too, under their own names. */
+static void
+stage_out_defaults(struct stage_out *so, int wfd)
+{
+	const struct job *j = so->j;
+	char task[16] = "";
+
+	if (j->task > 0)
+		snprintf(task, sizeof task, ".%d", j->task);
+	for (int k = 0; k < 2; k++) {
+		char *name;
+		if ((k == 0 && j->out_path) || (k == 1 && (j->err_path || j->join)))
+			continue;
+		name = xasprintf("%s.%c%lld%s", jobenv_name(j), k == 0 ? 'o' : 'e', (long long)j->id, task);
+		if (faccessat(wfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			stage_out_path(so, wfd, name, name);
+		free(name);
+	}
+}
+
+/* After the job: its outputs sent to the master, into exit's staged_out;
+ * a refusal ends the job failed with the reason (exit's limit). */
+void
+stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit)
+{
+	char why[512] = "";
+	struct stage_out so = { .j = j, .root = root, .files = json_array(), .why = why,
+	    .n = sizeof why };
+	int wfd = open(wd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (wfd < 0)
+		stage_refuse(&so, wd, strerror(errno));
+	else {
+		for (char **p = j->stage_out; p && *p; p++)
+			stage_out_pattern(&so, wfd, wd, *p);
+		stage_out_defaults(&so, wfd);
+		close(wfd);
+	}
+	json_object_set_new(exit, "staged_out", so.files);
+	if (why[0] && !json_object_get(exit, "limit"))
+		json_object_set_new(exit, "limit", json_string(why));
+}

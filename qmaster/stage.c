@@ -1,0 +1,399 @@
+/* stage.c: the master's side of file staging: SPOOL/stage/ (files named by SHA-256), STAGE_PUT, STAGE_GET and the limits.
+ *
+ * A file comes in chunks of at most 1 MiB (STAGE_PUT), each written at
+ * once to a temporary file and hashed as it comes, so the master's memory
+ * does not grow with file sizes; the last chunk is checked against the
+ * SHA-256 the client announced, made durable (fsync, rename, fsync of the
+ * folder) and only then acknowledged.  A job's SUBMIT names the files by
+ * hash; stage_admit checks they are here and within the limits. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "qmaster/qmaster.h"
+#include "common/msg_req.h"
+#include "spool/spool.h"
+
+/* An upload nobody continued for this long is dropped; a file no job
+ * names is removed once this old (an upload whose SUBMIT never came). */
+#define STAGE_UPLOAD_IDLE_MS (10 * 60 * 1000)
+#define STAGE_ORPHAN_MS      (60 * 60 * 1000)
+
+/* An upload is its connection's: two senders of the same file (identical
+ * outputs of two tasks) each write their own copy, and the later rename
+ * wins with the same bytes.  The connection is only compared, never used. */
+struct upload {
+	TAILQ_ENTRY(upload) entry;
+	const struct conn *conn;
+	uid_t          uid;
+	char           sha[SHA256_HEX + 1];
+	int            fd;
+	char          *tmp;
+	int64_t        size, off, touched;
+	struct sha256  h;
+};
+static TAILQ_HEAD(, upload) uploads = TAILQ_HEAD_INITIALIZER(uploads);
+static char *stage_dir;
+static int64_t stage_last_gc;
+
+static char *
+stage_blob(const char *sha)
+{
+	return xasprintf("%s/%s", stage_dir, sha);
+}
+
+/* SPOOL/stage, private; what a crash left half-written goes. */
+void
+stage_init(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	stage_dir = xasprintf("%s/stage", conf->spool_dir);
+	if (mkdir(stage_dir, 0700) < 0 && errno != EEXIST)
+		fatal("cannot create %s", stage_dir);
+	if (chmod(stage_dir, 0700) < 0)
+		fatal("cannot make %s private", stage_dir);
+	if (!(d = opendir(stage_dir)))
+		fatal("cannot read %s", stage_dir);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "tmp.", 4) == 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+static bool
+stage_have(const char *sha, int64_t size)
+{
+	char *path = stage_blob(sha);
+	struct stat st;
+	bool ok = stat(path, &st) == 0 && S_ISREG(st.st_mode) && (size < 0 || st.st_size == size);
+
+	free(path);
+	return ok;
+}
+
+static void
+upload_drop(struct upload *u)
+{
+	TAILQ_REMOVE(&uploads, u, entry);
+	close(u->fd);
+	unlink(u->tmp);
+	free(u->tmp);
+	free(u);
+}
+
+static struct upload *
+upload_find(const struct conn *c, const char *sha)
+{
+	struct upload *u;
+
+	TAILQ_FOREACH(u, &uploads, entry)
+		if (u->conn == c && u->uid == c->uid && strcmp(u->sha, sha) == 0)
+			return u;
+	return NULL;
+}
+
+static struct upload *
+upload_start(const struct conn *c, const char *sha, int64_t size, char *err, size_t n)
+{
+	uid_t uid = c->uid;
+	struct upload *u = upload_find(c, sha);
+
+	if (u)
+		upload_drop(u);
+	u = xcalloc(1, sizeof *u);
+	u->tmp = xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid);
+	u->touched = mono_ms();
+	if ((u->fd = mkostemp(u->tmp, O_CLOEXEC)) < 0) {
+		snprintf(err, n, "cannot create a file in the master's spool: %s", strerror(errno));
+		free(u->tmp);
+		free(u);
+		return NULL;
+	}
+	u->conn = c;
+	u->uid = uid;
+	memcpy(u->sha, sha, sizeof u->sha);
+	u->size = size;
+	sha256_init(&u->h);
+	TAILQ_INSERT_TAIL(&uploads, u, entry);
+	return u;
+}
+
+/* The limits of qmaster.conf, for a file of size in a job of total bytes
+ * by uid; 0, or -1 with one sentence in err. */
+static int
+stage_limits(uid_t uid, int64_t size, int64_t total, char *err, size_t n)
+{
+	int64_t held;
+
+	if (conf->stage_max_file && size > conf->stage_max_file) {
+		snprintf(err, n, "a staged file of %lld bytes is over the limit of %lld bytes per file "
+		    "(stage_max_file)", (long long)size, (long long)conf->stage_max_file);
+		return -1;
+	}
+	if (conf->stage_max_job && total > conf->stage_max_job) {
+		snprintf(err, n, "the job's staged files of %lld bytes are over the limit of %lld bytes "
+		    "per job (stage_max_job)", (long long)total, (long long)conf->stage_max_job);
+		return -1;
+	}
+	if (conf->stage_max_user) {
+		if ((held = store_stage_user_bytes(store, uid)) < 0)
+			fatalx("cannot add up a user's staged files");
+		if (held + total > conf->stage_max_user) {
+			snprintf(err, n, "the job's staged files of %lld bytes would bring the user's to "
+			    "%lld bytes, over the limit of %lld bytes per user (stage_max_user)",
+			    (long long)total, (long long)(held + total), (long long)conf->stage_max_user);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The complete file: its hash checked, then on disk under its name. */
+static int
+upload_finish(struct upload *u, char *err, size_t n)
+{
+	char got[SHA256_HEX + 1], *path;
+	int rc = -1;
+
+	sha256_hex(&u->h, got);
+	if (strcmp(got, u->sha) != 0) {
+		snprintf(err, n, "the file's content does not match its SHA-256 (a corrupt transfer); "
+		    "send it again");
+		return -1;
+	}
+	path = stage_blob(u->sha);
+	if (fchmod(u->fd, 0600) < 0 || fsync(u->fd) < 0 || rename(u->tmp, path) < 0 ||
+	    spool_fsync_dir(stage_dir) < 0)
+		snprintf(err, n, "cannot store the file in the master's spool: %s", strerror(errno));
+	else
+		rc = 0;
+	free(path);
+	return rc;
+}
+
+static void
+stage_reply(struct conn *c, int64_t seq, bool have, int64_t off)
+{
+	json_t *rep = proto_reply_ok(seq);
+
+	msg_stage_putted_add(rep, &(struct msg_stage_putted){ .have = have, .offset = off });
+	net_send(c, rep);
+}
+
+static int
+upload_write(struct upload *u, const struct msg_stage_put *m, char *err, size_t n)
+{
+	size_t len;
+	void *buf = b64_decode(m->data, &len);
+	const char *p = buf;
+
+	if (!buf) {
+		snprintf(err, n, "a STAGE_PUT chunk is not base64");
+		return -1;
+	}
+	if (len > STAGE_CHUNK || u->off + (int64_t)len > u->size) {
+		free(buf);
+		snprintf(err, n, "a STAGE_PUT chunk goes past the file's announced size");
+		return -1;
+	}
+	sha256_update(&u->h, buf, len);
+	for (size_t left = len; left > 0;) {
+		ssize_t w = write(u->fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			snprintf(err, n, "cannot write to the master's spool: %s", strerror(errno));
+			free(buf);
+			return -1;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	free(buf);
+	u->off += (int64_t)len;
+	u->touched = mono_ms();
+	return 0;
+}
+
+void
+stage_put(struct conn *c, int64_t seq, json_t *msg)
+{
+	struct msg_stage_put m;
+	const char *why = NULL;
+	struct upload *u;
+	char err[512];
+
+	if (msg_stage_put_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	if (m.offset == 0) {
+		if (stage_limits(c->uid, m.size, m.total, err, sizeof err) < 0) {
+			net_send(c, proto_reply_err(seq, ERR_LIMIT, "%s", err));
+			return;
+		}
+		if (stage_have(m.sha256, m.size) || !m.data) {
+			bool have = stage_have(m.sha256, m.size);
+			/* Fresh again: the sweep spares it until its job comes. */
+			if (have) {
+				char *path = stage_blob(m.sha256);
+				utimensat(AT_FDCWD, path, NULL, 0);
+				free(path);
+			}
+			stage_reply(c, seq, have, have ? m.size : 0);
+			return;
+		}
+		if (!(u = upload_start(c, m.sha256, m.size, err, sizeof err))) {
+			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "%s", err));
+			return;
+		}
+	} else if (!(u = upload_find(c, m.sha256)) || u->off != m.offset || u->size != m.size) {
+		/* Not what we hold (a master restart, a lost chunk): say where
+		 * to go on from, and the client sends from there. */
+		stage_reply(c, seq, false, u && u->size == m.size ? u->off : 0);
+		return;
+	}
+	if (m.data && upload_write(u, &m, err, sizeof err) < 0) {
+		upload_drop(u);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
+		return;
+	}
+	if (!m.last) {
+		stage_reply(c, seq, false, u->off);
+		return;
+	}
+	if (u->off != u->size) {
+		upload_drop(u);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "the staged file ended short of its size "
+		    "(a truncated transfer); send it again"));
+		return;
+	}
+	if (upload_finish(u, err, sizeof err) < 0) {
+		upload_drop(u);
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
+		return;
+	}
+	TAILQ_REMOVE(&uploads, u, entry);
+	close(u->fd);
+	free(u->tmp);
+	free(u);
+	log_debug("staged file %s (%lld bytes) stored for uid %u", m.sha256, (long long)m.size,
+	    (unsigned)c->uid);
+	stage_reply(c, seq, true, m.size);
+}
+
+void
+stage_get(struct conn *c, int64_t seq, json_t *msg)
+{
+	static char buf[STAGE_CHUNK];
+	struct msg_stage_get m;
+	const char *why = NULL;
+	struct job *j;
+	struct stat st;
+	char *path, *b64;
+	json_t *rep;
+	ssize_t r;
+	int fd;
+
+	if (msg_stage_get_unpack(msg, &m, &why) < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
+		return;
+	}
+	j = store_job_get(store, m.job, false);
+	if (!j || !perm_stage_read(c, j) || store_stage_uses(store, m.sha256, m.job) != 1) {
+		job_free(j);
+		net_send(c, proto_reply_err(seq, ERR_NOENT, "job %lld has no staged file %s of yours",
+		    (long long)m.job, m.sha256));
+		return;
+	}
+	job_free(j);
+	path = stage_blob(m.sha256);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		net_send(c, proto_reply_err(seq, ERR_NOENT, "the staged file %s is not in the master's "
+		    "spool", m.sha256));
+		return;
+	}
+	r = pread(fd, buf, sizeof buf, m.offset);
+	close(fd);
+	if (r < 0) {
+		net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read a staged file: %s",
+		    strerror(errno)));
+		return;
+	}
+	b64 = b64_encode(buf, (size_t)r);
+	rep = proto_reply_ok(seq);
+	msg_stage_got_add(rep, &(struct msg_stage_got){ .data = b64, .size = st.st_size,
+	    .eof = m.offset + r >= st.st_size });
+	free(b64);
+	net_send(c, rep);
+}
+
+/* SUBMIT of a job with inputs: each is here with its size, within limits;
+ * and what staging cannot do yet is refused. */
+int
+stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
+{
+	size_t i;
+	json_t *v;
+	int64_t total;
+
+	if (!j->stage_in && !j->stage_out)
+		return 0;
+	if (JOB_PARALLEL(j) || j->qrsh) {
+		snprintf(err, n, "file staging is for batch jobs, not parallel (-pe, -n) or qrsh jobs");
+		return -1;
+	}
+	if (!j->stage_in)
+		return 0;
+	total = stage_files_bytes(j->stage_in);
+	json_array_foreach(j->stage_in, i, v) {
+		struct stage_file f;
+
+		stage_file_unpack(v, &f);
+		if (stage_limits(uid, f.size, total, err, n) < 0)
+			return -1;
+		if (!stage_have(f.sha256, f.size)) {
+			snprintf(err, n, "the staged file %s was not sent before the job", f.name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Once a minute: uploads left idle go, and files no job names any more. */
+void
+stage_tick(int64_t now)
+{
+	struct upload *u, *next;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+
+	TAILQ_FOREACH_SAFE(u, &uploads, entry, next)
+		if (mono_ms() - u->touched > STAGE_UPLOAD_IDLE_MS)
+			upload_drop(u);
+	if (now - stage_last_gc < 60000 || !(d = opendir(stage_dir)))
+		return;
+	stage_last_gc = now;
+	while ((e = readdir(d)) != NULL) {
+		if (!sha256_hex_ok(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) < 0 ||
+		    now - (int64_t)st.st_mtime * 1000 < STAGE_ORPHAN_MS)
+			continue;
+		if (store_stage_uses(store, e->d_name, 0) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
+			log_debug("removed staged file %s: no job names it", e->d_name);
+	}
+	closedir(d);
+}

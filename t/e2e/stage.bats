@@ -1,0 +1,252 @@
+#!/usr/bin/env bats
+# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array, kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
+
+load helpers
+load netns
+
+# The master m1 (198.18.0.1, where the user submits) and two exec hosts
+# nodea and nodeb, each in its own network, UTS and mount namespace: each
+# has its own TMPDIR (a tmpfs of its own) and sees an empty folder where
+# the submit directory is, so what a job reads came through staging.
+setup_file() {
+	export NOWQ_SKIP=""
+	if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! command -v unshare >/dev/null; then
+		NOWQ_SKIP="needs root, ip(8) and unshare(1) to build hosts in namespaces"
+		return 0
+	fi
+	export P=nqstg$$
+	if ! ip netns add "${P}sw" 2>/dev/null; then
+		NOWQ_SKIP="cannot create network namespaces here (ip netns add failed)"
+		return 0
+	fi
+	ip -n "${P}sw" link add br0 type bridge
+	ip -n "${P}sw" link set br0 up
+	local h n
+	for h in m1 a b; do
+		case $h in m1) n=1 ;; a) n=11 ;; b) n=12 ;; esac
+		netns_host "$h" "$n"
+	done
+	if ! munge_start realm; then
+		NOWQ_SKIP="munge (munged, mungekey) is not installed or cannot start"
+		return 0
+	fi
+	CLUSTER=$(mktemp -d /tmp/nowq-stg.XXXXXX)
+	WORK=$(mktemp -d /tmp/nowq-work.XXXXXX)
+	chmod 755 "$CLUSTER" "$WORK"
+	export CLUSTER WORK
+	cat > "$CLUSTER/qmaster.conf" <<-EOF
+	spool_dir = "$CLUSTER/qmaster"
+	listen = "198.18.0.1:7444"
+	unix_socket = ""
+	auth = "munge"
+	munge_socket = "$MUNGE_DIR/realm/sock"
+	log_file = "$CLUSTER/qmaster.log"
+	pid_file = "$CLUSTER/qmaster/qmaster.pid"
+	allow_root_jobs = true
+	queue "all.q" {}
+	EOF
+	for h in a b; do
+		munge_execd_ini "$CLUSTER/execd-$h.ini" "node$h" "198.18.0.1:7444" \
+		    "$CLUSTER/execd-$h" "$MUNGE_DIR/realm/sock" "$CLUSTER/execd-$h.log"
+		echo "tmpdir = $CLUSTER/tmp-$h" >> "$CLUSTER/execd-$h.ini"
+		mkdir -p "$CLUSTER/tmp-$h"
+	done
+	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+	for h in a b; do
+		execd_start "$h"
+	done
+	wait_until 30 host_idle nodea
+	wait_until 30 host_idle nodeb
+}
+
+teardown_file() {
+	netns_cluster_stop
+	[ -n "${WORK:-}" ] && rm -rf "$WORK"
+	true
+}
+
+setup() {
+	[ -z "$NOWQ_SKIP" ] || skip "$NOWQ_SKIP"
+}
+
+# execd_start H: host H's execd in its own namespaces, its TMPDIR a tmpfs
+# of its own and the submit directory hidden under an empty one.
+execd_start() {
+	ip netns exec "$P$1" unshare --mount --uts sh -c "hostname node$1 &&
+	    mount -t tmpfs tmpfs '$CLUSTER/tmp-$1' && mount -t tmpfs tmpfs '$WORK' &&
+	    exec execd -c '$CLUSTER/execd-$1.ini'"
+}
+on_m() { (cd "$WORK" && ip netns exec "${P}m1" env NOWQ_MASTER="198.18.0.1:7444" MUNGE_SOCKET="$MUNGE_DIR/realm/sock" "$@"); }
+host_idle() { [ "$(on_m qhost | awk -v h="$1" '$1 == h { print $7 }')" = idle ]; }
+finished() { on_m qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
+qmaster_pid() { pgrep -f "qmaster -c $CLUSTER/qmaster.conf" | head -1; }
+execd_pid() { pgrep -f "^execd -c $CLUSTER/execd-$1.ini" | head -1; }
+# Lines of host H's log of fetches from the master for the file of hash SHA.
+fetched() { grep -c "^$2 " "$CLUSTER/execd-$1/stage/fetched.log" 2>/dev/null || echo 0; }
+stage_files() { find "$CLUSTER/qmaster/stage" -type f | sort; }
+as_nobody() {
+	(cd "$PWD" && ip netns exec "${P}m1" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	    env NOWQ_MASTER=198.18.0.1:7444 MUNGE_SOCKET="$MUNGE_DIR/realm/sock" "$@")
+}
+
+@test "a job reads its staged inputs on a host that cannot see the submit directory; its outputs come back" {
+	cd "$WORK"
+	echo "first input" > in.txt
+	mkdir -p sub/deeper
+	echo "in a folder" > sub/deeper/b.txt
+	cat > job.sh <<-SH
+	test -e "$WORK/in.txt" && echo "the submit directory is visible" && exit 7
+	cat in.txt sub/deeper/b.txt > out.txt
+	mkdir results && hostname > results/host && stat -c %a . > results/mode
+	echo to-stdout
+	SH
+	run on_m qsub -sync y --stage-in in.txt,sub --stage-out out.txt,results job.sh
+	[ "$status" -eq 0 ]
+	[ "$(cat out.txt)" = "$(printf 'first input\nin a folder')" ]
+	[[ "$(cat results/host)" == node[ab] ]]
+	[ "$(cat results/mode)" = 700 ]
+	id=$(echo "${lines[0]}" | awk '{print $3}')
+	[ "$(cat "job.sh.o$id")" = to-stdout ]
+	# Each file on the master is named by its hash, private.
+	sha=$(sha256sum in.txt | cut -d' ' -f1)
+	[ "$(stat -c %a "$CLUSTER/qmaster/stage/$sha")" = 600 ]
+	[ "$(stat -c %a "$CLUSTER/qmaster/stage")" = 700 ]
+	# And the working directory is gone from the exec host.
+	[ -z "$(ls "$CLUSTER/execd-a/stage" | grep -v -e '^[0-9a-f]*$' -e lock -e fetched.log)" ]
+}
+
+@test "qstat -j shows the staged files with sizes and SHA-256; nowq fetch brings outputs back later" {
+	cd "$WORK"
+	printf 'abc' > small.txt
+	printf 'sed s/a/A/ small.txt > up.txt\n' > up.sh
+	id=$(on_m qsub -terse -h --stage-in small.txt --stage-out up.txt up.sh)
+	run on_m qstat -j "$id"
+	[[ "$output" == *"stage_in:"*"small.txt 3 ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"* ]]
+	[[ "$output" == *"stage_out:"*"up.txt"* ]]
+	on_m qrls "$id"
+	wait_until 60 finished "$id"
+	[ ! -e up.txt ]
+	mkdir -p later
+	run on_m nowq fetch -d later "$id"
+	[ "$status" -eq 0 ]
+	grep -qx up.txt <<<"$output"
+	[ "$(cat later/up.txt)" = Abc ]
+	# Only the job's owner fetches it.
+	run as_nobody nowq fetch -d /tmp "$id"
+	[ "$status" -ne 0 ]
+}
+
+@test "an array job's shared input is sent once to each host; each task's output comes back named by task" {
+	cd "$WORK"
+	head -c 8000000 /dev/urandom > shared.bin
+	sha=$(sha256sum shared.bin | cut -d' ' -f1)
+	printf 'sha256sum shared.bin | cut -c1-64 > sum.txt\nhostname > where\nsleep 1\n' > arr.sh
+	run on_m qsub -sync y -t 1-8 --stage-in shared.bin --stage-out sum.txt,where arr.sh
+	[ "$status" -eq 0 ]
+	for t in 1 2 3 4 5 6 7 8; do
+		[ "$(cat "sum.txt.$t")" = "$sha" ]
+	done
+	# Each host that ran a task fetched the file from the master once.
+	hosts=$(cat where.* | sort -u)
+	for h in a b; do
+		if grep -qx "node$h" <<<"$hosts"; then
+			[ "$(fetched "$h" "$sha")" = 1 ]
+		else
+			[ "$(fetched "$h" "$sha")" = 0 ]
+		fi
+	done
+}
+
+@test "a symbolic link planted for stage-out (to /etc/shadow) is refused and the job fails saying so" {
+	cd "$WORK"
+	printf 'ln -s /etc/shadow shadow.txt\n' > evil.sh
+	run on_m qsub -sync y --stage-out shadow.txt evil.sh
+	id=$(echo "${lines[0]}" | awk '{print $3}')
+	[ ! -e shadow.txt ]
+	run on_m qacct -j "$id"
+	[[ "$output" == *"stage-out refused shadow.txt: a symbolic link"* ]]
+	printf 'mkdir d && ln -s /etc d/etc && echo ok > d/fine\n' > evil2.sh
+	id=$(on_m qsub -terse --stage-out d evil2.sh)
+	wait_until 60 finished "$id"
+	run on_m qacct -j "$id"
+	[[ "$output" == *"stage-out refused d/etc: a symbolic link"* ]]
+	run on_m nowq fetch "$id"
+	[ ! -e d/etc ]
+}
+
+@test "kill -9 of the master in mid-upload: qsub goes on once it is back, and the job ends right" {
+	cd "$WORK"
+	head -c 300000000 /dev/urandom > big1.bin
+	sha=$(sha256sum big1.bin | cut -d' ' -f1)
+	printf 'sha256sum big1.bin | cut -c1-64 > got.txt\n' > big1.sh
+	on_m qsub -terse --stage-in big1.bin --stage-out got.txt big1.sh > qsub.out 2> qsub.err &
+	qsub_pid=$!
+	wait_until 120 bash -c "ls '$CLUSTER'/qmaster/stage/tmp.$sha.* >/dev/null 2>&1"
+	kill -9 "$(qmaster_pid)"
+	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+	wait "$qsub_pid"
+	id=$(cat qsub.out)
+	[[ "$id" =~ ^[0-9]+$ ]]
+	wait_until 180 finished "$id"
+	run on_m qwait "$id"
+	[ "$status" -eq 0 ]
+	[ "$(cat got.txt)" = "$sha" ]
+}
+
+@test "kill -9 of an execd while its job's input is fetched: the job still ends right" {
+	cd "$WORK"
+	head -c 300000000 /dev/urandom > big2.bin
+	sha=$(sha256sum big2.bin | cut -d' ' -f1)
+	printf 'sha256sum big2.bin | cut -c1-64 > got2.txt\n' > big2.sh
+	id=$(on_m qsub -terse -l hostname=nodea --stage-in big2.bin --stage-out got2.txt big2.sh)
+	wait_until 120 bash -c "ls '$CLUSTER'/execd-a/stage/$sha.tmp.* >/dev/null 2>&1"
+	kill -9 "$(execd_pid a)"
+	execd_start a
+	wait_until 180 finished "$id"
+	run on_m qwait "$id"
+	[ "$status" -eq 0 ]
+	[ "$(cat got2.txt)" = "$sha" ]
+	[ "$(fetched a "$sha")" = 1 ]
+}
+
+@test "limits per file, per job and per user refuse the submission with one line, nothing stored" {
+	# Small limits, read again by the running master; the user is nobody,
+	# whose jobs hold nothing yet.
+	printf 'stage_max_file = 2M\nstage_max_job = 3M\nstage_max_user = 5M\n' >> "$CLUSTER/qmaster.conf"
+	on_m qconf -reload
+	mkdir "$WORK/lim"
+	cd "$WORK/lim"
+	head -c 2500000 /dev/urandom > huge.bin
+	for f in p1 p2 p3; do head -c 1600000 /dev/urandom > $f.bin; done
+	head -c 900000 /dev/urandom > p4.bin
+	chown -R nobody "$WORK/lim"
+	before=$(stage_files)
+	run as_nobody qsub -b y --stage-in huge.bin true
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"a staged file of 2500000 bytes is over the limit of 2097152 bytes per file (stage_max_file)"* ]]
+	run as_nobody qsub -b y --stage-in p1.bin,p2.bin true
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"over the limit of 3145728 bytes per job (stage_max_job)"* ]]
+	[ "$(stage_files)" = "$before" ]
+	# Held jobs keep their inputs in the spool: the user's total grows.
+	id1=$(as_nobody qsub -terse -h -b y --stage-in p1.bin true)
+	id2=$(as_nobody qsub -terse -h -b y --stage-in p2.bin true)
+	before=$(stage_files)
+	run as_nobody qsub -b y --stage-in p3.bin,p4.bin true
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"over the limit of 5242880 bytes per user (stage_max_user)"* ]]
+	[ "$(stage_files)" = "$before" ]
+	as_nobody qdel "$id1" "$id2"
+	# Bad paths never reach the master.
+	run on_m qsub -b y --stage-in ../x true
+	[ "$status" -ne 0 ]
+	[ "$output" = 'qsub: error: --stage-in: "../x": a staged path may not hold "." or ".."' ]
+	run on_m qsub -b y --stage-out /etc/shadow true
+	[ "$output" = 'qsub: error: --stage-out: "/etc/shadow": a staged path must be relative, not absolute' ]
+	run on_m qsub -b y -W stagein=in.txt@elsewhere:in.txt true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"nowq stages a file of the submit directory under its own name"* ]]
+}
