@@ -171,14 +171,13 @@ shep_open_output(char *why, const char *path, int target)
 	}
 }
 
-/* qrsh's command, as Grid Engine's qrsh_starter runs it: its words joined
- * by blanks and given to the owner's login shell on this host with -c, so
- * that "a; b", redirections and $VARIABLES mean what they mean at a prompt
- * (qrsh -noshell: the words are executed as they are). */
+/* A command's words joined by blanks and given to SHELL with -c: qrsh's
+ * command as Grid Engine's qrsh_starter runs it (the owner's login shell),
+ * and a qsub -b y command that is a shell line, so that "a; b",
+ * redirections and $VARIABLES mean what they mean at a prompt. */
 static char **
-shep_qrsh_command(const struct job *j)
+shep_line_command(const struct job *j, const char *shell)
 {
-	const struct passwd *pw = getpwuid(j->uid);
 	char **cmd = xcalloc(4, sizeof *cmd), *line;
 	size_t len = 1, at = 0;
 
@@ -187,10 +186,22 @@ shep_qrsh_command(const struct job *j)
 	line = xcalloc(1, len);
 	for (size_t i = 0; j->argv[i]; i++)
 		at += (size_t)snprintf(line + at, len - at, "%s%s", i ? " " : "", j->argv[i]);
-	cmd[0] = xstrdup(pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	cmd[0] = xstrdup(shell);
 	cmd[1] = xstrdup("-c");
 	cmd[2] = line;
 	return cmd;
+}
+
+/* Whether a qsub -b y command's first word is a shell line rather than a
+ * program's name: a blank or a character the shell gives a meaning, as in
+ * qsub -b y "python x.py > out".  Grid Engine runs every -b y command
+ * through a shell unless -shell n; nowq does so only here, where executing
+ * the word could only fail, and otherwise keeps the words as they are
+ * (doc/gridengine.md says why). */
+static bool
+shep_is_shell_line(const char *word)
+{
+	return word[strcspn(word, " \t\n;&|<>()$`\\\"'*?[#~")] != '\0';
 }
 
 static char **
@@ -200,8 +211,13 @@ shep_command(const struct shep *s)
 	size_t nargs = strv_len(j->args), n = 0;
 	char **cmd;
 
-	if (j->argv && j->qrsh && !j->noshell)
-		return shep_qrsh_command(j);
+	if (j->argv && j->qrsh && !j->noshell) {
+		const struct passwd *pw = getpwuid(j->uid);
+
+		return shep_line_command(j, pw && pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+	}
+	if (j->argv && !j->noshell && shep_is_shell_line(j->argv[0]))
+		return shep_line_command(j, j->shell ? j->shell : "/bin/sh");
 	if (j->argv)
 		return j->argv;
 	cmd = xcalloc(nargs + 3, sizeof *cmd);

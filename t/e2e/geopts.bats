@@ -190,3 +190,23 @@ help_options() {
 	[ "$total" -ge 300 ]
 	qdel -u "$(id -un)" >/dev/null 2>&1 || true
 }
+
+@test "qsub -b y of one shell line runs it through the shell as Grid Engine does; -shell n executes it as a word" {
+	cd "$WORK"
+	# Grid Engine's recording joined `echo 'a  b' c '$HOME' 'x;echo y'` into
+	# this line and ran it through the shell.
+	run qsub -sync y -o "$WORK/line.out" -j y -b y 'echo a  b c $HOME x;echo y'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	diff "$top_srcdir/t/sge/gaps/qsub-b-args.out" <(sed "s#$HOME#HOME#g" "$WORK/line.out")
+	# A first word that names a program keeps the words as they are.
+	run qsub -sync y -o "$WORK/words.out" -j y -b y printf '%s|' 'a  b' '$HOME'
+	[ "$status" -eq 0 ]
+	[ "$(cat "$WORK/words.out")" = 'a  b|$HOME|' ]
+	# -shell n: the line is one word to execute, which no program is: the
+	# job is held in error, as Grid Engine holds one it cannot start.
+	id=$(qsub -terse -o /dev/null -j y -shell n -b y "echo hi > $WORK/no.out")
+	wait_until 30 state_is "$id" Eqw
+	[[ "$(job_reason "$id")" == *"cannot execute echo hi > "* ]]
+	[ ! -e "$WORK/no.out" ]
+	qdel "$id"
+}
