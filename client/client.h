@@ -81,6 +81,11 @@ int     client_fd(void);
  * passes without a reply; the connection stays. */
 int     client_send(json_t *req, const char **why);
 json_t *client_recv(int timeout_ms, const char **why);
+/* client_send, with len raw bytes after the frame (req's "bytes" says len). */
+int     client_send_raw(json_t *req, const void *raw, size_t len, const char **why);
+/* The raw bytes after the reply client_recv returned last (msg_raw_bytes):
+ * valid until the next client_recv; NULL with *len 0 when it had none. */
+const void *client_raw(size_t *len);
 /* A submission's idempotency key, CLIENT_KEY_LEN hex digits: if the reply
  * is lost in a failover, the retry names the same key and gets the same
  * job.  -1 with *why when no random bytes can be read. */

@@ -237,7 +237,9 @@ static __thread struct {
 	int      fd;
 	int64_t  seq;
 	char    *addr;
-} conn = { -1, 0, NULL };
+	char    *raw;       /* the raw bytes after the last reply, STAGE_CHUNK */
+	size_t   raw_len;
+} conn = { -1, 0, NULL, NULL, 0 };
 
 /* A thread's connection is closed when the thread ends (libdrmaa's
  * threads connect on their own); the process's own ends with it. */
@@ -249,6 +251,8 @@ conn_thread_end(void *arg)
 {
 	(void)arg;
 	client_disconnect();
+	free(conn.raw);
+	conn.raw = NULL;
 }
 
 static void
@@ -805,6 +809,12 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 int
 client_send(json_t *req, const char **why)
 {
+	return client_send_raw(req, NULL, 0, why);
+}
+
+int
+client_send_raw(json_t *req, const void *raw, size_t rawlen, const char **why)
+{
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -821,13 +831,20 @@ client_send(json_t *req, const char **why)
 		*why = "cannot encode the request";
 		return -1;
 	}
-	if (send_all(conn.fd, buf, len, why) < 0) {
+	if (send_all(conn.fd, buf, len, why) < 0 || (rawlen && send_all(conn.fd, raw, rawlen, why) < 0)) {
 		free(buf);
 		connection_lost(why);
 		return -1;
 	}
 	free(buf);
 	return 0;
+}
+
+const void *
+client_raw(size_t *len)
+{
+	*len = conn.raw_len;
+	return conn.raw_len ? conn.raw : NULL;
 }
 
 int
@@ -842,6 +859,7 @@ client_recv(int timeout_ms, const char **why)
 	for (;;) {
 		struct pollfd pfd;
 		json_t *msg;
+		int64_t raw;
 		int r;
 
 		if (conn.fd < 0) {
@@ -858,6 +876,23 @@ client_recv(int timeout_ms, const char **why)
 		}
 		if (proto_recv_fd(conn.fd, &msg, CLIENT_REPLY_MS, why) < 0)
 			return connection_lost(why);
+		/* Read at once, whoever wants them: the stream stays in step. */
+		conn.raw_len = 0;
+		raw = msg_raw_bytes(msg);
+		if (raw < 0 || raw > STAGE_CHUNK) {
+			json_decref(msg);
+			*why = "the master announced raw bytes other than 0 to 1 MiB";
+			return connection_lost(why);
+		}
+		if (raw > 0) {
+			if (!conn.raw)
+				conn.raw = xmalloc(STAGE_CHUNK);
+			if (proto_recv_raw(conn.fd, conn.raw, (size_t)raw, CLIENT_REPLY_MS, why) < 0) {
+				json_decref(msg);
+				return connection_lost(why);
+			}
+			conn.raw_len = (size_t)raw;
+		}
 		if (msg_type_of(msg) != MSG_REPLY) {
 			json_decref(msg);
 			continue;

@@ -100,7 +100,6 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 		while (nin < STAGE_WINDOW && !all_sent) {
 			size_t len = size - sent < STAGE_CHUNK ? (size_t)(size - sent) : STAGE_CHUNK;
 			ssize_t r = stage_pread(fd, buf, len, sent);
-			char *b64;
 			json_t *req;
 			int k = (head + nin) % STAGE_WINDOW;
 
@@ -109,12 +108,10 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 				    r < 0 ? strerror(errno) : "it is shorter");
 				return -1;
 			}
-			b64 = b64_encode(buf, len);
 			req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
-			    .total = total, .offset = sent, .data = b64,
+			    .total = total, .offset = sent, .bytes = (int64_t)len,
 			    .last = sent + (int64_t)len == size });
-			free(b64);
-			if (client_send(req, &why) < 0) {
+			if (client_send_raw(req, buf, len, &why) < 0) {
 				json_decref(req);
 				goto lost;
 			}
@@ -206,7 +203,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 	while (asked < size || nin > 0) {
 		json_t *rep;
 		struct msg_stage_got g;
-		void *data;
+		const void *data;
 		size_t len;
 
 		while (nin < STAGE_WINDOW && asked < size) {
@@ -238,8 +235,9 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 			return -1;
 		}
 		why = NULL;
-		if (msg_stage_got_unpack(rep, &g, &why) < 0 || !(data = b64_decode(g.data, &len))) {
-			snprintf(err, n, "%s", why ? why : "the master sent a chunk that is not base64");
+		data = client_raw(&len);
+		if (msg_stage_got_unpack(rep, &g, &why) < 0 || (size_t)g.bytes != len) {
+			snprintf(err, n, "%s", why ? why : "the master's chunk is not as long as it says");
 			json_decref(rep);
 			return -1;
 		}
@@ -247,10 +245,8 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 		sha256_update(&h, data, len);
 		if (stage_write(fd, data, len) < 0) {
 			snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
-			free(data);
 			return -1;
 		}
-		free(data);
 		off += (int64_t)len;
 	}
 	sha256_hex(&h, got);

@@ -339,6 +339,8 @@ int proto_frame_take(struct evbuffer *buf, json_t **msg, size_t max, const char 
 /* Blocking I/O for clients: whole frames on a socket; timeout_ms < 0 waits forever. */
 int proto_send_fd(int fd, const json_t *msg);
 int proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why);
+/* n raw bytes into p (those after a frame that announces them, msg_raw_bytes). */
+int proto_recv_raw(int fd, void *p, size_t n, int timeout_ms, const char **why);
 /* A frame in memory: the 4-byte big-endian length of n, then s, written at
  * dst (n + 4 bytes); returns n + 4. */
 size_t   proto_frame_put(char *dst, const char *s, size_t n);

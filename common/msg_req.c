@@ -823,6 +823,16 @@ msg_inherited_unpack(const json_t *rep, struct msg_inherited *m)
 
 /* --- STAGE_PUT, STAGE_GET --- */
 
+int64_t
+msg_raw_bytes(const json_t *msg)
+{
+	json_t *v = json_object_get(msg, "bytes");
+
+	if (!v)
+		return 0;
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
 json_t *
 msg_stage_put_pack(const struct msg_stage_put *m)
 {
@@ -832,8 +842,8 @@ msg_stage_put_pack(const struct msg_stage_put *m)
 	json_object_set_new(o, "size", json_integer(m->size));
 	json_object_set_new(o, "total", json_integer(m->total));
 	json_object_set_new(o, "offset", json_integer(m->offset));
-	if (m->data)
-		json_object_set_new(o, "data", json_string(m->data));
+	if (m->bytes)
+		json_object_set_new(o, "bytes", json_integer(m->bytes));
 	if (m->last)
 		json_object_set_new(o, "last", json_true());
 	return o;
@@ -846,7 +856,7 @@ msg_stage_put_unpack(const json_t *o, struct msg_stage_put *m, const char **why)
 	m->size = jint(o, "size", -1);
 	m->total = jint(o, "total", -1);
 	m->offset = jint(o, "offset", -1);
-	m->data = jstr(o, "data");
+	m->bytes = jint(o, "bytes", 0);
 	m->last = jbool(o, "last", false);
 	if (!sha256_hex_ok(m->sha256)) {
 		*why = "STAGE_PUT needs the file's SHA-256 as 64 lower-case hex digits";
@@ -856,7 +866,7 @@ msg_stage_put_unpack(const json_t *o, struct msg_stage_put *m, const char **why)
 		*why = "STAGE_PUT needs size, total and offset with 0 <= offset <= size <= total";
 		return -1;
 	}
-	if (m->data && strlen(m->data) > (STAGE_CHUNK / 3 + 1) * 4) {
+	if (m->bytes < 0 || m->bytes > STAGE_CHUNK) {
 		*why = "a STAGE_PUT chunk holds at most 1 MiB";
 		return -1;
 	}
@@ -908,7 +918,7 @@ msg_stage_get_unpack(const json_t *o, struct msg_stage_get *m, const char **why)
 void
 msg_stage_got_add(json_t *rep, const struct msg_stage_got *m)
 {
-	json_object_set_new(rep, "data", json_string(m->data));
+	json_object_set_new(rep, "bytes", json_integer(m->bytes));
 	json_object_set_new(rep, "size", json_integer(m->size));
 	json_object_set_new(rep, "eof", json_boolean(m->eof));
 }
@@ -916,11 +926,11 @@ msg_stage_got_add(json_t *rep, const struct msg_stage_got *m)
 int
 msg_stage_got_unpack(const json_t *rep, struct msg_stage_got *m, const char **why)
 {
-	m->data = jstr(rep, "data");
+	m->bytes = jint(rep, "bytes", -1);
 	m->size = jint(rep, "size", -1);
 	m->eof = jbool(rep, "eof", false);
-	if (!m->data || m->size < 0) {
-		*why = "the master's STAGE_GET reply lacks data or size";
+	if (m->bytes < 0 || m->bytes > STAGE_CHUNK || m->size < 0) {
+		*why = "the master's STAGE_GET reply lacks bytes (at most 1 MiB) or size";
 		return -1;
 	}
 	return 0;

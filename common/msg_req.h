@@ -255,6 +255,11 @@ extern const struct msg_req_type msg_req_types[];
 extern const size_t msg_req_ntypes;
 const struct msg_req_type *msg_req_type_of(enum msg_type t);
 
+/* A frame whose message has "bytes" N (STAGE_PUT, STAGE_GET's reply) is
+ * followed on the same connection by N raw bytes, at most STAGE_CHUNK:
+ * N, 0 for none, -1 when "bytes" is not an integer. */
+int64_t msg_raw_bytes(const json_t *msg);
+
 /* STAGE_PUT: one chunk of a file a job stages (doc/staging.md).  A chunk
  * at offset 0 without data asks whether the master may take the file (size
  * within the per-file limit, total, the job's whole input, within the
@@ -262,7 +267,7 @@ const struct msg_req_type *msg_req_type_of(enum msg_type t);
 struct msg_stage_put {
 	const char *sha256;
 	int64_t     size, total, offset;
-	const char *data;      /* base64, at most STAGE_CHUNK bytes; NULL: none */
+	int64_t     bytes;     /* raw bytes after the frame, at most STAGE_CHUNK; 0: none */
 	bool        last;      /* the file is complete with this chunk */
 };
 json_t *msg_stage_put_pack(const struct msg_stage_put *m);
@@ -284,7 +289,7 @@ struct msg_stage_get {
 json_t *msg_stage_get_pack(const struct msg_stage_get *m);
 int     msg_stage_get_unpack(const json_t *o, struct msg_stage_get *m, const char **why);
 struct msg_stage_got {
-	const char *data;      /* base64 */
+	int64_t     bytes;     /* raw bytes after the reply's frame, at most STAGE_CHUNK */
 	int64_t     size;      /* the whole file's */
 	bool        eof;
 };

@@ -251,6 +251,12 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 	return *msg ? 0 : -1;
 }
 
+int
+proto_recv_raw(int fd, void *p, size_t n, int timeout_ms, const char **why)
+{
+	return read_all(fd, p, n, timeout_ms < 0 ? -1 : mono_ms() + timeout_ms, why);
+}
+
 json_t *
 proto_reply_ok(int64_t seq)
 {

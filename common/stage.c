@@ -6,6 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 #include "common.h"
 
@@ -46,6 +50,72 @@ sha256_block(uint32_t h[8], const unsigned char *p)
 	h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* The same rounds with the CPU's SHA extensions (about ten times the
+ * portable code's speed: every staged file is hashed three times). */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void
+sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+	const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i st0, st1, tmp, msg, w[4], save0, save1;
+
+	tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xB1);   /* CDAB */
+	st1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1B);   /* EFGH */
+	st0 = _mm_alignr_epi8(tmp, st1, 8);                                       /* ABEF */
+	st1 = _mm_blend_epi16(st1, tmp, 0xF0);                                    /* CDGH */
+	for (; nblocks > 0; nblocks--, p += 64) {
+		save0 = st0;
+		save1 = st1;
+		for (int g = 0; g < 16; g++) {
+			if (g < 4)
+				w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
+			else {
+				tmp = _mm_sha256msg1_epu32(w[g % 4], w[(g + 1) % 4]);
+				tmp = _mm_add_epi32(tmp, _mm_alignr_epi8(w[(g + 3) % 4], w[(g + 2) % 4], 4));
+				w[g % 4] = _mm_sha256msg2_epu32(tmp, w[(g + 3) % 4]);
+			}
+			msg = _mm_add_epi32(w[g % 4], _mm_loadu_si128((const __m128i *)&sha_k[4 * g]));
+			st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+			st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+		}
+		st0 = _mm_add_epi32(st0, save0);
+		st1 = _mm_add_epi32(st1, save1);
+	}
+	tmp = _mm_shuffle_epi32(st0, 0x1B);                                       /* FEBA */
+	st1 = _mm_shuffle_epi32(st1, 0xB1);                                       /* DCHG */
+	st0 = _mm_blend_epi16(tmp, st1, 0xF0);                                    /* DCBA */
+	st1 = _mm_alignr_epi8(st1, tmp, 8);                                       /* HGFE */
+	_mm_storeu_si128((__m128i *)&h[0], st0);
+	_mm_storeu_si128((__m128i *)&h[4], st1);
+}
+
+static bool
+sha256_have_ni(void)
+{
+	static int have = -1;
+	unsigned a, b, c, d;
+
+	if (have < 0)
+		have = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_1) && (c & bit_SSSE3) &&
+		    __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+	return have;
+}
+#endif
+
+static void
+sha256_blocks(uint32_t h[8], const unsigned char *p, size_t nblocks)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (sha256_have_ni()) {
+		sha256_blocks_ni(h, p, nblocks);
+		return;
+	}
+#endif
+	for (; nblocks > 0; nblocks--, p += 64)
+		sha256_block(h, p);
+}
+
 void
 sha256_init(struct sha256 *s)
 {
@@ -71,11 +141,12 @@ sha256_update(struct sha256 *s, const void *data, size_t n)
 		n -= take;
 		if (s->nbuf < 64)
 			return;
-		sha256_block(s->h, s->buf);
+		sha256_blocks(s->h, s->buf, 1);
 		s->nbuf = 0;
 	}
-	for (; n >= 64; p += 64, n -= 64)
-		sha256_block(s->h, p);
+	sha256_blocks(s->h, p, n / 64);
+	p += n / 64 * 64;
+	n %= 64;
 	memcpy(s->buf, p, n);
 	s->nbuf = n;
 }

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -24,6 +25,7 @@
 #include <event2/event.h>
 
 #include "common/msg.h"
+#include "common/msg_req.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -56,6 +58,9 @@ struct held {
 	char             *text;     /* the message as JSON text, */
 	size_t            len;
 	int64_t           seq;      /* a reply to this request */
+	int               raw_fd;   /* then raw bytes of this file (net_send_file); -1: none */
+	int64_t           raw_off;
+	size_t            raw_len;
 };
 TAILQ_HEAD(held_list, held);
 static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
@@ -99,11 +104,26 @@ conn_write_now(struct conn *c, json_t *msg, const char *text, size_t len)
 		bufferevent_enable(c->bev, EV_WRITE);
 }
 
+/* len bytes of fd from off after what c's output holds; fd is taken. */
 static void
+conn_write_file(struct conn *c, int fd, int64_t off, size_t len)
+{
+	if (c->dead || !c->bev || len == 0) {
+		close(fd);
+		return;
+	}
+	if (evbuffer_add_file(bufferevent_get_output(c->bev), fd, off, (ev_off_t)len) < 0) {
+		close(fd);
+		log_warnx("%s: cannot send %zu bytes of a file", c->peer, len);
+	}
+}
+
+static struct held *
 net_hold(struct conn *c, json_t *msg, char *text, size_t len, int64_t seq)
 {
 	struct held *h = xmalloc(sizeof *h);
 	h->c = c;
+	h->raw_fd = -1;
 	h->msg = msg;
 	h->text = text;
 	h->len = len;
@@ -112,6 +132,7 @@ net_hold(struct conn *c, json_t *msg, char *text, size_t len, int64_t seq)
 	h->upto = store_in_txn(store) ? 0 : repl_unacked();
 	c->refs++;
 	TAILQ_INSERT_TAIL(&held, h, entry);
+	return h;
 }
 
 /* Replication and election traffic (to the standby, to witnesses, the
@@ -155,6 +176,30 @@ net_send(struct conn *c, json_t *msg)
 }
 
 void
+net_send_file(struct conn *c, json_t *msg, int fd, int64_t off, size_t len)
+{
+	struct held *h;
+
+	if (c->refs == 0) {
+		conn_write_now(c, msg, NULL, 0);
+		json_decref(msg);
+		conn_write_file(c, fd, off, len);
+		return;
+	}
+	h = net_hold(c, msg, NULL, 0, 0);
+	h->raw_fd = fd;
+	h->raw_off = off;
+	h->raw_len = len;
+}
+
+struct evbuffer *
+net_raw(struct conn *c, size_t *len)
+{
+	*len = c->bev ? c->raw : 0;
+	return c->bev ? bufferevent_get_input(c->bev) : NULL;
+}
+
+void
 net_send_text(struct conn *c, int64_t seq, char *text, size_t len)
 {
 	if (store_in_txn(store) || repl_unacked()) {
@@ -183,6 +228,10 @@ held_done(struct held *h, bool send)
 	TAILQ_REMOVE(&held, h, entry);
 	if (send)
 		conn_write_now(h->c, h->msg, h->text, h->len);
+	if (h->raw_fd >= 0 && send)
+		conn_write_file(h->c, h->raw_fd, h->raw_off, h->raw_len);
+	else if (h->raw_fd >= 0)
+		close(h->raw_fd);
 	json_decref(h->msg);
 	free(h->text);
 	h->c->refs--;
@@ -264,6 +313,8 @@ net_close(struct conn *c, const char *why)
 	if (c->role == ROLE_PEER || c->role == ROLE_WITNESS)
 		repl_conn_gone(c);
 	request_conn_gone(c);
+	json_decref(c->raw_msg);
+	c->raw_msg = NULL;
 	bufferevent_free(c->bev);
 	close(c->fd);
 	c->bev = NULL;
@@ -552,7 +603,7 @@ conn_frame_deadline(struct conn *c, struct evbuffer *in)
 
 	if (c->role == ROLE_NONE)
 		return true;     /* the HELLO timeout covers it */
-	if (evbuffer_get_length(in) == 0) {
+	if (evbuffer_get_length(in) == 0 && !c->raw_msg) {
 		c->frame_since = 0;
 		conn_set_timeouts(c);
 		return true;
@@ -728,6 +779,73 @@ conn_hello(struct conn *c, json_t *msg)
 	return true;
 }
 
+/* A request announcing raw bytes waits for them in c->raw_msg: 0 then,
+ * 1 when it has none, -1 (msg freed) when it announces too many. */
+static int
+conn_raw_start(struct conn *c, json_t *msg, const char **why)
+{
+	int64_t n = msg_raw_bytes(msg);
+
+	if (n == 0)
+		return 1;
+	if (n < 0 || n > STAGE_CHUNK) {
+		json_decref(msg);
+		*why = "a frame announces raw bytes (\"bytes\") other than 0 to 1 MiB";
+		return -1;
+	}
+	c->raw_msg = msg;
+	c->raw = (size_t)n;
+	return 0;
+}
+
+/* Reads a pending request's raw bytes straight into the input, as much
+ * of them as the socket holds in one call (libevent's own reads take 4 KiB
+ * at a time); the input's end must be open.  As read(2). */
+static ssize_t
+conn_read_raw(struct conn *c, struct evbuffer *in, int fd)
+{
+	size_t have = evbuffer_get_length(in), want = c->raw > have ? c->raw - have : 0, left;
+	struct evbuffer_iovec v[2];
+	ssize_t n;
+	int nv;
+
+	if (want == 0)
+		return 0;
+	if ((nv = evbuffer_reserve_space(in, (ev_ssize_t)want, v, 2)) <= 0)
+		return -1;
+	left = want;
+	for (int i = 0; i < nv; i++) {
+		if (v[i].iov_len > left)
+			v[i].iov_len = left;
+		left -= v[i].iov_len;
+	}
+	if ((n = readv(fd, (struct iovec *)v, nv)) <= 0)
+		return n;
+	left = (size_t)n;
+	for (int i = 0; i < nv; i++) {
+		if (v[i].iov_len > left)
+			v[i].iov_len = left;
+		left -= v[i].iov_len;
+	}
+	evbuffer_commit_space(in, v, nv);
+	return n;
+}
+
+/* After a request: what its handler left of its raw bytes is dropped
+ * (before: the input's length when the handler began). */
+static void
+conn_raw_done(struct conn *c, struct evbuffer *in, size_t before)
+{
+	size_t taken;
+
+	if (!c->dead && c->bev) {
+		taken = before - evbuffer_get_length(in);
+		if (c->raw > taken)
+			evbuffer_drain(in, c->raw - taken);
+	}
+	c->raw = 0;
+}
+
 static void
 conn_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -738,6 +856,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 	size_t more = 0;
 	/* Whether the socket may hold more than the bufferevent read. */
 	bool full = evbuffer_get_length(in) >= NET_LIBEVENT_READ;
+	size_t before;
 	int r, n;
 
 	conn_promote(c);
@@ -753,15 +872,26 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			conn_set_timeouts(c);
 			return;
 		}
-		r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME : conf->max_frame,
-		    &why);
+		if (!c->raw_msg) {
+			r = proto_frame_take(in, &msg, c->role == ROLE_NONE ? NET_HELLO_MAX_FRAME :
+			    conf->max_frame, &why);
+			if (r > 0 && c->role != ROLE_NONE)
+				r = conn_raw_start(c, msg, &why);
+		}
+		/* A request with raw bytes is handled once they are all here. */
+		if (c->raw_msg && (r = evbuffer_get_length(in) >= c->raw) == 1) {
+			msg = c->raw_msg;
+			c->raw_msg = NULL;
+		}
 		/* No whole frame left: what else the socket holds, up to the
 		 * turn's share (an error or the end is left to the
 		 * bufferevent's own next read).  A bufferevent keeps its
 		 * input's end frozen outside its own reads, as here. */
-		if (r == 0 && c->role != ROLE_NONE && full && more < NET_READ_PER_TURN) {
+		if (r == 0 && c->role != ROLE_NONE && (full || c->raw_msg) &&
+		    more < (c->raw_msg ? STAGE_CHUNK : NET_READ_PER_TURN)) {
 			evbuffer_unfreeze(in, 0);
-			n = evbuffer_read(in, bufferevent_getfd(bev), -1);
+			n = c->raw_msg ? (int)conn_read_raw(c, in, bufferevent_getfd(bev)) :
+			    evbuffer_read(in, bufferevent_getfd(bev), -1);
 			evbuffer_freeze(in, 0);
 			if (n > 0) {
 				more += (size_t)n;
@@ -793,6 +923,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		}
 		/* A listing asked first is the query thread's, with the rest. */
 		if (!c->asked && c->role == ROLE_CLIENT && c->refs == 0 && reader_takes(msg)) {
+			conn_raw_done(c, in, evbuffer_get_length(in));
 			net_hand_off(c, msg);
 			json_decref(msg);
 			return;
@@ -801,8 +932,10 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 			c->asked = true;
 			conn_promote(c);
 		}
+		before = evbuffer_get_length(in);
 		request_dispatch(c, msg);
 		json_decref(msg);
+		conn_raw_done(c, in, before);
 	}
 	if (!c->dead && !c->closing && !conn_frame_deadline(c, in)) {
 		net_send(c, proto_reply_err(0, ERR_PROTO, "a frame was not complete within %d s",

@@ -73,6 +73,8 @@ struct conn {
 	int64_t              lease_until;   /* mono ms: until then its execd votes for no one else */
 	int64_t              hb_seq;        /* the highest sequence its execd echoed */
 	int64_t              frame_since;   /* mono ms: a partial frame began; 0: none */
+	json_t              *raw_msg;       /* a request waiting for its raw bytes (msg_raw_bytes) */
+	size_t               raw;           /* those bytes: at the input's front once it is handled */
 	bool                 asked;         /* a request was handled here since HELLO */
 	bool                 promoted;      /* at PRIO_WORK (conn_promote) */
 	bool                 query;         /* came in at the query endpoint (reader.c) */
@@ -115,6 +117,14 @@ void net_send_now(struct conn *c, json_t *msg);
 /* Sends at once unless an earlier message to c is held: for replies that
  * say nothing of the database (REDIRECT, the masters' roles). */
 void net_send_unheld(struct conn *c, json_t *msg);
+/* A reply followed by len raw bytes of fd from off (sent with sendfile; fd
+ * is taken and closed), in order with the replies before it but not held
+ * for the standby (as net_send_unheld: it reads, it changes nothing). */
+void net_send_file(struct conn *c, json_t *msg, int fd, int64_t off, size_t len);
+/* The raw bytes after the request being handled (msg_raw_bytes), at the
+ * front of the returned input: the handler drains what it takes, the rest
+ * is dropped after it. */
+struct evbuffer *net_raw(struct conn *c, size_t *len);
 /* Sends the messages held for the commit (after a successful commit). */
 void net_flush_held(void);
 /* Semi-synchronous replication: the messages of the transaction just

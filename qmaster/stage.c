@@ -1,7 +1,7 @@
 /* stage.c: the master's side of file staging: SPOOL/stage/ (files named by SHA-256), STAGE_PUT, STAGE_GET and the limits.
  *
- * A file comes in chunks of at most 1 MiB (STAGE_PUT), each written at
- * once to a temporary file and hashed as it comes, so the master's memory
+ * A file comes in chunks of at most 1 MiB (STAGE_PUT, raw bytes after the
+ * frame), each written at once from the input buffer to a temporary file and hashed as it comes, so the master's memory
  * does not grow with file sizes; the last chunk is checked against the
  * SHA-256 the client announced, made durable (fsync, rename, fsync of the
  * folder) and only then acknowledged.  A job's SUBMIT names the files by
@@ -16,6 +16,8 @@
 #include <sys/queue.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <event2/buffer.h>
 
 #include "qmaster/qmaster.h"
 #include "common/msg_req.h"
@@ -189,36 +191,41 @@ stage_reply(struct conn *c, int64_t seq, bool have, int64_t off)
 	net_send(c, rep);
 }
 
+/* The chunk's raw bytes (net_raw), hashed where they lie in the input
+ * and written from there: no copy, no allocation per chunk. */
 static int
-upload_write(struct upload *u, const struct msg_stage_put *m, char *err, size_t n)
+upload_write(struct upload *u, struct conn *c, char *err, size_t n)
 {
-	size_t len;
-	void *buf = b64_decode(m->data, &len);
-	const char *p = buf;
+	size_t len, left;
+	struct evbuffer *in = net_raw(c, &len);
+	struct evbuffer_iovec v[64], *vp = v;
+	int nv;
 
-	if (!buf) {
-		snprintf(err, n, "a STAGE_PUT chunk is not base64");
-		return -1;
-	}
-	if (len > STAGE_CHUNK || u->off + (int64_t)len > u->size) {
-		free(buf);
+	if (u->off + (int64_t)len > u->size) {
 		snprintf(err, n, "a STAGE_PUT chunk goes past the file's announced size");
 		return -1;
 	}
-	sha256_update(&u->h, buf, len);
-	for (size_t left = len; left > 0;) {
-		ssize_t w = write(u->fd, p, left);
+	nv = evbuffer_peek(in, (ev_ssize_t)len, NULL, NULL, 0);
+	if (nv > (int)(sizeof v / sizeof v[0]))
+		vp = xmalloc((size_t)nv * sizeof *vp);
+	nv = evbuffer_peek(in, (ev_ssize_t)len, NULL, vp, nv);
+	for (int i = 0, k = 0; i < nv && k < (int)len; i++) {
+		size_t part = vp[i].iov_len < len - (size_t)k ? vp[i].iov_len : len - (size_t)k;
+		sha256_update(&u->h, vp[i].iov_base, part);
+		k += (int)part;
+	}
+	if (vp != v)
+		free(vp);
+	for (left = len; left > 0;) {
+		int w = evbuffer_write_atmost(in, u->fd, (ev_ssize_t)left);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0) {
+		if (w <= 0) {
 			snprintf(err, n, "cannot write to the master's spool: %s", strerror(errno));
-			free(buf);
 			return -1;
 		}
-		p += w;
 		left -= (size_t)w;
 	}
-	free(buf);
 	u->off += (int64_t)len;
 	u->touched = mono_ms();
 	return 0;
@@ -241,7 +248,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			net_send(c, proto_reply_err(seq, ERR_LIMIT, "%s", err));
 			return;
 		}
-		if (stage_have(m.sha256, m.size) || !m.data) {
+		if (stage_have(m.sha256, m.size) || !m.bytes) {
 			bool have = stage_have(m.sha256, m.size);
 			/* Fresh again: the sweep spares it until its job comes. */
 			if (have) {
@@ -262,7 +269,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		stage_reply(c, seq, false, u && u->size == m.size ? u->off : 0);
 		return;
 	}
-	if (m.data && upload_write(u, &m, err, sizeof err) < 0) {
+	if (m.bytes && upload_write(u, c, err, sizeof err) < 0) {
 		upload_drop(u);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
@@ -294,14 +301,13 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 void
 stage_get(struct conn *c, int64_t seq, json_t *msg)
 {
-	static char buf[STAGE_CHUNK];
 	struct msg_stage_get m;
 	const char *why = NULL;
 	struct job *j;
 	struct stat st;
-	char *path, *b64;
+	char *path;
 	json_t *rep;
-	ssize_t r;
+	int64_t r;
 	int fd;
 
 	if (msg_stage_get_unpack(msg, &m, &why) < 0) {
@@ -326,19 +332,15 @@ stage_get(struct conn *c, int64_t seq, json_t *msg)
 		    "spool", m.sha256));
 		return;
 	}
-	r = pread(fd, buf, sizeof buf, m.offset);
-	close(fd);
-	if (r < 0) {
-		net_send(c, proto_reply_err(seq, ERR_INTERNAL, "cannot read a staged file: %s",
-		    strerror(errno)));
-		return;
-	}
-	b64 = b64_encode(buf, (size_t)r);
+	/* The bytes go from the file to the socket (sendfile), after the
+	 * reply that says how many. */
+	r = m.offset < st.st_size ? st.st_size - m.offset : 0;
+	if (r > STAGE_CHUNK)
+		r = STAGE_CHUNK;
 	rep = proto_reply_ok(seq);
-	msg_stage_got_add(rep, &(struct msg_stage_got){ .data = b64, .size = st.st_size,
+	msg_stage_got_add(rep, &(struct msg_stage_got){ .bytes = r, .size = st.st_size,
 	    .eof = m.offset + r >= st.st_size });
-	free(b64);
-	net_send(c, rep);
+	net_send_file(c, rep, fd, m.offset, (size_t)r);
 }
 
 /* SUBMIT of a job with inputs: each is here with its size, within limits;

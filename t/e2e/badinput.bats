@@ -83,6 +83,45 @@ raw() {
 	[ "$output" = 0 ]
 }
 
+# A frame of text on fd 5, its 4-byte length first (texts under 256 bytes).
+frame5() { printf "\\x00\\x00\\x00\\x$(printf %02x ${#1})%s" "$1" >&5; }
+
+@test "a STAGE_PUT announcing too many raw bytes, or not a number, or cut short, is refused; the master keeps serving" {
+	local hello put reply bytes sha spool rc
+	hello="{\"type\":\"HELLO\",\"seq\":1,\"version\":1,\"role\":\"client\",\"auth\":{\"method\":\"none\"},\"uid\":$(id -u)}"
+	sha=$(printf 'x%.0s' $(seq 1000) | sha256sum | cut -c1-64)
+	for bytes in 2000000 '"many"' -1 100; do
+		put="{\"type\":\"STAGE_PUT\",\"seq\":2,\"sha256\":\"$sha\",\"size\":1000,\"total\":1000,\"offset\":0,\"bytes\":$bytes}"
+		exec 5<>"/dev/tcp/127.0.0.1/$(port)"
+		frame5 "$hello"
+		frame5 "$put"
+		# 100 announced, 10 sent: the master waits for the rest as for a
+		# frame's (client_timeout), then closes the connection and logs
+		# why; nothing is written.
+		[ "$bytes" != 100 ] || printf '0123456789' >&5
+		reply=
+		rc=0
+		read -r -t 40 -N 2000 reply <&5 || rc=$?
+		exec 5>&- 5<&-
+		[ "$rc" = 1 ] || { echo "$bytes: not closed by the master ($rc): $reply"; false; }
+		if [ "$bytes" = 100 ]; then
+			grep -q "closing after .*: a frame was not complete in time" "$CLUSTER/qmaster/qmaster.log"
+		else
+			[[ "$reply" == *'"error":"protocol"'*  && "$reply" == *"raw bytes"* ]] ||
+			    { echo "$bytes: $reply"; false; }
+		fi
+	done
+	spool=$(sed -n 's/^spool_dir *= *"\(.*\)"/\1/p' "$CLUSTER/qmaster.conf")
+	run find "$spool/stage" -name "tmp.*"
+	[ -z "$output" ]
+	run qstat
+	[ "$status" -eq 0 ]
+	id=$(qsub -terse -o /dev/null -e /dev/null -b y true)
+	wait_until 20 job_finished "$id"
+	run grep -c "qmaster.*fatal" "$CLUSTER/qmaster/qmaster.log"
+	[ "$output" = 0 ]
+}
+
 @test "a bad qmaster.conf is refused with the file and line named" {
 	printf 'spool_dir = "%s/spool"\nlisten = "127.0.0.1:1"\nbogus_key = 3\n' "$WORK" > "$WORK/bad.conf"
 	run qmaster -f -c "$WORK/bad.conf"
