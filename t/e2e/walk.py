@@ -98,6 +98,10 @@ def cases(t):
         # Who may start a task in which job is perm_inherit's, per job (pe.bats).
         "INHERIT": {"id": 999999999, "host": "walkhost", "task": {"argv": ["/bin/true"], "qrsh": "h 1 s"}},
         "HOSTS": {"jobs": True},
+        # Any user may stage a file (an ask without bytes); a staged file of
+        # another's job is not found for the caller (perm_stage_read, stage.bats).
+        "STAGE_PUT": {"sha256": "0" * 64, "size": 1, "total": 1, "offset": 0},
+        "STAGE_GET": {"sha256": "0" * 64, "offset": 0, "job": foreign[0]},
         "ACCT": {},
         "CONF": {"op": "list"},
         # Who may reserve which host is the hosts' owners lists' (resv.bats).
