@@ -204,7 +204,7 @@ as_nobody() {
 	execd_start a
 	wait_until 180 finished "$id"
 	run on_m qwait "$id"
-	[ "$status" -eq 0 ]
+	[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; tail -20 "$CLUSTER/execd-a.log"; return 1; }
 	[ "$(cat got2.txt)" = "$sha" ]
 	[ "$(fetched a "$sha")" = 1 ]
 }
