@@ -64,6 +64,8 @@ uint64_t hash_fnv1a64(const void *p, size_t n);
 char    *b64_encode(const void *data, size_t n);
 void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
+struct addrinfo;
+int     resolve_hostport(const char *addr, struct addrinfo **res);
 /* localhost, ::1 or 127.*: a listener or peer only this host reaches. */
 bool    host_is_loopback(const char *host);
 char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */

@@ -50,21 +50,13 @@ gone_done(evutil_socket_t fd, short what, void *p)
 int
 gone_probe(struct event_base *base, const char *addr, int timeout_ms, gone_cb *cb, void *arg)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_NUMERICSERV }, *res;
+	struct addrinfo *res;
 	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 }, zero = { 0, 0 };
 	struct gone_probe *g;
-	char *host, port[16];
-	int p, fd;
+	int fd;
 
-	if (parse_hostport(addr, &host, &p) < 0)
+	if (resolve_hostport(addr, &res) < 0)
 		return -1;
-	snprintf(port, sizeof port, "%d", p);
-	if (getaddrinfo(host, port, &hints, &res) != 0) {
-		free(host);
-		return -1;
-	}
-	free(host);
 	g = xcalloc(1, sizeof *g);
 	g->cb = cb;
 	g->arg = arg;

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <assert.h>
+#include <netdb.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -155,6 +156,25 @@ bool
 host_is_loopback(const char *host)
 {
 	return strcmp(host, "localhost") == 0 || strcmp(host, "::1") == 0 || strncmp(host, "127.", 4) == 0;
+}
+
+/* "host:port" to the addresses getaddrinfo gives for a stream socket
+ * (free with freeaddrinfo); -1 on a malformed address or one that does
+ * not resolve. */
+int
+resolve_hostport(const char *addr, struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+	    .ai_flags = AI_NUMERICSERV };
+	char *host, port[16];
+	int p, rc;
+
+	if (parse_hostport(addr, &host, &p) < 0)
+		return -1;
+	snprintf(port, sizeof port, "%d", p);
+	rc = getaddrinfo(host, port, &hints, res);
+	free(host);
+	return rc == 0 ? 0 : -1;
 }
 
 int

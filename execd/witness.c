@@ -251,19 +251,11 @@ witness_event_cb(struct bufferevent *bev, short what, void *arg)
 static void
 witness_connect(struct wlink *w)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res;
-	char *host, port[16];
-	int p;
+	struct addrinfo *res;
 
 	w->retry = mono_ms() + WITNESS_RETRY_MS;
-	if (parse_hostport(w->addr, &host, &p) < 0)
+	if (resolve_hostport(w->addr, &res) < 0)
 		return;
-	snprintf(port, sizeof port, "%d", p);
-	if (getaddrinfo(host, port, &hints, &res) != 0) {
-		free(host);
-		return;
-	}
-	free(host);
 	w->bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (!w->bev)
 		fatalx("bufferevent_socket_new failed");

@@ -188,18 +188,11 @@ repl_writable(void)
 static int
 repl_connect_blocking(const char *addr, int timeout_ms)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
-	char *host, port[16];
-	int p, fd = -1;
+	struct addrinfo *res, *ai;
+	int fd = -1;
 
-	if (parse_hostport(addr, &host, &p) < 0)
+	if (resolve_hostport(addr, &res) < 0)
 		return -1;
-	snprintf(port, sizeof port, "%d", p);
-	if (getaddrinfo(host, port, &hints, &res) != 0) {
-		free(host);
-		return -1;
-	}
-	free(host);
 	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
 		struct pollfd pfd;
 		int err = 0;
@@ -801,20 +794,11 @@ repl_up_event_cb(struct bufferevent *bev, short what, void *arg)
 static struct bufferevent *
 repl_bev_connect(int idx, bufferevent_data_cb readcb, bufferevent_event_cb eventcb)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-	    .ai_flags = AI_NUMERICSERV }, *res;
+	struct addrinfo *res;
 	struct bufferevent *bev;
-	char *host, port[16];
-	int p;
 
-	if (parse_hostport(conf->masters[idx], &host, &p) < 0)
+	if (resolve_hostport(conf->masters[idx], &res) < 0)
 		return NULL;
-	snprintf(port, sizeof port, "%d", p);
-	if (getaddrinfo(host, port, &hints, &res) != 0) {
-		free(host);
-		return NULL;
-	}
-	free(host);
 	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (!bev)
 		fatalx("bufferevent_socket_new failed");
