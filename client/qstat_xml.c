@@ -515,6 +515,27 @@ xml_mail_list(FILE *fp, int d, const struct msg_job_detail *job)
 	close_tag(fp, d, "JB_mail_list");
 }
 
+/* A list of jobs by number (JB_jid_predecessor_list, JB_jid_successor_list):
+ * LIST holding an ITEM with the JRE_job_number of each, nothing when empty. */
+static void
+xml_job_numbers(FILE *fp, int d, const char *list, const char *item, const json_t *jobs)
+{
+	struct msg_job_wait w;
+	const json_t *e;
+	size_t i;
+
+	if (json_array_size(jobs) == 0)
+		return;
+	open_tag(fp, d, list);
+	json_array_foreach(jobs, i, e) {
+		msg_job_wait_unpack(e, &w);
+		open_tag(fp, d + 2, item);
+		xml_elemf(fp, d + 4, "JRE_job_number", "%lld", (long long)w.id);
+		close_tag(fp, d + 2, item);
+	}
+	close_tag(fp, d, list);
+}
+
 /* JB_jid_request_list: the -hold_jid jobs as asked (nowq keeps them
  * resolved to ids, so each is its id). */
 static void
@@ -600,13 +621,11 @@ static void
 xml_job(FILE *fp, const json_t *obj)
 {
 	struct msg_job_detail jd, *job = &jd;
-	struct msg_job_wait w;
-	const json_t *env, *argv, *e;
+	const json_t *env, *argv;
 	int64_t gid, first;
 	struct group *gr;
 	const int d = 6;
 	char *q;
-	size_t i;
 
 	msg_job_detail_unpack(obj, &jd);
 	env = jd.env;
@@ -660,27 +679,9 @@ xml_job(FILE *fp, const json_t *obj)
 	if (job->cwd)
 		xml_elem(fp, d, "JB_cwd", job->cwd);
 	xml_path_list(fp, d, "JB_stderr_path_list", job->err);
-	if (json_array_size(jd.waiting_for) > 0) {
-		open_tag(fp, d, "JB_jid_predecessor_list");
-		json_array_foreach(jd.waiting_for, i, e) {
-			msg_job_wait_unpack(e, &w);
-			open_tag(fp, d + 2, "job_predecessors");
-			xml_elemf(fp, d + 4, "JRE_job_number", "%lld", (long long)w.id);
-			close_tag(fp, d + 2, "job_predecessors");
-		}
-		close_tag(fp, d, "JB_jid_predecessor_list");
-	}
+	xml_job_numbers(fp, d, "JB_jid_predecessor_list", "job_predecessors", jd.waiting_for);
 	xml_jid_requests(fp, d, job);
-	if (json_array_size(jd.successors) > 0) {
-		open_tag(fp, d, "JB_jid_successor_list");
-		json_array_foreach(jd.successors, i, e) {
-			msg_job_wait_unpack(e, &w);
-			open_tag(fp, d + 2, "ulong_sublist");
-			xml_elemf(fp, d + 4, "JRE_job_number", "%lld", (long long)w.id);
-			close_tag(fp, d + 2, "ulong_sublist");
-		}
-		close_tag(fp, d, "JB_jid_successor_list");
-	}
+	xml_job_numbers(fp, d, "JB_jid_successor_list", "ulong_sublist", jd.successors);
 	xml_ja_tasks(fp, d, job);
 	xml_job_defaults(fp, d, job);
 	open_tag(fp, d, "JB_ja_structure");
