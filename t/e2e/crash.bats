@@ -14,32 +14,34 @@ teardown() {
 qmaster_pid() { cat "$CLUSTER/qmaster/qmaster.pid"; }
 execd_pid() { cat "$CLUSTER/execd-1/execd.pid"; }
 
-@test "kill -9 of qmaster during a burst of 500 submissions: every acknowledged job survives and runs exactly once" {
+@test "kill -9 of qmaster during a burst of 200 submissions: every acknowledged job survives and runs exactly once" {
 	ran="$CLUSTER/ran"
 	: > "$ran"
 	chmod 666 "$ran"
 	acked="$CLUSTER/acked"
 	# Each submission records its id only after qsub printed it: that is the acknowledgement.
 	(
-		for i in $(seq 1 500); do
+		for i in $(seq 1 200); do
 			id=$(qsub -terse -o /dev/null -e /dev/null -b y sh -c "echo \$JOB_ID >> $ran") || continue
 			echo "$id" >> "$acked"
 		done
 	) &
 	burst=$!
-	# Kill the master in the middle of the burst.
+	# Kill the master in the middle of the burst: a count, not a rate, so
+	# a loaded machine (a sanitizer build at load 15 acknowledged about one
+	# a second) only takes longer.
 	acked_at_least() { [ "$(wc -l < "$acked" 2>/dev/null || echo 0)" -ge "$1" ]; }
-	wait_until 90 acked_at_least 100
+	wait_until 300 acked_at_least 30
 	kill -9 "$(qmaster_pid)"
 	sleep 0.3
 	nowq start --dir "$CLUSTER" >/dev/null
 	wait "$burst" || true
 	n=$(wc -l < "$acked")
 	echo "acknowledged: $n" >&3
-	[ "$n" -ge 100 ]
+	[ "$n" -ge 30 ]
 	# Wait until every acknowledged job has finished, then compare.
 	all_done() { [ -z "$(qstat -s pr | awk 'NR > 2')" ]; }
-	wait_until 120 all_done
+	wait_until 300 all_done
 	sort -n "$acked" > "$CLUSTER/acked.sorted"
 	sort -n "$ran" > "$CLUSTER/ran.sorted"
 	# Every acknowledged job ran, and no job ran twice.
