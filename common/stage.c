@@ -68,6 +68,8 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
 	for (; nblocks > 0; nblocks--, p += 64) {
 		save0 = st0;
 		save1 = st1;
+		/* Unrolled, the schedule's four words stay in registers. */
+#pragma GCC unroll 16
 		for (int g = 0; g < 16; g++) {
 			if (g < 4)
 				w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
