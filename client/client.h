@@ -83,6 +83,8 @@ int     client_send(json_t *req, const char **why);
 json_t *client_recv(int timeout_ms, const char **why);
 /* client_send, with len raw bytes after the frame (req's "bytes" says len). */
 int     client_send_raw(json_t *req, const void *raw, size_t len, const char **why);
+/* The same, the len raw bytes sent from fd at off by the kernel. */
+int     client_send_file(json_t *req, int fd, int64_t off, size_t len, const char **why);
 /* The raw bytes after the reply client_recv returned last (msg_raw_bytes):
  * valid until the next client_recv; NULL with *len 0 when it had none. */
 const void *client_raw(size_t *len);

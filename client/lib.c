@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <netdb.h>
@@ -812,8 +813,9 @@ client_send(json_t *req, const char **why)
 	return client_send_raw(req, NULL, 0, why);
 }
 
-int
-client_send_raw(json_t *req, const void *raw, size_t rawlen, const char **why)
+/* req's frame on the connection (made first when there is none). */
+static int
+send_frame(json_t *req, const char **why)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -831,12 +833,59 @@ client_send_raw(json_t *req, const void *raw, size_t rawlen, const char **why)
 		*why = "cannot encode the request";
 		return -1;
 	}
-	if (send_all(conn.fd, buf, len, why) < 0 || (rawlen && send_all(conn.fd, raw, rawlen, why) < 0)) {
+	if (send_all(conn.fd, buf, len, why) < 0) {
 		free(buf);
 		connection_lost(why);
 		return -1;
 	}
 	free(buf);
+	return 0;
+}
+
+int
+client_send_raw(json_t *req, const void *raw, size_t rawlen, const char **why)
+{
+	if (send_frame(req, why) < 0)
+		return -1;
+	if (rawlen && send_all(conn.fd, raw, rawlen, why) < 0) {
+		connection_lost(why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The kernel moves the bytes from the file to the socket (sendfile): they
+ * are not copied through this process, but for a file system that cannot
+ * (read and sent, then). */
+int
+client_send_file(json_t *req, int fd, int64_t off, size_t len, const char **why)
+{
+	static __thread char *buf;
+
+	if (send_frame(req, why) < 0)
+		return -1;
+	while (len > 0) {
+		off_t o = (off_t)off;
+		ssize_t w = sendfile(conn.fd, fd, &o, len);
+		if (w < 0 && (errno == EINVAL || errno == ENOSYS)) {
+			if (!buf)
+				buf = xmalloc(STAGE_CHUNK);
+			w = pread(fd, buf, len < STAGE_CHUNK ? len : STAGE_CHUNK, (off_t)off);
+			if (w > 0 && send_all(conn.fd, buf, (size_t)w, why) < 0) {
+				connection_lost(why);
+				return -1;
+			}
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*why = w == 0 ? "the file ended early (it changed while it was sent)" : strerror(errno);
+			connection_lost(why);
+			return -1;
+		}
+		off += w;
+		len -= (size_t)w;
+	}
 	return 0;
 }
 

@@ -61,32 +61,13 @@ stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
 	return p.have ? 1 : 0;
 }
 
-static ssize_t
-stage_pread(int fd, void *buf, size_t len, int64_t off)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (int64_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
-/* Chunks in flight at once: the client reads and encodes the next while
- * the master decodes, hashes and writes the last (two cores at work). */
+/* Chunks in flight at once: the kernel sends the next while the master
+ * hashes and writes the last (two cores at work). */
 #define STAGE_WINDOW 4
 
 int
 stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n)
 {
-	static char buf[STAGE_CHUNK];
 	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0;
 	int64_t seq[STAGE_WINDOW], end[STAGE_WINDOW];
 	int head = 0, nin = 0;
@@ -99,19 +80,23 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 
 		while (nin < STAGE_WINDOW && !all_sent) {
 			size_t len = size - sent < STAGE_CHUNK ? (size_t)(size - sent) : STAGE_CHUNK;
-			ssize_t r = stage_pread(fd, buf, len, sent);
+			struct stat st;
 			json_t *req;
 			int k = (head + nin) % STAGE_WINDOW;
 
-			if (r != (ssize_t)len) {
+			/* A file cut short is said at once; the kernel sends the
+			 * bytes (a file that shrinks meanwhile loses the
+			 * connection, and the next try says this). */
+			errno = 0;
+			if (fstat(fd, &st) < 0 || st.st_size < sent + (int64_t)len) {
 				snprintf(err, n, "the file changed or cannot be read while it was sent: %s",
-				    r < 0 ? strerror(errno) : "it is shorter");
+				    errno ? strerror(errno) : "it is shorter");
 				return -1;
 			}
 			req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
 			    .total = total, .offset = sent, .bytes = (int64_t)len,
 			    .last = sent + (int64_t)len == size });
-			if (client_send_raw(req, buf, len, &why) < 0) {
+			if (client_send_file(req, fd, sent, len, &why) < 0) {
 				json_decref(req);
 				goto lost;
 			}
@@ -189,7 +174,7 @@ stage_write(int fd, const char *p, size_t len)
 static int
 stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
 {
-	int64_t seq[STAGE_WINDOW], asked = 0, off = 0;
+	int64_t seq[STAGE_WINDOW], asked = 0, off = 0, written = 0;
 	int head = 0, nin = 0;
 	char got[SHA256_HEX + 1];
 	const char *why = NULL;
@@ -248,6 +233,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 			return -1;
 		}
 		off += (int64_t)len;
+		stage_writeback(fd, &written, off);
 	}
 	sha256_hex(&h, got);
 	if (off != size || strcmp(got, sha) != 0) {

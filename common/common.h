@@ -797,6 +797,9 @@ void    sha256_update(struct sha256 *s, const void *data, size_t n);
 void    sha256_hex(struct sha256 *s, char out[SHA256_HEX + 1]);
 /* The hash and size of what fd holds from its offset to its end; -1 errno. */
 int     sha256_fd(int fd, char out[SHA256_HEX + 1], int64_t *size);
+/* Starts writing a staged file's new bytes to disk every STAGE_WRITEBACK. */
+#define STAGE_WRITEBACK (8 * 1024 * 1024)
+void    stage_writeback(int fd, int64_t *done, int64_t upto);
 bool    sha256_hex_ok(const char *s);
 /* A path relative to the submit or working directory that cannot leave it:
  * not absolute, no "." or ".." component, no empty one, no control

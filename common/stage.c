@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,8 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t nblocks)
 	for (; nblocks > 0; nblocks--, p += 64) {
 		save0 = st0;
 		save1 = st1;
+		/* Unrolled, the schedule's four words stay in registers. */
+#pragma GCC unroll 16
 		for (int g = 0; g < 16; g++) {
 			if (g < 4)
 				w[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * g)), swap);
@@ -185,6 +188,23 @@ sha256_fd(int fd, char out[SHA256_HEX + 1], int64_t *size)
 	}
 	sha256_hex(&s, out);
 	return 0;
+}
+
+/* Starts the disk writes of what fd got from *done up to upto, once that
+ * is STAGE_WRITEBACK or more: the writes then go on while the file comes
+ * in, and the fsync at its end waits for the last few MiB, not for the
+ * whole file.  It does not wait for them itself. */
+void
+stage_writeback(int fd, int64_t *done, int64_t upto)
+{
+	if (upto - *done < STAGE_WRITEBACK)
+		return;
+#ifdef SYNC_FILE_RANGE_WRITE
+	(void)sync_file_range(fd, *done, upto - *done, SYNC_FILE_RANGE_WRITE);
+#else
+	(void)fd;
+#endif
+	*done = upto;
 }
 
 bool

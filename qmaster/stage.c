@@ -39,6 +39,7 @@ struct upload {
 	int            fd;
 	char          *tmp;
 	int64_t        size, off, touched;
+	int64_t        written;     /* bytes whose disk writes are started (stage_writeback) */
 	struct sha256  h;
 };
 static TAILQ_HEAD(, upload) uploads = TAILQ_HEAD_INITIALIZER(uploads);
@@ -228,6 +229,7 @@ upload_write(struct upload *u, struct conn *c, char *err, size_t n)
 	}
 	u->off += (int64_t)len;
 	u->touched = mono_ms();
+	stage_writeback(u->fd, &u->written, u->off);
 	return 0;
 }
 

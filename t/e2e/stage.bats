@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array, kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
+# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array (of 8 and of 100 tasks), kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
 
 load helpers
 load netns
@@ -154,6 +154,24 @@ as_nobody() {
 		else
 			[ "$(fetched "$h" "$sha")" = 0 ]
 		fi
+	done
+}
+
+@test "an array of 100 tasks sharing one input: each host that ran tasks fetched it once" {
+	cd "$WORK"
+	head -c 300000 /dev/urandom > hundred.bin
+	sha=$(sha256sum hundred.bin | cut -d' ' -f1)
+	run on_m qsub -sync y -t 1-100 --stage-in hundred.bin -o /dev/null -e /dev/null -b y test -s hundred.bin
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	id=$(echo "${lines[0]}" | awk '{print $3}' | cut -d. -f1)
+	# Every task ended well, and each host's fetches are one if it ran any.
+	acct=$(on_m qacct -j "$id")
+	ok=$(awk '$1 == "exit_status" && $2 == "0"' <<<"$acct" | wc -l)
+	[ "$ok" = 100 ] || { echo "$ok tasks ended well"; echo "$acct" | grep -e '^taskid' -e '^exit' -e '^failed' | sort | uniq -c | sort -rn | head; return 1; }
+	for h in a b; do
+		ran=$(awk -v h="node$h" '$1 == "hostname" && $2 == h' <<<"$acct" | wc -l)
+		echo "node$h: $ran tasks, $(fetched "$h" "$sha") fetches"
+		[ "$(fetched "$h" "$sha")" = "$(( ran > 0 ? 1 : 0 ))" ]
 	done
 }
 

@@ -1,4 +1,4 @@
-/* test_stage.c: file staging's rules: which paths --stage-in and --stage-out take, SHA-256, task names. */
+/* test_stage.c: file staging's rules: which paths --stage-in and --stage-out take, SHA-256, task names, early writeback. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -87,6 +88,29 @@ test_sha256(void **state)
 	assert_false(sha256_hex_ok("e3b0"));
 }
 
+/* The disk writes of a file coming in start every STAGE_WRITEBACK bytes,
+ * not for less. */
+static void
+test_writeback(void **state)
+{
+	char path[] = "/tmp/nowq-test-stage.XXXXXX", buf[4096] = { 0 };
+	int fd = mkstemp(path);
+	int64_t done = 0;
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	for (int i = 0; i < (STAGE_WRITEBACK + 8192) / 4096; i++)
+		assert_int_equal(write(fd, buf, sizeof buf), sizeof buf);
+	stage_writeback(fd, &done, STAGE_WRITEBACK - 1);
+	assert_int_equal(done, 0);
+	stage_writeback(fd, &done, STAGE_WRITEBACK + 4096);
+	assert_int_equal(done, STAGE_WRITEBACK + 4096);
+	stage_writeback(fd, &done, STAGE_WRITEBACK + 8192);
+	assert_int_equal(done, STAGE_WRITEBACK + 4096);
+	close(fd);
+}
+
 static void
 test_files(void **state)
 {
@@ -160,6 +184,7 @@ main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_writeback),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_task_names),
 		cmocka_unit_test(test_base64),
