@@ -233,7 +233,7 @@ wait_for(int64_t id)
 			goto lost;
 		}
 		msg_reply_unpack(rep, &env, NULL, 0);
-		if (env.seq == sseq) {
+		if (sseq && env.seq == sseq) {
 			/* A single-job STATUS answers with the whole job. */
 			const json_t *job = msg_status_reply_one(rep);
 			if (job) {
