@@ -328,6 +328,8 @@ void qhost_xml(FILE *fp, const json_t *hosts, const struct qhost_view *v);
  * -sel, -sh, -ss, -sconf, -shgrpl, -shgrp, -sul, -su, -sprjl, -sprj):
  * the exit status, or -1 when argv is none of them. */
 int qconf_show_view(int argc, char **argv);
+/* A CONF reply's text (-sq, -sp, -sconf) on stdout. */
+void qconf_print_text(const json_t *rep);
 
 /* qhost_fmt.c: qhost's table, pure functions over the HOSTS reply. */
 struct qhost_view {

@@ -394,6 +394,7 @@ static int
 qacct_summary(struct qacct_opts *o)
 {
 	char groups[64] = "";
+	struct msg_acct_reply ar;
 	json_t *rep;
 
 	if (o->hosts || (o->queues && o->m.queue))
@@ -413,10 +414,11 @@ qacct_summary(struct qacct_opts *o)
 	o->m.summary = groups[0] ? groups : "total";
 	if ((rep = client_request_ok(msg_acct_pack(&o->m), "")) == NULL)
 		return 1;
+	msg_acct_reply_unpack(rep, &ar);
 	if (o->as_json)
-		client_print_json("summary", json_object_get(rep, "summary"));
+		client_print_json("summary", ar.summary);
 	else
-		print_summary(json_object_get(rep, "summary"), o);
+		print_summary(ar.summary, o);
 	json_decref(rep);
 	return 0;
 }
@@ -425,6 +427,7 @@ qacct_summary(struct qacct_opts *o)
 static int
 qacct_records(struct qacct_opts *o)
 {
+	struct msg_acct_reply ar;
 	json_t *rep, *all = json_array(), *page, *next;
 	size_t i, found = 0;
 	int64_t id = 0;
@@ -438,7 +441,8 @@ qacct_records(struct qacct_opts *o)
 			json_decref(all);
 			return 1;
 		}
-		page = json_object_get(rep, "rows");
+		msg_acct_reply_unpack(rep, &ar);
+		page = ar.rows;
 		json_array_foreach(page, i, next) {
 			struct msg_acct_row r;
 

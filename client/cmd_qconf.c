@@ -28,16 +28,19 @@ const struct cmd cmd_qconf = {
 	qconf_run,
 };
 
+/* -sql, -spl: the queues, or the parallel environments. */
 static int
-qconf_list(const char *what)
+qconf_list(bool pes)
 {
 	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "list" }), "");
+	struct msg_conf_reply cr;
 	json_t *v;
 	size_t i;
 
 	if (!rep)
 		return 1;
-	json_array_foreach(json_object_get(rep, what), i, v)
+	msg_conf_reply_unpack(rep, &cr);
+	json_array_foreach(pes ? cr.pes : cr.queues, i, v)
 		if (json_is_string(v))
 			printf("%s\n", json_string_value(v));
 	json_decref(rep);
@@ -57,7 +60,7 @@ qconf_show(const char *list)
 			fprintf(stderr, "%s\n", client_reply_message(rep));
 			rc = 1;
 		} else
-			fputs(jstr(rep, "text") ? jstr(rep, "text") : "", stdout);
+			qconf_print_text(rep);
 		json_decref(rep);
 	}
 	free(names);
@@ -74,7 +77,7 @@ qconf_show_pe(const char *name)
 		fprintf(stderr, "%s\n", client_reply_message(rep));
 		rc = 1;
 	} else
-		fputs(jstr(rep, "text") ? jstr(rep, "text") : "", stdout);
+		qconf_print_text(rep);
 	json_decref(rep);
 	return rc;
 }
@@ -96,15 +99,17 @@ qconf_reload(void)
 static int
 qconf_masters(bool as_json)
 {
+	struct msg_masters_reply mr;
 	json_t *rep, *m;
 	size_t i;
 
 	client_any_master = true;
 	if (!(rep = client_request_ok(msg_masters_pack(&(struct msg_bare){ 0 }), "")))
 		return 1;
+	msg_masters_reply_unpack(rep, &mr);
 	if (as_json) {
 		/* One versioned document, as every --json (doc/json.md). */
-		json_t *doc = json_pack("{s:i, s:O}", "schema", 1, "masters", json_object_get(rep, "masters"));
+		json_t *doc = json_pack("{s:i, s:O?}", "schema", 1, "masters", mr.masters);
 		char *t = json_dumps(doc, JSON_INDENT(2));
 		json_decref(doc);
 		printf("%s\n", t);
@@ -113,7 +118,7 @@ qconf_masters(bool as_json)
 		return 0;
 	}
 	printf("%-24s %-12s %6s %10s %6s %-20s %s\n", "master", "role", "epoch", "seq", "lag", "since", "state");
-	json_array_foreach(json_object_get(rep, "masters"), i, m) {
+	json_array_foreach(mr.masters, i, m) {
 		char since[32] = "-", epoch[24] = "-", seq[24] = "-", lag[24] = "-";
 		struct msg_master_row r;
 
@@ -160,6 +165,7 @@ static int
 qconf_alias(int argc, char **argv)
 {
 	const char *opt = argv[1];
+	struct msg_alias_reply ar;
 	json_t *rep, *v;
 	size_t i;
 
@@ -202,11 +208,12 @@ qconf_alias(int argc, char **argv)
 	}
 	if (!rep)
 		return 1;
+	msg_alias_reply_unpack(rep, &ar);
 	if (strcmp(opt, "-aalias") == 0 || strcmp(opt, "-sexpr") == 0)
-		json_array_foreach(json_object_get(rep, "hosts"), i, v)
+		json_array_foreach(ar.hosts, i, v)
 			printf("%s\n", json_string_value(v));
 	else if (strcmp(opt, "-salias") == 0)
-		json_array_foreach(json_object_get(rep, "aliases"), i, v) {
+		json_array_foreach(ar.aliases, i, v) {
 			struct msg_alias_row a;
 			msg_alias_row_unpack(v, &a);
 			printf("%s", a.name);
@@ -215,7 +222,7 @@ qconf_alias(int argc, char **argv)
 	else if (strcmp(opt, "-se") == 0) {
 		struct msg_host_lists h;
 
-		msg_host_lists_unpack(json_object_get(rep, "host"), &h);
+		msg_host_lists_unpack(ar.host, &h);
 		printf("hostname   %s\n", h.name);
 		print_list("aliases", h.aliases);
 		print_list("users", h.users);
@@ -234,13 +241,15 @@ qconf_alias(int argc, char **argv)
 static int
 qconf_takeover(void)
 {
+	struct msg_takeover_reply tr;
 	json_t *rep;
 
 	client_any_master = true;
 	if (!(rep = client_request_ok(msg_takeover_pack(&(struct msg_bare){ 0 }),
 	    "cannot take over: ")))
 		return 1;
-	printf("standby is now primary (epoch %lld): %s\n", (long long)jint(rep, "epoch", 0),
+	msg_takeover_reply_unpack(rep, &tr);
+	printf("standby is now primary (epoch %lld): %s\n", (long long)tr.epoch,
 	    client_reply_message(rep));
 	json_decref(rep);
 	return 0;
@@ -261,13 +270,13 @@ qconf_run(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(argv[1], "-sql") == 0 && argc == 2)
-		return qconf_list("queues");
+		return qconf_list(false);
 	if (strcmp(argv[1], "-sc") == 0 && argc == 2) {
 		complex_print(stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "-spl") == 0 && argc == 2)
-		return qconf_list("pes");
+		return qconf_list(true);
 	if (strcmp(argv[1], "-sp") == 0 && argc == 3)
 		return qconf_show_pe(argv[2]);
 	if (strcmp(argv[1], "-sq") == 0 && argc == 3)

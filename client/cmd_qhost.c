@@ -21,6 +21,7 @@ static int
 qhost_run(int argc, char **argv)
 {
 	struct qhost_view view = { 0 };
+	struct msg_hosts_reply hr;
 	bool as_json = false, as_xml = false;
 	json_t *req, *rep;
 	int rc = 1;
@@ -62,8 +63,9 @@ qhost_run(int argc, char **argv)
 	req = msg_hosts_pack(&(struct msg_hosts){ .jobs = view.jobs });
 	if ((rep = client_request_ok(req, "")) == NULL)
 		goto out;
+	msg_hosts_reply_unpack(rep, &hr);
 	if (as_json) {
-		json_t *all = json_object_get(rep, "hosts"), *sel = json_array(), *h;
+		json_t *all = hr.hosts, *sel = json_array(), *h;
 		size_t i;
 		/* -h selects in JSON too; -F and -j are in the document anyway. */
 		json_array_foreach(all, i, h) {
@@ -80,9 +82,9 @@ qhost_run(int argc, char **argv)
 		client_print_json("hosts", sel);
 		json_decref(sel);
 	} else if (as_xml)
-		qhost_xml(stdout, json_object_get(rep, "hosts"), &view);
+		qhost_xml(stdout, hr.hosts, &view);
 	else
-		qhost_print(stdout, json_object_get(rep, "hosts"), &view);
+		qhost_print(stdout, hr.hosts, &view);
 	json_decref(rep);
 	rc = 0;
 	goto out;

@@ -22,6 +22,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 
 extern char **environ;
@@ -510,6 +511,7 @@ static void
 master_reply(void)
 {
 	const char *why = NULL;
+	struct msg_reply env;
 	json_t *rep = client_recv(0, &why);
 
 	if (!rep) {
@@ -519,10 +521,22 @@ master_reply(void)
 		}
 		return;
 	}
-	if (jint(rep, "seq", -1) == q.wseq && !q.end)
+	msg_reply_unpack(rep, &env, NULL, 0);
+	if (env.seq == q.wseq && !q.end)
 		q.end = rep;
 	else
 		json_decref(rep);
+}
+
+/* The job of WAIT's reply, once it came; NULL before. */
+static const json_t *
+end_job(void)
+{
+	struct msg_waited m = { NULL };
+
+	if (q.end)
+		msg_waited_unpack(q.end, &m);
+	return m.job;
 }
 
 /* Says how the job ended when the streams cannot: qdel, a lost host, a
@@ -530,7 +544,7 @@ master_reply(void)
 static int
 report_end(void)
 {
-	const json_t *job = q.end ? json_object_get(q.end, "job") : NULL;
+	const json_t *job = end_job();
 	struct msg_job_end e;
 	const char *reason, *state;
 
@@ -559,7 +573,7 @@ explain_end(void)
 	struct msg_job_end e;
 	const char *state, *reason;
 
-	msg_job_end_unpack(q.end ? json_object_get(q.end, "job") : NULL, &e);
+	msg_job_end_unpack(end_job(), &e);
 	state = e.state;
 	reason = e.reason;
 	if (!state || strcmp(state, "done") == 0)
@@ -801,6 +815,7 @@ qrsh_inherit(int argc, char **argv)
 	const char *bad = NULL;
 	json_t *task, *req, *rep, *words;
 	struct msg_inherited done;
+	struct msg_reply env = { 0 };
 	int i, port, fd;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -864,14 +879,14 @@ qrsh_inherit(int argc, char **argv)
 	 * a host whose slots its tasks fill is asked again for a moment. */
 	for (int64_t until = mono_ms() + QRSH_SLOT_WAIT_MS;;) {
 		rep = client_request(json_incref(req));
-		if (jbool(rep, "ok", false) || !jstr(rep, "error") || strcmp(jstr(rep, "error"), ERR_LIMIT) != 0 ||
-		    mono_ms() >= until)
+		msg_reply_unpack(rep, &env, NULL, 0);
+		if (env.ok || !env.error || strcmp(env.error, ERR_LIMIT) != 0 || mono_ms() >= until)
 			break;
 		json_decref(rep);
 		usleep(100000);
 	}
 	json_decref(req);
-	if (!jbool(rep, "ok", false)) {
+	if (!env.ok) {
 		client_errx("executing task of job %lld failed: %s", (long long)q.id,
 		    client_reply_message(rep));
 		json_decref(rep);

@@ -78,6 +78,7 @@ qselect_run(int argc, char **argv)
 {
 	struct qselect_want w = { 0 };
 	struct qstat_qinsts all = { 0 };
+	struct msg_hosts_reply hr;
 	json_t *rep = NULL;
 	size_t shown = 0;
 	int rc = 1;
@@ -111,7 +112,8 @@ qselect_run(int argc, char **argv)
 	}
 	if ((rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "")) == NULL)
 		goto out;
-	qstat_qinsts_load(&all, json_object_get(rep, "hosts"));
+	msg_hosts_reply_unpack(rep, &hr);
+	qstat_qinsts_load(&all, hr.hosts);
 	for (size_t i = 0; i < all.n; i++)
 		if (selected(&w, &all.qi[i])) {
 			printf("%s@%s\n", all.qi[i].queue, all.qi[i].host);

@@ -119,12 +119,14 @@ static int
 show_cron(bool as_json)
 {
 	json_t *rep = client_request_ok(msg_cron_pack(&(struct msg_cron){ .action = "list" }), "");
+	struct msg_cron_reply cr;
 	json_t *entries, *e;
 	size_t i;
 
 	if (!rep)
 		return 1;
-	entries = json_object_get(rep, "entries");
+	msg_cron_reply_unpack(rep, &cr);
+	entries = cr.entries;
 	if (as_json)
 		client_print_json("cron", entries);
 	else if (json_array_size(entries) > 0) {
@@ -189,7 +191,7 @@ show_jobs(char **lists, int nlists, bool as_json, bool as_xml)
 	ids = client_resolve_jobs(lists, nlists, as_json ? "prz" : "pr", missing);
 	json_array_foreach(ids, i, v) {
 		json_t *rep = client_request(msg_status_pack_one(json_integer_value(v)));
-		json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
+		json_t *job = msg_status_reply_one(rep);
 
 		if (!client_reply_ok(rep))
 			client_die("%s", client_reply_message(rep));
@@ -287,7 +289,7 @@ objs_page(struct sink *sk, json_t *rep, const struct msg_job_row *rows, size_t n
 			/* The jobs it waits for (-r's predecessor lines) come
 			 * with one job's STATUS only: ask for those few. */
 			json_t *one = client_request(msg_status_pack_one(rows[i].id));
-			json_t *job = json_array_get(json_object_get(one, "jobs"), 0);
+			json_t *job = msg_status_reply_one(one);
 
 			if (client_reply_ok(one) && job) {
 				json_object_set(sk->collect, id, job);
@@ -559,12 +561,14 @@ static int
 show_full(struct msg_status *req, unsigned want, struct sink *sk)
 {
 	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
+	struct msg_hosts_reply hr;
 	int rc;
 
 	if (!rep)
 		return 1;
+	msg_hosts_reply_unpack(rep, &hr);
 	sk->page = full_page;
-	sk->hosts = json_object_get(rep, "hosts");
+	sk->hosts = hr.hosts;
 	sk->held = json_array();
 	if ((rc = stream_table(req, want & ~WANT_Z, sk)) == 0)
 		full_queues(sk);
@@ -579,13 +583,15 @@ static int
 show_cqueues(bool as_xml)
 {
 	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
+	struct msg_hosts_reply hr;
 
 	if (!rep)
 		return 1;
+	msg_hosts_reply_unpack(rep, &hr);
 	if (as_xml)
-		qstat_xml_cqueues(stdout, json_object_get(rep, "hosts"));
+		qstat_xml_cqueues(stdout, hr.hosts);
 	else
-		qstat_print_cqueues(stdout, json_object_get(rep, "hosts"));
+		qstat_print_cqueues(stdout, hr.hosts);
 	json_decref(rep);
 	return 0;
 }
@@ -597,16 +603,19 @@ queues_exist(char **qlist)
 {
 	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "list" }), "");
 	json_t *v;
+	struct msg_conf_reply cr = { 0 };
 	size_t i;
 	bool all = rep != NULL;
 
+	if (rep)
+		msg_conf_reply_unpack(rep, &cr);
 	for (char **p = qlist; rep && *p; p++) {
 		bool found = false;
 		char q[256];
 
 		/* QUEUE@HOST names its queue before the @. */
 		snprintf(q, sizeof q, "%.*s", (int)strcspn(*p, "@"), *p);
-		json_array_foreach(json_object_get(rep, "queues"), i, v)
+		json_array_foreach(cr.queues, i, v)
 			found |= json_is_string(v) && fnmatch(q, json_string_value(v), 0) == 0;
 		all &= found;
 	}

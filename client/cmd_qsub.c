@@ -10,6 +10,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 
 extern char **environ;
@@ -145,7 +146,7 @@ report_tasks(int64_t id)
 
 	if (!rep)
 		return 1;
-	msg_job_detail_unpack(json_array_get(json_object_get(rep, "jobs"), 0), &d);
+	msg_job_detail_unpack(msg_status_reply_one(rep), &d);
 	tasks = d.tasks;
 	n = json_array_size(tasks);
 	order = xcalloc(n + 1, sizeof *order);
@@ -212,8 +213,9 @@ wait_for(int64_t id)
 	fflush(stdout);
 	for (;;) {
 		const char *why = NULL;
+		struct msg_reply env;
+		struct msg_waited end;
 		json_t *rep;
-		int64_t seq;
 		int rc;
 
 		if (!wseq && (wseq = send_req(msg_wait_pack(&(struct msg_wait){ .id = id }), &why)) == 0)
@@ -230,10 +232,10 @@ wait_for(int64_t id)
 				continue;
 			goto lost;
 		}
-		seq = jint(rep, "seq", -1);
-		if (seq == sseq) {
+		msg_reply_unpack(rep, &env, NULL, 0);
+		if (sseq && env.seq == sseq) {
 			/* A single-job STATUS answers with the whole job. */
-			const json_t *job = json_array_get(json_object_get(rep, "jobs"), 0);
+			const json_t *job = msg_status_reply_one(rep);
 			if (job) {
 				struct msg_job_row r;
 				msg_job_row_unpack(job, &r);
@@ -244,14 +246,13 @@ wait_for(int64_t id)
 			sseq = 0;
 			continue;
 		}
-		if (seq != wseq) {
+		if (env.seq != wseq) {
 			json_decref(rep);
 			continue;
 		}
 		client_progress_clear();
-		if (!client_reply_ok(rep)) {
-			const char *err = jstr(rep, "error");
-			if (err && strcmp(err, ERR_NOENT) == 0)
+		if (!env.ok) {
+			if (env.error && strcmp(env.error, ERR_NOENT) == 0)
 				printf("No information available on job %lld's exit status.\n",
 				    (long long)id);
 			else
@@ -259,7 +260,8 @@ wait_for(int64_t id)
 			json_decref(rep);
 			return 1;
 		}
-		rc = report_end(id, json_object_get(rep, "job"));
+		msg_waited_unpack(rep, &end);
+		rc = report_end(id, end.job);
 		json_decref(rep);
 		return rc;
 lost:

@@ -8,6 +8,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 
 static int qwait_run(int argc, char **argv);
@@ -160,6 +161,9 @@ qwait_run(int argc, char **argv)
 
 	while (left > 0) {
 		const char *why = NULL;
+		struct msg_reply env;
+		struct msg_waited end;
+		struct msg_acct_reply acct;
 		json_t *rep;
 
 		if (send_waits(ws, n, &why) < 0 ||
@@ -178,22 +182,25 @@ qwait_run(int argc, char **argv)
 			continue;
 		}
 		answered = true;
+		msg_reply_unpack(rep, &env, NULL, 0);
 		for (i = 0; i < n; i++)
-			if (ws[i].seq && ws[i].seq == jint(rep, "seq", -1))
+			if (ws[i].seq && ws[i].seq == env.seq)
 				break;
 		if (i == n) {
 			json_decref(rep);
 			continue;
 		}
 		ws[i].seq = 0;
-		if (client_reply_ok(rep) && !ws[i].acct) {
-			rc |= report_job(&ws[i], json_object_get(rep, "job"), as_json);
+		msg_waited_unpack(rep, &end);
+		msg_acct_reply_unpack(rep, &acct);
+		if (env.ok && !ws[i].acct) {
+			rc |= report_job(&ws[i], end.job, as_json);
 			ws[i].ended = true;
-			ws[i].fetch = qwait_stages(json_object_get(rep, "job"));
-		} else if (client_reply_ok(rep) && json_array_size(json_object_get(rep, "rows"))) {
-			rc |= report_acct(&ws[i], json_object_get(rep, "rows"), as_json);
+			ws[i].fetch = qwait_stages(end.job);
+		} else if (env.ok && json_array_size(acct.rows)) {
+			rc |= report_acct(&ws[i], acct.rows, as_json);
 			ws[i].ended = true;
-		} else if (!ws[i].acct && jstr(rep, "error") && strcmp(jstr(rep, "error"), ERR_NOENT) == 0) {
+		} else if (!ws[i].acct && env.error && strcmp(env.error, ERR_NOENT) == 0) {
 			/* Finished long enough ago to be purged from the jobs. */
 			ws[i].acct = true;
 		} else {

@@ -11,6 +11,7 @@
 
 #include "common/common.h"
 #include "client/client.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 
 static int reserve_run(int argc, char **argv);
@@ -115,12 +116,14 @@ static int
 reserve_list(bool json)
 {
 	json_t *rep = client_request_ok(msg_reserve_pack(&(struct msg_reserve){ .op = "list" }), "");
+	struct msg_reserve_reply rr;
 	json_t *a, *v;
 	size_t i;
 
 	if (!rep)
 		return 1;
-	a = json_object_get(rep, "reservations");
+	msg_reserve_reply_unpack(rep, &rr);
+	a = rr.reservations;
 	if (json) {
 		char *s = json_dumps(a, JSON_INDENT(2));
 		printf("%s\n", s ? s : "[]");
@@ -151,6 +154,7 @@ static int
 reserve_run(int argc, char **argv)
 {
 	struct msg_reserve m = { .op = "create" };
+	struct msg_reserve_reply rr;
 	json_t *users = NULL, *rep;
 	bool list = false, json = false;
 	int64_t v;
@@ -235,15 +239,16 @@ reserve_run(int argc, char **argv)
 	json_decref(users);
 	if (rep == NULL)
 		return 1;
+	msg_reserve_reply_unpack(rep, &rr);
 	if (json) {
-		char *s = json_dumps(json_object_get(rep, "reservation"), JSON_INDENT(2));
+		char *s = json_dumps(rr.reservation, JSON_INDENT(2));
 		printf("%s\n", s ? s : "{}");
 		free(s);
 	} else {
 		struct msg_resv_row r;
 		char a[32], b[32], *hosts;
 
-		msg_resv_row_unpack(json_object_get(rep, "reservation"), &r);
+		msg_resv_row_unpack(rr.reservation, &r);
 		hosts = join(r.hosts, " ");
 		fmt_time(a, sizeof a, r.start);
 		fmt_time(b, sizeof b, r.end);
@@ -257,6 +262,7 @@ reserve_run(int argc, char **argv)
 static int
 unreserve_run(int argc, char **argv)
 {
+	struct msg_reply end;
 	json_t *rep;
 
 	if (argc == 2 && (strcmp(argv[1], "-help") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -272,7 +278,8 @@ unreserve_run(int argc, char **argv)
 	if (!rep)
 		return 1;
 	/* The master says whether it ended early or was cancelled unstarted. */
-	printf("%s\n", jstr(rep, "message") ? jstr(rep, "message") : "reservation ended");
+	msg_reply_unpack(rep, &end, NULL, 0);
+	printf("%s\n", end.message ? end.message : "reservation ended");
 	json_decref(rep);
 	return 0;
 }

@@ -170,11 +170,13 @@ cron_op(const char *type, json_t *crons, bool force)
 int
 client_print_results(const json_t *rep)
 {
+	struct msg_results rs;
 	json_t *r;
 	size_t i;
 	int rc = 0;
 
-	json_array_foreach(json_object_get(rep, "results"), i, r) {
+	msg_results_unpack(rep, &rs);
+	json_array_foreach(rs.results, i, r) {
 		struct msg_result res;
 		msg_result_unpack(r, &res);
 		if (res.message)

@@ -31,14 +31,16 @@ print_names(const json_t *a, const char *none)
 
 /* -sm, -so: the managers (root always) and operators of qmaster.conf. */
 static int
-show_conf_list(const char *key, const char *none)
+show_conf_list(bool operators, const char *none)
 {
 	json_t *rep = client_request_ok(msg_conf_pack(&(struct msg_conf){ .op = "list" }), "");
+	struct msg_conf_reply cr;
 	int rc;
 
 	if (!rep)
 		return 1;
-	rc = print_names(json_object_get(rep, key), none);
+	msg_conf_reply_unpack(rep, &cr);
+	rc = print_names(operators ? cr.operators : cr.managers, none);
 	json_decref(rep);
 	return rc;
 }
@@ -51,13 +53,15 @@ show_hosts(void)
 {
 	json_t *rep = client_request_ok(msg_hosts_pack(&(struct msg_hosts){ 0 }), "");
 	json_t *names = json_array();
+	struct msg_hosts_reply hr;
 	struct msg_host_row *hosts;
 	size_t i, n;
 	int rc;
 
 	if (!rep)
 		return 1;
-	hosts = msg_host_rows_unpack(json_object_get(rep, "hosts"), &n);
+	msg_hosts_reply_unpack(rep, &hr);
+	hosts = msg_host_rows_unpack(hr.hosts, &n);
 	for (i = 0; i < n; i++)
 		if (hosts[i].name)
 			json_array_append_new(names, json_string(hosts[i].name));
@@ -68,6 +72,15 @@ show_hosts(void)
 	return rc;
 }
 
+void
+qconf_print_text(const json_t *rep)
+{
+	struct msg_conf_reply cr;
+
+	msg_conf_reply_unpack(rep, &cr);
+	fputs(cr.text ? cr.text : "", stdout);
+}
+
 static int
 show_global(void)
 {
@@ -75,7 +88,7 @@ show_global(void)
 
 	if (!rep)
 		return 1;
-	fputs(jstr(rep, "text") ? jstr(rep, "text") : "", stdout);
+	qconf_print_text(rep);
 	json_decref(rep);
 	return 0;
 }
@@ -102,9 +115,9 @@ qconf_show_view(int argc, char **argv)
 	const char *o = argv[1];
 
 	if (argc == 2 && strcmp(o, "-sm") == 0)
-		return show_conf_list("managers", "no manager defined");
+		return show_conf_list(false, "no manager defined");
 	if (argc == 2 && strcmp(o, "-so") == 0)
-		return show_conf_list("operators", "no operator defined");
+		return show_conf_list(true, "no operator defined");
 	if (argc == 2 && (strcmp(o, "-sel") == 0 || strcmp(o, "-sh") == 0 || strcmp(o, "-ss") == 0))
 		return show_hosts();
 	if (argc == 2 && strcmp(o, "-sconf") == 0)

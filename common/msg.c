@@ -804,6 +804,18 @@ msg_bare_unpack(const json_t *o, struct msg_bare *m, char *err, size_t n)
 	return 0;
 }
 
+void
+msg_takeover_reply_add(json_t *rep, const struct msg_takeover_reply *m)
+{
+	json_object_set_new(rep, "epoch", json_integer(m->epoch));
+}
+
+void
+msg_takeover_reply_unpack(const json_t *rep, struct msg_takeover_reply *m)
+{
+	m->epoch = jint(rep, "epoch", 0);
+}
+
 /* --- the table --- */
 
 /* The table's entries call the typed functions through these. */

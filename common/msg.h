@@ -290,6 +290,13 @@ struct msg_bare {
 json_t *msg_masters_pack(const struct msg_bare *m);
 json_t *msg_takeover_pack(const struct msg_bare *m);
 int     msg_bare_unpack(const json_t *o, struct msg_bare *m, char *err, size_t n);
+/* TAKEOVER's reply: the master's new epoch (0 when absent); the
+ * envelope's message says what it risks. */
+struct msg_takeover_reply {
+	int64_t epoch;
+};
+void    msg_takeover_reply_add(json_t *rep, const struct msg_takeover_reply *m);
+void    msg_takeover_reply_unpack(const json_t *rep, struct msg_takeover_reply *m);
 
 /* The table of the types above: what the docs and the fuzz target follow. */
 struct msg_def {

@@ -1,4 +1,4 @@
-/* msg_rows.c: the rows of the master's listing replies, each layout written once: its pack beside its unpack. */
+/* msg_rows.c: the master's replies to the clients, their lists and the rows in them, each layout written once: its pack beside its unpack. */
 #include "config.h"
 
 #include <assert.h>
@@ -386,10 +386,13 @@ msg_job_rows_decode(const char *data, size_t len, const char **why)
 struct msg_job_row *
 msg_job_objects_unpack(const json_t *rep, size_t *n)
 {
-	const json_t *jobs = json_object_get(rep, "jobs"), *j;
+	struct msg_status_reply st;
+	const json_t *jobs, *j;
 	struct msg_job_row *rows;
 	size_t i;
 
+	msg_status_reply_unpack(rep, &st);
+	jobs = st.jobs;
 	*n = json_array_size(jobs);
 	rows = xcalloc(*n + 1, sizeof *rows);
 	json_array_foreach(jobs, i, j)
@@ -958,4 +961,117 @@ msg_master_row_unpack(const json_t *o, struct msg_master_row *m)
 	m->state = jstr(o, "state");
 	m->has_quiet = json_object_get(o, "quiet_ms") != NULL;
 	m->quiet_ms = jint(o, "quiet_ms", 0);
+}
+
+/* --- The replies: their lists --- */
+
+/* Sets a list the master made on the reply, taking it over; NULL: none. */
+static void
+reply_set(json_t *rep, const char *key, json_t *v)
+{
+	if (v)
+		json_object_set_new(rep, key, v);
+}
+
+/* An object of the reply's, or NULL. */
+static json_t *
+reply_obj(const json_t *rep, const char *key)
+{
+	json_t *v = json_object_get(rep, key);
+	return json_is_object(v) ? v : NULL;
+}
+
+/* The add and unpack of a reply whose one list is key. */
+#define REPLY_LIST(type, key)						\
+void									\
+msg_##type##_add(json_t *rep, const struct msg_##type *m)		\
+{									\
+	reply_set(rep, #key, m->key);					\
+}									\
+void									\
+msg_##type##_unpack(const json_t *rep, struct msg_##type *m)		\
+{									\
+	m->key = list_get(rep, #key);					\
+}
+
+REPLY_LIST(status_reply, jobs)
+REPLY_LIST(hosts_reply, hosts)
+REPLY_LIST(cron_reply, entries)
+REPLY_LIST(masters_reply, masters)
+REPLY_LIST(results, results)
+
+json_t *
+msg_status_reply_one(const json_t *rep)
+{
+	struct msg_status_reply m;
+	json_t *job;
+
+	msg_status_reply_unpack(rep, &m);
+	job = json_array_get(m.jobs, 0);
+	return json_is_object(job) ? job : NULL;
+}
+
+void
+msg_reserve_reply_add(json_t *rep, const struct msg_reserve_reply *m)
+{
+	reply_set(rep, "reservations", m->reservations);
+	reply_set(rep, "reservation", m->reservation);
+}
+
+void
+msg_reserve_reply_unpack(const json_t *rep, struct msg_reserve_reply *m)
+{
+	m->reservations = list_get(rep, "reservations");
+	m->reservation = reply_obj(rep, "reservation");
+}
+
+void
+msg_alias_reply_add(json_t *rep, const struct msg_alias_reply *m)
+{
+	reply_set(rep, "hosts", m->hosts);
+	reply_set(rep, "aliases", m->aliases);
+	reply_set(rep, "host", m->host);
+}
+
+void
+msg_alias_reply_unpack(const json_t *rep, struct msg_alias_reply *m)
+{
+	m->hosts = list_get(rep, "hosts");
+	m->aliases = list_get(rep, "aliases");
+	m->host = reply_obj(rep, "host");
+}
+
+void
+msg_acct_reply_add(json_t *rep, const struct msg_acct_reply *m)
+{
+	reply_set(rep, "rows", m->rows);
+	reply_set(rep, "summary", m->summary);
+}
+
+void
+msg_acct_reply_unpack(const json_t *rep, struct msg_acct_reply *m)
+{
+	m->rows = list_get(rep, "rows");
+	m->summary = list_get(rep, "summary");
+}
+
+void
+msg_conf_reply_add(json_t *rep, const struct msg_conf_reply *m)
+{
+	reply_set(rep, "queues", m->queues);
+	reply_set(rep, "pes", m->pes);
+	reply_set(rep, "managers", m->managers);
+	reply_set(rep, "operators", m->operators);
+	if (m->text)
+		json_object_set_new(rep, "text", json_string(m->text));
+}
+
+void
+msg_conf_reply_unpack(const json_t *rep, struct msg_conf_reply *m)
+{
+	m->queues = list_get(rep, "queues");
+	m->pes = list_get(rep, "pes");
+	m->managers = list_get(rep, "managers");
+	m->operators = list_get(rep, "operators");
+	m->text = jstr(rep, "text");
 }

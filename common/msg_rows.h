@@ -1,4 +1,4 @@
-/* msg_rows.h: the rows of the master's listing replies, each a typed structure with its pack beside its unpack. */
+/* msg_rows.h: the master's replies to the clients, their lists and the rows in them, each a typed structure with its pack beside its unpack. */
 #ifndef NOWQ_MSG_ROWS_H
 #define NOWQ_MSG_ROWS_H
 
@@ -254,5 +254,92 @@ struct msg_master_row {
 };
 json_t *msg_master_row_pack(const struct msg_master_row *m);
 void    msg_master_row_unpack(const json_t *o, struct msg_master_row *m);
+
+/* --- The replies: the lists each one carries --- */
+
+/*
+ * Beside the reply's envelope (msg_reply, common/msg.h), each reply that
+ * carries lists is one structure of them.  An add sets those that are not
+ * NULL on the reply, taking them over; an unpack reads each as the reply's
+ * array (its object for one row), or NULL when it has none or another
+ * type.  doc/protocol.md's reply column names them (t/unit/test_msg_req).
+ */
+
+/* STATUS, not brief: jobs, job objects (msg_job_row_unpack's, and
+ * msg_job_detail_unpack's for a single-job STATUS). */
+struct msg_status_reply {
+	json_t *jobs;
+};
+void    msg_status_reply_add(json_t *rep, const struct msg_status_reply *m);
+void    msg_status_reply_unpack(const json_t *rep, struct msg_status_reply *m);
+/* The job of a single-job STATUS's reply, or NULL. */
+json_t *msg_status_reply_one(const json_t *rep);
+
+/* HOSTS: hosts, msg_host_row_pack's rows by name. */
+struct msg_hosts_reply {
+	json_t *hosts;
+};
+void    msg_hosts_reply_add(json_t *rep, const struct msg_hosts_reply *m);
+void    msg_hosts_reply_unpack(const json_t *rep, struct msg_hosts_reply *m);
+
+/* CRON list: entries, msg_cron_row_pack's (its other actions answer with
+ * msg_results, common/msg_req.h). */
+struct msg_cron_reply {
+	json_t *entries;
+};
+void    msg_cron_reply_add(json_t *rep, const struct msg_cron_reply *m);
+void    msg_cron_reply_unpack(const json_t *rep, struct msg_cron_reply *m);
+
+/* RESERVE: list: reservations; create: reservation; msg_resv_row_pack's. */
+struct msg_reserve_reply {
+	json_t *reservations;
+	json_t *reservation;
+};
+void    msg_reserve_reply_add(json_t *rep, const struct msg_reserve_reply *m);
+void    msg_reserve_reply_unpack(const json_t *rep, struct msg_reserve_reply *m);
+
+/* ALIAS: add and expr: hosts, names; show: aliases, msg_alias_row_pack's;
+ * shost: host, msg_host_lists_pack's. */
+struct msg_alias_reply {
+	json_t *hosts;
+	json_t *aliases;
+	json_t *host;
+};
+void    msg_alias_reply_add(json_t *rep, const struct msg_alias_reply *m);
+void    msg_alias_reply_unpack(const json_t *rep, struct msg_alias_reply *m);
+
+/* MASTERS: masters, msg_master_row_pack's. */
+struct msg_masters_reply {
+	json_t *masters;
+};
+void    msg_masters_reply_add(json_t *rep, const struct msg_masters_reply *m);
+void    msg_masters_reply_unpack(const json_t *rep, struct msg_masters_reply *m);
+
+/* DELETE, HOLD, RELEASE, SUSPEND, UNSUSPEND, CLEAR, CRON but list,
+ * DISABLE, ENABLE: results, msg_result_add's (common/msg_req.h). */
+struct msg_results {
+	json_t *results;
+};
+void    msg_results_add(json_t *rep, const struct msg_results *m);
+void    msg_results_unpack(const json_t *rep, struct msg_results *m);
+
+/* ACCT: rows, msg_acct_row_pack's, or with summary, summary,
+ * msg_acct_sum_pack's (next: msg_acct_next, common/msg_req.h). */
+struct msg_acct_reply {
+	json_t *rows;
+	json_t *summary;
+};
+void    msg_acct_reply_add(json_t *rep, const struct msg_acct_reply *m);
+void    msg_acct_reply_unpack(const json_t *rep, struct msg_acct_reply *m);
+
+/* CONF: list: queues, pes, managers and operators, lists of names; show
+ * and global: text, which add copies (reload says it in the envelope's
+ * message). */
+struct msg_conf_reply {
+	json_t     *queues, *pes, *managers, *operators;
+	const char *text;
+};
+void    msg_conf_reply_add(json_t *rep, const struct msg_conf_reply *m);
+void    msg_conf_reply_unpack(const json_t *rep, struct msg_conf_reply *m);
 
 #endif

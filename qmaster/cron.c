@@ -256,7 +256,7 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 			return;
 		}
 		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "entries", entries);
+		msg_cron_reply_add(rep, &(struct msg_cron_reply){ entries });
 		net_send(c, rep);
 		return;
 	}
@@ -269,6 +269,6 @@ cron_request(struct conn *c, int64_t seq, json_t *msg)
 		    .message = text });
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "results", results);
+	msg_results_add(rep, &(struct msg_results){ results });
 	net_send(c, rep);
 }

@@ -622,16 +622,20 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 
 static struct job *event_job(struct conn *c, const struct msg_attempt *a);
 
+/* Whether attempt e is one of list's (LOAD's stopped). */
 static bool
 attempt_listed(const json_t *list, const json_t *e)
 {
+	struct msg_attempt a, b;
 	size_t i;
 	json_t *v;
 
-	json_array_foreach(list, i, v)
-		if (jint(v, "id", 0) == jint(e, "id", -1) && jint(v, "task", 0) == jint(e, "task", -1) &&
-		    jint(v, "attempt", 0) == jint(e, "attempt", -1))
+	msg_attempt_unpack(e, &a);
+	json_array_foreach(list, i, v) {
+		msg_attempt_unpack(v, &b);
+		if (b.id == a.id && b.task == a.task && b.attempt == a.attempt)
 			return true;
+	}
 	return false;
 }
 
@@ -1014,17 +1018,19 @@ static int
 host_parallel_one(void *arg, struct job *j)
 {
 	json_t *per = arg, *parts, *h, *l;
+	struct msg_pe_host ph;
 	size_t i;
 
 	if (!JOB_PARALLEL(j) || !j->host || !strchr(j->host, ' ') || !(parts = pe_hosts_json(j)))
 		return 0;
 	json_array_foreach(parts, i, h) {
-		if (!jstr(h, "host"))
+		msg_pe_host_unpack(h, &ph);
+		if (!ph.host)
 			continue;
-		if (!(l = json_object_get(per, jstr(h, "host"))))
-			json_object_set_new(per, jstr(h, "host"), l = json_array());
+		if (!(l = json_object_get(per, ph.host)))
+			json_object_set_new(per, ph.host, l = json_array());
 		json_array_append_new(l, json_pack("{s:I, s:I}", "id", (json_int_t)j->id,
-		    "slots", (json_int_t)jint(h, "slots", 1)));
+		    "slots", (json_int_t)ph.slots));
 	}
 	json_decref(parts);
 	return 0;

@@ -253,7 +253,7 @@ failover_takeover(struct conn *c, int64_t seq, json_t *msg)
 	    "took over without a vote: if the old primary is alive behind a partition and still "
 	    "holds execds, both may accept writes until it sees the new epoch"));
 	repl_become_primary(repl_epoch() + 1, why);
-	json_object_set_new(rep, "epoch", json_integer(repl_epoch()));
+	msg_takeover_reply_add(rep, &(struct msg_takeover_reply){ repl_epoch() });
 	net_send(c, rep);
 }
 

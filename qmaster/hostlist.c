@@ -224,7 +224,7 @@ op_add(struct conn *c, int64_t seq, const char *name, const char *expr)
 	}
 	log_info("%s added alias %s for %s", c->user, name, expr);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "hosts", strv_json(hosts, true, NULL));
+	msg_alias_reply_add(rep, &(struct msg_alias_reply){ .hosts = strv_json(hosts, true, NULL) });
 	strv_free(hosts);
 	net_send(c, rep);
 	sched_kick();
@@ -282,7 +282,7 @@ op_show(struct conn *c, int64_t seq, const char *name)
 	}
 	json_decref(by);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "aliases", list);
+	msg_alias_reply_add(rep, &(struct msg_alias_reply){ .aliases = list });
 	net_send(c, rep);
 }
 
@@ -297,7 +297,7 @@ op_expr(struct conn *c, int64_t seq, const char *expr)
 		return;
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "hosts", strv_json(hosts, true, NULL));
+	msg_alias_reply_add(rep, &(struct msg_alias_reply){ .hosts = strv_json(hosts, true, NULL) });
 	strv_free(hosts);
 	net_send(c, rep);
 }
@@ -347,7 +347,7 @@ op_shost(struct conn *c, int64_t seq, const char *name)
 		return;
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "host", host_lists_json(h));
+	msg_alias_reply_add(rep, &(struct msg_alias_reply){ .host = host_lists_json(h) });
 	net_send(c, rep);
 }
 

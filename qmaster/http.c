@@ -211,13 +211,14 @@ queues_json(void)
 static void
 api_summary(struct evhttp_request *req)
 {
-	json_t *hosts = exechost_list_json(false, NULL), *by = json_object(), *h;
-	size_t i;
+	json_t *hosts = exechost_list_json(false, NULL), *by = json_object();
+	size_t i, n;
+	struct msg_host_row *rows = msg_host_rows_unpack(hosts, &n);
 
-	json_array_foreach(hosts, i, h) {
-		const char *st = jstr(h, "state");
-		json_object_set_new(by, st, json_integer(jint(by, st, 0) + 1));
-	}
+	for (i = 0; i < n; i++)
+		if (rows[i].state)
+			json_object_set_new(by, rows[i].state, json_integer(jint(by, rows[i].state, 0) + 1));
+	msg_host_rows_free(rows, n);
 	reply_json(req, json_pack("{s:s, s:I, s:o, s:{s:i, s:o}, s:o, s:b}", "version", PACKAGE_VERSION,
 	    "now", (json_int_t)now_ms(), "jobs", job_counts(), "hosts", "total", (int)json_array_size(hosts),
 	    "by_state", by, "masters", masters_json(), "show_all_jobs", conf->show_all_jobs));
@@ -367,11 +368,12 @@ static void
 metrics(struct evhttp_request *req)
 {
 	struct evbuffer *b = evbuffer_new();
-	json_t *hosts = exechost_list_json(false, NULL), *h;
+	json_t *hosts = exechost_list_json(false, NULL);
 	static const char *const host_states[] = { "idle", "busy", "suspended", "disabled", "unknown" };
 	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
 	int64_t jobs[JS_DELETED + 1];
-	size_t i;
+	size_t i, nrows;
+	struct msg_host_row *rows = msg_host_rows_unpack(hosts, &nrows);
 
 	evbuffer_add_printf(b, "# HELP nowq_jobs Jobs in the database by state.\n# TYPE nowq_jobs gauge\n");
 	job_state_counts(jobs);
@@ -381,10 +383,11 @@ metrics(struct evhttp_request *req)
 	evbuffer_add_printf(b, "# HELP nowq_hosts Execution hosts by state.\n# TYPE nowq_hosts gauge\n");
 	for (size_t k = 0; k < sizeof host_states / sizeof host_states[0]; k++) {
 		int n = 0;
-		json_array_foreach(hosts, i, h)
-			n += strcmp(jstr(h, "state"), host_states[k]) == 0;
+		for (i = 0; i < nrows; i++)
+			n += rows[i].state && strcmp(rows[i].state, host_states[k]) == 0;
 		evbuffer_add_printf(b, "nowq_hosts{state=\"%s\"} %d\n", host_states[k], n);
 	}
+	msg_host_rows_free(rows, nrows);
 	json_decref(hosts);
 	print_histogram(b, &h_dispatch);
 	print_histogram(b, &h_commit);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
 
@@ -185,7 +186,7 @@ flags_request(struct conn *c, int64_t seq, json_t *msg, bool disable)
 	json_array_foreach(m.targets, i, v)
 		dispatch_flag(c, results, json_string_value(v), disable);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "results", results);
+	msg_results_add(rep, &(struct msg_results){ results });
 	net_send(c, rep);
 }
 

@@ -270,13 +270,15 @@ repl_probe_peer(int idx, char *role, size_t rolelen, int64_t *epoch, int64_t *se
 	probe = msg_probe_pack(&(struct msg_probe){ .seq = 2, .epoch = rp.epoch, .last = store_repl_seq(store) });
 	if (proto_send_fd(fd, hello) == 0 && proto_send_fd(fd, probe) == 0) {
 		for (int i = 0; i < 2; i++) {
+			struct msg_reply env;
 			json_decref(rep);
 			rep = NULL;
-			if (proto_recv_fd(fd, &rep, 1000, &why) < 0 || !jbool(rep, "ok", false))
+			if (proto_recv_fd(fd, &rep, 1000, &why) < 0)
 				break;
-			if (jint(rep, "seq", 0) == 1 && !repl_peer_ok(fd, rep, nonce, conf->masters[idx]))
+			msg_reply_unpack(rep, &env, NULL, 0);
+			if (!env.ok || (env.seq == 1 && !repl_peer_ok(fd, rep, nonce, conf->masters[idx])))
 				break;
-			if (jint(rep, "seq", 0) == 2) {
+			if (env.seq == 2) {
 				struct msg_probe p;
 				char err[256];
 				msg_probe_reply_unpack(rep, &p, err, sizeof err);
@@ -606,11 +608,13 @@ repl_up_frame(json_t *msg)
 	struct msg_heartbeat hb;
 	struct msg_snapshot snap;
 	struct msg_changeset cs;
+	struct msg_reply env;
 	char err[256];
 	size_t n;
 	void *data;
 
-	if (!rp.up_ok && !(msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", 0) == 1)) {
+	msg_reply_unpack(msg, &env, NULL, 0);
+	if (!rp.up_ok && !(msg_type_of(msg) == MSG_REPLY && env.seq == 1)) {
 		log_warnx("primary %s sent %s before proving who it is", conf->masters[rp.primary_idx],
 		    jstr(msg, "type") ? jstr(msg, "type") : "a frame");
 		repl_up_close();
@@ -619,20 +623,20 @@ repl_up_frame(json_t *msg)
 	rp.last_heard = mono_ms();
 	switch (msg_type_of(msg)) {
 	case MSG_REPLY:
-		if (!jbool(msg, "ok", false)) {
+		if (!env.ok) {
 			log_warnx("primary %s refused us: %s", conf->masters[rp.primary_idx],
-			    jstr(msg, "message") ? jstr(msg, "message") : "?");
+			    env.message ? env.message : "?");
 			repl_up_close();
 			return;
 		}
-		if (jint(msg, "seq", 0) == 1) {
+		if (env.seq == 1) {
 			if (!repl_peer_ok(bufferevent_getfd(rp.up), msg, rp.up_nonce, conf->masters[rp.primary_idx])) {
 				repl_up_close();
 				return;
 			}
 			rp.up_ok = true;
 		}
-		if (jint(msg, "seq", 0) == 2) {
+		if (env.seq == 2) {
 			struct msg_probe p;
 			msg_probe_reply_unpack(msg, &p, err, sizeof err);
 			rp.up_ready = true;
@@ -840,14 +844,17 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 	int r;
 
 	while (rp.probe == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+		struct msg_reply env = { 0 };
 		struct msg_probe p;
 		bool newer;
-		if (r < 0 || !jbool(msg, "ok", false)) {
+		if (r > 0)
+			msg_reply_unpack(msg, &env, NULL, 0);
+		if (r < 0 || !env.ok) {
 			json_decref(msg);
 			repl_probe_close();
 			return;
 		}
-		if (jint(msg, "seq", 0) == 1) {
+		if (env.seq == 1) {
 			rp.probe_ok = repl_peer_ok(bufferevent_getfd(bev), msg, rp.probe_nonce, "the other master");
 			json_decref(msg);
 			if (!rp.probe_ok) {
@@ -856,7 +863,7 @@ repl_probe_read_cb(struct bufferevent *bev, void *arg)
 			}
 			continue;
 		}
-		if (jint(msg, "seq", 0) != 2 || !rp.probe_ok) {
+		if (env.seq != 2 || !rp.probe_ok) {
 			json_decref(msg);
 			continue;
 		}
@@ -1179,6 +1186,6 @@ repl_masters(struct conn *c, int64_t seq, json_t *msg)
 {
 	json_t *rep = proto_reply_ok(seq);
 
-	json_object_set_new(rep, "masters", repl_masters_json());
+	msg_masters_reply_add(rep, &(struct msg_masters_reply){ repl_masters_json() });
 	net_send_unheld(c, rep);
 }

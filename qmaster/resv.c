@@ -504,7 +504,7 @@ static void
 resv_list(struct conn *c, int64_t seq)
 {
 	json_t *rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "reservations", resv_list_json());
+	msg_reserve_reply_add(rep, &(struct msg_reserve_reply){ .reservations = resv_list_json() });
 	net_send(c, rep);
 }
 
@@ -603,7 +603,7 @@ resv_create(struct conn *c, int64_t seq, const struct msg_reserve *m)
 	resv_store(r);
 	log_info("%s reserved %s", c->user, name);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "reservation", resv_json(r));
+	msg_reserve_reply_add(rep, &(struct msg_reserve_reply){ .reservation = resv_json(r) });
 	net_send(c, rep);
 	/* Its start may be now; the h_rt guard changes either way. */
 	if (start <= now)

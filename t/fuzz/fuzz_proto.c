@@ -13,6 +13,7 @@
 #include "common/common.h"
 #include "common/msg_req.h"
 #include "common/msg.h"
+#include "common/msg_rows.h"
 #include "t/fuzz/fuzz.h"
 
 /* Small, so that the length checks are reached without huge inputs. */
@@ -152,6 +153,73 @@ msg_round_trips(const json_t *msg)
 	}
 }
 
+/* A list an unpack read, given to an add (which takes it over). */
+static json_t *
+ref(json_t *v)
+{
+	return v ? json_incref(v) : NULL;
+}
+
+/* The replies' lists (common/msg_rows.c), whatever the frame: what an
+ * unpack reads, its add writes to a reply that unpacks to the same. */
+static void
+replies_round_trip(const json_t *msg)
+{
+	json_t *o = json_object();
+	struct msg_status_reply st, st2;
+	struct msg_hosts_reply ho, ho2;
+	struct msg_cron_reply cr, cr2;
+	struct msg_reserve_reply rr, rr2;
+	struct msg_alias_reply ar, ar2;
+	struct msg_masters_reply ma, ma2;
+	struct msg_results rs, rs2;
+	struct msg_acct_reply ac, ac2;
+	struct msg_conf_reply cf, cf2;
+	struct msg_takeover_reply tk, tk2;
+
+	msg_status_reply_unpack(msg, &st);
+	msg_hosts_reply_unpack(msg, &ho);
+	msg_cron_reply_unpack(msg, &cr);
+	msg_reserve_reply_unpack(msg, &rr);
+	msg_alias_reply_unpack(msg, &ar);
+	msg_masters_reply_unpack(msg, &ma);
+	msg_results_unpack(msg, &rs);
+	msg_acct_reply_unpack(msg, &ac);
+	msg_conf_reply_unpack(msg, &cf);
+	msg_takeover_reply_unpack(msg, &tk);
+	(void)msg_status_reply_one(msg);
+	msg_status_reply_add(o, &(struct msg_status_reply){ ref(st.jobs) });
+	msg_hosts_reply_add(o, &(struct msg_hosts_reply){ ref(ho.hosts) });
+	msg_cron_reply_add(o, &(struct msg_cron_reply){ ref(cr.entries) });
+	msg_reserve_reply_add(o, &(struct msg_reserve_reply){ ref(rr.reservations), ref(rr.reservation) });
+	msg_alias_reply_add(o, &(struct msg_alias_reply){ ref(ar.hosts), ref(ar.aliases), ref(ar.host) });
+	msg_masters_reply_add(o, &(struct msg_masters_reply){ ref(ma.masters) });
+	msg_results_add(o, &(struct msg_results){ ref(rs.results) });
+	msg_acct_reply_add(o, &(struct msg_acct_reply){ ref(ac.rows), ref(ac.summary) });
+	msg_conf_reply_add(o, &(struct msg_conf_reply){ ref(cf.queues), ref(cf.pes), ref(cf.managers),
+	    ref(cf.operators), cf.text });
+	msg_takeover_reply_add(o, &tk);
+	msg_status_reply_unpack(o, &st2);
+	msg_hosts_reply_unpack(o, &ho2);
+	msg_cron_reply_unpack(o, &cr2);
+	msg_reserve_reply_unpack(o, &rr2);
+	msg_alias_reply_unpack(o, &ar2);
+	msg_masters_reply_unpack(o, &ma2);
+	msg_results_unpack(o, &rs2);
+	msg_acct_reply_unpack(o, &ac2);
+	msg_conf_reply_unpack(o, &cf2);
+	msg_takeover_reply_unpack(o, &tk2);
+	assert(st2.jobs == st.jobs && ho2.hosts == ho.hosts && cr2.entries == cr.entries);
+	assert(rr2.reservations == rr.reservations && rr2.reservation == rr.reservation);
+	assert(ar2.hosts == ar.hosts && ar2.aliases == ar.aliases && ar2.host == ar.host);
+	assert(ma2.masters == ma.masters);
+	assert(rs2.results == rs.results && ac2.rows == ac.rows && ac2.summary == ac.summary);
+	assert(cf2.queues == cf.queues && cf2.pes == cf.pes && cf2.managers == cf.managers);
+	assert(cf2.operators == cf.operators && tk2.epoch == tk.epoch);
+	assert(cf.text ? cf2.text && strcmp(cf.text, cf2.text) == 0 : !cf2.text);
+	json_decref(o);
+}
+
 /* DISPATCH's jobs as an execd reads them. */
 static void
 dispatch_jobs(const json_t *msg)
@@ -186,6 +254,7 @@ decode(const json_t *msg)
 	(void)msg_type_name(msg_type_of(msg));
 	requests_round_trip(msg);
 	msg_round_trips(msg);
+	replies_round_trip(msg);
 	dispatch_jobs(msg);
 	job_round_trip(json_object_get(msg, "job"));
 	json_array_foreach(json_object_get(msg, "jobs"), i, e)

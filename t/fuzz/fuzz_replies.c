@@ -19,6 +19,8 @@ print_reply(const json_t *rep)
 	struct qhost_view all = { NULL, true, NULL, true, true };
 	struct qhost_view plain = { NULL, false, NULL, false, false };
 	struct qstat_xml x = { sink, QX_EXT | QX_REQ, 0 };
+	struct msg_status_reply st;
+	struct msg_hosts_reply hr;
 	struct msg_job_row *rows;
 	const json_t *e;
 	size_t n, i;
@@ -33,23 +35,25 @@ print_reply(const json_t *rep)
 		qstat_xml_end(&x);
 		free(rows);
 	}
-	json_array_foreach(json_object_get(rep, "jobs"), i, e) {
+	msg_status_reply_unpack(rep, &st);
+	json_array_foreach(st.jobs, i, e) {
 		struct msg_job_row r;
 		msg_job_row_unpack(e, &r);
 		qstat_print_row(sink, &r);
 		qstat_print_job(sink, e);
 		qstat_view_rows(sink, &r, 1, QV_PLAIN, true, true);
 	}
-	qstat_xml_jobs(sink, json_object_get(rep, "jobs"), json_object_get(rep, "missing"));
-	if (json_is_array(json_object_get(rep, "hosts"))) {
-		qhost_print(sink, json_object_get(rep, "hosts"), &all);
-		qhost_print(sink, json_object_get(rep, "hosts"), &plain);
-		qhost_xml(sink, json_object_get(rep, "hosts"), &all);
-		qstat_print_cqueues(sink, json_object_get(rep, "hosts"));
-		qstat_xml_cqueues(sink, json_object_get(rep, "hosts"));
+	qstat_xml_jobs(sink, st.jobs, json_object_get(rep, "missing"));
+	msg_hosts_reply_unpack(rep, &hr);
+	if (hr.hosts) {
+		qhost_print(sink, hr.hosts, &all);
+		qhost_print(sink, hr.hosts, &plain);
+		qhost_xml(sink, hr.hosts, &all);
+		qstat_print_cqueues(sink, hr.hosts);
+		qstat_xml_cqueues(sink, hr.hosts);
 		x.flags = QX_FULL;
 		qstat_xml_begin(&x);
-		qstat_xml_queues(&x, json_object_get(rep, "hosts"), NULL, 0);
+		qstat_xml_queues(&x, hr.hosts, NULL, 0);
 		qstat_xml_end(&x);
 	}
 }

@@ -3,13 +3,21 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <ctype.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "common/msg.h"
 #include "common/msg_req.h"
+#include "common/msg_rows.h"
+
+#ifndef TOP_SRCDIR
+#define TOP_SRCDIR "."
+#endif
 
 /* Every client request type of doc/protocol.md has a row, and only those. */
 static void
@@ -143,6 +151,203 @@ test_round_trip(void **state)
 	json_decref(users);
 }
 
+/* The words inside `...` of the last cell (the reply's) of the row of
+ * doc/protocol.md whose first cell names type (a row of "DELETE, HOLD,
+ * RELEASE" names three), each a run of letters, digits and _, as "word
+ * word ..." with a blank around each; NULL when no row names it. */
+static char *
+doc_row_words(const char *type)
+{
+	FILE *fp = fopen(TOP_SRCDIR "/doc/protocol.md", "r");
+	static char line[16384];
+	char *words = NULL;
+
+	assert_non_null(fp);
+	while (!words && fgets(line, sizeof line, fp)) {
+		char first[512], *tok, *save = NULL, *end, *cell = NULL, *last = NULL;
+		bool in = false;
+		size_t n = 0, cap;
+
+		if (line[0] != '|' || (end = strchr(line + 1, '|')) == NULL)
+			continue;
+		snprintf(first, sizeof first, "%.*s", (int)(end - line - 1), line + 1);
+		for (tok = strtok_r(first, ", ", &save); tok && !in; tok = strtok_r(NULL, ", ", &save))
+			in = strcmp(tok, type) == 0;
+		if (!in)
+			continue;
+		/* The cells' bars, but not \| inside one. */
+		for (char *c = end; *c; c++)
+			if (*c == '|' && c[-1] != '\\') {
+				cell = last;
+				last = c;
+			}
+		assert_non_null(cell);
+		*last = '\0';
+		cap = 2 * strlen(line) + 2;
+		words = calloc(1, cap);
+		words[n++] = ' ';
+		in = false;
+		for (const char *c = cell; *c; c++) {
+			if (*c == '`')
+				in = !in;
+			else if (in && (isalnum((unsigned char)*c) || *c == '_'))
+				words[n++] = *c;
+			else if (in && words[n - 1] != ' ')
+				words[n++] = ' ';
+			if (!in && words[n - 1] != ' ')
+				words[n++] = ' ';
+		}
+	}
+	fclose(fp);
+	return words;
+}
+
+/* Every key of o, at any depth, is a word of words. */
+static void
+keys_documented(const char *type, const char *words, const json_t *o)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+	char w[128];
+
+	if (json_is_array(o))
+		json_array_foreach(o, i, v)
+			keys_documented(type, words, v);
+	if (!json_is_object(o))
+		return;
+	json_object_foreach((json_t *)o, k, v) {
+		snprintf(w, sizeof w, " %s ", k);
+		if (!strstr(words, w))
+			fail_msg("%s's reply has %s, which its row of doc/protocol.md does not name", type, k);
+		keys_documented(type, words, v);
+	}
+}
+
+static json_t *
+names(void)
+{
+	return json_pack("[s]", "x");
+}
+
+/* A reply of each type with every field its add and its rows' packs can
+ * write (job objects and accounting records aside: doc/protocol.md says
+ * theirs in the text); the row of that type in doc/protocol.md names
+ * each key. */
+static void
+test_replies_documented(void **state)
+{
+	struct host_attrs attrs = { .arch = "x86_64", .mem = 1, .rating = 1.0 };
+	struct msg_host_row h = { .name = "h1", .state = "idle", .busy_reason = "b", .vmem_limit = "rlimit",
+	    .attrs = attrs, .reserved = { true, "r", "u", 0, 2 }, .queues = json_array(), .jobs = json_array() };
+	struct msg_host_row h2 = { .name = "h2", .state = "idle", .attrs = attrs,
+	    .reserved_next = { true, "r", "u", 1, 2 } };
+	struct msg_master_row mr = { .name = "m", .role = "primary", .has_epoch = true, .has_seq = true,
+	    .has_lag = true, .has_in_sync = true, .has_since = true, .has_writable = true, .has_quiet = true,
+	    .self = true, .state = "s" };
+	struct msg_acct_sum sum = { "h", "q", "o", "g", "pe", true, 1, 1, 0, 0, 0, 0 };
+	struct msg_host_lists hl = { "h", names(), names(), names(), { true, "r", "u", 0, 2 } };
+	struct {
+		const char *type;
+		json_t     *rep;
+	} c[16];
+	size_t n = 0;
+
+	(void)state;
+	msg_host_queue_add(h.queues, &(struct msg_host_queue){ "all.q", false, 1 });
+#define REPLY(t)	(c[n].type = (t), c[n++].rep = json_object())
+	REPLY("STATUS");
+	msg_status_reply_add(c[n - 1].rep, &(struct msg_status_reply){ json_array() });
+	msg_status_next_add(c[n - 1].rep, &(struct msg_status_next){ true, 5, true, 3 });
+	REPLY("HOSTS");
+	msg_hosts_reply_add(c[n - 1].rep, &(struct msg_hosts_reply){ json_pack("[o, o]",
+	    msg_host_row_pack(&h), msg_host_row_pack(&h2)) });
+	REPLY("CRON");
+	msg_cron_reply_add(c[n - 1].rep, &(struct msg_cron_reply){ json_pack("[o]",
+	    msg_cron_row_pack(&(struct msg_cron_row){ 1, "u", "* * * * *", "n", 1, 2, "done", true, "q" })) });
+	msg_results_add(c[n - 1].rep, &(struct msg_results){ json_array() });
+	msg_result_add(json_object_get(c[n - 1].rep, "results"), &(struct msg_result){ .id = 1, .message = "m" });
+	REPLY("RESERVE");
+	msg_reserve_reply_add(c[n - 1].rep, &(struct msg_reserve_reply){ json_array(),
+	    msg_resv_row_pack(&(struct msg_resv_row){ "r", "u", names(), names(), 1, 2, "active", true, true,
+	    "be" }) });
+	REPLY("ALIAS");
+	msg_alias_reply_add(c[n - 1].rep, &(struct msg_alias_reply){ names(),
+	    json_pack("[o]", msg_alias_row_pack(&(struct msg_alias_row){ "a", names() })),
+	    msg_host_lists_pack(&hl) });
+	REPLY("MASTERS");
+	msg_masters_reply_add(c[n - 1].rep, &(struct msg_masters_reply){ json_pack("[o]",
+	    msg_master_row_pack(&mr)) });
+	REPLY("TAKEOVER");
+	msg_takeover_reply_add(c[n - 1].rep, &(struct msg_takeover_reply){ 2 });
+	REPLY("ACCT");
+	msg_acct_reply_add(c[n - 1].rep, &(struct msg_acct_reply){ json_array(),
+	    json_pack("[o]", msg_acct_sum_pack(&sum)) });
+	msg_acct_next_add(c[n - 1].rep, 1, 2);
+	REPLY("CONF");
+	msg_conf_reply_add(c[n - 1].rep, &(struct msg_conf_reply){ names(), names(), names(), names(), "t" });
+	REPLY("DISABLE");
+	msg_results_add(c[n - 1].rep, &(struct msg_results){ json_array() });
+	msg_result_add(json_object_get(c[n - 1].rep, "results"), &(struct msg_result){ .target = "q",
+	    .message = "m" });
+	REPLY("DELETE");
+	msg_results_add(c[n - 1].rep, &(struct msg_results){ json_array() });
+	msg_result_add(json_object_get(c[n - 1].rep, "results"), &(struct msg_result){ .id = 1, .message = "m" });
+#undef REPLY
+	for (size_t i = 0; i < n; i++) {
+		char *words = doc_row_words(c[i].type);
+
+		if (!words)
+			fail_msg("doc/protocol.md has no row for %s", c[i].type);
+		keys_documented(c[i].type, words, c[i].rep);
+		free(words);
+		json_decref(c[i].rep);
+	}
+}
+
+/* Each reply's unpack reads back what its add wrote, and nothing of a
+ * reply whose lists are of another type. */
+static void
+test_replies_round_trip(void **state)
+{
+	json_t *rep = json_object(), *l = names(), *o = json_object();
+	struct msg_hosts_reply hr;
+	struct msg_reserve_reply rr;
+	struct msg_alias_reply ar;
+	struct msg_conf_reply cr;
+	struct msg_takeover_reply tr;
+
+	(void)state;
+	msg_hosts_reply_add(rep, &(struct msg_hosts_reply){ json_incref(l) });
+	msg_reserve_reply_add(rep, &(struct msg_reserve_reply){ NULL, json_incref(o) });
+	msg_conf_reply_add(rep, &(struct msg_conf_reply){ .pes = json_incref(l), .text = "t" });
+	msg_takeover_reply_add(rep, &(struct msg_takeover_reply){ 7 });
+	msg_hosts_reply_unpack(rep, &hr);
+	msg_reserve_reply_unpack(rep, &rr);
+	msg_alias_reply_unpack(rep, &ar);
+	msg_conf_reply_unpack(rep, &cr);
+	msg_takeover_reply_unpack(rep, &tr);
+	assert_ptr_equal(hr.hosts, l);
+	assert_ptr_equal(rr.reservation, o);
+	assert_null(rr.reservations);
+	assert_ptr_equal(ar.hosts, l);
+	assert_null(ar.aliases);
+	assert_null(ar.host);
+	assert_ptr_equal(cr.pes, l);
+	assert_null(cr.queues);
+	assert_string_equal(cr.text, "t");
+	assert_int_equal(tr.epoch, 7);
+	json_object_set_new(rep, "hosts", json_string("h"));
+	json_object_set_new(rep, "reservation", json_array());
+	msg_hosts_reply_unpack(rep, &hr);
+	msg_reserve_reply_unpack(rep, &rr);
+	assert_null(hr.hosts);
+	assert_null(rr.reservation);
+	json_decref(rep);
+	json_decref(l);
+	json_decref(o);
+}
+
 int
 main(void)
 {
@@ -150,6 +355,8 @@ main(void)
 		cmocka_unit_test(test_table_covers_client_requests),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_replies_documented),
+		cmocka_unit_test(test_replies_round_trip),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
