@@ -541,9 +541,9 @@ store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *ar
 int
 store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg)
 {
-	struct job **jobs;
+	struct job **jobs = NULL;
 	sqlite3_stmt *s;
-	int rc = SQLITE_DONE, n = 0, i;
+	int rc = SQLITE_DONE, n = 0, size = 0, i;
 	bool own;
 
 	if (limit <= 0)
@@ -553,9 +553,15 @@ store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, v
 	sqlite3_bind_int(s, 1, limit);
 	if (uid >= 0)
 		sqlite3_bind_int64(s, 2, uid);
-	jobs = xcalloc((size_t)limit, sizeof *jobs);
-	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW)
+	/* Grown as rows come: the scheduler's limit is often thousands for
+	 * the few rows a pass finds. */
+	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == size) {
+			size = size ? 2 * size : 16;
+			jobs = xrealloc(jobs, (size_t)size * sizeof *jobs);
+		}
 		jobs[n++] = row_to_job(s, true);
+	}
 	if (n < limit && rc != SQLITE_DONE) {
 		store_fail(st, "cannot read runnable jobs");
 		stmt_give(s, own);
