@@ -798,7 +798,7 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 		j->state = JS_RUNNING;
 		j->pid = (int)m.pid;
 		j->start_time = m.start_time;
-		if (store_job_update(store, j) < 0)
+		if (store_job_run(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		deps_job_started(j);
 		mail_job_started(j);

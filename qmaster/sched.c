@@ -287,7 +287,7 @@ sched_dispatch(struct served *s, struct job *j, struct usage *us)
 	j->host = xstrdup(s->h->name);
 	j->start_time = 0;
 	j->pid = 0;
-	if (store_job_update(store, j) < 0)
+	if (store_job_run(store, j) < 0)
 		fatalx("cannot store the dispatch of job %lld", (long long)j->id);
 	http_observe_dispatch(j);
 	if (!s->jobs)

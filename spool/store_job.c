@@ -370,6 +370,31 @@ store_job_update(struct store *st, const struct job *j)
 	return 0;
 }
 
+int
+store_job_run(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (j->task > 0)
+		return store_task_put(st, j);
+	if (!(s = stmt_take(st, S_JOB_RUN, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->state);
+	sqlite3_bind_int(s, 3, j->attempt);
+	bind_text(s, 4, j->host);
+	sqlite3_bind_int(s, 5, j->pid);
+	sqlite3_bind_int64(s, 6, j->start_time);
+	if (stmt_run(st, s, own, "cannot update a job") < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1) {
+		log_warnx("store: update of job %lld, which is not in the database", (long long)j->id);
+		return -1;
+	}
+	return 0;
+}
+
 struct job *
 store_job_get(struct store *st, int64_t id, bool with_script)
 {
