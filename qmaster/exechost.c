@@ -12,7 +12,6 @@
 #include "spool/spool.h"
 
 static struct exechost_list hosts = TAILQ_HEAD_INITIALIZER(hosts);
-struct exechost_list pulling_hosts = TAILQ_HEAD_INITIALIZER(pulling_hosts);
 
 /* Hosts by name: every event, usage walk and admission check looks hosts
  * up by name, which a list makes O(hosts) each (a power-of-two table,
@@ -139,6 +138,7 @@ exechost_init(void)
 static void
 host_free(struct exechost *h)
 {
+	pullq_cancel(h);
 	host_attrs_clear(&h->attrs);
 	free(h->busy_reason);
 	free(h->vmem_limit);
@@ -194,6 +194,7 @@ exechost_reload(void)
 		strv_free(h->aliases);
 		h->aliases = NULL;
 		h->disabled = qmod_host_disabled(h->name);
+		pullq_sync(h);
 		strv_free(h->qdisabled);
 		h->qdisabled = qmod_instances_disabled(h->name);
 		if (h->stored || h->conn) {
@@ -210,15 +211,6 @@ exechost_reload(void)
 	hostlist_init();
 }
 
-static void
-pull_cancel(struct exechost *h)
-{
-	if (h->pulling) {
-		TAILQ_REMOVE(&pulling_hosts, h, pull_entry);
-		h->pulling = false;
-	}
-}
-
 /* A REGISTER's or LOAD's load: an entry the execd left out keeps its value. */
 static void
 read_load(struct exechost *h, const double load[3])
@@ -227,6 +219,7 @@ read_load(struct exechost *h, const double load[3])
 		if (!isnan(load[i]))
 			h->load[i] = load[i];
 	h->last_seen = now_ms();
+	pullq_sync(h);   /* its place among the pulling hosts */
 }
 
 /* The accounting row of an attempt that ended (ru NULL: it used nothing we
@@ -496,7 +489,7 @@ host_lose(struct exechost *h)
 	log_warnx("execd %s: no message for %lld s: host lost", h->name,
 	    (long long)(conf->host_timeout_ms / 1000));
 	h->lost = true;
-	pull_cancel(h);
+	pullq_cancel(h);
 	if (h->conn)
 		net_close(h->conn, "host lost");
 	qm_txn();
@@ -723,7 +716,7 @@ exechost_load(struct conn *c, int64_t seq, json_t *msg)
 	if (!c->host->idle && m.reason && *m.reason)
 		c->host->busy_reason = xasprintf("%.200s", m.reason);
 	if (!c->host->idle)
-		pull_cancel(c->host);
+		pullq_cancel(c->host);
 	host_stopped_update(c, m.stopped);
 }
 
@@ -746,14 +739,11 @@ exechost_pull(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	/* A newer PULL replaces the open one. */
-	pull_cancel(h);
+	pullq_cancel(h);
 	h->last_seen = now_ms();
 	if (free_slots == 0)
 		return;
-	h->pull_seq = seq;
-	h->pull_free = (int)free_slots;
-	h->pulling = true;
-	TAILQ_INSERT_TAIL(&pulling_hosts, h, pull_entry);
+	pullq_add(h, seq, (int)free_slots);
 	sched_kick();
 }
 
@@ -812,7 +802,7 @@ exechost_child_register(struct conn *c, int64_t seq, json_t *msg)
 		j->state = JS_RUNNING;
 		j->pid = (int)m.pid;
 		j->start_time = m.start_time;
-		if (store_job_update(store, j) < 0)
+		if (store_job_run(store, j) < 0)
 			fatalx("cannot store job %lld", (long long)j->id);
 		deps_job_started(j);
 		mail_job_started(j);
@@ -957,7 +947,7 @@ exechost_conn_gone(struct conn *c)
 	struct exechost *h = c->host;
 	if (!h)
 		return;
-	pull_cancel(h);
+	pullq_cancel(h);
 	h->conn = NULL;
 	c->host = NULL;
 	log_info("execd %s disconnected", h->name);

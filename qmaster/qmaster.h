@@ -241,7 +241,6 @@ void users_forget(void);
 /* exechost.c: exec hosts and their messages. */
 struct exechost {
 	TAILQ_ENTRY(exechost) entry;      /* all hosts, by name */
-	TAILQ_ENTRY(exechost) pull_entry; /* hosts with a PULL open */
 	struct exechost *hnext;           /* exechost_find's hash chain */
 	char        *name;
 	int          slots;
@@ -257,11 +256,18 @@ struct exechost {
 	json_t      *stopped;     /* the jobs its idle policy stopped, as its last LOAD said */
 	int64_t      last_seen;   /* ms */
 	struct conn *conn;        /* NULL while disconnected */
-	bool         pulling;
+	bool         pulling;     /* holds a PULL open (pullq.c) */
 	int64_t      pull_seq;
 	int          pull_free;
-	int          sched_njobs; /* jobs on it, as the last usage walk found */
+	uint64_t     pull_order;  /* its PULL's arrival, for the ties */
+	int          pullq_at;    /* its place in pullq's heap + 1; 0: not there */
+	int          pullq_free;  /* its pull_free as pullq counted it */
+	/* Jobs on it, as the scheduler's last usage walk found (valid only
+	 * when sched_gen is that walk's). */
+	unsigned     sched_gen;
+	int          sched_njobs;
 	bool         sched_excl;  /* one of them asks for the whole host */
+	struct served *sched_sv;  /* what the running pass gives it */
 	/* Host lists (hostlist.c), kept in the database. */
 	char       **aliases;     /* names it answers to; NULL: none */
 	char       **users;       /* who may run jobs on it; NULL or empty: everyone */
@@ -272,7 +278,6 @@ struct exechost {
 	bool         stored;      /* exechost_reload: the database has its row */
 };
 TAILQ_HEAD(exechost_list, exechost);
-extern struct exechost_list pulling_hosts;
 void exechost_init(void);      /* the hosts of the database, before any calls */
 void exechost_free_all(void);
 /* After a rollback: each host's lists, aliases and disabled flag as the
@@ -315,6 +320,16 @@ void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_suspend(struct conn *c, int64_t seq, json_t *msg);
 void qmod_unsuspend(struct conn *c, int64_t seq, json_t *msg);
 void qmod_clear(struct conn *c, int64_t seq, json_t *msg);
+
+/* pullq.c: the hosts holding a PULL open that may take work, by load. */
+/* After h's pulling, disabled or lost flag, pull_free or load changed. */
+void pullq_sync(struct exechost *h);
+void pullq_add(struct exechost *h, int64_t seq, int free_slots);  /* a PULL */
+void pullq_cancel(struct exechost *h);   /* its PULL is answered or gone */
+struct exechost *pullq_take(void);       /* the best, off the heap (pullq_sync puts it back) */
+int  pullq_count(void);                  /* hosts on the heap */
+int  pullq_free(void);                   /* their free slots */
+bool pullq_any(void);                    /* any PULL open, disabled hosts' too */
 
 /* sched.c: matching pending jobs to open PULLs. */
 void sched_kick(void);        /* something may have become runnable */

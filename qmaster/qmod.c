@@ -163,6 +163,8 @@ dispatch_flag(struct conn *c, json_t *results, const char *target, bool disable)
 		return;
 	}
 	*flag = disable;
+	if (h)
+		pullq_sync(h);
 	flag_set(q ? "queue" : "host", q ? q->name : h->name, disable);
 	if (!disable)
 		sched_kick();

@@ -75,6 +75,9 @@ int         store_key_purge(struct store *st, int64_t before);
  * suspended, begin_time). */
 int         store_job_insert(struct store *st, struct job *j);
 int         store_job_update(struct store *st, const struct job *j);
+/* Of j only what a dispatch and a start change: state, attempt, host, pid,
+ * start_time (a task view's row whole, as store_job_update). */
+int         store_job_run(struct store *st, const struct job *j);
 struct job *store_job_get(struct store *st, int64_t id, bool with_script);
 int         store_job_delete(struct store *st, int64_t id);
 

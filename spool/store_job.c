@@ -370,6 +370,31 @@ store_job_update(struct store *st, const struct job *j)
 	return 0;
 }
 
+int
+store_job_run(struct store *st, const struct job *j)
+{
+	sqlite3_stmt *s;
+	bool own;
+
+	if (j->task > 0)
+		return store_task_put(st, j);
+	if (!(s = stmt_take(st, S_JOB_RUN, &own)))
+		return -1;
+	sqlite3_bind_int64(s, 1, j->id);
+	sqlite3_bind_int(s, 2, j->state);
+	sqlite3_bind_int(s, 3, j->attempt);
+	bind_text(s, 4, j->host);
+	sqlite3_bind_int(s, 5, j->pid);
+	sqlite3_bind_int64(s, 6, j->start_time);
+	if (stmt_run(st, s, own, "cannot update a job") < 0)
+		return -1;
+	if (sqlite3_changes(st->db) != 1) {
+		log_warnx("store: update of job %lld, which is not in the database", (long long)j->id);
+		return -1;
+	}
+	return 0;
+}
+
 struct job *
 store_job_get(struct store *st, int64_t id, bool with_script)
 {
@@ -541,9 +566,9 @@ store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *ar
 int
 store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, void *arg)
 {
-	struct job **jobs;
+	struct job **jobs = NULL;
 	sqlite3_stmt *s;
-	int rc = SQLITE_DONE, n = 0, i;
+	int rc = SQLITE_DONE, n = 0, size = 0, i;
 	bool own;
 
 	if (limit <= 0)
@@ -553,9 +578,15 @@ store_jobs_runnable(struct store *st, int64_t uid, int limit, store_job_cb cb, v
 	sqlite3_bind_int(s, 1, limit);
 	if (uid >= 0)
 		sqlite3_bind_int64(s, 2, uid);
-	jobs = xcalloc((size_t)limit, sizeof *jobs);
-	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW)
+	/* Grown as rows come: the scheduler's limit is often thousands for
+	 * the few rows a pass finds. */
+	while (n < limit && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == size) {
+			size = size ? 2 * size : 16;
+			jobs = xrealloc(jobs, (size_t)size * sizeof *jobs);
+		}
 		jobs[n++] = row_to_job(s, true);
+	}
 	if (n < limit && rc != SQLITE_DONE) {
 		store_fail(st, "cannot read runnable jobs");
 		stmt_give(s, own);

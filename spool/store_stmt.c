@@ -30,6 +30,10 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
 	    " begin_time = ?24, soft_req = ?25, project = ?26, account = ?27,"
 	    " context = ?28, reserve = ?29, js = ?30, slots = ?31 WHERE id = ?1",
+	/* Only the run's columns: SQLite rewrites just the indexes that hold
+	 * a column it sets (not the priority, hold, begin or script ones). */
+	[S_JOB_RUN] = "UPDATE jobs SET state = ?2, attempt = ?3, host = ?4, pid = ?5,"
+	    " start_time = ?6 WHERE id = ?1",
 	[S_JOB_GET] = JOB_SEL_LIGHT " WHERE j.id = ?1",
 	[S_JOB_GET_FULL] = JOB_SEL_FULL " WHERE j.id = ?1",
 	[S_JOB_DELETE] = "DELETE FROM jobs WHERE id = ?1 RETURNING script_hash",

@@ -1,4 +1,4 @@
-/* test_sched.c: host matching and its reasons, and the dispatch order. */
+/* test_sched.c: host matching and its reasons, the dispatch order, and the heap of pulling hosts. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -205,6 +205,71 @@ test_order(void **state)
 	assert_true(match_host_cmp(0.5, 0, 1.0, 0) < 0);       /* no rating counts as 1 */
 }
 
+/* Sorted as a pass took them before pullq.c: load per rating, then the
+ * PULL's arrival. */
+static int
+pulled_cmp(const void *a, const void *b)
+{
+	const struct exechost *x = *(struct exechost *const *)a, *y = *(struct exechost *const *)b;
+	int c = match_host_cmp(x->load[0], x->attrs.rating, y->load[0], y->attrs.rating);
+	return c ? c : (x->pull_order > y->pull_order) - (x->pull_order < y->pull_order);
+}
+
+/* The heap of pulling hosts, after PULLs, LOADs, answered PULLs and
+ * disabled hosts in random order, gives the eligible hosts in exactly the
+ * sorted order, with their free slots summed, and again once put back. */
+static void
+test_pullq_order(void **state)
+{
+	enum { N = 300 };
+	static struct exechost h[N];
+	struct exechost *want[N], *got[N];
+	int n, sum;
+	(void)state;
+
+	srand(26);
+	for (int i = 0; i < N; i++)
+		h[i] = (struct exechost){ .slots = 4, .attrs.rating = 1 + rand() % 2 };
+	for (int step = 0; step < 5000; step++) {
+		struct exechost *x = &h[rand() % N];
+		switch (rand() % 4) {
+		case 0:
+			if (!x->pulling)
+				pullq_add(x, step, 1 + rand() % 4);
+			break;
+		case 1:
+			pullq_cancel(x);
+			break;
+		case 2:
+			x->load[0] = rand() % 4;   /* ties are common */
+			pullq_sync(x);
+			break;
+		default:
+			x->disabled = rand() % 5 == 0;
+			pullq_sync(x);
+		}
+	}
+	for (int round = 0; round < 2; round++) {
+		n = sum = 0;
+		for (int i = 0; i < N; i++)
+			if (h[i].pulling && !h[i].disabled) {
+				want[n++] = &h[i];
+				sum += h[i].pull_free;
+			}
+		qsort(want, (size_t)n, sizeof *want, pulled_cmp);
+		assert_int_equal(pullq_count(), n);
+		assert_int_equal(pullq_free(), sum);
+		for (int i = 0; i < n; i++)
+			got[i] = pullq_take();
+		assert_null(pullq_take());
+		assert_int_equal(pullq_free(), 0);
+		for (int i = 0; i < n; i++)
+			assert_ptr_equal(got[i], want[i]);
+		for (int i = 0; i < n; i++)
+			pullq_sync(got[i]);
+	}
+}
+
 int
 main(void)
 {
@@ -214,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_match_reservations),
 		cmocka_unit_test(test_match_reasons),
 		cmocka_unit_test(test_order),
+		cmocka_unit_test(test_pullq_order),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
