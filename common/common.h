@@ -300,6 +300,8 @@ enum msg_type {
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
+	/* staged files to the standby (qmaster/stage_repl.c) */
+	MSG_STAGE_BLOB, MSG_STAGE_STORED, MSG_STAGE_OFFER, MSG_STAGE_WANT,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);

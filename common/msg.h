@@ -257,6 +257,30 @@ struct msg_applied {
 json_t *msg_applied_pack(const struct msg_applied *m);
 int     msg_applied_unpack(const json_t *o, struct msg_applied *m, char *err, size_t n);
 
+/* STAGE_BLOB (primary to standby; "bytes" raw bytes follow the frame)
+ * and STAGE_STORED (the standby's word that the file is durable there,
+ * only sha256 and size): a file of SPOOL/stage/ shipped to the standby. */
+struct msg_stage_blob {
+	const char *sha256;              /* or NULL */
+	int64_t     size, offset, bytes; /* -1, -1, 0 when absent */
+	bool        last;
+};
+json_t *msg_stage_blob_pack(const struct msg_stage_blob *m);
+int     msg_stage_blob_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n);
+json_t *msg_stage_stored_pack(const struct msg_stage_blob *m);
+int     msg_stage_stored_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n);
+
+/* STAGE_OFFER (primary to a standby that connects: files it holds) and
+ * STAGE_WANT (the standby: those of them it lacks; always one answering
+ * the offer's last frame). */
+struct msg_stage_files {
+	const json_t *files;             /* [{sha256, size}], borrowed; NULL: none */
+	bool          last;              /* the offer's last frame, and the answer to it */
+};
+json_t *msg_stage_offer_pack(const struct msg_stage_files *m);
+json_t *msg_stage_want_pack(const struct msg_stage_files *m);
+int     msg_stage_files_unpack(const json_t *o, struct msg_stage_files *m, char *err, size_t n);
+
 /* HEARTBEAT: the primary's, and its echo (t, and last from an execd). */
 struct msg_heartbeat {
 	int64_t epoch, last;             /* MSG_ABSENT when absent (an echo) */
