@@ -826,9 +826,18 @@ int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, siz
 /* Sends fd's size bytes from offset 0 in chunks, a few in flight, going on
  * after a lost master for 10 minutes. */
 int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Fetches job's file sha into fd (emptied), checking the hash; tries a
- * corrupt transfer again twice. */
+/* Fetches job's file sha into fd, going on after the bytes fd already
+ * holds (the beginning an earlier try left there), and checks the whole
+ * file's hash; a corrupt transfer is tried again from the start, twice. */
 int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n);
+/* The bytes the last stage_get_fd found in fd from earlier tries and
+ * did not fetch again (0: it began at the file's start). */
+int64_t stage_get_resumed(void);
+/* Whether the last stage_get_fd failed for a fault on this side: its file
+ * could not be written or read back, or the master could not be reached;
+ * false when the master refused (the file is not there) or sent bytes
+ * that are not the file. */
+bool    stage_get_host_fault(void);
 /* An array task's output name: NAME.TASK, or DIR.TASK/REST (allocated). */
 char   *stage_task_name(const char *name, int task);
 

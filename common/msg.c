@@ -394,6 +394,7 @@ msg_child_term_pack(const struct msg_child_term *m)
 	set_str(o, "vacated", m->vacated);
 	set_str(o, "limit", m->limit);
 	set_str(o, "lost", m->lost);
+	set_str(o, "requeue", m->requeue);
 	if (m->staged_out)
 		json_object_set(o, "staged_out", (json_t *)m->staged_out);
 	return o;
@@ -419,6 +420,7 @@ msg_child_term_unpack(const json_t *o, struct msg_child_term *m, char *err, size
 	m->vacated = jstr(o, "vacated");
 	m->limit = jstr(o, "limit");
 	m->lost = jstr(o, "lost");
+	m->requeue = jstr(o, "requeue");
 	m->rusage = json_object_get(o, "rusage");
 	/* A list the master cannot take is dropped, the end still recorded. */
 	m->staged_out = json_object_get(o, "staged_out");

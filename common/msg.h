@@ -150,6 +150,7 @@ struct msg_child_term {
 	int64_t           maxrss_kb;           /* 0 when absent */
 	int64_t           end_time;            /* MSG_ABSENT when absent */
 	const char       *failed, *vacated, *limit, *lost;  /* the end's kind, or NULL */
+	const char       *requeue;             /* the job never started for a fault of its host */
 	const json_t     *rusage;              /* as sent, or NULL */
 	struct job_rusage ru;                  /* rusage read, when rusage_why is NULL */
 	const char       *rusage_why;          /* why rusage is unusable, or NULL */

@@ -310,6 +310,12 @@ bool qmod_host_disabled(const char *name);
 /* The queues whose instance on host name qmod -d QUEUE@HOST disabled. */
 char **qmod_instances_disabled(const char *name);
 void qmod_apply_queues(void);   /* after conf_load: the stored flags */
+/* A host that could not take a job's staged inputs (its cache, its disk,
+ * its link) is disabled, as qmod -d would, so no job is lost into it;
+ * qmod -e HOST once it is mended. */
+void qmod_host_fault(struct exechost *h, const char *why);
+/* Attempts a job gets whose inputs its hosts could not take. */
+#define STAGE_HOST_TRIES 3
 void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_suspend(struct conn *c, int64_t seq, json_t *msg);
@@ -584,6 +590,7 @@ int   stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuff
 
 /* stage_repl.c: staged files shipped to the standby (doc/staging.md). */
 void stage_repl_ship(const char *sha, int64_t size);
+void stage_repl_touch(const char *sha, int64_t size);
 /* The STAGE_PUT reply to (c, seq) waits for the in-sync standby's copy: true. */
 bool stage_repl_wait(const char *sha, struct conn *c, int64_t seq);
 void stage_repl_pump(void);

@@ -256,6 +256,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 				char *path = stage_blob(m.sha256);
 				utimensat(AT_FDCWD, path, NULL, 0);
 				free(path);
+				stage_repl_touch(m.sha256, m.size);
 			}
 			/* Still on its way to the standby: the answer waits too. */
 			if (have && stage_repl_wait(m.sha256, c, seq))

@@ -210,6 +210,23 @@ offer_flush(struct conn *sb, json_t *files, bool last)
 	json_array_clear(files);
 }
 
+/* A file found here by a client's probe (its next SUBMIT names it):
+ * offered alone, the standby's copy is kept fresh as ours is (or sent,
+ * should it lack it), so its sweep does not remove it meanwhile. */
+void
+stage_repl_touch(const char *sha, int64_t size)
+{
+	bool in_sync;
+	struct conn *sb = repl_standby_conn(&in_sync);
+	json_t *files;
+
+	if (!sb || ship_find(sha))
+		return;
+	files = json_pack("[{s:s, s:I}]", "sha256", sha, "size", (json_int_t)size);
+	net_send(sb, msg_stage_offer_pack(&(struct msg_stage_files){ files, false }));
+	json_decref(files);
+}
+
 /* At SYNC, before any snapshot or changeset: every file we hold. */
 void
 stage_repl_offer(struct conn *sb)
@@ -274,7 +291,8 @@ stage_repl_conn_gone(struct conn *c)
 
 /* ---- the standby ---- */
 
-/* STAGE_OFFER: asks for the files not here. */
+/* STAGE_OFFER: asks for the files not here; those here are fresh again
+ * for the sweep (stage_tick), as the primary's are. */
 static void
 stage_repl_offered(const json_t *msg)
 {
@@ -289,9 +307,16 @@ stage_repl_offered(const json_t *msg)
 		return;
 	}
 	want = json_array();
-	json_array_foreach(m.files, i, v)
-		if (!stage_have(jstr(v, "sha256"), jint(v, "size", -1)))
+	json_array_foreach(m.files, i, v) {
+		char *path;
+		if (!stage_have(jstr(v, "sha256"), jint(v, "size", -1))) {
 			json_array_append(want, v);
+			continue;
+		}
+		path = stage_blob(jstr(v, "sha256"));
+		utimensat(AT_FDCWD, path, NULL, 0);
+		free(path);
+	}
 	if (json_array_size(want) || m.last)
 		repl_up_send(msg_stage_want_pack(&(struct msg_stage_files){ want, m.last }));
 	json_decref(want);
