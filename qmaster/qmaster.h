@@ -594,6 +594,7 @@ void stage_repl_touch(const char *sha, int64_t size);
 /* The STAGE_PUT reply to (c, seq) waits for the in-sync standby's copy: true. */
 bool stage_repl_wait(const char *sha, struct conn *c, int64_t seq);
 void stage_repl_pump(void);
+void stage_repl_tick(void);
 void stage_repl_stored(struct conn *c, int64_t seq, json_t *msg);
 void stage_repl_want(struct conn *c, int64_t seq, json_t *msg);
 void stage_repl_offer(struct conn *standby);

@@ -395,6 +395,7 @@ stage_tick(int64_t now)
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, next)
 		if (mono_ms() - u->touched > STAGE_UPLOAD_IDLE_MS)
 			upload_drop(u);
+	stage_repl_tick();
 	if (now - stage_last_gc < 60000 || !(d = opendir(stage_dir)))
 		return;
 	stage_last_gc = now;

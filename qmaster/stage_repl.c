@@ -66,7 +66,7 @@ ship_find(const char *sha)
 
 /* The STAGE_PUT replies that waited for the standby's copy go. */
 static void
-ship_done(struct ship *s)
+ship_release(struct ship *s)
 {
 	struct ship_waiter *w;
 
@@ -75,8 +75,29 @@ ship_done(struct ship *s)
 		stage_reply(w->c, w->seq, true, s->size);
 		free(w);
 	}
+}
+
+static void
+ship_done(struct ship *s)
+{
+	ship_release(s);
 	TAILQ_REMOVE(&ships, s, entry);
 	free(s);
+}
+
+/* From stage_tick, every second: a standby that fell out of sync (it
+ * did not acknowledge in time, repl.c) holds no reply any more, as it
+ * holds no changeset's; its files still go to it. */
+void
+stage_repl_tick(void)
+{
+	bool in_sync;
+	struct ship *s;
+
+	if (repl_standby_conn(&in_sync) && in_sync)
+		return;
+	TAILQ_FOREACH(s, &ships, entry)
+		ship_release(s);
 }
 
 /* Queues sha for the standby, if one is connected and it is not queued yet. */
