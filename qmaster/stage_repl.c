@@ -33,6 +33,10 @@
 
 /* Bytes queued on the standby link before the next chunk waits for it to drain. */
 #define SHIP_WINDOW  (4 * STAGE_CHUNK)
+/* A standby that takes no chunk and stores no file for this long (frozen,
+ * its disk stalled) holds no reply: long enough for the fsync of a file
+ * of several GiB on a loaded disk. */
+#define SHIP_STALL_MS (30 * 1000)
 /* Files named in one STAGE_OFFER frame (some 100 bytes each). */
 #define OFFER_BATCH  1000
 
@@ -46,6 +50,7 @@ struct ship {
 	TAILQ_ENTRY(ship) entry;
 	char     sha[SHA256_HEX + 1];
 	int64_t  size, off;          /* bytes queued on the link so far */
+	int64_t  moved;              /* mono ms: the last chunk queued */
 	bool     sent;               /* all of it; STAGE_STORED is awaited */
 	TAILQ_HEAD(, ship_waiter) waiters;
 };
@@ -87,15 +92,23 @@ ship_done(struct ship *s)
 
 /* From stage_tick, every second: a standby that fell out of sync (it
  * did not acknowledge in time, repl.c) holds no reply any more, as it
- * holds no changeset's; its files still go to it. */
+ * holds no changeset's, nor does one that takes no chunk and stores no
+ * file for SHIP_STALL_MS; the files still go to it. */
 void
 stage_repl_tick(void)
 {
-	bool in_sync;
+	bool in_sync, stalled;
 	struct ship *s;
 
-	if (repl_standby_conn(&in_sync) && in_sync)
-		return;
+	if (repl_standby_conn(&in_sync) && in_sync) {
+		s = TAILQ_FIRST(&ships);
+		stalled = s && mono_ms() - s->moved > SHIP_STALL_MS;
+		if (!stalled)
+			return;
+		if (!TAILQ_EMPTY(&s->waiters))
+			log_warnx("the standby took no staged file for %lld ms; replies go without "
+			    "its copy", (long long)(mono_ms() - s->moved));
+	}
 	TAILQ_FOREACH(s, &ships, entry)
 		ship_release(s);
 }
@@ -112,6 +125,7 @@ stage_repl_ship(const char *sha, int64_t size)
 	s = xcalloc(1, sizeof *s);
 	memcpy(s->sha, sha, sizeof s->sha);
 	s->size = size;
+	s->moved = mono_ms();
 	TAILQ_INIT(&s->waiters);
 	TAILQ_INSERT_TAIL(&ships, s, entry);
 	stage_repl_pump();
@@ -150,6 +164,7 @@ ship_chunk(struct conn *sb, struct ship *s)
 	    .size = s->size, .offset = s->off, .bytes = len, .last = s->off + len == s->size }),
 	    fd, s->off, (size_t)len);
 	s->off += len;
+	s->moved = mono_ms();
 	s->sent = s->off == s->size;
 	return 0;
 }
@@ -194,6 +209,9 @@ stage_repl_stored(struct conn *c, int64_t seq, json_t *msg)
 	if ((s = ship_find(m.sha256)) != NULL && s->sent) {
 		log_debug("standby %s has staged file %s", c->peer, s->sha);
 		ship_done(s);
+		/* The next file's clock starts now. */
+		if ((s = TAILQ_FIRST(&ships)) != NULL && s->moved < mono_ms())
+			s->moved = mono_ms();
 	}
 	repl_check_in_sync();
 }

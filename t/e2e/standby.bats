@@ -267,3 +267,21 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	cmp away.bin "$CLUSTER/qmaster-2/stage/$sha"
 	grep -q "sending it 1 staged files it lacks" "$CLUSTER/qmaster/qmaster.log"
 }
+
+@test "a frozen standby holds a staged file's acknowledgement no longer than its stall limit; the file reaches it once it thaws" {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	head -c 1500000 /dev/urandom > frozen.bin
+	sha=$(sha256sum frozen.bin | cut -d' ' -f1)
+	echo 'true' > job.sh
+	kill -STOP "$(pid_of qmaster-2)"
+	start=$(date +%s)
+	id=$(timeout 100 qsub -terse -h --stage-in frozen.bin job.sh) || { kill -CONT "$(pid_of qmaster-2)"; false; }
+	kill -CONT "$(pid_of qmaster-2)"
+	[ -n "$id" ]
+	# It waited for the standby (some 30 s), then went without it.
+	[ $(( $(date +%s) - start )) -ge 25 ]
+	grep -q "the standby took no staged file for" "$CLUSTER/qmaster/qmaster.log"
+	wait_until 60 in_sync
+	wait_until 30 cmp -s frozen.bin "$CLUSTER/qmaster-2/stage/$sha"
+}
