@@ -80,7 +80,18 @@ on_m() { (cd "$WORK" && ip netns exec "${P}m1" env NOWQ_MASTER="198.18.0.1:7444"
 host_idle() { [ "$(on_m qhost | awk -v h="$1" '$1 == h { print $7 }')" = idle ]; }
 host_state_is() { [ "$(on_m qhost | awk -v h="$1" '$1 == h { print $7 }')" = "$2" ]; }
 finished() { on_m qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
-qmaster_pid() { pgrep -f "qmaster -c $CLUSTER/qmaster.conf" | head -1; }
+qmaster_pid() { cat "$CLUSTER/qmaster/qmaster.pid"; }
+# The master killed and started again once the old process is gone: one
+# killed in the middle of writing a large file can take a while to exit,
+# and holds the spool's lock until it has.
+qmaster_kill_restart() {
+	local pid
+	pid=$(qmaster_pid)
+	kill -9 "$pid"
+	# Gone, or a zombie: either has let go of its files.
+	wait_until 60 bash -c "[ ! -e /proc/$pid ] || [ \"\$(awk '{ print \$3 }' /proc/$pid/stat)\" = Z ]"
+	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+}
 execd_pid() { pgrep -f "^execd -c $CLUSTER/execd-$1.ini" | head -1; }
 # Lines of host H's log of fetches from the master for the file of hash SHA.
 fetched() { grep -c "^$2 " "$CLUSTER/execd-$1/stage/fetched.log" 2>/dev/null || echo 0; }
@@ -183,8 +194,7 @@ as_nobody() {
 	on_m qsub -terse --stage-in big1.bin --stage-out got.txt big1.sh > qsub.out 2> qsub.err &
 	qsub_pid=$!
 	wait_until 120 bash -c "ls '$CLUSTER'/qmaster/stage/tmp.$sha.* >/dev/null 2>&1"
-	kill -9 "$(qmaster_pid)"
-	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+	qmaster_kill_restart
 	wait "$qsub_pid"
 	id=$(cat qsub.out)
 	[[ "$id" =~ ^[0-9]+$ ]]
@@ -223,8 +233,7 @@ big_job_ended_right() {
 	big_job 3 b 200000000
 	part_over() { [ "$(stat -c %s "$CLUSTER/execd-b/stage/$sha.part" 2>/dev/null || echo 0)" -gt 20000000 ]; }
 	wait_until 120 part_over
-	kill -9 "$(qmaster_pid)"
-	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+	qmaster_kill_restart
 	big_job_ended_right 3 b
 	# One fetch, which took up again after at least what was there at the kill.
 	[ "$(fetched b "$sha")" = 1 ]
