@@ -169,8 +169,54 @@ stage_write(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* One try at the whole file, STAGE_WINDOW requests in flight; 1 when the
- * bytes do not match the hash. */
+static int64_t stage_resumed;
+static bool stage_host_fault;
+
+int64_t
+stage_get_resumed(void)
+{
+	return stage_resumed;
+}
+
+bool
+stage_get_host_fault(void)
+{
+	return stage_host_fault;
+}
+
+/* The bytes fd already holds from an earlier try (a master that
+ * restarted, a shepherd that died), hashed again into h so that the fetch
+ * goes on after them; the whole file's SHA-256 is still checked at the
+ * end.  Their count, or -1. */
+static int64_t
+stage_get_prefix(int fd, int64_t size, struct sha256 *h)
+{
+	static char buf[1 << 16];
+	struct stat st;
+	int64_t off = 0;
+
+	sha256_init(h);
+	if (fstat(fd, &st) < 0)
+		return -1;
+	/* Longer than the file: not a beginning of it. */
+	if (st.st_size > size) {
+		if (ftruncate(fd, 0) < 0)
+			return -1;
+		st.st_size = 0;
+	}
+	while (off < st.st_size) {
+		size_t want = st.st_size - off < (int64_t)sizeof buf ? (size_t)(st.st_size - off) : sizeof buf;
+		ssize_t r = stage_pread(fd, buf, want, off);
+		if (r <= 0)
+			return -1;
+		sha256_update(h, buf, (size_t)r);
+		off += r;
+	}
+	return lseek(fd, off, SEEK_SET) < 0 ? -1 : off;
+}
+
+/* One try at the rest of the file, STAGE_WINDOW requests in flight; 1 when
+ * the bytes do not match the hash. */
 static int
 stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n)
 {
@@ -180,11 +226,14 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 	const char *why = NULL;
 	struct sha256 h;
 
-	if (ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
-		snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
+	stage_host_fault = true;   /* until the master answers */
+	if ((off = stage_get_prefix(fd, size, &h)) < 0) {
+		snprintf(err, n, "cannot read back a staged file: %s", strerror(errno));
 		return -1;
 	}
-	sha256_init(&h);
+	asked = off;
+	if (off > stage_resumed)
+		stage_resumed = off;
 	while (asked < size || nin > 0) {
 		json_t *rep;
 		struct msg_stage_got g;
@@ -216,6 +265,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 		nin--;
 		if (!client_reply_ok(rep)) {
 			snprintf(err, n, "%s", client_reply_message(rep));
+			stage_host_fault = false;
 			json_decref(rep);
 			return -1;
 		}
@@ -223,6 +273,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 		data = client_raw(&len);
 		if (msg_stage_got_unpack(rep, &g, &why) < 0 || (size_t)g.bytes != len) {
 			snprintf(err, n, "%s", why ? why : "the master's chunk is not as long as it says");
+			stage_host_fault = false;
 			json_decref(rep);
 			return -1;
 		}
@@ -239,6 +290,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 	if (off != size || strcmp(got, sha) != 0) {
 		snprintf(err, n, "the staged file %s came with %lld bytes of SHA-256 %.12s..., not %lld "
 		    "bytes of %.12s...", sha, (long long)off, got, (long long)size, sha);
+		stage_host_fault = false;
 		return 1;
 	}
 	return 0;
@@ -250,13 +302,18 @@ stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size
 	int64_t until = mono_ms() + STAGE_RETRY_MS;
 	int rc = 1, tries = 0;
 
-	/* A corrupt transfer is tried again, twice, then given up; a lost
-	 * master is asked again (from the start of the file) for as long
-	 * as stage_call would. */
+	stage_resumed = 0;
+	/* A corrupt transfer is tried again from the start, twice, then
+	 * given up; a lost master is asked again (from the bytes already
+	 * here) for as long as stage_call would. */
 	while (tries < 3) {
 		rc = stage_get_once(job, sha, size, fd, err, n);
 		if (rc == 0 || (rc < 0 && client_fd() >= 0))
 			break;
+		if (rc > 0 && ftruncate(fd, 0) < 0) {
+			stage_host_fault = true;
+			break;
+		}
 		if (rc < 0) {
 			if (mono_ms() > until)
 				break;

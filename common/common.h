@@ -300,6 +300,8 @@ enum msg_type {
 	/* replication and failover (qmaster/repl.c, qmaster/failover.c) */
 	MSG_PROBE, MSG_SYNC, MSG_SNAPSHOT, MSG_CHANGESET, MSG_APPLIED, MSG_HEARTBEAT,
 	MSG_VOTE_REQUEST, MSG_VOTE, MSG_MASTERS, MSG_TAKEOVER,
+	/* staged files to the standby (qmaster/stage_repl.c) */
+	MSG_STAGE_BLOB, MSG_STAGE_STORED, MSG_STAGE_OFFER, MSG_STAGE_WANT,
 	MSG_NTYPES
 };
 const char     *msg_type_name(enum msg_type t);
@@ -827,9 +829,18 @@ int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, siz
 /* Sends fd's size bytes from offset 0 in chunks, a few in flight, going on
  * after a lost master for 10 minutes. */
 int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Fetches job's file sha into fd (emptied), checking the hash; tries a
- * corrupt transfer again twice. */
+/* Fetches job's file sha into fd, going on after the bytes fd already
+ * holds (the beginning an earlier try left there), and checks the whole
+ * file's hash; a corrupt transfer is tried again from the start, twice. */
 int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size_t n);
+/* The bytes the last stage_get_fd found in fd from earlier tries and
+ * did not fetch again (0: it began at the file's start). */
+int64_t stage_get_resumed(void);
+/* Whether the last stage_get_fd failed for a fault on this side: its file
+ * could not be written or read back, or the master could not be reached;
+ * false when the master refused (the file is not there) or sent bytes
+ * that are not the file. */
+bool    stage_get_host_fault(void);
 /* An array task's output name: NAME.TASK, or DIR.TASK/REST (allocated). */
 char   *stage_task_name(const char *name, int task);
 

@@ -394,6 +394,7 @@ msg_child_term_pack(const struct msg_child_term *m)
 	set_str(o, "vacated", m->vacated);
 	set_str(o, "limit", m->limit);
 	set_str(o, "lost", m->lost);
+	set_str(o, "requeue", m->requeue);
 	if (m->staged_out)
 		json_object_set(o, "staged_out", (json_t *)m->staged_out);
 	return o;
@@ -419,6 +420,7 @@ msg_child_term_unpack(const json_t *o, struct msg_child_term *m, char *err, size
 	m->vacated = jstr(o, "vacated");
 	m->limit = jstr(o, "limit");
 	m->lost = jstr(o, "lost");
+	m->requeue = jstr(o, "requeue");
 	m->rusage = json_object_get(o, "rusage");
 	/* A list the master cannot take is dropped, the end still recorded. */
 	m->staged_out = json_object_get(o, "staged_out");
@@ -698,6 +700,107 @@ msg_applied_unpack(const json_t *o, struct msg_applied *m, char *err, size_t n)
 }
 
 json_t *
+msg_stage_blob_pack(const struct msg_stage_blob *m)
+{
+	json_t *o = msg_new("STAGE_BLOB");
+
+	set_str(o, "sha256", m->sha256);
+	set_int(o, "size", m->size);
+	set_int(o, "offset", m->offset);
+	if (m->bytes)
+		set_int(o, "bytes", m->bytes);
+	if (m->last)
+		json_object_set_new(o, "last", json_true());
+	return o;
+}
+
+int
+msg_stage_blob_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n)
+{
+	m->sha256 = jstr(o, "sha256");
+	m->size = jint(o, "size", -1);
+	m->offset = jint(o, "offset", -1);
+	m->bytes = jint(o, "bytes", 0);
+	m->last = jbool(o, "last", false);
+	if (!sha256_hex_ok(m->sha256) || m->size < 0 || m->offset < 0 || m->bytes < 0 ||
+	    m->bytes > STAGE_CHUNK || m->offset + m->bytes > m->size) {
+		snprintf(err, n, "STAGE_BLOB needs sha256, size, offset and bytes (at most 1 MiB) "
+		    "with offset + bytes <= size");
+		return -1;
+	}
+	return 0;
+}
+
+json_t *
+msg_stage_stored_pack(const struct msg_stage_blob *m)
+{
+	json_t *o = msg_new("STAGE_STORED");
+
+	set_int(o, "seq", 0);
+	set_str(o, "sha256", m->sha256);
+	set_int(o, "size", m->size);
+	return o;
+}
+
+int
+msg_stage_stored_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n)
+{
+	*m = (struct msg_stage_blob){ .sha256 = jstr(o, "sha256"), .size = jint(o, "size", -1),
+	    .offset = -1 };
+	if (!sha256_hex_ok(m->sha256) || m->size < 0) {
+		snprintf(err, n, "STAGE_STORED needs sha256 and size");
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *
+msg_stage_files_pack(const char *type, const struct msg_stage_files *m)
+{
+	json_t *o = msg_new(type);
+
+	set_int(o, "seq", 0);
+	json_object_set_new(o, "files", m->files ? json_deep_copy(m->files) : json_array());
+	if (m->last)
+		json_object_set_new(o, "last", json_true());
+	return o;
+}
+
+json_t *
+msg_stage_offer_pack(const struct msg_stage_files *m)
+{
+	return msg_stage_files_pack("STAGE_OFFER", m);
+}
+
+json_t *
+msg_stage_want_pack(const struct msg_stage_files *m)
+{
+	return msg_stage_files_pack("STAGE_WANT", m);
+}
+
+/* Each file {sha256, size}: a list a peer sent is checked before use. */
+int
+msg_stage_files_unpack(const json_t *o, struct msg_stage_files *m, char *err, size_t n)
+{
+	const json_t *files = json_object_get(o, "files"), *v;
+	size_t i;
+
+	m->files = NULL;
+	if (!json_is_array(files)) {
+		snprintf(err, n, "%s needs files: [{sha256, size}]", jstr(o, "type"));
+		return -1;
+	}
+	json_array_foreach(files, i, v)
+		if (!sha256_hex_ok(jstr(v, "sha256")) || jint(v, "size", -1) < 0) {
+			snprintf(err, n, "%s: file %zu lacks sha256 or size", jstr(o, "type"), i);
+			return -1;
+		}
+	m->files = files;
+	m->last = jbool(o, "last", false);
+	return 0;
+}
+
+json_t *
 msg_heartbeat_pack(const struct msg_heartbeat *m)
 {
 	json_t *o = msg_new("HEARTBEAT");
@@ -839,12 +942,17 @@ MSG_ANY(msg_snapshot)
 MSG_ANY(msg_changeset)
 MSG_ANY(msg_applied)
 MSG_ANY(msg_heartbeat)
+MSG_ANY(msg_stage_blob)
+MSG_ANY(msg_stage_stored)
 MSG_ANY(msg_vote_request)
 MSG_ANY(msg_vote)
 
 static json_t *msg_masters_pack_any(const void *m) { return msg_masters_pack(m); }
 static json_t *msg_takeover_pack_any(const void *m) { return msg_takeover_pack(m); }
 static int msg_bare_unpack_any(const json_t *o, void *m, char *e, size_t n) { return msg_bare_unpack(o, m, e, n); }
+static json_t *msg_stage_offer_pack_any(const void *m) { return msg_stage_offer_pack(m); }
+static json_t *msg_stage_want_pack_any(const void *m) { return msg_stage_want_pack(m); }
+static int msg_stage_files_unpack_any(const json_t *o, void *m, char *e, size_t n) { return msg_stage_files_unpack(o, m, e, n); }
 static void msg_register_clear_any(void *m) { msg_register_clear(m); }
 
 /* Every message type of this file: doc/protocol.md's tables of the
@@ -870,6 +978,12 @@ const struct msg_def msg_defs[] = {
 	DEF(MSG_CHANGESET, "primary", struct msg_changeset, msg_changeset),
 	DEF(MSG_APPLIED, "standby", struct msg_applied, msg_applied),
 	DEF(MSG_HEARTBEAT, "primary", struct msg_heartbeat, msg_heartbeat),
+	DEF(MSG_STAGE_BLOB, "primary", struct msg_stage_blob, msg_stage_blob),
+	DEF(MSG_STAGE_STORED, "standby", struct msg_stage_blob, msg_stage_stored),
+	{ MSG_STAGE_OFFER, "STAGE_OFFER", "primary", sizeof(struct msg_stage_files), msg_stage_offer_pack_any,
+	  msg_stage_files_unpack_any, NULL },
+	{ MSG_STAGE_WANT, "STAGE_WANT", "standby", sizeof(struct msg_stage_files), msg_stage_want_pack_any,
+	  msg_stage_files_unpack_any, NULL },
 	DEF(MSG_VOTE_REQUEST, "candidate", struct msg_vote_request, msg_vote_request),
 	DEF(MSG_VOTE, "witness", struct msg_vote, msg_vote),
 	{ MSG_MASTERS, "MASTERS", "client", sizeof(struct msg_bare), msg_masters_pack_any,

@@ -150,6 +150,7 @@ struct msg_child_term {
 	int64_t           maxrss_kb;           /* 0 when absent */
 	int64_t           end_time;            /* MSG_ABSENT when absent */
 	const char       *failed, *vacated, *limit, *lost;  /* the end's kind, or NULL */
+	const char       *requeue;             /* the job never started for a fault of its host */
 	const json_t     *rusage;              /* as sent, or NULL */
 	struct job_rusage ru;                  /* rusage read, when rusage_why is NULL */
 	const char       *rusage_why;          /* why rusage is unusable, or NULL */
@@ -256,6 +257,30 @@ struct msg_applied {
 };
 json_t *msg_applied_pack(const struct msg_applied *m);
 int     msg_applied_unpack(const json_t *o, struct msg_applied *m, char *err, size_t n);
+
+/* STAGE_BLOB (primary to standby; "bytes" raw bytes follow the frame)
+ * and STAGE_STORED (the standby's word that the file is durable there,
+ * only sha256 and size): a file of SPOOL/stage/ shipped to the standby. */
+struct msg_stage_blob {
+	const char *sha256;              /* or NULL */
+	int64_t     size, offset, bytes; /* -1, -1, 0 when absent */
+	bool        last;
+};
+json_t *msg_stage_blob_pack(const struct msg_stage_blob *m);
+int     msg_stage_blob_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n);
+json_t *msg_stage_stored_pack(const struct msg_stage_blob *m);
+int     msg_stage_stored_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n);
+
+/* STAGE_OFFER (primary to a standby that connects: files it holds) and
+ * STAGE_WANT (the standby: those of them it lacks; always one answering
+ * the offer's last frame). */
+struct msg_stage_files {
+	const json_t *files;             /* [{sha256, size}], borrowed; NULL: none */
+	bool          last;              /* the offer's last frame, and the answer to it */
+};
+json_t *msg_stage_offer_pack(const struct msg_stage_files *m);
+json_t *msg_stage_want_pack(const struct msg_stage_files *m);
+int     msg_stage_files_unpack(const json_t *o, struct msg_stage_files *m, char *err, size_t n);
 
 /* HEARTBEAT: the primary's, and its echo (t, and last from an execd). */
 struct msg_heartbeat {

@@ -60,6 +60,10 @@ static const char *msg_names[MSG_NTYPES] = {
 	[MSG_VOTE] = "VOTE",
 	[MSG_MASTERS] = "MASTERS",
 	[MSG_TAKEOVER] = "TAKEOVER",
+	[MSG_STAGE_BLOB] = "STAGE_BLOB",
+	[MSG_STAGE_STORED] = "STAGE_STORED",
+	[MSG_STAGE_OFFER] = "STAGE_OFFER",
+	[MSG_STAGE_WANT] = "STAGE_WANT",
 };
 
 const char *

@@ -332,8 +332,12 @@ const char *jobenv_name(const struct job *j);   /* the job's name, else "nowq" *
 
 /* stage.c: the shepherd's file staging (doc/staging.md). */
 /* The inputs fetched (through the host's cache) into a fresh working
- * directory, *wd, the job owner's; NULL, or why the job cannot start. */
-const char *stage_in_run(const struct job *j, const char *key, bool root, char **wd);
+ * directory, *wd, the job owner's; NULL, or why the job cannot start,
+ * with *host_fault set when this host is to blame (its cache, its disk,
+ * its link to the master) rather than the master (a file missing or
+ * corrupt there). */
+const char *stage_in_run(const struct job *j, const char *key, bool root, char **wd,
+    bool *host_fault);
 /* The --stage-out patterns (and the default output files) sent to the
  * master; exit gets staged_out, and limit on a refusal. */
 void        stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit);

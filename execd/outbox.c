@@ -216,8 +216,8 @@ outbox_set_aside(const char *name, const char *why)
 static void
 outbox_log(const json_t *msg)
 {
-	const char *type = jstr(msg, "type"), *limit = jstr(msg, "limit"),
-	    *vacated = jstr(msg, "vacated"), *failed = jstr(msg, "failed");
+	const char *type = jstr(msg, "type"), *limit = jstr(msg, "limit") ? jstr(msg, "limit") :
+	    jstr(msg, "requeue"), *vacated = jstr(msg, "vacated"), *failed = jstr(msg, "failed");
 	char key[ATTEMPT_KEY_MAX];
 
 	active_key(key, sizeof key, jint(msg, "id", 0), (int)jint(msg, "task", 0),

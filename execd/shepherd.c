@@ -470,15 +470,16 @@ shep_failed(const struct shep *s, const char *reason)
 }
 
 /* A qrsh job whose client cannot be reached or refused us, or a job whose
- * staged inputs cannot be delivered, ends at once, failed, with the reason
- * (in the "limit" field: an end by the execd's decision that the master
- * takes as failed whatever the exit status). */
+ * staged inputs the master cannot deliver, ends at once, failed, with the
+ * reason (in the "limit" field: an end by the execd's decision that the
+ * master takes as failed whatever the exit status); one whose inputs this
+ * host could not take says so in "requeue" (the master runs it elsewhere). */
 static void NOWQ_NORETURN
-shep_end_failed(const struct shep *s, const char *reason)
+shep_end_as(const struct shep *s, const char *field, const char *reason)
 {
 	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
 	    "exit_status", 255, "signal", 0, "utime", 0.0, "stime", 0.0,
-	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), "limit", reason);
+	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), field, reason);
 
 	log_warnx("job %s: %s", s->key, reason);
 	shep_record_end(s, exit);
@@ -868,8 +869,9 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		shep_failed(&s, why);
 	/* Staging: the job runs in a fresh directory holding its inputs. */
 	if (j->stage_in || j->stage_out) {
-		if ((why = stage_in_run(j, key, s.root, &s.wd)) != NULL)
-			shep_end_failed(&s, why);
+		bool host_fault = false;
+		if ((why = stage_in_run(j, key, s.root, &s.wd, &host_fault)) != NULL)
+			shep_end_as(&s, host_fault ? "requeue" : "limit", why);
 		free(j->cwd);
 		j->cwd = xstrdup(s.wd);
 	}
@@ -879,7 +881,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		static struct qrsh_link link;
 		char qwhy[SHEP_WHY_MAX];
 		if (qrsh_open(&link, j, s.pe.petask ? 0 : s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
-			shep_end_failed(&s, qwhy);
+			shep_end_as(&s, "limit", qwhy);
 		s.qrsh = &link;
 	}
 	shep_start_prepare(&s, &st);

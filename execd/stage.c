@@ -23,9 +23,11 @@
 
 #include "execd/execd.h"
 
-/* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet. */
+/* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet;
+ * on failure *host_fault says whose it is (stage_in_run). */
 static int
-stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size_t n)
+stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size_t n,
+    bool *host_fault)
 {
 	char *path = execd_path("stage/%s", f->sha256), *lock = xasprintf("%s.lock", path);
 	char *tmp = NULL, *logp, err[400];
@@ -42,21 +44,31 @@ stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size
 		rc = 0;
 		goto out;
 	}
-	tmp = xasprintf("%s.tmp.XXXXXX", path);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+	/* One name per file, kept when a fetch fails: the next try (this
+	 * shepherd's after a master restart, or another job's after this
+	 * one died) goes on from the bytes it holds (stage_get_fd). */
+	tmp = xasprintf("%s.part", path);
+	if ((fd = open(tmp, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0) {
 		snprintf(why, n, "stage-in: cannot write the cache %s: %s", tmp, strerror(errno));
 		goto out;
 	}
 	err[0] = '\0';
-	if (stage_get_fd(j->id, f->sha256, f->size, fd, err, sizeof err) < 0 || fsync(fd) < 0 ||
-	    rename(tmp, path) < 0) {
-		snprintf(why, n, "stage-in: %.60s: %.400s", f->name, err[0] ? err : strerror(errno));
-		unlink(tmp);
+	if (stage_get_fd(j->id, f->sha256, f->size, fd, err, sizeof err) < 0) {
+		*host_fault = stage_get_host_fault();
+		snprintf(why, n, "stage-in: %.60s: %.400s", f->name, err);
+		goto out;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+		snprintf(why, n, "stage-in: %.60s: cannot store it in the cache: %.300s", f->name,
+		    strerror(errno));
 		goto out;
 	}
 	logp = execd_path("stage/fetched.log");
 	if ((log = fopen(logp, "ae")) != NULL) {
-		fprintf(log, "%s %lld %lld.%d\n", f->sha256, (long long)f->size, (long long)j->id, j->task);
+		fprintf(log, "%s %lld %lld.%d", f->sha256, (long long)f->size, (long long)j->id, j->task);
+		if (stage_get_resumed())
+			fprintf(log, " resumed %lld", (long long)stage_get_resumed());
+		fputc('\n', log);
 		fclose(log);
 	}
 	free(logp);
@@ -160,7 +172,7 @@ stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f,
 /* The job's fresh working directory (in *wd), its inputs in it, the
  * owner's once complete; NULL, or why. */
 const char *
-stage_in_run(const struct job *j, const char *key, bool root, char **wd)
+stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
 {
 	static char why[512];
 	char *cache = execd_path("stage"), *path;
@@ -169,6 +181,8 @@ stage_in_run(const struct job *j, const char *key, bool root, char **wd)
 	json_t *v;
 	int dfd;
 
+	/* Anything but the master's refusal or its corrupt file is the host's. */
+	*host_fault = true;
 	if (mkdir(cache, 0700) < 0 && errno != EEXIST) {
 		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
 		free(cache);
@@ -177,7 +191,7 @@ stage_in_run(const struct job *j, const char *key, bool root, char **wd)
 	free(cache);
 	json_array_foreach(j->stage_in, i, v) {
 		stage_file_unpack(v, &f);
-		if (stage_cache_get(j, &f, why, sizeof why) < 0)
+		if (stage_cache_get(j, &f, why, sizeof why, host_fault) < 0)
 			return why;
 	}
 	path = xasprintf("%s/nowq.%s.wd.XXXXXX", conf->tmpdir, key);

@@ -839,14 +839,14 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 {
 	struct msg_child_term m;
 	struct job *j;
-	const char *failed, *vacated, *limit, *lost;
+	const char *failed, *vacated, *limit, *lost, *host_fault;
 	char *rwhy;
 	bool requeue = false;
 	struct job_rusage ru;
 
 	msg_child_term_unpack(msg, &m, NULL, 0);
 	j = event_job(c, &(struct msg_attempt){ m.id, m.task, m.attempt });
-	failed = m.failed, vacated = m.vacated, limit = m.limit, lost = m.lost;
+	failed = m.failed, vacated = m.vacated, limit = m.limit, lost = m.lost, host_fault = m.requeue;
 	if (m.end_time == MSG_ABSENT)
 		m.end_time = now_ms();
 	ru = m.ru;
@@ -899,6 +899,16 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 			j->state = j->qrsh ? JS_FAILED : JS_PENDING;
 			j->error = !j->qrsh;
 			j->reason = xasprintf("%.200s: %.800s", c->host->name, failed);
+		} else if (host_fault) {
+			/* Its staged inputs could not be delivered for a fault
+			 * of this host: it never started.  The host goes out of
+			 * use (Grid Engine's queue in error, Slurm's drained
+			 * node) and the job runs elsewhere, a few times at most. */
+			qmod_host_fault(c->host, host_fault);
+			j->state = j->attempt < STAGE_HOST_TRIES ? JS_PENDING : JS_FAILED;
+			j->reason = xasprintf("%.200s: %.800s; %s", c->host->name, host_fault,
+			    j->state == JS_PENDING ? "host disabled, job queued again" :
+			    "no more tries on other hosts");
 		} else if (limit) {
 			/* The job ran and its host ended it for a limit of its
 			 * own -l (h_rt, s_rt, h_cpu, h_vmem): failed, whatever its
@@ -934,7 +944,7 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		}
 		log_debug("job %lld ended on %s: %s, exit %d", (long long)j->id, c->host->name,
 		    job_state_name(j->state), j->exit_status);
-		attempt_close(j, failed ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
+		attempt_close(j, failed || host_fault ? ACCT_FAILED_BEFORE : limit ? ACCT_FAILED_LIMIT :
 		    j->signal || lost ? ACCT_FAILED_AFTER : 0, &ru);
 	}
 	job_free(j);

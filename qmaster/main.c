@@ -120,15 +120,20 @@ qm_is_daemon(uid_t uid)
  *  - open and close reservation windows (resv.c);
  *  - forget submission keys older than SUBMIT_KEY_KEEP_MS;
  *  - take the spool's reserve back once a full spool has room (space.c).
- * A fenced primary or a standby does none of it. */
+ * A fenced primary or a standby does none of it, but for the sweep of
+ * SPOOL/stage/: a standby's copies of files no job names go as the
+ * primary's do (its database says which, as the primary's). */
 static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int n;
 
 	/* A fenced primary changes nothing on its own: the new one does. */
-	if (!repl_writable())
+	if (!repl_writable()) {
+		if (repl_role() == REPL_STANDBY)
+			stage_tick(now_ms());
 		return;
+	}
 	space_tick();
 	qm_txn();
 	n = store_jobs_purge_finished(store, now_ms() - conf->finished_keep_ms);

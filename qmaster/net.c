@@ -313,6 +313,7 @@ net_close(struct conn *c, const char *why)
 	if (c->role == ROLE_PEER || c->role == ROLE_WITNESS)
 		repl_conn_gone(c);
 	request_conn_gone(c);
+	stage_repl_conn_gone(c);
 	json_decref(c->raw_msg);
 	c->raw_msg = NULL;
 	bufferevent_free(c->bev);
@@ -1006,6 +1007,9 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		bufferevent_enable(bev, EV_READ);
 		conn_read_cb(bev, c);
 	}
+	/* The standby link drained: the next chunks of staged files. */
+	if (c->role == ROLE_PEER && !c->dead)
+		stage_repl_pump();
 }
 
 static void

@@ -315,6 +315,12 @@ bool qmod_host_disabled(const char *name);
 /* The queues whose instance on host name qmod -d QUEUE@HOST disabled. */
 char **qmod_instances_disabled(const char *name);
 void qmod_apply_queues(void);   /* after conf_load: the stored flags */
+/* A host that could not take a job's staged inputs (its cache, its disk,
+ * its link) is disabled, as qmod -d would, so no job is lost into it;
+ * qmod -e HOST once it is mended. */
+void qmod_host_fault(struct exechost *h, const char *why);
+/* Attempts a job gets whose inputs its hosts could not take. */
+#define STAGE_HOST_TRIES 3
 void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_suspend(struct conn *c, int64_t seq, json_t *msg);
@@ -586,6 +592,35 @@ void stage_get(struct conn *c, int64_t seq, json_t *msg);
 int  stage_admit(const struct job *j, uid_t uid, char *err, size_t n);
 /* Stale uploads and files no job names any more go. */
 void stage_tick(int64_t now);
+/* For stage_repl.c: SPOOL/stage/, a file's path there (to free), whether
+ * it is there (size -1: any), STAGE_PUT's reply, and a chunk shipped by
+ * the primary (1: the file is complete and durable, 0: more to come, -1). */
+const char *stage_spool(void);
+char *stage_blob(const char *sha);
+bool  stage_have(const char *sha, int64_t size);
+void  stage_reply(struct conn *c, int64_t seq, bool have, int64_t off);
+struct evbuffer;
+int   stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in, size_t len,
+    bool last, char *err, size_t n);
+
+/* stage_repl.c: staged files shipped to the standby (doc/staging.md). */
+void stage_repl_ship(const char *sha, int64_t size);
+void stage_repl_touch(const char *sha, int64_t size);
+/* The STAGE_PUT reply to (c, seq) waits for the in-sync standby's copy: true. */
+bool stage_repl_wait(const char *sha, struct conn *c, int64_t seq);
+void stage_repl_pump(void);
+void stage_repl_tick(void);
+void stage_repl_stored(struct conn *c, int64_t seq, json_t *msg);
+void stage_repl_want(struct conn *c, int64_t seq, json_t *msg);
+void stage_repl_offer(struct conn *standby);
+bool stage_repl_idle(void);
+void stage_repl_standby_gone(void);
+void stage_repl_conn_gone(struct conn *c);
+/* The standby's read of its primary's link: staged files' frames (trusted:
+ * the primary proved itself) taken and handled here; 1 with any other
+ * frame in *msg, 0 when more bytes must come, -1 with why. */
+int  stage_repl_frame_take(struct evbuffer *in, json_t **msg, bool trusted, const char **why);
+void stage_repl_frame_reset(void);
 
 /* hostlist.c: aliases, host users and owners, and what names in node-set
  * expressions denote. */
@@ -673,6 +708,12 @@ void           repl_sync(struct conn *c, int64_t seq, json_t *msg);
 void           repl_applied(struct conn *c, int64_t seq, json_t *msg);
 void           repl_heartbeat(struct conn *c, int64_t seq, json_t *msg);
 void           repl_masters(struct conn *c, int64_t seq, json_t *msg);
+/* The standby's connection (and whether replies wait for it), or NULL;
+ * the in-sync check again once staged files reached it; a frame from a
+ * standby to its primary. */
+struct conn   *repl_standby_conn(bool *in_sync);
+void           repl_check_in_sync(void);
+void           repl_up_send(json_t *msg);
 /* Every master: name, role, epoch, seq, lag, since...; "self" marks this one. */
 json_t        *repl_masters_json(void);
 

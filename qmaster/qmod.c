@@ -172,6 +172,23 @@ dispatch_flag(struct conn *c, json_t *results, const char *target, bool disable)
 	result(results, target, true, "%s@%s changed state of \"%s\" (%s)", c->user, my_hostname(), target, word);
 }
 
+void
+qmod_host_fault(struct exechost *h, const char *why)
+{
+	char *body;
+
+	if (h->disabled)
+		return;
+	h->disabled = true;
+	flag_set("host", h->name, true);
+	log_warnx("host %s disabled: %s; qmod -e %s once it is mended", h->name, why, h->name);
+	body = xasprintf("The exec host %s could not take a job's staged inputs:\n%s\n\nIt is "
+	    "disabled, so no job goes there; the job is queued again for another host.\n"
+	    "Once the host is mended: qmod -e %s\n", h->name, why, h->name);
+	mail_admin("nowq: exec host disabled", body);
+	free(body);
+}
+
 static void
 flags_request(struct conn *c, int64_t seq, json_t *msg, bool disable)
 {

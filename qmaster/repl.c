@@ -359,6 +359,7 @@ repl_standby_gone(const char *why)
 	rp.standby = NULL;
 	rp.streaming = rp.in_sync = false;
 	rp.ack_deadline = 0;
+	stage_repl_standby_gone();
 	repl_heartbeats(mono_ms());
 	repl_release();
 }
@@ -447,6 +448,8 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 	rp.acked = 0;
 	rp.standby_seen = now_ms();
 	net_send(c, msg_probe_reply_pack(&(struct msg_probe){ .seq = seq, .epoch = rp.epoch, .last = cur }));
+	/* First: the standby asks for the staged files it lacks before it acknowledges anything. */
+	stage_repl_offer(c);
 	/* Same history and the missing changesets still in the ring: send
 	 * them; otherwise (new, far behind, or from an older epoch, which may
 	 * hold transactions we never had) a snapshot.  A standby at sequence
@@ -459,12 +462,10 @@ repl_sync(struct conn *c, int64_t seq, json_t *msg)
 		rp.streaming = true;
 		rp.sent = cur;
 		rp.acked = last;
-		if (last == cur) {
-			rp.in_sync = true;
-			log_info("standby %s is in sync at sequence %lld", c->peer, (long long)cur);
-		} else
+		if (last < cur)
 			log_info("standby %s: catching up from %lld to %lld", c->peer, (long long)last,
 			    (long long)cur);
+		repl_check_in_sync();
 	} else
 		event_active(rp.snap_ev, EV_TIMEOUT, 0);
 }
@@ -485,11 +486,26 @@ repl_applied(struct conn *c, int64_t seq, json_t *msg)
 		rp.acked = s;
 	if (rp.acked >= rp.sent)
 		rp.ack_deadline = 0;
-	if (!rp.in_sync && rp.streaming && rp.acked >= store_repl_seq(store)) {
-		rp.in_sync = true;
-		log_info("standby %s is in sync at sequence %lld", c->peer, (long long)rp.acked);
-	}
+	repl_check_in_sync();
 	repl_release();
+}
+
+/* In sync: the standby has every changeset and every staged file. */
+void
+repl_check_in_sync(void)
+{
+	if (!rp.standby || rp.in_sync || !rp.streaming || rp.acked < store_repl_seq(store) ||
+	    !stage_repl_idle())
+		return;
+	rp.in_sync = true;
+	log_info("standby %s is in sync at sequence %lld", rp.standby->peer, (long long)rp.acked);
+}
+
+struct conn *
+repl_standby_conn(bool *in_sync)
+{
+	*in_sync = rp.standby && rp.in_sync;
+	return rp.role == REPL_PRIMARY ? rp.standby : NULL;
 }
 
 /* From the commit step, after a successful commit: the changeset goes to
@@ -540,13 +556,14 @@ repl_up_close(void)
 		bufferevent_free(rp.up);
 	rp.up = NULL;
 	rp.up_ok = rp.up_ready = false;
+	stage_repl_frame_reset();
 	if (rp.snap_fd >= 0)
 		close(rp.snap_fd);
 	rp.snap_fd = -1;
 	rp.up_retry = mono_ms() + REPL_RETRY_MS;
 }
 
-static void
+void
 repl_up_send(json_t *msg)
 {
 	const char *why;
@@ -732,7 +749,7 @@ repl_up_read_cb(struct bufferevent *bev, void *arg)
 	json_t *msg;
 	int r;
 
-	while (rp.up == bev && (r = proto_frame_take(in, &msg, conf->max_frame, &why)) != 0) {
+	while (rp.up == bev && (r = stage_repl_frame_take(in, &msg, rp.up_ok, &why)) != 0) {
 		if (r < 0) {
 			log_warnx("primary: bad frame (%s)", why);
 			store_rollback(store);
@@ -1104,7 +1121,6 @@ repl_start(char **argv, bool rejoin)
 				return;
 			}
 		}
-		(void)any;
 		repl_become_primary(rp.epoch, any ? "the other master is not primary" :
 		    "no other master answers");
 		return;

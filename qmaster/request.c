@@ -69,6 +69,8 @@ static const struct handler {
 	{ MSG_SYNC,           repl_sync,               ROLE_PEER,   PERM_DAEMON,         false },
 	{ MSG_APPLIED,        repl_applied,            ROLE_PEER,   PERM_DAEMON,         false },
 	{ MSG_HEARTBEAT,      repl_heartbeat,          ROLE_PEER | ROLE_EXECD, PERM_DAEMON, false },
+	{ MSG_STAGE_STORED,   stage_repl_stored,       ROLE_PEER,   PERM_DAEMON,         false },
+	{ MSG_STAGE_WANT,     stage_repl_want,         ROLE_PEER,   PERM_DAEMON,         false },
 	{ MSG_VOTE,           failover_vote,           ROLE_WITNESS, PERM_DAEMON,        false },
 };
 

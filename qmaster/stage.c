@@ -46,7 +46,7 @@ static TAILQ_HEAD(, upload) uploads = TAILQ_HEAD_INITIALIZER(uploads);
 static char *stage_dir;
 static int64_t stage_last_gc;
 
-static char *
+char *
 stage_blob(const char *sha)
 {
 	return xasprintf("%s/%s", stage_dir, sha);
@@ -72,7 +72,7 @@ stage_init(void)
 	closedir(d);
 }
 
-static bool
+bool
 stage_have(const char *sha, int64_t size)
 {
 	char *path = stage_blob(sha);
@@ -99,7 +99,7 @@ upload_find(const struct conn *c, const char *sha)
 	struct upload *u;
 
 	TAILQ_FOREACH(u, &uploads, entry)
-		if (u->conn == c && u->uid == c->uid && strcmp(u->sha, sha) == 0)
+		if (u->conn == c && (!c || u->uid == c->uid) && strcmp(u->sha, sha) == 0)
 			return u;
 	return NULL;
 }
@@ -107,7 +107,7 @@ upload_find(const struct conn *c, const char *sha)
 static struct upload *
 upload_start(const struct conn *c, const char *sha, int64_t size, char *err, size_t n)
 {
-	uid_t uid = c->uid;
+	uid_t uid = c ? c->uid : 0;
 	struct upload *u = upload_find(c, sha);
 
 	if (u)
@@ -183,7 +183,7 @@ upload_finish(struct upload *u, char *err, size_t n)
 	return rc;
 }
 
-static void
+void
 stage_reply(struct conn *c, int64_t seq, bool have, int64_t off)
 {
 	json_t *rep = proto_reply_ok(seq);
@@ -192,13 +192,12 @@ stage_reply(struct conn *c, int64_t seq, bool have, int64_t off)
 	net_send(c, rep);
 }
 
-/* The chunk's raw bytes (net_raw), hashed where they lie in the input
+/* The chunk's len raw bytes at the front of in, hashed where they lie
  * and written from there: no copy, no allocation per chunk. */
 static int
-upload_write(struct upload *u, struct conn *c, char *err, size_t n)
+upload_write(struct upload *u, struct evbuffer *in, size_t len, char *err, size_t n)
 {
-	size_t len, left;
-	struct evbuffer *in = net_raw(c, &len);
+	size_t left;
 	struct evbuffer_iovec v[64], *vp = v;
 	int nv;
 
@@ -240,6 +239,8 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 	const char *why = NULL;
 	struct upload *u;
 	char err[512];
+	struct evbuffer *in;
+	size_t len;
 
 	if (msg_stage_put_unpack(msg, &m, &why) < 0) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
@@ -257,7 +258,11 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 				char *path = stage_blob(m.sha256);
 				utimensat(AT_FDCWD, path, NULL, 0);
 				free(path);
+				stage_repl_touch(m.sha256, m.size);
 			}
+			/* Still on its way to the standby: the answer waits too. */
+			if (have && stage_repl_wait(m.sha256, c, seq))
+				return;
 			stage_reply(c, seq, have, have ? m.size : 0);
 			return;
 		}
@@ -271,7 +276,8 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		stage_reply(c, seq, false, u && u->size == m.size ? u->off : 0);
 		return;
 	}
-	if (m.bytes && upload_write(u, c, err, sizeof err) < 0) {
+	in = net_raw(c, &len);
+	if (m.bytes && upload_write(u, in, len, err, sizeof err) < 0) {
 		upload_drop(u);
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
@@ -297,7 +303,9 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 	free(u);
 	log_debug("staged file %s (%lld bytes) stored for uid %u", m.sha256, (long long)m.size,
 	    (unsigned)c->uid);
-	stage_reply(c, seq, true, m.size);
+	stage_repl_ship(m.sha256, m.size);
+	if (!stage_repl_wait(m.sha256, c, seq))
+		stage_reply(c, seq, true, m.size);
 }
 
 void
@@ -389,6 +397,7 @@ stage_tick(int64_t now)
 	TAILQ_FOREACH_SAFE(u, &uploads, entry, next)
 		if (mono_ms() - u->touched > STAGE_UPLOAD_IDLE_MS)
 			upload_drop(u);
+	stage_repl_tick();
 	if (now - stage_last_gc < 60000 || !(d = opendir(stage_dir)))
 		return;
 	stage_last_gc = now;
@@ -400,4 +409,44 @@ stage_tick(int64_t now)
 			log_debug("removed staged file %s: no job names it", e->d_name);
 	}
 	closedir(d);
+}
+
+const char *
+stage_spool(void)
+{
+	return stage_dir;
+}
+
+/* A chunk of a file the primary ships to us, the standby (stage_repl.c),
+ * stored as an upload of no connection: 1 once the file is complete,
+ * checked and durable, 0 while more is to come, -1 with err (the bytes
+ * then left in in: the caller drops the link). */
+int
+stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in, size_t len,
+    bool last, char *err, size_t n)
+{
+	struct upload *u = off == 0 ? upload_start(NULL, sha, size, err, n) : upload_find(NULL, sha);
+	int rc = -1;
+
+	if (!u) {
+		if (off)
+			snprintf(err, n, "a chunk at offset %lld of a file not begun", (long long)off);
+		return -1;
+	}
+	if (u->off != off || u->size != size)
+		snprintf(err, n, "a chunk at offset %lld where %lld was expected", (long long)off,
+		    (long long)u->off);
+	else if (upload_write(u, in, len, err, n) == 0 && !last)
+		return 0;
+	else if (last && u->off != u->size)
+		snprintf(err, n, "the file ended short of its size");
+	else if (last && upload_finish(u, err, n) == 0) {
+		TAILQ_REMOVE(&uploads, u, entry);
+		close(u->fd);
+		free(u->tmp);
+		free(u);
+		return 1;
+	}
+	upload_drop(u);
+	return rc;
 }

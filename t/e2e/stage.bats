@@ -78,8 +78,20 @@ execd_start() {
 }
 on_m() { (cd "$WORK" && ip netns exec "${P}m1" env NOWQ_MASTER="198.18.0.1:7444" MUNGE_SOCKET="$MUNGE_DIR/realm/sock" "$@"); }
 host_idle() { [ "$(on_m qhost | awk -v h="$1" '$1 == h { print $7 }')" = idle ]; }
+host_state_is() { [ "$(on_m qhost | awk -v h="$1" '$1 == h { print $7 }')" = "$2" ]; }
 finished() { on_m qstat -s z | awk -v id="$1" '$1 == id { f = 1 } END { exit !f }'; }
-qmaster_pid() { pgrep -f "qmaster -c $CLUSTER/qmaster.conf" | head -1; }
+qmaster_pid() { cat "$CLUSTER/qmaster/qmaster.pid"; }
+# The master killed and started again once the old process is gone: one
+# killed in the middle of writing a large file can take a while to exit,
+# and holds the spool's lock until it has.
+qmaster_kill_restart() {
+	local pid
+	pid=$(qmaster_pid)
+	kill -9 "$pid"
+	# Gone, or a zombie: either has let go of its files.
+	wait_until 60 bash -c "[ ! -e /proc/$pid ] || [ \"\$(awk '{ print \$3 }' /proc/$pid/stat)\" = Z ]"
+	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+}
 execd_pid() { pgrep -f "^execd -c $CLUSTER/execd-$1.ini" | head -1; }
 # Lines of host H's log of fetches from the master for the file of hash SHA.
 fetched() { grep -c "^$2 " "$CLUSTER/execd-$1/stage/fetched.log" 2>/dev/null || echo 0; }
@@ -200,8 +212,7 @@ as_nobody() {
 	on_m qsub -terse --stage-in big1.bin --stage-out got.txt big1.sh > qsub.out 2> qsub.err &
 	qsub_pid=$!
 	wait_until 120 bash -c "ls '$CLUSTER'/qmaster/stage/tmp.$sha.* >/dev/null 2>&1"
-	kill -9 "$(qmaster_pid)"
-	ip netns exec "${P}m1" qmaster -c "$CLUSTER/qmaster.conf"
+	qmaster_kill_restart
 	wait "$qsub_pid"
 	id=$(cat qsub.out)
 	[[ "$id" =~ ^[0-9]+$ ]]
@@ -211,20 +222,82 @@ as_nobody() {
 	[ "$(cat got.txt)" = "$sha" ]
 }
 
-@test "kill -9 of an execd while its job's input is fetched: the job still ends right" {
+# big_job N H BYTES: in $WORK, a job on host H that hashes bigN.bin, a new
+# file of BYTES random bytes, into gotN.txt; sets id and sha.
+big_job() {
 	cd "$WORK"
-	head -c 300000000 /dev/urandom > big2.bin
-	sha=$(sha256sum big2.bin | cut -d' ' -f1)
-	printf 'sha256sum big2.bin | cut -c1-64 > got2.txt\n' > big2.sh
-	id=$(on_m qsub -terse -l hostname=nodea --stage-in big2.bin --stage-out got2.txt big2.sh)
-	wait_until 120 bash -c "ls '$CLUSTER'/execd-a/stage/$sha.tmp.* >/dev/null 2>&1"
-	kill -9 "$(execd_pid a)"
-	execd_start a
+	head -c "$3" /dev/urandom > "big$1.bin"
+	sha=$(sha256sum "big$1.bin" | cut -d' ' -f1)
+	printf 'sha256sum big%s.bin | cut -c1-64 > got%s.txt\n' "$1" "$1" > "big$1.sh"
+	id=$(on_m qsub -terse -l hostname="node$2" --stage-in "big$1.bin" --stage-out "got$1.txt" "big$1.sh")
+}
+big_job_ended_right() {
 	wait_until 180 finished "$id"
 	run on_m qwait "$id"
-	[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; tail -20 "$CLUSTER/execd-a.log"; return 1; }
-	[ "$(cat got2.txt)" = "$sha" ]
+	[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; tail -20 "$CLUSTER/execd-$2.log"; return 1; }
+	[ "$(cat "got$1.txt")" = "$sha" ]
+}
+
+@test "kill -9 of an execd while its job's input is fetched: the job still ends right" {
+	big_job 2 a 300000000
+	wait_until 120 bash -c "ls '$CLUSTER'/execd-a/stage/$sha.part >/dev/null 2>&1"
+	kill -9 "$(execd_pid a)"
+	execd_start a
+	big_job_ended_right 2 a
 	[ "$(fetched a "$sha")" = 1 ]
+}
+
+@test "kill -9 of the master while a shepherd fetches an input: the fetch goes on from the bytes it has, and the job reads the right file" {
+	big_job 3 b 200000000
+	part_over() { [ "$(stat -c %s "$CLUSTER/execd-b/stage/$sha.part" 2>/dev/null || echo 0)" -gt 20000000 ]; }
+	wait_until 120 part_over
+	qmaster_kill_restart
+	big_job_ended_right 3 b
+	# One fetch, which took up again after at least what was there at the kill.
+	[ "$(fetched b "$sha")" = 1 ]
+	resumed=$(awk -v s="$sha" '$1 == s && $4 == "resumed" { print $5 }' "$CLUSTER/execd-b/stage/fetched.log")
+	[ "${resumed:-0}" -gt 20000000 ]
+	[ ! -e "$CLUSTER/execd-b/stage/$sha.part" ]
+}
+
+@test "a host that cannot take a job's input is disabled and the job runs on another; a file missing on the master fails the job at once, with the reason" {
+	cd "$WORK"
+	echo "for the other host" > fault.txt
+	sha=$(sha256sum fault.txt | cut -d' ' -f1)
+	printf 'cat fault.txt > fault.out\n' > fault.sh
+	# nodea's cache cannot take the file: a folder where its partial copy goes.
+	mkdir -p "$CLUSTER/execd-a/stage/$sha.part"
+	on_m qmod -d nodeb
+	id=$(on_m qsub -terse --stage-in fault.txt --stage-out fault.out fault.sh)
+	wait_until 60 grep -q "host nodea disabled: stage-in: cannot write the cache" "$CLUSTER/qmaster.log"
+	wait_until 20 host_state_is nodea disabled
+	# Queued again, not ended: it waits for a host, here the one enabled now.
+	[ "$(on_m qstat -s p | awk -v id="$id" '$1 == id { print $5 }')" = qw ]
+	on_m qmod -e nodeb
+	wait_until 120 finished "$id"
+	run on_m qwait "$id"
+	[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; return 1; }
+	[ "$(cat fault.out)" = "for the other host" ]
+	run on_m qacct -j "$id"
+	[[ "$output" == *"cannot write the cache"*"host disabled, job queued again"* ]]
+	[ "$(echo "$output" | grep -c '^hostname')" = 2 ]
+	echo "$output" | grep -q '^hostname *nodeb'
+	on_m qmod -e nodea
+	rmdir "$CLUSTER/execd-a/stage/$sha.part"
+	wait_until 20 host_state_is nodea idle
+	# The master lost the file (removed by hand here): no host is to blame,
+	# the job fails at once with the reason and no host is disabled.
+	echo "gone from the master" > gone.txt
+	gsha=$(sha256sum gone.txt | cut -d' ' -f1)
+	gid=$(on_m qsub -terse -h -b y --stage-in gone.txt cat gone.txt)
+	rm "$CLUSTER/qmaster/stage/$gsha"
+	on_m qrls "$gid"
+	wait_until 60 finished "$gid"
+	run on_m qacct -j "$gid"
+	[[ "$output" == *"is not in the master's spool"* ]]
+	[ "$(echo "$output" | grep -c '^hostname')" = 1 ]
+	host_state_is nodea idle
+	host_state_is nodeb idle
 }
 
 @test "limits per file, per job and per user refuse the submission with one line, nothing stored" {

@@ -216,3 +216,72 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	! grep -q "asking the primary for a snapshot" "$CLUSTER/qmaster-2/qmaster.log" || false
 	in_sync
 }
+
+@test "staged inputs and outputs are on the standby before they are acknowledged: after kill -9 of the primary a held job fetches its input there, and an output is fetched" {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	# Some 4 MB: several chunks of 1 MiB.
+	head -c 3000000 /dev/urandom | base64 > in.txt
+	sha=$(sha256sum in.txt | cut -d' ' -f1)
+	printf 'sha256sum in.txt > out.txt\n' > job.sh
+	# One job runs now: its output is stored on the primary (and the standby).
+	run qsub -sync y --stage-in in.txt --stage-out out.txt job.sh
+	[ "$status" -eq 0 ]
+	first=$(echo "${lines[0]}" | awk '{print $3}')
+	[ "$(cat out.txt)" = "$sha  in.txt" ]
+	outsha=$(sha256sum out.txt | cut -d' ' -f1)
+	# The other waits for the failover.
+	held=$(qsub -terse -h --stage-in in.txt --stage-out out.txt job.sh)
+	# Each acknowledgement came once the standby had stored the file.
+	cmp in.txt "$CLUSTER/qmaster-2/stage/$sha"
+	cmp out.txt "$CLUSTER/qmaster-2/stage/$outsha"
+	[ "$(stat -c %a "$CLUSTER/qmaster-2/stage/$sha")" = 600 ]
+	# The exec hosts forget their copies: the input must come from the new primary.
+	rm -f "$CLUSTER"/execd-*/stage/"$sha"
+	kill -9 "$(pid_of qmaster)"
+	export NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock"
+	wait_until 30 qrls "$held"
+	wait_until 120 job_finished "$held"
+	[ "$(job_field "$held" exit_status)" = 0 ]
+	grep -q "^$sha .* $held\.0$" "$CLUSTER"/execd-*/stage/fetched.log
+	mkdir -p "$work/after" "$work/first"
+	nowq fetch -d "$work/after" "$held"
+	[ "$(cat "$work/after/out.txt")" = "$sha  in.txt" ]
+	# An output stored before the kill comes from the new primary.
+	nowq fetch -d "$work/first" "$first"
+	cmp out.txt "$work/first/out.txt"
+}
+
+@test "a standby that comes back gets the staged files stored while it was away before it counts as in sync" {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	kill -9 "$(pid_of qmaster-2)"
+	head -c 2500000 /dev/urandom > away.bin
+	sha=$(sha256sum away.bin | cut -d' ' -f1)
+	echo 'cat away.bin > /dev/null' > job.sh
+	id=$(timeout 30 qsub -terse -h --stage-in away.bin job.sh)
+	[ -n "$id" ]
+	[ ! -e "$CLUSTER/qmaster-2/stage/$sha" ]
+	nowq start --dir "$CLUSTER" >/dev/null
+	wait_until 30 in_sync
+	cmp away.bin "$CLUSTER/qmaster-2/stage/$sha"
+	grep -q "sending it 1 staged files it lacks" "$CLUSTER/qmaster/qmaster.log"
+}
+
+@test "a frozen standby holds a staged file's acknowledgement no longer than its stall limit; the file reaches it once it thaws" {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	head -c 1500000 /dev/urandom > frozen.bin
+	sha=$(sha256sum frozen.bin | cut -d' ' -f1)
+	echo 'true' > job.sh
+	kill -STOP "$(pid_of qmaster-2)"
+	start=$(date +%s)
+	id=$(timeout 100 qsub -terse -h --stage-in frozen.bin job.sh) || { kill -CONT "$(pid_of qmaster-2)"; false; }
+	kill -CONT "$(pid_of qmaster-2)"
+	[ -n "$id" ]
+	# It waited for the standby (some 30 s), then went without it.
+	[ $(( $(date +%s) - start )) -ge 25 ]
+	grep -q "the standby took no staged file for" "$CLUSTER/qmaster/qmaster.log"
+	wait_until 60 in_sync
+	wait_until 30 cmp -s frozen.bin "$CLUSTER/qmaster-2/stage/$sha"
+}

@@ -123,6 +123,8 @@ def cases(t):
         "PROBE": {"epoch": 99, "last": 0},
         "SYNC": {"epoch": 99, "last": 0, "schema": 0},
         "APPLIED": {"applied": 0},
+        "STAGE_STORED": {"sha256": "0" * 64, "size": 0},
+        "STAGE_WANT": {"files": [], "last": True},
         "HEARTBEAT": {"t": 0},
         "VOTE": {"epoch": 99, "granted": True, "host": "walkhost"},
     }
