@@ -485,7 +485,6 @@ case_bulk(void)
 	CHECK(n == 3);
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_get_next_job_id(ids, id, sizeof id));
 	drmaa_release_job_ids(ids);
-	EXPECT(DRMAA_ERRNO_INVALID_ARGUMENT, drmaa_control(id, DRMAA_CONTROL_HOLD, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(id, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wait(id, out, sizeof out, &stat, DRMAA_TIMEOUT_WAIT_FOREVER, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(DRMAA_JOB_IDS_SESSION_ALL, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
@@ -527,13 +526,81 @@ case_native(void)
 	drmaa_delete_job_template(jt, NULL, 0);
 }
 
+/* The next id of a bulk job into buf. */
+static void
+bulk_id(drmaa_job_ids_t *ids, char *buf, size_t len)
+{
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_get_next_job_id(ids, buf, len));
+}
+
+/* One task of a bulk job suspended, resumed, held, released and
+ * terminated alone, as Grid Engine's "JOB.TASK"; job_ps of each task its own. */
+static void
+case_tasks(void)
+{
+	drmaa_job_template_t *jt = template("/bin/sleep", (const char *[]){ "300", NULL });
+	const char *all[] = { DRMAA_JOB_IDS_SESSION_ALL, NULL };
+	drmaa_job_ids_t *ids = NULL;
+	char t1[64], t2[64], t3[64], bad[80], when[64];
+	time_t t = time(NULL) + 3600;
+	int stat, v;
+
+	/* Running: the second task stopped and continued, the first runs on. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	bulk_id(ids, t1, sizeof t1);
+	bulk_id(ids, t2, sizeof t2);
+	drmaa_release_job_ids(ids);
+	ps_until(t1, DRMAA_PS_RUNNING);
+	ps_until(t2, DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_SUSPEND, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_USER_SUSPENDED);
+	CHECK(ps(t1) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_HOLD_INCONSISTENT_STATE, drmaa_control(t1, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_RESUME, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t1, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	stat = wait_stat(t1, NULL);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wifsignaled(&v, stat, diag, sizeof diag));
+	CHECK(v == 1);
+	CHECK(ps(t2) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	wait_stat(t2, NULL);
+	/* Pending (a start time an hour ahead): the second task held and
+	 * released alone. */
+	strftime(when, sizeof when, "%Y/%m/%d %H:%M", localtime(&t));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_START_TIME, when, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 3, 1, diag, sizeof diag));
+	bulk_id(ids, t1, sizeof t1);
+	bulk_id(ids, t2, sizeof t2);
+	bulk_id(ids, t3, sizeof t3);
+	drmaa_release_job_ids(ids);
+	CHECK(ps(t2) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_USER_SYSTEM_ON_HOLD);
+	CHECK(ps(t1) == DRMAA_PS_SYSTEM_ON_HOLD);
+	CHECK(ps(t3) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_RELEASE, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_SYSTEM_ON_HOLD);
+	snprintf(bad, sizeof bad, "%.*s.9", (int)(strchr(t1, '.') - t1), t1);
+	EXPECT(DRMAA_ERRNO_INVALID_JOB, drmaa_control(bad, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	/* A terminated task is its own: the others stay. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t3, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	stat = wait_stat(t3, NULL);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wifaborted(&v, stat, diag, sizeof diag));
+	CHECK(v == 1);
+	CHECK(ps(t1) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(DRMAA_JOB_IDS_SESSION_ALL, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_synchronize(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag));
+	drmaa_delete_job_template(jt, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*run)(void); } cases[] = {
 		{ "template", case_template }, { "threads", case_threads }, { "run", case_run },
 		{ "ends", case_ends }, { "hold", case_hold }, { "errors", case_errors },
-		{ "bulk", case_bulk }, { "native", case_native },
+		{ "bulk", case_bulk }, { "native", case_native }, { "tasks", case_tasks },
 	};
 
 	/* Run bare (make check TESTS='$(check_PROGRAMS)', as debian/rules
