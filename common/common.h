@@ -89,6 +89,7 @@ char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
+void    strv_push(char ***v, char *s);   /* appends s, taken over */
 
 /* sgeroot.c: Grid Engine's names for where nowq runs: ARC and SGE_ROOT. */
 const char *sge_arch(void);                   /* this host's, e.g. "lx-amd64" */

@@ -189,6 +189,7 @@ case_template(void)
 		{ DRMAA_ERROR_PATH, "host:/tmp/e" }, { DRMAA_JOIN_FILES, "n" },
 		{ DRMAA_DEADLINE_TIME, "2099/01/01 00:00" }, { DRMAA_WCT_HLIMIT, "1:00:00" },
 		{ DRMAA_WCT_SLIMIT, "59:00" }, { DRMAA_DURATION_HLIMIT, "3600" },
+		{ DRMAA_TRANSFER_FILES, "eo" },
 	};
 	static const struct { const char *name, *value; int rc; } bad[] = {
 		{ DRMAA_JS_STATE, "drmaa_suspended", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
@@ -199,7 +200,7 @@ case_template(void)
 		{ DRMAA_NATIVE_SPECIFICATION, "-bogus", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_NATIVE_SPECIFICATION, "-N a script.sh", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_INPUT_PATH, ":/etc/passwd", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
-		{ "drmaa_transfer_files", "i", DRMAA_ERRNO_INVALID_ARGUMENT },
+		{ DRMAA_TRANSFER_FILES, "ix", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ "no_such_attribute", "x", DRMAA_ERRNO_INVALID_ARGUMENT },
 		{ DRMAA_V_ARGV, "x", DRMAA_ERRNO_INVALID_ARGUMENT },
 	};
@@ -594,6 +595,76 @@ case_tasks(void)
 	drmaa_delete_job_template(jt, NULL, 0);
 }
 
+/* The contents of work's file name, or "" (at most 255 bytes). */
+static const char *
+file_text(const char *name)
+{
+	static char buf[256];
+	char path[4096];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof path, "%s/%s", work, name);
+	if ((f = fopen(path, "r")) != NULL) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* drmaa_transfer_files: the output and error files staged back into the
+ * current directory when the job is waited for. */
+static void
+case_transfer(void)
+{
+	const char *argv[] = { "-c", "echo out-$SGE_TASK_ID; echo err >&2", NULL };
+	const char *all[] = { DRMAA_JOB_IDS_SESSION_ALL, NULL };
+	drmaa_job_template_t *jt = template("/bin/sh", argv);
+	drmaa_job_ids_t *ids = NULL;
+	char id[DRMAA_JOBNAME_BUFFER];
+
+	CHECK(chdir(work) == 0);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "n", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_ERROR_PATH, "somehost:e.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "ioe", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("o.txt"), "out-undefined\n") == 0);
+	CHECK(strcmp(file_text("e.txt"), "err\n") == 0);
+	/* Only the error file: the output stays on the exec host's side. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":o2.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_ERROR_PATH, ":e2.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "e", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("e2.txt"), "err\n") == 0);
+	CHECK(access("o2.txt", F_OK) != 0);
+	/* A bulk job: each task's file comes back with its task's suffix,
+	 * as staging names an array's outputs. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":b." DRMAA_PLACEHOLDER_INCR, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "o", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	drmaa_release_job_ids(ids);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_synchronize(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag));
+	CHECK(strcmp(file_text("b.1.1"), "out-1\n") == 0);
+	CHECK(strcmp(file_text("b.2.2"), "out-2\n") == 0);
+	/* Joined, the error file is the output file's. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "y", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":j.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "eo", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("j.txt"), "out-undefined\nerr\n") == 0);
+	/* A path that cannot come back: absolute, or above the directory. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":/tmp/o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":../o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	drmaa_delete_job_template(jt, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -601,6 +672,7 @@ main(int argc, char **argv)
 		{ "template", case_template }, { "threads", case_threads }, { "run", case_run },
 		{ "ends", case_ends }, { "hold", case_hold }, { "errors", case_errors },
 		{ "bulk", case_bulk }, { "native", case_native }, { "tasks", case_tasks },
+		{ "transfer", case_transfer },
 	};
 
 	/* Run bare (make check TESTS='$(check_PROGRAMS)', as debian/rules
