@@ -462,6 +462,19 @@ array_fail_pending(struct job *p, const char *why)
 			fatalx("cannot store the failure of task %lld.%lld", (long long)p->id, (long long)t);
 	}
 	free(taken);
+	/* Tasks held on their own have rows, pending still: they fail too. */
+	{
+		struct task_list l = { 0 };
+		if (store_tasks_foreach(store, p->id, 1u << JS_PENDING, task_list_keep, &l) < 0)
+			fatalx("cannot read the tasks of job %lld", (long long)p->id);
+		for (size_t i = 0; i < l.n; i++) {
+			struct job d = { .id = p->id, .task = l.v[i]->task, .state = JS_FAILED,
+				.end_time = at, .reason = (char *)why };
+			if (store_task_put(store, &d) < 0)
+				fatalx("cannot store the failure of task %lld.%d", (long long)p->id, d.task);
+		}
+		task_list_free(&l);
+	}
 	array_check_end(p, true);
 }
 
