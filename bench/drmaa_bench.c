@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +55,36 @@ now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* CPU seconds (user + system) of this process, or of the process pid
+ * names (NOWQ_BENCH_MASTER_PID: the master's, read from /proc); -1 when
+ * there is none to read. */
+static double
+cpu_of(const char *pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	struct rusage ru;
+	FILE *fp;
+	size_t n;
+
+	if (!pid) {
+		getrusage(RUSAGE_SELF, &ru);
+		return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		    ru.ru_stime.tv_usec / 1e6;
+	}
+	snprintf(path, sizeof path, "/proc/%s/stat", pid);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* Fields 14 and 15, counted after the command's closing parenthesis. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static int
 cmp(const void *a, const void *b)
 {
@@ -68,7 +99,8 @@ main(int argc, char **argv)
 	char id[DRMAA_JOBNAME_BUFFER], out[DRMAA_JOBNAME_BUFFER], drm[DRMAA_DRM_SYSTEM_BUFFER], stamp[4096];
 	drmaa_job_template_t *held, *timed;
 	drmaa_job_ids_t *ids;
-	double t0, loop, bulk, *lat;
+	double t0, loop, bulk, *lat, cpu0, mcpu0, cpu, mcpu;
+	const char *master = getenv("NOWQ_BENCH_MASTER_PID");
 	int n, nbulk, nwait, stat;
 	void *h;
 
@@ -103,10 +135,14 @@ main(int argc, char **argv)
 	need(d.set(held, DRMAA_JS_STATE, DRMAA_SUBMISSION_STATE_HOLD, diag, sizeof diag), "set");
 	need(d.set(held, DRMAA_OUTPUT_PATH, ":/dev/null", diag, sizeof diag), "set");
 	need(d.set(held, DRMAA_JOIN_FILES, "y", diag, sizeof diag), "set");
+	cpu0 = cpu_of(NULL);
+	mcpu0 = master ? cpu_of(master) : -1;
 	t0 = now();
 	for (int i = 0; i < n; i++)
 		need(d.run(id, sizeof id, held, diag, sizeof diag), "drmaa_run_job");
 	loop = now() - t0;
+	cpu = cpu_of(NULL) - cpu0;
+	mcpu = master && mcpu0 >= 0 ? cpu_of(master) - mcpu0 : -1;
 	t0 = now();
 	need(d.bulk(&ids, held, 1, nbulk, 1, diag, sizeof diag), "drmaa_run_bulk_jobs");
 	bulk = now() - t0;
@@ -142,6 +178,10 @@ main(int argc, char **argv)
 	    "drmaa_wait after the job's end: median %.1f ms, p90 %.1f ms, max %.1f ms (%d jobs)\n",
 	    drm, n / loop, n, loop, nbulk / bulk, nbulk, bulk, lat[nwait / 2], lat[nwait * 9 / 10],
 	    lat[nwait - 1], nwait);
+	printf("%s: CPU per drmaa_run_job: session %.0f us", drm, cpu / n * 1e6);
+	if (mcpu >= 0)
+		printf(", master %.0f us", mcpu / n * 1e6);
+	printf("\n");
 	need(d.exit_(diag, sizeof diag), "drmaa_exit");
 	return 0;
 }

@@ -8,7 +8,7 @@ static int qhold_run(int argc, char **argv);
 
 const struct cmd cmd_qhold = {
 	"qhold",
-	"qhold [-h u|o|s] job[,job]... | -u user[,user]...\n",
+	"qhold [-h u|o|s] job[.task][,job]... | -u user[,user]...\n",
 	qhold_run,
 };
 

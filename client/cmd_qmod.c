@@ -16,7 +16,8 @@ static int qmod_run(int argc, char **argv);
 const struct cmd cmd_qmod = {
 	"qmod",
 	"qmod -d|-e queue|host[,...]...\n"
-	"     -s|-sj|-us|-usj|-cj job[,job]... | -u user[,user]...\n",
+	"     -s|-sj|-us|-usj job[.task][,job]... | -u user[,user]...\n"
+	"     -cj job[,job]... | -u user[,user]...\n",
 	qmod_run,
 };
 

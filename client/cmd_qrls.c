@@ -8,7 +8,7 @@ static int qrls_run(int argc, char **argv);
 
 const struct cmd cmd_qrls = {
 	"qrls",
-	"qrls [-h u|o|s] job[,job]... | -u user[,user]...\n",
+	"qrls [-h u|o|s] job[.task][,job]... | -u user[,user]...\n",
 	qrls_run,
 };
 

@@ -236,8 +236,8 @@ job_op_holds(const struct msg_jobsel *sel, const char *letters)
 	json_t *rep;
 	int rc;
 
-	if (!sel->jobs || sel->users) {
-		client_errx("-h o and -h s take job ids, not -u");
+	if (!sel->jobs || sel->users || sel->tasks) {
+		client_errx("-h o and -h s take job ids, not -u or tasks");
 		free(h);
 		return 1;
 	}
@@ -285,7 +285,7 @@ client_job_op(const struct cmd *c, const char *type, int argc, char **argv)
 				goto usage;
 			}
 			trange = argv[k];
-		} else if (is_delete && strchr(a, '.') && isdigit((unsigned char)a[0])) {
+		} else if (strchr(a, '.') && isdigit((unsigned char)a[0])) {
 			/* ID.TASK[-LAST[:STEP]][,...]: only those tasks. */
 			char *copy = xstrdup(a), *save = NULL;
 			for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {

@@ -106,15 +106,6 @@ set_str(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
-static void
-strv_push(char ***v, char *s)
-{
-	size_t n = strv_len(*v);
-	*v = xrealloc(*v, (n + 2) * sizeof **v);
-	(*v)[n] = s;
-	(*v)[n + 1] = NULL;
-}
-
 /* y[es] / n[o], as Grid Engine's boolean option arguments. */
 static int
 parse_yn(const char *s)

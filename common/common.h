@@ -89,6 +89,7 @@ char   *text_oneline(const char *src);
 void    strv_free(char **v);     /* NULL-terminated vector */
 size_t  strv_len(char *const *v);
 char  **strv_dup(char *const *v);
+void    strv_push(char ***v, char *s);   /* appends s, taken over */
 
 /* sgeroot.c: Grid Engine's names for where nowq runs: ARC and SGE_ROOT. */
 const char *sge_arch(void);                   /* this host's, e.g. "lx-amd64" */
@@ -614,6 +615,8 @@ int64_t task_pending_count(const struct task_range *r, const int *taken, size_t 
 /* Grid Engine's compact text of the pending tasks: "1-999:2", "3,7-9:2";
  * "" when none are left.  Costs the taken ids, not the tasks. */
 char   *task_pending_format(const struct task_range *r, const int *taken, size_t n);
+/* The same text of a sorted list of tasks of r ("2,3", "5-9:2"). */
+char   *task_list_format(const struct task_range *r, const int *ids, size_t n);
 
 /* Limits on what a client may send, all here so that qsub(1) can list them
  * (its LIMITS section) and qsub and the master refuse with the same

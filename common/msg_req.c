@@ -141,8 +141,8 @@ msg_jobsel_unpack(const json_t *o, struct msg_jobsel *m, const char **why)
 {
 	m->type = msg_type_of(o);
 	m->tasks = json_object_get(o, "tasks");
-	if (m->tasks && (!json_is_object(m->tasks) || m->type != MSG_DELETE)) {
-		*why = "tasks must be an object of task ranges, and only DELETE takes them";
+	if (m->tasks && (!json_is_object(m->tasks) || m->type == MSG_CLEAR)) {
+		*why = "tasks must be an object of task ranges, and CLEAR takes none";
 		return -1;
 	}
 	if (jobs_users_get(o, &m->jobs, &m->users, why) < 0)

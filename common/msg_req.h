@@ -32,7 +32,7 @@ struct msg_jobsel {
 	enum msg_type type;
 	json_t       *jobs;    /* positive ids, at most 100,000 */
 	json_t       *users;   /* user names, at most 10,000 */
-	json_t       *tasks;   /* DELETE only: {"ID": "FIRST[-LAST[:STEP]]"} */
+	json_t       *tasks;   /* {"ID": "FIRST[-LAST[:STEP]]"}: only those tasks (not CLEAR) */
 };
 json_t *msg_jobsel_pack(const struct msg_jobsel *m);
 int     msg_jobsel_unpack(const json_t *o, struct msg_jobsel *m, const char **why);

@@ -155,3 +155,19 @@ task_pending_format(const struct task_range *r, const int *taken, size_t n)
 		tasks_group(&out, &len, cur, r->last, r->step);
 	return out;
 }
+
+char *
+task_list_format(const struct task_range *r, const int *ids, size_t n)
+{
+	char *out = xstrdup("");
+	size_t len = 0, i = 0;
+
+	while (i < n) {
+		size_t k = i;
+		while (k + 1 < n && (int64_t)ids[k + 1] == (int64_t)ids[k] + r->step)
+			k++;
+		tasks_group(&out, &len, ids[i], ids[k], r->step);
+		i = k + 1;
+	}
+	return out;
+}

@@ -306,6 +306,15 @@ strv_dup(char *const *v)
 	return d;
 }
 
+void
+strv_push(char ***v, char *s)
+{
+	size_t n = strv_len(*v);
+	*v = xrealloc(*v, (n + 2) * sizeof **v);
+	(*v)[n] = s;
+	(*v)[n + 1] = NULL;
+}
+
 pid_t
 pidfile_read_live(const char *path)
 {

@@ -42,7 +42,7 @@ control_error(int action, const char *message, char *diag, size_t dn)
 	return drmaa_fail(diag, dn, code, "%s", message);
 }
 
-/* One request of the action for jobs (ids) and tasks (DELETE only). */
+/* One request of the action for jobs (ids) and tasks. */
 static int
 control_send(int action, json_t *ids, json_t *tasks, char *diag, size_t dn)
 {
@@ -76,20 +76,16 @@ control_send(int action, json_t *ids, json_t *tasks, char *diag, size_t dn)
 	return rc;
 }
 
-/* Adds j to the request: a job's id, or a task to DELETE's tasks (a task
- * is only ever terminated on its own: holds and suspensions apply to a
- * whole array in nowq). */
+/* Adds j to the request: a job's id, or a task (Grid Engine's "JOB.TASK")
+ * to the request's tasks, which the master holds, releases, suspends,
+ * resumes or terminates alone. */
 static int
-control_add(int action, const struct drmaa_jobid *j, json_t *ids, json_t *tasks, char *diag, size_t dn)
+control_add(const struct drmaa_jobid *j, json_t *ids, json_t *tasks)
 {
 	char key[24], range[16];
 	json_t *v;
 	size_t i;
 
-	if (j->task > 0 && action != DRMAA_CONTROL_TERMINATE)
-		return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ARGUMENT,
-		    "nowq suspends, holds and releases a bulk job as a whole: name job %lld, not a task",
-		    (long long)j->id);
 	json_array_foreach(ids, i, v)
 		if (json_integer_value(v) == j->id)
 			break;
@@ -106,8 +102,10 @@ control_add(int action, const struct drmaa_jobid *j, json_t *ids, json_t *tasks,
 	return DRMAA_ERRNO_SUCCESS;
 }
 
-/* SESSION_ALL: every job of the session, arrays' tasks a request at a
- * time where they share an array. */
+/* SESSION_ALL: every job of the session.  A bulk job is held, released,
+ * suspended or resumed as a whole (its every task, one request); its
+ * tasks are terminated one by one, a request at a time where they share
+ * an array, so that none of another session is touched. */
 static int
 control_all(int action, char *diag, size_t dn)
 {
@@ -125,7 +123,7 @@ control_all(int action, char *diag, size_t dn)
 				continue;
 			if (action != DRMAA_CONTROL_TERMINATE)
 				j.task = 0;
-			if ((r = control_add(action, &j, ids, tasks, diag, dn)) == DRMAA_NO_ERRNO)
+			if ((r = control_add(&j, ids, tasks)) == DRMAA_NO_ERRNO)
 				continue;
 			sent[i] = true;
 			left--;
@@ -157,8 +155,7 @@ drmaa_control(const char *jobid, int action, char *error_diagnosis, size_t error
 		    "\"%s\" is not a job id", jobid);
 	ids = json_array();
 	tasks = json_object();
-	if ((rc = control_add(action, &j, ids, tasks, error_diagnosis, error_diag_len)) ==
-	    DRMAA_ERRNO_SUCCESS)
+	if ((rc = control_add(&j, ids, tasks)) == DRMAA_ERRNO_SUCCESS)
 		rc = control_send(action, ids, tasks, error_diagnosis, error_diag_len);
 	json_decref(ids);
 	json_decref(tasks);
@@ -204,7 +201,9 @@ ps_of_task(const struct msg_job_row *p, int t)
 		struct msg_task_row r;
 		msg_task_row_unpack(v, &r);
 		if (r.task == t)
-			return ps_of(r.state, 0, r.state_letters);
+				/* A task's row of its own while pending: its own hold. */
+			return ps_of(r.state, (r.state_letters && strchr(r.state_letters, 'h') ? HOLD_USER : 0) |
+			    ((unsigned)p->hold & (HOLD_DEP | HOLD_TIME)), r.state_letters);
 	}
 	if (p->state && strcmp(p->state, "pending") != 0 && strcmp(p->state, "running") != 0 &&
 	    strcmp(p->state, "dispatched") != 0)

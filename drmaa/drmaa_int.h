@@ -46,6 +46,10 @@ void drmaa_session_add(const struct drmaa_jobid *j);
 bool drmaa_session_forget(const struct drmaa_jobid *j);
 bool drmaa_session_has(const struct drmaa_jobid *j);
 struct drmaa_jobid *drmaa_session_jobs(size_t *n);
+/* Job id's files come back when it ends (drmaa_transfer_files): marks it,
+ * and tells. */
+void drmaa_session_stage(int64_t id);
+bool drmaa_session_stages(int64_t id);
 /* Copies s into buf of n bytes; DRMAA_ERRNO_INVALID_ARGUMENT when it does
  * not fit (or buf is NULL). */
 int  drmaa_copy(char *buf, size_t n, const char *s, char *diag, size_t dn);
@@ -55,7 +59,7 @@ enum drmaa_attr {
 	DA_REMOTE_COMMAND, DA_JS_STATE, DA_WD, DA_JOB_CATEGORY, DA_NATIVE_SPECIFICATION,
 	DA_BLOCK_EMAIL, DA_START_TIME, DA_JOB_NAME, DA_INPUT_PATH, DA_OUTPUT_PATH,
 	DA_ERROR_PATH, DA_JOIN_FILES, DA_DEADLINE_TIME, DA_WCT_HLIMIT, DA_WCT_SLIMIT,
-	DA_DURATION_HLIMIT, DA_NSCALAR
+	DA_DURATION_HLIMIT, DA_TRANSFER_FILES, DA_NSCALAR
 };
 enum drmaa_vattr { DV_ARGV, DV_ENV, DV_EMAIL, DV_NVECTOR };
 struct drmaa_job_template_s {

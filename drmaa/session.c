@@ -20,6 +20,8 @@ static struct {
 	char               *contact;
 	struct drmaa_jobid *jobs;
 	size_t              n, cap;
+	int64_t            *staged;   /* jobs whose files come back */
+	size_t              nstaged;
 } sess = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* The texts of the error codes, in their order. */
@@ -202,6 +204,27 @@ drmaa_session_jobs(size_t *n)
 	return v;
 }
 
+void
+drmaa_session_stage(int64_t id)
+{
+	pthread_mutex_lock(&sess.mu);
+	sess.staged = xrealloc(sess.staged, (sess.nstaged + 1) * sizeof *sess.staged);
+	sess.staged[sess.nstaged++] = id;
+	pthread_mutex_unlock(&sess.mu);
+}
+
+bool
+drmaa_session_stages(int64_t id)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&sess.mu);
+	for (size_t i = 0; i < sess.nstaged && !found; i++)
+		found = sess.staged[i] == id;
+	pthread_mutex_unlock(&sess.mu);
+	return found;
+}
+
 /* Asks the master the cheapest question there is (WAIT of no job, answered
  * at once without touching its store), to learn that it is there. */
 static int
@@ -248,7 +271,7 @@ drmaa_init(const char *contact, char *error_diagnosis, size_t error_diag_len)
 		sess.active = true;
 		free(sess.contact);
 		sess.contact = xstrdup(m && *m ? m : "");
-		sess.n = 0;
+		sess.n = sess.nstaged = 0;
 	} else if (contact && *contact) {
 		/* A contact that failed leaves the default as it was. */
 		if (before)
@@ -273,7 +296,7 @@ drmaa_exit(char *error_diagnosis, size_t error_diag_len)
 	}
 	/* The session's jobs go on running: DRMAA only forgets them. */
 	sess.active = false;
-	sess.n = 0;
+	sess.n = sess.nstaged = 0;
 	client_disconnect();
 	pthread_mutex_unlock(&sess.mu);
 	return DRMAA_ERRNO_SUCCESS;

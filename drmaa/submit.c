@@ -181,6 +181,45 @@ apply_template(struct qsub_opts *o, const drmaa_job_template_t *jt, bool bulk, c
 	return apply_limits(o, jt, diag, dn);
 }
 
+/* drmaa_transfer_files' o and e: the job's output and error files are
+ * staged back (doc/staging.md): each path, relative to the working
+ * directory the job gets on its host, becomes a --stage-out pattern
+ * ($TASK_ID a glob: each task's own file), and drmaa_wait brings it back
+ * under the same name into the session's current directory.  i has
+ * nothing to carry: nowq's jobs read /dev/null. */
+static int
+apply_transfer(struct qsub_opts *o, const drmaa_job_template_t *jt, char *diag, size_t dn)
+{
+	const char *letters = jt->a[DA_TRANSFER_FILES];
+	const struct { char letter; const char *path; const char *attr; } f[] = {
+		{ 'o', o->out_path, DRMAA_OUTPUT_PATH },
+		{ 'e', o->join ? NULL : o->err_path, DRMAA_ERROR_PATH },
+	};
+
+	for (size_t i = 0; letters && i < sizeof f / sizeof f[0]; i++) {
+		const char *p = f[i].path, *why = NULL;
+		char *pat, *t;
+
+		if (!strchr(letters, f[i].letter) || !p || !*p)
+			continue;
+		while (strncmp(p, "./", 2) == 0)
+			p += 2;
+		pat = xstrdup(p);
+		while ((t = strstr(pat, "$TASK_ID")) != NULL) {
+			*t = '*';
+			memmove(t + 1, t + 8, strlen(t + 8) + 1);
+		}
+		if (!stage_pattern_ok(pat, &why)) {
+			free(pat);
+			return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
+			    "drmaa_transfer_files %c: %s \"%s\" cannot come back: %s (a path relative to "
+			    "the working directory can)", f[i].letter, f[i].attr, p, why);
+		}
+		strv_push(&o->stage_out, pat);
+	}
+	return DRMAA_ERRNO_SUCCESS;
+}
+
 /* Sends the SUBMIT; the job's id, or the error. */
 static int
 send_submit(json_t *job, const struct qsub_opts *o, int64_t *id, char *diag, size_t dn)
@@ -236,7 +275,8 @@ drmaa_submit(const drmaa_job_template_t *jt, int first, int last, int step, int6
 		goto out;
 	}
 	if ((rc = apply_command(&o, jt, &script, diag, dn)) != DRMAA_ERRNO_SUCCESS ||
-	    (rc = apply_template(&o, jt, first > 0, diag, dn)) != DRMAA_ERRNO_SUCCESS)
+	    (rc = apply_template(&o, jt, first > 0, diag, dn)) != DRMAA_ERRNO_SUCCESS ||
+	    (rc = apply_transfer(&o, jt, diag, dn)) != DRMAA_ERRNO_SUCCESS)
 		goto out;
 	if (first > 0) {
 		o.t_first = first;
@@ -255,6 +295,8 @@ drmaa_submit(const drmaa_job_template_t *jt, int first, int last, int step, int6
 	}
 	rc = send_submit(job, &o, id, diag, dn);
 	json_decref(job);
+	if (rc == DRMAA_ERRNO_SUCCESS && o.stage_out)
+		drmaa_session_stage(*id);
 out:
 	free(script);
 	strv_free(w);

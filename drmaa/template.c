@@ -27,6 +27,7 @@ static const char *const scalar_names[DA_NSCALAR] = {
 	[DA_WCT_HLIMIT] = DRMAA_WCT_HLIMIT,
 	[DA_WCT_SLIMIT] = DRMAA_WCT_SLIMIT,
 	[DA_DURATION_HLIMIT] = DRMAA_DURATION_HLIMIT,
+	[DA_TRANSFER_FILES] = DRMAA_TRANSFER_FILES,
 };
 static const char *const vector_names[DV_NVECTOR] = {
 	[DV_ARGV] = DRMAA_V_ARGV,
@@ -214,6 +215,11 @@ scalar_check(int i, const char *value, char *diag, size_t dn)
 			    "nowq jobs read /dev/null; an input path is not supported");
 		break;
 	}
+	case DA_TRANSFER_FILES:
+		if (strspn(value, "ioe") != strlen(value))
+			return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
+			    "drmaa_transfer_files takes the letters i, o and e, not \"%s\"", value);
+		break;
 	case DA_NATIVE_SPECIFICATION: {
 		struct qsub_opts o;
 		char **w = qsub_split_words(value);

@@ -189,6 +189,20 @@ rusage_of(const struct job *j)
 	return v;
 }
 
+/* drmaa_transfer_files: an ended job's staged files, into the current
+ * directory (no chdir: other threads share it).  Asked again for each
+ * task of a bulk job, so each wait finds its task's file there. */
+static int
+wait_fetch(int64_t id, char *diag, size_t dn)
+{
+	char err[512];
+
+	if (!drmaa_session_stages(id) || stage_fetch(id, NULL, false, true, err, sizeof err) == 0)
+		return DRMAA_ERRNO_SUCCESS;
+	return drmaa_fail(diag, dn, DRMAA_ERRNO_DRM_COMMUNICATION_FAILURE,
+	    "job %lld ended, but its files did not come back: %s", (long long)id, err);
+}
+
 /* The waited-for jobs of a drmaa_wait: one job, or the session's. */
 static struct waited *
 wait_targets(const char *job_id, size_t *n, int *rc, char *diag, size_t dn)
@@ -257,6 +271,7 @@ drmaa_wait(const char *job_id, char *job_id_out, size_t job_id_out_len, int *sta
 			*stat = stat_of(w[first].job);
 		if (rusage)
 			*rusage = rusage_of(w[first].job);
+		rc = wait_fetch(w[first].j.id, error_diagnosis, error_diag_len);
 	}
 	waited_free(w, n);
 	return rc;
@@ -298,6 +313,9 @@ drmaa_synchronize(const char *job_ids[], signed long timeout, int dispose, char 
 		return DRMAA_ERRNO_SUCCESS;
 	}
 	rc = wait_jobs(w, n, false, timeout, &first, error_diagnosis, error_diag_len);
+	for (size_t i = 0; i < n && rc == DRMAA_ERRNO_SUCCESS; i++)
+		if (i == 0 || w[i].j.id != w[i - 1].j.id)
+			rc = wait_fetch(w[i].j.id, error_diagnosis, error_diag_len);
 	if (rc == DRMAA_ERRNO_SUCCESS && dispose)
 		for (size_t i = 0; i < n; i++)
 			drmaa_session_forget(&w[i].j);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/msg.h"
+#include "common/msg_req.h"
 #include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
@@ -461,6 +462,19 @@ array_fail_pending(struct job *p, const char *why)
 			fatalx("cannot store the failure of task %lld.%lld", (long long)p->id, (long long)t);
 	}
 	free(taken);
+	/* Tasks held on their own have rows, pending still: they fail too. */
+	{
+		struct task_list l = { 0 };
+		if (store_tasks_foreach(store, p->id, 1u << JS_PENDING, task_list_keep, &l) < 0)
+			fatalx("cannot read the tasks of job %lld", (long long)p->id);
+		for (size_t i = 0; i < l.n; i++) {
+			struct job d = { .id = p->id, .task = l.v[i]->task, .state = JS_FAILED,
+				.end_time = at, .reason = (char *)why };
+			if (store_task_put(store, &d) < 0)
+				fatalx("cannot store the failure of task %lld.%d", (long long)p->id, d.task);
+		}
+		task_list_free(&l);
+	}
 	array_check_end(p, true);
 }
 
@@ -487,12 +501,27 @@ array_pending_text(struct store *st, const struct job *j)
 struct brief_ctx {
 	struct jtext *t;
 	int64_t      *n;
+	struct job   *held;   /* the first task held on its own, NULL: none */
+	int          *hv;     /* the ids of those tasks, in order */
+	size_t        nh;
 };
 
 static int
 brief_task(void *arg, struct job *j)
 {
 	struct brief_ctx *b = arg;
+
+	/* Tasks held on their own share one line, as Grid Engine's. */
+	if (j->state == JS_PENDING) {
+		b->hv = xrealloc(b->hv, (b->nh + 1) * sizeof *b->hv);
+		b->hv[b->nh++] = j->task;
+		if (!b->held) {
+			b->held = job_new();
+			*b->held = *j;
+			memset(j, 0, sizeof *j);
+		}
+		return 0;
+	}
 	if ((*b->n)++)
 		jt_lit(b->t, ",");
 	job_brief_text(j, b->t);
@@ -502,7 +531,7 @@ brief_task(void *arg, struct job *j)
 void
 array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n)
 {
-	struct brief_ctx b = { t, n };
+	struct brief_ctx b = { t, n, NULL, NULL, 0 };
 	char *pending = array_pending_text(st, j);
 
 	/* One line for the pending tasks, one per task that left them. */
@@ -515,6 +544,17 @@ array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n)
 	if (!JS_FINISHED(j->state) &&
 	    store_tasks_foreach(st, j->id, TASKS_UNFINISHED, brief_task, &b) < 0)
 		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
+	if (b.held) {
+		struct task_range r = array_range(j);
+		char *list = task_list_format(&r, b.hv, b.nh);
+		if ((*n)++)
+			jt_lit(t, ",");
+		b.held->task = 0;
+		job_brief_text_tasks(b.held, list, t);
+		free(list);
+		job_free(b.held);
+	}
+	free(b.hv);
 }
 
 /* qstat -j lists every unfinished task but only the first of the finished
@@ -587,6 +627,81 @@ array_task_requeue(const struct job *t)
 		job_free(p);
 	}
 	sched_kick();
+}
+
+bool
+array_task_unhold(struct job *t)
+{
+	struct job *row = store_task_get(store, t->id, t->task, false);
+	bool own = row && row->state == JS_PENDING;
+
+	job_free(row);
+	if (!own)
+		return false;
+	/* Its row goes: pending among the others again, with the attempt
+	 * its array gives it when it starts. */
+	qm_txn();
+	t->attempt = 0;
+	array_task_requeue(t);
+	t->hold &= ~(unsigned)HOLD_USER;
+	return true;
+}
+
+void
+array_unhold_all(struct job *p)
+{
+	struct task_list l = { 0 };
+
+	if (store_tasks_foreach(store, p->id, 1u << JS_PENDING, task_list_keep, &l) < 0)
+		fatalx("cannot read the tasks of job %lld", (long long)p->id);
+	for (size_t i = 0; i < l.n; i++)
+		array_task_unhold(l.v[i]);
+	task_list_free(&l);
+}
+
+/* Running tasks, read before any is changed: a whole array's suspension. */
+#define TASKS_RUNNING (1u << JS_RUNNING)
+
+void
+array_task_op(struct conn *c, struct job *p, const struct task_range *only, job_op op,
+    json_t *results)
+{
+	struct task_range r = array_range(p);
+	struct task_list l = { 0 };
+	char buf[256], what[64];
+	bool ok, any = false;
+
+	qm_txn();
+	if (!only) {
+		if (store_tasks_foreach(store, p->id, TASKS_RUNNING, task_list_keep, &l) < 0)
+			fatalx("cannot read the tasks of job %lld", (long long)p->id);
+	} else
+		for (int64_t t = only->first; t <= only->last; t += only->step) {
+			struct job *v = task_in_range(&r, (int)t) ? array_task_view(p, (int)t) : NULL;
+			if (v)
+				task_list_add(&l, v);
+		}
+	for (size_t i = 0; i < l.n; i++) {
+		const char *m = op(c, l.v[i], buf, sizeof buf, &ok);
+		any = true;
+		if (m || !ok)
+			msg_result_add(results, &(struct msg_result){ .id = p->id, .ok = ok, .message = m });
+	}
+	task_list_free(&l);
+	if (any)
+		return;
+	if (!only) {
+		snprintf(buf, sizeof buf, "job %lld is not running", (long long)p->id);
+		msg_result_add(results, &(struct msg_result){ .id = p->id, .ok = false, .message = buf });
+		return;
+	}
+	if (only->first == only->last)
+		snprintf(what, sizeof what, "%lld.%d", (long long)p->id, only->first);
+	else
+		snprintf(what, sizeof what, "%lld.%d-%d:%d", (long long)p->id, only->first, only->last,
+		    only->step);
+	snprintf(buf, sizeof buf, "denied: job-array task \"%s\" does not exist", what);
+	msg_result_add(results, &(struct msg_result){ .id = p->id, .ok = false, .message = buf });
 }
 
 /* A task that ran on a host that is lost (listed NULL) or whose execd no

@@ -205,6 +205,9 @@ enum perm request_current_perm(void);
 void request_table_print(FILE *fp);
 /* Deletes one job as qdel does (by c's user); a sentence for people in buf. */
 const char *request_job_delete(struct conn *c, struct job *j, char *buf, size_t n);
+/* "job ID", or "job-array task ID.TASK" for a task view: as Grid Engine
+ * names them in its answers. */
+const char *request_job_label(const struct job *j, char *buf, size_t n);
 /* A job reached a final state: answer WAITs for it. */
 void request_job_finished(const struct job *j);
 /* A connection went away: forget its WAITs. */
@@ -323,9 +326,10 @@ void qmod_host_fault(struct exechost *h, const char *why);
 #define STAGE_HOST_TRIES 3
 void qmod_disable(struct conn *c, int64_t seq, json_t *msg);
 void qmod_enable(struct conn *c, int64_t seq, json_t *msg);
-void qmod_suspend(struct conn *c, int64_t seq, json_t *msg);
-void qmod_unsuspend(struct conn *c, int64_t seq, json_t *msg);
-void qmod_clear(struct conn *c, int64_t seq, json_t *msg);
+/* HOLD, RELEASE, SUSPEND, UNSUSPEND and CLEAR of jobs (and tasks). */
+void qmod_job(struct conn *c, int64_t seq, json_t *msg);
+/* Whether op acts on an array's tasks (suspension), not on its own row. */
+bool qmod_op_per_task(job_op op);
 
 /* pullq.c: the hosts holding a PULL open that may take work, by load. */
 /* After h's pulling, disabled or lost flag, pull_free or load changed. */
@@ -543,6 +547,15 @@ void        array_task_ended(const struct job *t);
  * p, pending, or deleted when p has ended; NULL when p has no such task. */
 struct job *array_task_view(const struct job *p, int task);
 bool        array_started(const struct job *p);
+/* One task's own hold released: its row goes and it is pending with the
+ * others.  false when it has no row of its own (its hold is its array's). */
+bool        array_task_unhold(struct job *t);
+/* Every task of p held on its own released (qrls of the whole array). */
+void        array_unhold_all(struct job *p);
+/* op on each task of p in only (task views: hold, release, suspend,
+ * resume), each result added to results; only NULL: every running task. */
+void        array_task_op(struct conn *c, struct job *p, const struct task_range *only, job_op op,
+    json_t *results);
 void        array_fail_pending(struct job *p, const char *why);
 /* qdel of the whole array (only NULL) or of some of its tasks. */
 const char *array_delete(struct conn *c, struct job *j, const struct task_range *only,

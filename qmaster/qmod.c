@@ -1,8 +1,9 @@
-/* qmod.c: qmod's requests: queues and hosts disabled and enabled, jobs suspended and resumed.
+/* qmod.c: qmod's, qhold's and qrls's requests: queues and hosts disabled and enabled, jobs suspended, resumed, held and released.
  *
  * Also a job's error state cleared. */
 #include "config.h"
 
+#include <assert.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -221,25 +222,99 @@ qmod_enable(struct conn *c, int64_t seq, json_t *msg)
 	flags_request(c, seq, msg, false);
 }
 
-/* Suspension is a SIGSTOP of the job's session by its execd; the flag is
- * stored first, so the state survives a master restart. */
+const char *
+request_job_label(const struct job *j, char *buf, size_t n)
+{
+	if (j->task > 0)
+		snprintf(buf, n, "job-array task %lld.%d", (long long)j->id, j->task);
+	else
+		snprintf(buf, n, "job %lld", (long long)j->id);
+	return buf;
+}
+
+/* A task's hold is its own (a row of its own, which the scheduler passes
+ * by), or its array's while it never had one. */
+static const char *
+op_hold(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	char what[64];
+
+	request_job_label(j, what, sizeof what);
+	*ok = true;
+	if (j->state != JS_PENDING) {
+		*ok = false;
+		snprintf(buf, n, "%s is already running and cannot be held", what);
+		return buf;
+	}
+	if (!(j->hold & HOLD_USER)) {
+		/* Its array's other holds (a start time, dependencies) stay
+		 * the array's: the row holds only the user's. */
+		j->hold = j->task > 0 ? HOLD_USER : j->hold | HOLD_USER;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a hold");
+	}
+	snprintf(buf, n, "modified hold of %s", what);
+	return buf;
+}
+
+static const char *
+op_release(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
+{
+	char what[64];
+
+	request_job_label(j, what, sizeof what);
+	*ok = true;
+	if (j->task > 0) {
+		/* Grid Engine says nothing of a task that was not held. */
+		if (!(j->hold & HOLD_USER))
+			return NULL;
+		if (!array_task_unhold(j)) {
+			*ok = false;
+			snprintf(buf, n, "%s is held with its whole array: qrls %lld releases it", what,
+			    (long long)j->id);
+			return buf;
+		}
+		snprintf(buf, n, "modified hold of %s", what);
+		return buf;
+	}
+	if (j->hold & HOLD_USER) {
+		j->hold &= ~HOLD_USER;
+		if (store_job_update(store, j) < 0)
+			fatalx("cannot store a release");
+		sched_kick();
+	}
+	/* After the array's own row is stored: each release reads it again. */
+	if (j->t_first)
+		array_unhold_all(j);
+	snprintf(buf, n, "modified hold of %s", what);
+	return buf;
+}
+
+/* Suspension is a SIGSTOP of the job's session (or one task's) by its
+ * execd; the flag is stored first, so the state survives a master restart. */
 static const char *
 op_suspend(struct conn *c, struct job *j, char *buf, size_t n, bool *ok, bool stop)
 {
+	char what[64];
+
+	request_job_label(j, what, sizeof what);
 	*ok = false;
 	if (j->state != JS_RUNNING) {
-		snprintf(buf, n, "job %lld is not running", (long long)j->id);
+		snprintf(buf, n, "%s is not running", what);
 		return buf;
 	}
 	if (((j->suspended & SUSP_USER) != 0) == stop) {
 		*ok = true;
-		snprintf(buf, n, "job %lld is already %s", (long long)j->id, stop ? "suspended" : "running");
+		if (j->task > 0)
+			snprintf(buf, n, "%s - %s is already %s", c->user, what, stop ? "suspended" : "unsuspended");
+		else
+			snprintf(buf, n, "%s is already %s", what, stop ? "suspended" : "running");
 		return buf;
 	}
 	/* One stopped by its host's idle policy stays stopped until the host
 	 * is idle again: the execd continues it then. */
 	if (!(j->suspended & SUSP_HOST) && !exechost_signal_job(j, stop ? SIGSTOP : SIGCONT)) {
-		snprintf(buf, n, "job %lld: its host %s is not connected", (long long)j->id, j->host ? j->host : "?");
+		snprintf(buf, n, "%s: its host %s is not connected", what, j->host ? j->host : "?");
 		return buf;
 	}
 	j->suspended = stop ? j->suspended | SUSP_USER : j->suspended & ~(unsigned)SUSP_USER;
@@ -248,7 +323,7 @@ op_suspend(struct conn *c, struct job *j, char *buf, size_t n, bool *ok, bool st
 	if (stop)
 		mail_job_suspended(j);
 	*ok = true;
-	snprintf(buf, n, "%s - %s job %lld", c->user, stop ? "suspended" : "unsuspended", (long long)j->id);
+	snprintf(buf, n, "%s - %s %s", c->user, stop ? "suspended" : "unsuspended", what);
 	return buf;
 }
 
@@ -262,6 +337,12 @@ static const char *
 op_cont(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
 {
 	return op_suspend(c, j, buf, n, ok, false);
+}
+
+bool
+qmod_op_per_task(job_op op)
+{
+	return op == op_stop || op == op_cont;
 }
 
 static const char *
@@ -282,20 +363,24 @@ op_clear(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
 	return buf;
 }
 
+/* HOLD, RELEASE, SUSPEND, UNSUSPEND and CLEAR: the shared job walk with
+ * the type's op. */
 void
-qmod_suspend(struct conn *c, int64_t seq, json_t *msg)
+qmod_job(struct conn *c, int64_t seq, json_t *msg)
 {
-	request_job_op(c, seq, msg, op_stop, "suspend");
-}
+	static const struct {
+		enum msg_type type;
+		job_op        op;
+		const char   *verb;
+	} ops[] = {
+		{ MSG_HOLD, op_hold, "hold" }, { MSG_RELEASE, op_release, "release" },
+		{ MSG_SUSPEND, op_stop, "suspend" }, { MSG_UNSUSPEND, op_cont, "unsuspend" },
+		{ MSG_CLEAR, op_clear, "clear the error state of" },
+	};
+	enum msg_type t = msg_type_of(msg);
+	size_t i;
 
-void
-qmod_unsuspend(struct conn *c, int64_t seq, json_t *msg)
-{
-	request_job_op(c, seq, msg, op_cont, "unsuspend");
-}
-
-void
-qmod_clear(struct conn *c, int64_t seq, json_t *msg)
-{
-	request_job_op(c, seq, msg, op_clear, "clear the error state of");
+	for (i = 0; ops[i].type != t; i++)
+		assert(i + 1 < sizeof ops / sizeof ops[0]);
+	request_job_op(c, seq, msg, ops[i].op, ops[i].verb);
 }

@@ -17,8 +17,6 @@ typedef void (*handler_fn)(struct conn *c, int64_t seq, json_t *msg);
 static void req_submit(struct conn *, int64_t, json_t *);
 static void req_status(struct conn *, int64_t, json_t *);
 static void req_delete(struct conn *, int64_t, json_t *);
-static void req_hold(struct conn *, int64_t, json_t *);
-static void req_release(struct conn *, int64_t, json_t *);
 static void req_wait(struct conn *, int64_t, json_t *);
 static void req_hosts(struct conn *, int64_t, json_t *);
 static void req_acct(struct conn *, int64_t, json_t *);
@@ -39,8 +37,8 @@ static const struct handler {
 	{ MSG_SUBMIT,         req_submit,              ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_STATUS,         req_status,              ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_DELETE,         req_delete,              ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
-	{ MSG_HOLD,           req_hold,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
-	{ MSG_RELEASE,        req_release,             ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_HOLD,           qmod_job,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_RELEASE,        qmod_job,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
 	{ MSG_WAIT,           req_wait,                ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_HOSTS,          req_hosts,               ROLE_CLIENT, PERM_USER,           false },
 	{ MSG_ACCT,           req_acct,                ROLE_CLIENT, PERM_USER,           false },
@@ -54,9 +52,9 @@ static const struct handler {
 	{ MSG_CHILD_TERM,     exechost_child_term,     ROLE_EXECD,  PERM_DAEMON,         true },
 	{ MSG_DISABLE,        qmod_disable,            ROLE_CLIENT, PERM_OPERATOR,       true },
 	{ MSG_ENABLE,         qmod_enable,             ROLE_CLIENT, PERM_OPERATOR,       true },
-	{ MSG_SUSPEND,        qmod_suspend,            ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
-	{ MSG_UNSUSPEND,      qmod_unsuspend,          ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
-	{ MSG_CLEAR,          qmod_clear,              ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_SUSPEND,        qmod_job,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_UNSUSPEND,      qmod_job,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
+	{ MSG_CLEAR,          qmod_job,                ROLE_CLIENT, PERM_OWNER_OPERATOR, true },
 	{ MSG_RESERVE,        resv_request,            ROLE_CLIENT, PERM_USER,           true },
 	{ MSG_UNRESERVE,      unresv_request,          ROLE_CLIENT, PERM_OWNER_MANAGER,  true },
 	{ MSG_ALIAS,          hostlist_request,        ROLE_CLIENT, PERM_USER,           true },
@@ -501,8 +499,9 @@ req_status(struct conn *c, int64_t seq, json_t *msg)
 	net_send(c, rep);
 }
 
-/* DELETE, HOLD and RELEASE share the walk over ids or users and the
- * permission check; each has its own effect on one job. */
+/* DELETE, HOLD, RELEASE and qmod's job requests share the walk over ids
+ * or users and the permission check; each has its own effect on one job
+ * (HOLD's and RELEASE's are in qmod.c). */
 
 static const char *
 op_delete(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
@@ -538,38 +537,6 @@ request_job_delete(struct conn *c, struct job *j, char *buf, size_t n)
 	return op_delete(c, j, buf, n, &ok);
 }
 
-static const char *
-op_hold(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
-{
-	*ok = true;
-	if (j->state != JS_PENDING) {
-		*ok = false;
-		snprintf(buf, n, "job %lld is already running and cannot be held", (long long)j->id);
-		return buf;
-	}
-	if (!(j->hold & HOLD_USER)) {
-		j->hold |= HOLD_USER;
-		if (store_job_update(store, j) < 0)
-			fatalx("cannot store a hold");
-	}
-	snprintf(buf, n, "modified hold of job %lld", (long long)j->id);
-	return buf;
-}
-
-static const char *
-op_release(struct conn *c, struct job *j, char *buf, size_t n, bool *ok)
-{
-	*ok = true;
-	if (j->hold & HOLD_USER) {
-		j->hold &= ~HOLD_USER;
-		if (store_job_update(store, j) < 0)
-			fatalx("cannot store a release");
-		sched_kick();
-	}
-	snprintf(buf, n, "modified hold of job %lld", (long long)j->id);
-	return buf;
-}
-
 struct op_ctx {
 	struct conn *c;
 	job_op       op;
@@ -599,7 +566,7 @@ op_apply(void *arg, struct job *j)
 		op_result(oc, j->id, false, buf);
 		return 0;
 	}
-	if (oc->op == op_delete && (j->t_first || oc->tasks)) {
+	if (j->t_first || oc->tasks) {
 		char key[24];
 		const char *spec;
 		struct task_range r;
@@ -614,9 +581,13 @@ op_apply(void *arg, struct job *j)
 			ok = false;
 			snprintf(buf, sizeof buf, "invalid task range \"%.64s\"", spec);
 			m = buf;
-		} else if (j->t_first)
+		} else if (j->t_first && oc->op == op_delete)
 			m = array_delete(oc->c, j, spec ? &r : NULL, buf, sizeof buf, &ok);
-		else
+		else if (j->t_first && (spec || qmod_op_per_task(oc->op))) {
+			/* Those tasks, or a whole array's running ones. */
+			array_task_op(oc->c, j, spec ? &r : NULL, oc->op, oc->results);
+			return 0;
+		} else
 			m = oc->op(oc->c, j, buf, sizeof buf, &ok);
 		op_result(oc, j->id, ok, m);
 		return 0;
@@ -693,18 +664,6 @@ static void
 req_delete(struct conn *c, int64_t seq, json_t *msg)
 {
 	request_job_op(c, seq, msg, op_delete, "delete");
-}
-
-static void
-req_hold(struct conn *c, int64_t seq, json_t *msg)
-{
-	request_job_op(c, seq, msg, op_hold, "hold");
-}
-
-static void
-req_release(struct conn *c, int64_t seq, json_t *msg)
-{
-	request_job_op(c, seq, msg, op_release, "release");
 }
 
 /* WAIT (qsub -sync y, qwait, drmaa_wait): answered when the job, or one

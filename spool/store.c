@@ -300,6 +300,12 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" sha256 TEXT NOT NULL,"
 	" PRIMARY KEY (job_id, task, name)) WITHOUT ROWID;"
 	"CREATE INDEX stage_out_sha ON stage_out_files (sha256);",
+
+	/* 16 -> 17: holds per task (qhold JOB.TASK, DRMAA's control of one
+	 * task of a bulk job).  A pending task held on its own gets a row
+	 * (state 0, hold 1), so the scheduler, which starts only tasks
+	 * without one, passes it by; its release removes the row. */
+	"ALTER TABLE tasks ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */

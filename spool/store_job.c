@@ -208,7 +208,7 @@ store_task_put(struct store *st, const struct job *j)
 	    BIND(j->attempt), BIND(j->state), BIND(j->error), BIND(j->delete_req), BIND(j->host),
 	    BIND(j->pid), BIND(j->start_time), BIND(j->end_time), BIND(j->exit_status),
 	    BIND(j->signal), BIND(j->reason), BIND(j->utime), BIND(j->stime), BIND(j->maxrss_kb),
-	    BIND(j->suspended)));
+	    BIND(j->suspended), BIND(j->hold)));
 }
 
 int

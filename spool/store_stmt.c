@@ -91,13 +91,14 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_BEGIN_DUE] = "SELECT id FROM jobs WHERE hold & 4 AND begin_time <= ?1 ORDER BY begin_time",
 	[S_TASK_PUT] = "INSERT INTO tasks (job_id, task, attempt, state, error, delete_req, host,"
 	    " pid, start_time, end_time, exit_status, signal, reason, utime, stime, maxrss_kb,"
-	    " suspended) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-	    " ?15, ?16, ?17) ON CONFLICT (job_id, task) DO UPDATE SET attempt = excluded.attempt,"
+	    " suspended, hold) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	    " ?15, ?16, ?17, ?18) ON CONFLICT (job_id, task) DO UPDATE SET attempt = excluded.attempt,"
 	    " state = excluded.state, error = excluded.error, delete_req = excluded.delete_req,"
 	    " host = excluded.host, pid = excluded.pid, start_time = excluded.start_time,"
 	    " end_time = excluded.end_time, exit_status = excluded.exit_status,"
 	    " signal = excluded.signal, reason = excluded.reason, utime = excluded.utime,"
-	    " stime = excluded.stime, maxrss_kb = excluded.maxrss_kb, suspended = excluded.suspended",
+	    " stime = excluded.stime, maxrss_kb = excluded.maxrss_kb, suspended = excluded.suspended,"
+	    " hold = excluded.hold",
 	[S_TASK_DEL] = "DELETE FROM tasks WHERE job_id = ?1 AND task = ?2",
 	[S_TASK_IDS] = "SELECT task FROM tasks WHERE job_id = ?1 AND task >= ?2 ORDER BY task",
 	[S_ARRAY_NEXT] = "SELECT t_next FROM jobs WHERE id = ?1",
@@ -265,7 +266,7 @@ store_task_sql(enum stmt_id id)
 	static const char *const cols[] = { JOB_COLUMNS(X_STR) };
 	static const char *const own[] = { "task", "attempt", "state", "error", "delete_req",
 		"host", "pid", "start_time", "end_time", "exit_status", "signal", "reason",
-		"utime", "stime", "maxrss_kb", "suspended" };
+		"utime", "stime", "maxrss_kb", "suspended", "hold" };
 	bool full = id == S_TASK_GET_FULL;
 	char *sql = xstrdup("SELECT j.id"), *t;
 	const char *where;

@@ -189,6 +189,7 @@ case_template(void)
 		{ DRMAA_ERROR_PATH, "host:/tmp/e" }, { DRMAA_JOIN_FILES, "n" },
 		{ DRMAA_DEADLINE_TIME, "2099/01/01 00:00" }, { DRMAA_WCT_HLIMIT, "1:00:00" },
 		{ DRMAA_WCT_SLIMIT, "59:00" }, { DRMAA_DURATION_HLIMIT, "3600" },
+		{ DRMAA_TRANSFER_FILES, "eo" },
 	};
 	static const struct { const char *name, *value; int rc; } bad[] = {
 		{ DRMAA_JS_STATE, "drmaa_suspended", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
@@ -199,7 +200,7 @@ case_template(void)
 		{ DRMAA_NATIVE_SPECIFICATION, "-bogus", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_NATIVE_SPECIFICATION, "-N a script.sh", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_INPUT_PATH, ":/etc/passwd", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
-		{ "drmaa_transfer_files", "i", DRMAA_ERRNO_INVALID_ARGUMENT },
+		{ DRMAA_TRANSFER_FILES, "ix", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ "no_such_attribute", "x", DRMAA_ERRNO_INVALID_ARGUMENT },
 		{ DRMAA_V_ARGV, "x", DRMAA_ERRNO_INVALID_ARGUMENT },
 	};
@@ -485,7 +486,6 @@ case_bulk(void)
 	CHECK(n == 3);
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_get_next_job_id(ids, id, sizeof id));
 	drmaa_release_job_ids(ids);
-	EXPECT(DRMAA_ERRNO_INVALID_ARGUMENT, drmaa_control(id, DRMAA_CONTROL_HOLD, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(id, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wait(id, out, sizeof out, &stat, DRMAA_TIMEOUT_WAIT_FOREVER, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(DRMAA_JOB_IDS_SESSION_ALL, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
@@ -527,13 +527,152 @@ case_native(void)
 	drmaa_delete_job_template(jt, NULL, 0);
 }
 
+/* The next id of a bulk job into buf. */
+static void
+bulk_id(drmaa_job_ids_t *ids, char *buf, size_t len)
+{
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_get_next_job_id(ids, buf, len));
+}
+
+/* One task of a bulk job suspended, resumed, held, released and
+ * terminated alone, as Grid Engine's "JOB.TASK"; job_ps of each task its own. */
+static void
+case_tasks(void)
+{
+	drmaa_job_template_t *jt = template("/bin/sleep", (const char *[]){ "300", NULL });
+	const char *all[] = { DRMAA_JOB_IDS_SESSION_ALL, NULL };
+	drmaa_job_ids_t *ids = NULL;
+	char t1[64], t2[64], t3[64], bad[80], when[64];
+	time_t t = time(NULL) + 3600;
+	int stat, v;
+
+	/* Running: the second task stopped and continued, the first runs on. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	bulk_id(ids, t1, sizeof t1);
+	bulk_id(ids, t2, sizeof t2);
+	drmaa_release_job_ids(ids);
+	ps_until(t1, DRMAA_PS_RUNNING);
+	ps_until(t2, DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_SUSPEND, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_USER_SUSPENDED);
+	CHECK(ps(t1) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_HOLD_INCONSISTENT_STATE, drmaa_control(t1, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_RESUME, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t1, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	stat = wait_stat(t1, NULL);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wifsignaled(&v, stat, diag, sizeof diag));
+	CHECK(v == 1);
+	CHECK(ps(t2) == DRMAA_PS_RUNNING);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	wait_stat(t2, NULL);
+	/* Pending (a start time an hour ahead): the second task held and
+	 * released alone. */
+	strftime(when, sizeof when, "%Y/%m/%d %H:%M", localtime(&t));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_START_TIME, when, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 3, 1, diag, sizeof diag));
+	bulk_id(ids, t1, sizeof t1);
+	bulk_id(ids, t2, sizeof t2);
+	bulk_id(ids, t3, sizeof t3);
+	drmaa_release_job_ids(ids);
+	CHECK(ps(t2) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_USER_SYSTEM_ON_HOLD);
+	CHECK(ps(t1) == DRMAA_PS_SYSTEM_ON_HOLD);
+	CHECK(ps(t3) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t2, DRMAA_CONTROL_RELEASE, diag, sizeof diag));
+	CHECK(ps(t2) == DRMAA_PS_SYSTEM_ON_HOLD);
+	snprintf(bad, sizeof bad, "%.*s.9", (int)(strchr(t1, '.') - t1), t1);
+	EXPECT(DRMAA_ERRNO_INVALID_JOB, drmaa_control(bad, DRMAA_CONTROL_HOLD, diag, sizeof diag));
+	/* A terminated task is its own: the others stay. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(t3, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	stat = wait_stat(t3, NULL);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wifaborted(&v, stat, diag, sizeof diag));
+	CHECK(v == 1);
+	CHECK(ps(t1) == DRMAA_PS_SYSTEM_ON_HOLD);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(DRMAA_JOB_IDS_SESSION_ALL, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_synchronize(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag));
+	drmaa_delete_job_template(jt, NULL, 0);
+}
+
+/* The contents of work's file name, or "" (at most 255 bytes). */
+static const char *
+file_text(const char *name)
+{
+	static char buf[256];
+	char path[4096];
+	FILE *f;
+	size_t n = 0;
+
+	snprintf(path, sizeof path, "%s/%s", work, name);
+	if ((f = fopen(path, "r")) != NULL) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* drmaa_transfer_files: the output and error files staged back into the
+ * current directory when the job is waited for. */
+static void
+case_transfer(void)
+{
+	const char *argv[] = { "-c", "echo out-$SGE_TASK_ID; echo err >&2", NULL };
+	const char *all[] = { DRMAA_JOB_IDS_SESSION_ALL, NULL };
+	drmaa_job_template_t *jt = template("/bin/sh", argv);
+	drmaa_job_ids_t *ids = NULL;
+	char id[DRMAA_JOBNAME_BUFFER];
+
+	CHECK(chdir(work) == 0);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "n", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_ERROR_PATH, "somehost:e.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "ioe", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("o.txt"), "out-undefined\n") == 0);
+	CHECK(strcmp(file_text("e.txt"), "err\n") == 0);
+	/* Only the error file: the output stays on the exec host's side. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":o2.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_ERROR_PATH, ":e2.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "e", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("e2.txt"), "err\n") == 0);
+	CHECK(access("o2.txt", F_OK) != 0);
+	/* A bulk job: each task's file comes back with its task's suffix,
+	 * as staging names an array's outputs. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":b." DRMAA_PLACEHOLDER_INCR, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "o", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	drmaa_release_job_ids(ids);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_synchronize(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag));
+	CHECK(strcmp(file_text("b.1.1"), "out-1\n") == 0);
+	CHECK(strcmp(file_text("b.2.2"), "out-2\n") == 0);
+	/* Joined, the error file is the output file's. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "y", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":j.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "eo", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("j.txt"), "out-undefined\nerr\n") == 0);
+	/* A path that cannot come back: absolute, or above the directory. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":/tmp/o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":../o.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	drmaa_delete_job_template(jt, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct { const char *name; void (*run)(void); } cases[] = {
 		{ "template", case_template }, { "threads", case_threads }, { "run", case_run },
 		{ "ends", case_ends }, { "hold", case_hold }, { "errors", case_errors },
-		{ "bulk", case_bulk }, { "native", case_native },
+		{ "bulk", case_bulk }, { "native", case_native }, { "tasks", case_tasks },
+		{ "transfer", case_transfer },
 	};
 
 	/* Run bare (make check TESTS='$(check_PROGRAMS)', as debian/rules

@@ -280,3 +280,95 @@ running_task() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF 
 	[ "$(sqlite3 "$CLUSTER/qmaster/nowq.db" "SELECT count(*) FROM jobs")" = "$before" ]
 	qdel "$p" "$plain" >/dev/null
 }
+
+# Grid Engine's answers to one task of an array (t/sge/drmaatask, made by
+# t/sge/record-drmaatask.sh): CASE's output with the job id as ID, and its
+# exit status.
+FIX="$top_srcdir/t/sge/drmaatask"
+same_as() {
+	local c=$1 rc
+	shift
+	out=$("$@" 2>&1 | sed -E "s/\b$id\b/ID/g"; exit "${PIPESTATUS[0]}") && rc=0 || rc=$?
+	[ "$out" = "$(cat "$FIX/$c.out")" ] || { echo "$c: got [$out] want [$(cat "$FIX/$c.out")]"; return 1; }
+	[ "$rc" = "$(cat "$FIX/$c.rc")" ] || { echo "$c: exit $rc, Grid Engine's $(cat "$FIX/$c.rc")"; return 1; }
+}
+# A listing's lines with their task lists spelled out ("2-3:1" as "2,3"),
+# nowq writing two in a row as a range where Grid Engine lists them.
+spelled() {
+	awk '{ n = split($2, p, ","); s = ""
+	       for (i = 1; i <= n; i++) {
+		       if (split(p[i], r, "[-:]") == 3) for (t = r[1]; t <= r[2]; t += r[3]) s = s (s ? "," : "") t
+		       else s = s (s ? "," : "") p[i]
+	       }
+	       print $1, s }'
+}
+same_lines() { [ "$(lines_of "$id" | spelled)" = "$(spelled < "$FIX/qstat-$1")" ]; }
+
+@test "qhold and qrls JOB.TASK hold and release that task alone, as Grid Engine" {
+	id=$(jid "$(q -a "$(date -d '+1 hour' +%Y%m%d%H%M)" -t 1-4 -o /dev/null -e /dev/null -b y sleep 60)")
+	same_as qhold-task qhold "$id.3"
+	same_lines held-3
+	[ "$(job_json "$id" tasks_pending)" = "1-2:1,4" ]
+	same_as qrls-task qrls "$id.3"
+	same_lines released-3
+	[ "$(tasks_rows "$id")" = 0 ]
+	same_as qrls-task-again qrls "$id.3"
+	same_as qhold-range qhold "$id.2-3"
+	same_lines held-2-3
+	# qrls of the array releases its tasks held on their own too.
+	run qrls "$id"
+	[ "$status" -eq 0 ]
+	[ "$(lines_of "$id")" = "qw 1-4:1" ]
+	same_as qdel-task-pending qdel "$id.4"
+	# A held task that is not there; -h o names whole jobs.
+	run qhold "$id.9"
+	[ "$status" -eq 1 ]
+	[ "$output" = "denied: job-array task \"$id.9\" does not exist" ]
+	run qhold -h o "$id.1"
+	[ "$status" -eq 1 ]
+	qdel "$id" >/dev/null
+	wait_until 20 job_finished "$id"
+}
+
+@test "a task held on its own stays pending while the others run, and runs once released" {
+	id=$(jid "$(q -tc 1 -t 1-3 -o /dev/null -e /dev/null -b y sleep 30)")
+	wait_until 20 running_task "$id" 1
+	qhold "$id.2"
+	run qhold "$id.1"
+	[ "$status" -eq 1 ]
+	[ "$output" = "job-array task $id.1 is already running and cannot be held" ]
+	# Task 1's end lets the next one start: 3, past the held 2.
+	qdel "$id.1"
+	wait_until 20 running_task "$id" 3
+	[ "$(lines_of "$id" | sort | tr '\n' ' ')" = "hqw 2 r 3 " ]
+	qrls "$id.2"
+	qdel "$id.3"
+	wait_until 20 running_task "$id" 2
+	[ "$(tasks_rows "$id")" = 3 ]
+	qdel "$id" >/dev/null
+	wait_until 20 job_finished "$id"
+}
+
+@test "qmod -sj and -usj JOB.TASK suspend and resume that task alone, as Grid Engine" {
+	id=$(jid "$(q -t 1-2 -o /dev/null -e /dev/null -b y sh -c \
+	    'while :; do echo x >> '"$WORK"'/tick.$SGE_TASK_ID; sleep 0.1; done')")
+	wait_until 20 running_task "$id" 2
+	wait_until 20 running_task "$id" 1
+	same_as qmod-sj-task qmod -sj "$id.2"
+	same_as qmod-sj-task-again qmod -sj "$id.2"
+	same_lines suspended-2
+	# The task's processes are stopped, the other task's not.
+	wait_until 20 test -s "$WORK/tick.1"
+	n1=$(wc -l < "$WORK/tick.1")
+	n2=$(wc -l < "$WORK/tick.2")
+	wait_until 20 sh -c "[ \$(wc -l < $WORK/tick.1) -gt $((n1 + 3)) ]"
+	[ "$(wc -l < "$WORK/tick.2")" -le $((n2 + 1)) ]
+	same_as qmod-usj-task qmod -usj "$id.2"
+	same_as qmod-usj-task-again qmod -usj "$id.2"
+	same_as qmod-sj-job qmod -sj "$id"
+	same_lines suspended-all
+	same_as qmod-usj-job qmod -usj "$id"
+	same_as qdel-task-running qdel "$id.1"
+	qdel "$id" >/dev/null
+	wait_until 20 job_finished "$id"
+}

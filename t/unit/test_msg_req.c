@@ -68,8 +68,11 @@ test_refusals(void **state)
 	assert_string_equal(refusal("{\"type\": \"DELETE\", \"jobs\": [0]}"), "a job id must be a positive integer");
 	assert_string_equal(refusal("{\"type\": \"DELETE\", \"jobs\": 1, \"users\": 2}"),
 	    "users must be a list of user names");
-	assert_string_equal(refusal("{\"type\": \"HOLD\", \"jobs\": [1], \"tasks\": {}}"),
-	    "tasks must be an object of task ranges, and only DELETE takes them");
+	assert_string_equal(refusal("{\"type\": \"CLEAR\", \"jobs\": [1], \"tasks\": {}}"),
+	    "tasks must be an object of task ranges, and CLEAR takes none");
+	assert_string_equal(refusal("{\"type\": \"HOLD\", \"jobs\": [1], \"tasks\": [1]}"),
+	    "tasks must be an object of task ranges, and CLEAR takes none");
+	assert_null(refusal("{\"type\": \"SUSPEND\", \"jobs\": [1], \"tasks\": {\"1\": \"2\"}}"));
 	assert_null(refusal("{\"type\": \"STATUS\", \"states\": 7}"));
 	assert_null(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": 2}"));
 	assert_string_equal(refusal("{\"type\": \"WAIT\", \"id\": 4, \"task\": -1}"),

@@ -326,9 +326,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 16);
+	assert_int_equal(STORE_SCHEMA_VERSION, 17);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 16);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 17);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -1995,6 +1995,25 @@ test_tasks(void **state)
 	assert_int_equal(got->end_time, 7000);
 	job_free(got);
 	assert_null(store_task_get(f->st, id, 8, false));
+
+	/* A task held on its own (schema 17): a pending row with its hold,
+	 * read back as the task's, not its array's. */
+	t = store_job_get(f->st, id, false);
+	t->task = 8;
+	t->hold = HOLD_USER;
+	assert_int_equal(store_job_update(f->st, t), 0);
+	job_free(t);
+	got = store_task_get(f->st, id, 8, false);
+	assert_int_equal(got->state, JS_PENDING);
+	assert_int_equal(got->hold, HOLD_USER);
+	job_free(got);
+	got = store_job_get(f->st, id, false);
+	assert_int_equal(got->hold, 0);
+	job_free(got);
+	got = store_task_get(f->st, id, 7, false);
+	assert_int_equal(got->hold, 0);
+	job_free(got);
+	assert_int_equal(store_task_delete(f->st, id, 8), 0);
 
 	taken = store_task_ids(f->st, id, 0, &n);
 	assert_int_equal(n, 3);

@@ -109,6 +109,27 @@ test_format(void **state)
 	check_fmt("1-1000000", (int[]){ 500000 }, 1, "1-499999:1,500001-1000000:1");
 }
 
+static void
+check_list(const char *spec, const int *ids, size_t n, const char *want)
+{
+	struct task_range r = range(spec);
+	char *s = task_list_format(&r, ids, n);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+/* The tasks held on their own, as their qstat line lists them. */
+static void
+test_list_format(void **state)
+{
+	(void)state;
+	check_list("1-10", NULL, 0, "");
+	check_list("1-10", (int[]){ 3 }, 1, "3");
+	check_list("1-10", (int[]){ 2, 3 }, 2, "2-3:1");
+	check_list("1-10", (int[]){ 1, 3, 4, 5, 9 }, 5, "1,3-5:1,9");
+	check_list("1-20:3", (int[]){ 4, 7, 10, 16 }, 4, "4-10:3,16");
+}
+
 int
 main(void)
 {
@@ -117,6 +138,7 @@ main(void)
 		cmocka_unit_test(test_in_range),
 		cmocka_unit_test(test_next),
 		cmocka_unit_test(test_format),
+		cmocka_unit_test(test_list_format),
 	};
 	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
