@@ -184,6 +184,25 @@ stage_get_host_fault(void)
 	return stage_host_fault;
 }
 
+/* pread until LEN bytes or the end of the file: their count, or -1. */
+static ssize_t
+stage_pread(int fd, void *buf, size_t len, int64_t off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r = pread(fd, (char *)buf + got, len - got, off + (int64_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
 /* The bytes fd already holds from an earlier try (a master that
  * restarted, a shepherd that died), hashed again into h so that the fetch
  * goes on after them; the whole file's SHA-256 is still checked at the
