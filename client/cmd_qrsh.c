@@ -992,7 +992,7 @@ qrsh_run(int argc, char **argv)
 	/* The master's word on the job's end, for what the streams cannot
 	 * tell (qdel, a lost host); none is needed when it is away. */
 	req = msg_wait_pack(&(struct msg_wait){ .id = q.id });
-	q.wseq = client_send(req, &why) < 0 ? -1 : jint(req, "seq", -1);
+	q.wseq = client_send(req, &why) < 0 ? -1 : msg_seq_of(req, -1);
 	json_decref(req);
 	if (q.pty)
 		tty_raw();
