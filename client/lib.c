@@ -564,7 +564,7 @@ enum call_end {
 static bool
 call_pipelines(const json_t *req)
 {
-	return req && (json_object_get(req, "key") || proto_is_listing(req));
+	return req && (msg_req_keyed(req) || proto_is_listing(req));
 }
 
 /* Sends HELLO, and req with it when it may be sent twice; its reply in
@@ -621,7 +621,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 	char mungeerr[400] = "", herr[256];
 	struct msg_hello_reply hr;
 	json_t *rep;
-	bool keyed = req && json_object_get(req, "key"), late;
+	bool keyed = msg_req_keyed(req), late;
 	int fd = connect_one(addr, query ? CLIENT_QUERY_MS : CLIENT_CONNECT_MS, why);
 
 	*end = CALL_NEXT;
@@ -716,7 +716,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 	static __thread char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
 	int64_t start = mono_ms(), deadline = start + CLIENT_FAILOVER_MS;
 	int pause_ms = CLIENT_ROUND_MIN_MS;
-	bool again = false, keyed = req && json_object_get(req, "key");
+	bool again = false, keyed = msg_req_keyed(req);
 	int *nlate = NULL;
 	size_t nmasters = 0;
 
@@ -983,7 +983,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 broken:
 	/* A request that carries an idempotency key may be sent again: the
 	 * master that has it already answers with what the first one did. */
-	if (json_object_get(req, "key")) {
+	if (msg_req_keyed(req)) {
 		client_disconnect();
 		return connect_and_call(req, timeout_ms, why);
 	}

@@ -484,7 +484,7 @@ stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err,
 	json_decref(req);
 	if (!rep)
 		return -1;
-	v = json_array_get(json_object_get(rep, "jobs"), 0);
+	v = msg_status_reply_one(rep);
 	j = v ? job_from_json(v, &why) : NULL;
 	json_decref(rep);
 	if (!j) {
