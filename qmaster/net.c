@@ -273,9 +273,13 @@ net_refuse_turn(const char *code, const char *text)
 	prev = TAILQ_PREV(first, held_list, entry);
 	behind = prev ? prev->upto : 0;
 	for (h = first; h; h = next) {
+		struct msg_reply env = { 0 };
+
 		next = TAILQ_NEXT(h, entry);
-		if (h->c->role == ROLE_CLIENT && (h->text || json_is_true(json_object_get(h->msg, "ok")))) {
-			int64_t seq = h->text ? h->seq : msg_seq_of(h->msg, 0);
+		if (!h->text)
+			msg_reply_unpack(h->msg, &env, NULL, 0);
+		if (h->c->role == ROLE_CLIENT && (h->text || env.ok)) {
+			int64_t seq = h->text ? h->seq : env.seq;
 			json_decref(h->msg);
 			free(h->text);
 			h->text = NULL;
