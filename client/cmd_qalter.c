@@ -113,6 +113,8 @@ qalter_run(int argc, char **argv)
 	static const char *const with_arg[] = { "-p", "-h", "-N", "-l", "-q", "-w", "-P", "-A",
 		"-R", "-js", "-ac", "-dc", "-sc", NULL };
 	struct msg_alter m = { .verify = true, .reserve = -1, .js = -1 };
+	struct job_req asked = { 0 };
+	const char *why;
 	json_t *missing = json_array(), *rep, *r;
 	char **jobargs = xcalloc((size_t)argc + 1, sizeof *jobargs);
 	int njob = 0, rc = 1;
@@ -158,8 +160,8 @@ qalter_run(int argc, char **argv)
 		goto usage;
 	}
 	/* -l q=QUEUE moves the job when -q does not, as qsub takes it. */
-	if (!m.queue && m.req)
-		m.queue = jstr(m.req, "qname");
+	if (!m.queue && m.req && req_from_json(&asked, m.req, &why) == 0)
+		m.queue = asked.qname;
 	m.jobs = client_resolve_jobs(jobargs, njob, "pr", missing);
 	json_array_foreach(missing, i, r)
 		printf("denied: job \"%s\" does not exist\n", json_string_value(r));
@@ -172,6 +174,7 @@ qalter_run(int argc, char **argv)
 	rc |= client_print_results(rep);
 	json_decref(rep);
 out:
+	req_clear(&asked);
 	json_decref(m.jobs);
 	json_decref(m.req);
 	json_decref(m.soft);

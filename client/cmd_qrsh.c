@@ -813,7 +813,7 @@ qrsh_inherit(int argc, char **argv)
 	bool nostdin = false, with_env = false, with_cwd = false;
 	char cwd[PATH_MAX], *end, *addr;
 	const char *bad = NULL;
-	json_t *task, *req, *rep, *words;
+	json_t *tenv, *req, *rep, *words;
 	struct msg_inherited done;
 	struct msg_reply env = { 0 };
 	int i, port, fd;
@@ -867,14 +867,12 @@ qrsh_inherit(int argc, char **argv)
 		free(addr);
 		return 1;
 	}
-	task = json_pack("{s:o, s:s}", "argv", words, "qrsh", addr);
+	tenv = with_env ? strv_json(environ, true, NULL) : NULL;
+	req = msg_inherit_pack(&(struct msg_inherit){ .id = q.id, .host = host, .argv = words, .env = tenv,
+	    .cwd = with_cwd ? cwd : NULL, .qrsh = addr });
 	free(addr);
-	if (with_env)
-		json_object_set_new(task, "env", strv_json(environ, true, NULL));
-	if (with_cwd)
-		json_object_set_new(task, "cwd", json_string(cwd));
-	req = msg_inherit_pack(&(struct msg_inherit){ .id = q.id, .host = host, .task = task });
-	json_decref(task);
+	json_decref(words);
+	json_decref(tenv);
 	/* A task that just ended may not be known ended on the master yet:
 	 * a host whose slots its tasks fill is asked again for a moment. */
 	for (int64_t until = mono_ms() + QRSH_SLOT_WAIT_MS;;) {
@@ -992,7 +990,7 @@ qrsh_run(int argc, char **argv)
 	/* The master's word on the job's end, for what the streams cannot
 	 * tell (qdel, a lost host); none is needed when it is away. */
 	req = msg_wait_pack(&(struct msg_wait){ .id = q.id });
-	q.wseq = client_send(req, &why) < 0 ? -1 : jint(req, "seq", -1);
+	q.wseq = client_send(req, &why) < 0 ? -1 : msg_seq_of(req, -1);
 	json_decref(req);
 	if (q.pty)
 		tty_raw();

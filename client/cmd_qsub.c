@@ -195,7 +195,7 @@ show_progress(int64_t id, const char *state, const char *host, int64_t t0)
 static int64_t
 send_req(json_t *req, const char **why)
 {
-	int64_t seq = client_send(req, why) < 0 ? 0 : jint(req, "seq", 0);
+	int64_t seq = client_send(req, why) < 0 ? 0 : msg_seq_of(req, 0);
 	json_decref(req);
 	return seq;
 }

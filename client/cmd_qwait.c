@@ -111,7 +111,7 @@ send_waits(struct waited *ws, size_t n, const char **why)
 			json_decref(req);
 			return -1;
 		}
-		ws[i].seq = jint(req, "seq", 0);
+		ws[i].seq = msg_seq_of(req, 0);
 		json_decref(req);
 	}
 	return 0;

@@ -506,7 +506,7 @@ recv_reply(int64_t seq, int wait_ms, const char **why, bool *late)
 		}
 		if (proto_recv_fd(conn.fd, &msg, CLIENT_REPLY_MS, why) < 0)
 			return NULL;
-		if (msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", -1) == seq)
+		if (msg_type_of(msg) == MSG_REPLY && msg_seq_of(msg, -1) == seq)
 			return msg;
 		json_decref(msg);
 	}
@@ -564,7 +564,7 @@ enum call_end {
 static bool
 call_pipelines(const json_t *req)
 {
-	return req && (json_object_get(req, "key") || proto_is_listing(req));
+	return req && (msg_req_keyed(req) || proto_is_listing(req));
 }
 
 /* Sends HELLO, and req with it when it may be sent twice; its reply in
@@ -586,7 +586,7 @@ call_hello(bool query, json_t *req, int hello_ms, json_t **hello, char *mungeerr
 	msg = msg_hello_pack(&h);
 	free(cred);
 	if (call_pipelines(req))
-		json_object_set_new(req, "seq", json_integer(++conn.seq));
+		msg_seq_set(req, ++conn.seq);
 	if (frame_add(&buf, &len, msg) < 0 || (call_pipelines(req) && frame_add(&buf, &len, req) < 0)) {
 		json_decref(msg);
 		free(buf);
@@ -621,7 +621,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 	char mungeerr[400] = "", herr[256];
 	struct msg_hello_reply hr;
 	json_t *rep;
-	bool keyed = req && json_object_get(req, "key"), late;
+	bool keyed = msg_req_keyed(req), late;
 	int fd = connect_one(addr, query ? CLIENT_QUERY_MS : CLIENT_CONNECT_MS, why);
 
 	*end = CALL_NEXT;
@@ -663,7 +663,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 	if (!call_pipelines(req)) {
 		char *buf = NULL;
 		size_t len = 0;
-		json_object_set_new(req, "seq", json_integer(++conn.seq));
+		msg_seq_set(req, ++conn.seq);
 		if (frame_add(&buf, &len, req) < 0) {
 			free(buf);
 			client_disconnect();
@@ -677,7 +677,7 @@ call_one(const char *addr, bool query, json_t *req, int hello_ms, int req_ms, in
 		}
 		free(buf);
 	}
-	if ((rep = recv_reply(jint(req, "seq", 0), keyed ? req_ms : timeout_ms, why, &late)) == NULL) {
+	if ((rep = recv_reply(msg_seq_of(req, 0), keyed ? req_ms : timeout_ms, why, &late)) == NULL) {
 		*end = keyed && late ? CALL_SLOW : CALL_LOST;
 		return connection_lost(why);
 	}
@@ -716,7 +716,7 @@ connect_and_call(json_t *req, int timeout_ms, const char **why)
 	static __thread char errbuf[2048], msg[sizeof errbuf + 512], lost[600];
 	int64_t start = mono_ms(), deadline = start + CLIENT_FAILOVER_MS;
 	int pause_ms = CLIENT_ROUND_MIN_MS;
-	bool again = false, keyed = req && json_object_get(req, "key");
+	bool again = false, keyed = msg_req_keyed(req);
 	int *nlate = NULL;
 	size_t nmasters = 0;
 
@@ -828,7 +828,7 @@ send_frame(json_t *req, const char **why)
 			return -1;
 		json_decref(hello);
 	}
-	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	msg_seq_set(req, ++conn.seq);
 	if (frame_add(&buf, &len, req) < 0) {
 		*why = "cannot encode the request";
 		return -1;
@@ -960,7 +960,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 
 	if (conn.fd < 0)
 		return connect_and_call(req, timeout_ms, why);
-	json_object_set_new(req, "seq", json_integer(++conn.seq));
+	msg_seq_set(req, ++conn.seq);
 	if (frame_add(&buf, &len, req) < 0) {
 		*why = "cannot encode the request";
 		return NULL;
@@ -970,7 +970,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 		goto broken;
 	}
 	free(buf);
-	if ((rep = recv_reply(jint(req, "seq", 0), timeout_ms, why, &late)) == NULL)
+	if ((rep = recv_reply(msg_seq_of(req, 0), timeout_ms, why, &late)) == NULL)
 		goto broken;
 	if (is_redirect(rep)) {
 		/* This master stepped down or lost its majority: the request
@@ -983,7 +983,7 @@ client_call(json_t *req, int timeout_ms, const char **why)
 broken:
 	/* A request that carries an idempotency key may be sent again: the
 	 * master that has it already answers with what the first one did. */
-	if (json_object_get(req, "key")) {
+	if (msg_req_keyed(req)) {
 		client_disconnect();
 		return connect_and_call(req, timeout_ms, why);
 	}

@@ -41,6 +41,29 @@ qstat_row_prior(const struct msg_job_row *r)
 
 static void kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
+/* The request as asked, in Grid Engine's full names: false when the job
+ * has no "asked" list (one from before there was one). */
+static bool
+qstat_req_asked(const json_t *req, void (*fn)(void *arg, const char *name, const char *value), void *arg)
+{
+	struct job_req r = { 0 };
+	const char *why;
+
+	if (req_from_json(&r, req, &why) < 0 || !r.asked) {
+		req_clear(&r);
+		return false;
+	}
+	for (char **a = r.asked; *a; a++) {
+		const char *eq = strchr(*a, '=');
+		char *name = xstrndup(*a, (size_t)(eq - *a));
+
+		fn(arg, name, eq + 1);
+		free(name);
+	}
+	req_clear(&r);
+	return true;
+}
+
 void
 qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const char *value), void *arg)
 {
@@ -51,20 +74,8 @@ qstat_req_each(const json_t *req, void (*fn)(void *arg, const char *name, const 
 
 	if (!json_is_object(req))
 		return;
-	if (json_is_array(json_object_get(req, "asked"))) {
-		/* As asked, in Grid Engine's full names. */
-		json_array_foreach(json_object_get(req, "asked"), i, w) {
-			const char *s = json_string_value(w), *eq = s ? strchr(s, '=') : NULL;
-			char *name;
-
-			if (!eq)
-				continue;
-			name = xstrndup(s, (size_t)(eq - s));
-			fn(arg, name, eq + 1);
-			free(name);
-		}
+	if (qstat_req_asked(req, fn, arg))
 		return;
-	}
 	json_object_foreach((json_t *)req, k, v) {
 		if (strcmp(k, "hard_queue") == 0)
 			continue;

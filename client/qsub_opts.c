@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "common/common.h"
+#include "common/msg_req.h"
 #include "client/client.h"
 
 enum qo_id {
@@ -364,7 +365,7 @@ qsub_deps_json(const struct qsub_opts *o)
 			fatalx("out of memory");
 		/* A name that is not UTF-8 cannot travel; the master would not
 		 * find it anyway. */
-		json_array_append_new(a, json_pack("{s:s, s:s?}", "kind", kind, "job", colon + 1));
+		msg_dep_add(a, &(struct msg_dep){ kind, colon + 1 });
 		free(kind);
 	}
 	return a;

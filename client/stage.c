@@ -100,7 +100,7 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 				json_decref(req);
 				goto lost;
 			}
-			seq[k] = jint(req, "seq", 0);
+			seq[k] = msg_seq_of(req, 0);
 			json_decref(req);
 			sent += (int64_t)len;
 			end[k] = sent;
@@ -112,7 +112,7 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 		if ((rep = client_recv(CLIENT_REPLY_MS, &why)) == NULL)
 			goto lost;
 		/* Replies to chunks given up on (below) are passed over. */
-		if (jint(rep, "seq", -1) != seq[head]) {
+		if (msg_seq_of(rep, -1) != seq[head]) {
 			json_decref(rep);
 			continue;
 		}
@@ -267,7 +267,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 				snprintf(err, n, "%s", why);
 				return -1;
 			}
-			seq[(head + nin) % STAGE_WINDOW] = jint(req, "seq", 0);
+			seq[(head + nin) % STAGE_WINDOW] = msg_seq_of(req, 0);
 			json_decref(req);
 			asked += STAGE_CHUNK;
 			nin++;
@@ -276,7 +276,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 			snprintf(err, n, "%s", why ? why : "the master does not answer");
 			return -1;
 		}
-		if (jint(rep, "seq", -1) != seq[head]) {
+		if (msg_seq_of(rep, -1) != seq[head]) {
 			json_decref(rep);
 			continue;
 		}
@@ -560,7 +560,7 @@ stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err,
 	json_decref(req);
 	if (!rep)
 		return -1;
-	v = json_array_get(json_object_get(rep, "jobs"), 0);
+	v = msg_status_reply_one(rep);
 	j = v ? job_from_json(v, &why) : NULL;
 	json_decref(rep);
 	if (!j) {

@@ -308,6 +308,11 @@ enum msg_type {
 const char     *msg_type_name(enum msg_type t);
 enum msg_type   msg_type_lookup(const char *name);
 enum msg_type   msg_type_of(const json_t *msg);
+/* The envelope every message has: its type as sent (NULL when absent, for
+ * logs), and its seq (absent when it has none). */
+const char     *msg_type_text(const json_t *msg);
+int64_t         msg_seq_of(const json_t *msg, int64_t absent);
+void            msg_seq_set(json_t *msg, int64_t seq);
 /* A job listing: a STATUS without "jobs", what qstat asks first, which a
  * master answers in its query thread (qmaster/reader.c). */
 bool            proto_is_listing(const json_t *msg);

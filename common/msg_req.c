@@ -170,6 +170,35 @@ msg_submit_pack(const struct msg_submit *m)
 	return o;
 }
 
+bool
+msg_req_keyed(const json_t *o)
+{
+	return o && json_object_get(o, "key");
+}
+
+void
+msg_dep_add(json_t *list, const struct msg_dep *m)
+{
+	json_t *kind = json_string(m->kind), *job = m->job ? json_string(m->job) : json_null(), *o;
+
+	if (!kind || !job) {
+		json_decref(kind);
+		json_decref(job);
+		return;
+	}
+	o = json_object();
+	json_object_set_new(o, "kind", kind);
+	json_object_set_new(o, "job", job);
+	json_array_append_new(list, o);
+}
+
+void
+msg_dep_unpack(const json_t *o, struct msg_dep *m)
+{
+	m->kind = jstr(o, "kind");
+	m->job = jstr(o, "job");
+}
+
 int
 msg_submit_unpack(const json_t *o, struct msg_submit *m, const char **why)
 {
@@ -779,28 +808,53 @@ msg_unreserve_unpack(const json_t *o, struct msg_unreserve *m, const char **why)
 
 /* --- INHERIT --- */
 
+/* On a job object, or INHERIT's task. */
+void
+msg_inherit_task_set(json_t *o, const struct msg_inherit *m)
+{
+	if (m->argv)
+		json_object_set(o, "argv", (json_t *)m->argv);
+	if (m->env)
+		json_object_set(o, "env", (json_t *)m->env);
+	if (m->cwd)
+		json_object_set_new(o, "cwd", json_string(m->cwd));
+	if (m->qrsh)
+		json_object_set_new(o, "qrsh", json_string(m->qrsh));
+}
+
 json_t *
 msg_inherit_pack(const struct msg_inherit *m)
 {
-	json_t *o = msg_new(MSG_INHERIT);
+	json_t *o = msg_new(MSG_INHERIT), *task = json_object();
+
 	json_object_set_new(o, "id", json_integer(m->id));
 	json_object_set_new(o, "host", json_string(m->host));
-	json_object_set(o, "task", m->task);
+	msg_inherit_task_set(task, m);
+	json_object_set_new(o, "task", task);
 	return o;
 }
 
 int
 msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why)
 {
+	const json_t *task = json_object_get(o, "task");
+
 	m->id = jint(o, "id", 0);
 	m->host = jstr(o, "host");
-	m->task = json_object_get(o, "task");
 	if (!m->host || !*m->host || strlen(m->host) > JOB_MAX_STRING) {
 		*why = "INHERIT needs the name of a host";
 		return -1;
 	}
-	if (!json_is_object(m->task)) {
+	if (!json_is_object(task)) {
 		*why = "INHERIT needs the task as a job object";
+		return -1;
+	}
+	m->argv = json_object_get(task, "argv");
+	m->env = json_object_get(task, "env");
+	m->cwd = jstr(task, "cwd");
+	m->qrsh = jstr(task, "qrsh");
+	if (json_object_get(task, "cwd") && !m->cwd) {
+		*why = "the task's working directory is not a text";
 		return -1;
 	}
 	return 0;

@@ -50,6 +50,16 @@ struct msg_submit {
 };
 json_t *msg_submit_pack(const struct msg_submit *m);
 int     msg_submit_unpack(const json_t *o, struct msg_submit *m, const char **why);
+/* Whether a request carries SUBMIT's key: one a client may send twice. */
+bool    msg_req_keyed(const json_t *o);
+/* An element of SUBMIT's deps: kind (after afterok afternotok afterany)
+ * and job (an id, a name or a glob), each NULL when absent. */
+struct msg_dep {
+	const char *kind, *job;
+};
+/* Adds nothing when a text is not UTF-8: it cannot travel. */
+void    msg_dep_add(json_t *list, const struct msg_dep *m);
+void    msg_dep_unpack(const json_t *o, struct msg_dep *m);
 
 /* SUBMIT's reply: the job, or the cron entry. */
 struct msg_submitted {
@@ -99,15 +109,21 @@ void    msg_waited_add(json_t *rep, json_t *job);
 void    msg_waited_unpack(const json_t *o, struct msg_waited *m);
 
 /* INHERIT (qrsh -inherit): start a task of running parallel job id on
- * host, one of the job's hosts.  task is a job object as qrsh's SUBMIT
- * sends (argv, env, cwd, qrsh), of which the master takes only those. */
+ * host, one of the job's hosts.  The task travels as a job object as
+ * qrsh's SUBMIT sends it, of which the master takes only these; the job
+ * decoder checks them where they become the task's job object. */
 struct msg_inherit {
-	int64_t     id;        /* not a positive integer: no such job (noent) */
-	const char *host;
-	json_t     *task;
+	int64_t       id;      /* not a positive integer: no such job (noent) */
+	const char   *host;
+	const json_t *argv;    /* the command's words, or NULL */
+	const json_t *env;     /* VAR=VALUE texts; NULL: the job's */
+	const char   *cwd;     /* NULL: the job's */
+	const char   *qrsh;    /* "HOST PORT SECRET": where its shepherd calls back; or NULL */
 };
 json_t *msg_inherit_pack(const struct msg_inherit *m);
 int     msg_inherit_unpack(const json_t *o, struct msg_inherit *m, const char **why);
+/* The task's argv, env, cwd and qrsh set on job, a job object of its job. */
+void    msg_inherit_task_set(json_t *job, const struct msg_inherit *m);
 /* INHERIT's reply: the task's number within the job, and whether its
  * shepherd will send a munge credential. */
 struct msg_inherited {

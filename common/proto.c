@@ -88,7 +88,25 @@ msg_type_lookup(const char *name)
 enum msg_type
 msg_type_of(const json_t *msg)
 {
-	return msg_type_lookup(jstr(msg, "type"));
+	return msg_type_lookup(msg_type_text(msg));
+}
+
+const char *
+msg_type_text(const json_t *msg)
+{
+	return jstr(msg, "type");
+}
+
+int64_t
+msg_seq_of(const json_t *msg, int64_t absent)
+{
+	return jint(msg, "seq", absent);
+}
+
+void
+msg_seq_set(json_t *msg, int64_t seq)
+{
+	json_object_set_new(msg, "seq", json_integer(seq));
 }
 
 bool

@@ -94,9 +94,9 @@ link_send(json_t *msg)
 		return -1;
 	}
 	seq = ++lk.seq;
-	json_object_set_new(msg, "seq", json_integer(seq));
+	msg_seq_set(msg, seq);
 	if (proto_frame_append(bufferevent_get_output(lk.bev), msg, PROTO_MAX_FRAME, &why) < 0) {
-		log_warnx("cannot send %s to %s: %s", jstr(msg, "type"), link_peer(), why);
+		log_warnx("cannot send %s to %s: %s", msg_type_text(msg), link_peer(), why);
 		seq = -1;
 	}
 	json_decref(msg);
@@ -362,13 +362,15 @@ link_load(void)
 static void
 link_reply(json_t *msg)
 {
-	int64_t seq = jint(msg, "seq", -1);
 	struct msg_reply r;
+	struct msg_hello_reply hr;
 	const char *text;
 	char why[512];
+	int64_t seq;
 	bool ok;
 
 	msg_reply_unpack(msg, &r, why, sizeof why);
+	seq = r.seq;
 	ok = r.ok;
 	text = r.message;
 
@@ -396,12 +398,13 @@ link_reply(json_t *msg)
 			return;
 		}
 		if (seq == lk.hello_seq) {
-			if (link_check_master(msg, why, sizeof why) < 0) {
+			if (link_check_master(msg, why, sizeof why) < 0 ||
+			    msg_hello_reply_unpack(msg, &hr, why, sizeof why) < 0) {
 				link_down(why);
 				return;
 			}
 			lk.master_ok = true;
-			lk.epoch = jint(msg, "epoch", 0);
+			lk.epoch = hr.epoch;
 			/* Fencing: we voted for a newer master; this one was replaced. */
 			if (lk.epoch < witness_epoch()) {
 				log_warnx("master %s is of epoch %lld, older than %lld we voted for: trying the next",
@@ -444,7 +447,7 @@ link_dispatch(json_t *msg)
 	json_t *j;
 	size_t i;
 
-	if (lk.pulling && jint(msg, "seq", -1) == lk.pull_seq)
+	if (lk.pulling && msg_seq_of(msg, -1) == lk.pull_seq)
 		lk.pulling = false;
 	if (msg_dispatch_unpack(msg, &d, err, sizeof err) < 0) {
 		log_warnx("DISPATCH from %s without a list of jobs: ignored", link_peer());
@@ -497,7 +500,7 @@ link_handle(json_t *msg)
 {
 	/* Until the master has proved who it is, only its HELLO reply counts. */
 	if (!lk.master_ok && msg_type_of(msg) != MSG_REPLY) {
-		log_warnx("ignoring %s from %s before it proved to be the master", jstr(msg, "type"), link_peer());
+		log_warnx("ignoring %s from %s before it proved to be the master", msg_type_text(msg), link_peer());
 		return;
 	}
 	switch (msg_type_of(msg)) {
@@ -520,7 +523,7 @@ link_handle(json_t *msg)
 		link_heartbeat(msg);
 		break;
 	default:
-		log_debug("ignoring %s from master %s", jstr(msg, "type"), link_peer());
+		log_debug("ignoring %s from master %s", msg_type_text(msg), link_peer());
 	}
 }
 

@@ -18,6 +18,7 @@
 
 #include <event2/event.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 /* An event file is small; anything bigger is not ours. */
@@ -179,7 +180,7 @@ outbox_msg(const char *name, const char *text)
 		return msg;
 	}
 	msg = json_loads(text, 0, &jerr);
-	if (msg && (!json_is_object(msg) || !jstr(msg, "type"))) {
+	if (msg && (!json_is_object(msg) || !msg_type_text(msg))) {
 		json_decref(msg);
 		msg = NULL;
 	}
@@ -216,19 +217,23 @@ outbox_set_aside(const char *name, const char *why)
 static void
 outbox_log(const json_t *msg)
 {
-	const char *type = jstr(msg, "type"), *limit = jstr(msg, "limit") ? jstr(msg, "limit") :
-	    jstr(msg, "requeue"), *vacated = jstr(msg, "vacated"), *failed = jstr(msg, "failed");
-	char key[ATTEMPT_KEY_MAX];
+	char key[ATTEMPT_KEY_MAX], err[64];
 
-	active_key(key, sizeof key, jint(msg, "id", 0), (int)jint(msg, "task", 0),
-	    (int)jint(msg, "attempt", 0), (int)jint(msg, "petask", 0));
-	if (strcmp(type, "CHILD_REGISTER") == 0)
-		log_info("job %s started as pid %lld", key, (long long)jint(msg, "pid", 0));
-	else if (strcmp(type, "CHILD_TERM") == 0)
+	if (msg_type_of(msg) == MSG_CHILD_REGISTER) {
+		struct msg_child_register m = { 0 };
+		msg_child_register_unpack(msg, &m, err, sizeof err);
+		active_key(key, sizeof key, m.id, (int)m.task, (int)m.attempt, (int)m.petask);
+		log_info("job %s started as pid %lld", key, (long long)m.pid);
+	} else if (msg_type_of(msg) == MSG_CHILD_TERM) {
+		struct msg_child_term m = { 0 };
+		msg_child_term_unpack(msg, &m, err, sizeof err);
+		active_key(key, sizeof key, m.id, (int)m.task, (int)m.attempt, (int)m.petask);
+		const char *limit = m.limit ? m.limit : m.requeue;
 		log_info("job %s ended: exit status %lld%s%s%s%s%s%s", key,
-		    (long long)jint(msg, "exit_status", -1), limit ? ", " : "", limit ? limit : "",
-		    vacated ? ", vacated: " : "", vacated ? vacated : "",
-		    failed ? ", failed: " : "", failed ? failed : "");
+		    (long long)m.exit_status, limit ? ", " : "", limit ? limit : "",
+		    m.vacated ? ", vacated: " : "", m.vacated ? m.vacated : "",
+		    m.failed ? ", failed: " : "", m.failed ? m.failed : "");
+	}
 }
 
 /* In name order (versionsort: by job id, then task and attempt, and each

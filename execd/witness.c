@@ -178,13 +178,15 @@ witness_read_cb(struct bufferevent *bev, void *arg)
 			witness_close(w);
 			return;
 		}
+		struct msg_reply env;
+
+		msg_reply_unpack(msg, &env, NULL, 0);
 		if (msg_type_of(msg) == MSG_VOTE_REQUEST && w->master_ok)
 			witness_vote_request(w, msg);
-		else if (msg_type_of(msg) == MSG_REPLY && !jbool(msg, "ok", false)) {
-			log_debug("witness: %s refused us: %s", w->addr, jstr(msg, "message") ?
-			    jstr(msg, "message") : "?");
+		else if (msg_type_of(msg) == MSG_REPLY && !env.ok) {
+			log_debug("witness: %s refused us: %s", w->addr, env.message ? env.message : "?");
 			witness_close(w);
-		} else if (msg_type_of(msg) == MSG_REPLY && jint(msg, "seq", 0) == 1) {
+		} else if (msg_type_of(msg) == MSG_REPLY && env.seq == 1) {
 			/* Our vote decides who runs jobs: only a master of this
 			 * cluster may ask for it. */
 			char err[512];

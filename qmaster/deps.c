@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg_req.h"
 #include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
 #include "spool/spool.h"
@@ -195,9 +196,13 @@ deps_resolve(const json_t *list, const struct job *j, char *err, size_t errlen)
 		goto bad;
 	}
 	json_array_foreach(list, i, e) {
-		const char *k = jstr(e, "kind"), *what = jstr(e, "job");
-		int kind = k ? kind_parse(k) : 0;
+		struct msg_dep dep;
+		const char *what;
+		int kind;
 
+		msg_dep_unpack(e, &dep);
+		what = dep.job;
+		kind = dep.kind ? kind_parse(dep.kind) : 0;
 		if (!kind || !what || !*what || strlen(what) > 255) {
 			snprintf(err, errlen, "a dependency needs a kind (after, afterok, afternotok, "
 			    "afterany, array) and a job id or name");

@@ -398,9 +398,15 @@ collect_job_ids(void *arg, struct job *j)
 }
 
 /* The jobs a lost host held, noted before they end, for the admin mail. */
+struct lost_job {
+	int64_t id;
+	int     task;
+	char   *name, *owner;
+};
 struct lost_note {
-	const char *host;
-	json_t     *jobs;
+	const char      *host;
+	struct lost_job *jobs;
+	size_t           n, cap;
 };
 
 static int
@@ -408,19 +414,33 @@ lost_note_one(void *arg, struct job *j)
 {
 	struct lost_note *ln = arg;
 
-	if (j->host && host_in_list(j->host, ln->host))
-		json_array_append_new(ln->jobs, json_pack("{s:I, s:i, s:s, s:s}", "id", (json_int_t)j->id,
-		    "task", j->task, "name", j->name ? j->name : "", "owner", j->owner ? j->owner : "?"));
+	if (!j->host || !host_in_list(j->host, ln->host))
+		return 0;
+	if (ln->n == ln->cap) {
+		ln->cap = ln->cap ? 2 * ln->cap : 16;
+		ln->jobs = xrealloc(ln->jobs, ln->cap * sizeof *ln->jobs);
+	}
+	ln->jobs[ln->n++] = (struct lost_job){ j->id, j->task, xstrdup(j->name ? j->name : ""),
+	    xstrdup(j->owner ? j->owner : "?") };
 	return 0;
+}
+
+static void
+lost_note_clear(struct lost_note *ln)
+{
+	for (size_t i = 0; i < ln->n; i++) {
+		free(ln->jobs[i].name);
+		free(ln->jobs[i].owner);
+	}
+	free(ln->jobs);
 }
 
 /* What became of a job the lost host held, read back after the fact. */
 static const char *
-lost_outcome(json_t *v)
+lost_outcome(const struct lost_job *l)
 {
-	int64_t id = jint(v, "id", 0);
-	int task = (int)jint(v, "task", 0);
-	struct job *j = task > 0 ? store_task_get(store, id, task, false) : store_job_get(store, id, false);
+	struct job *j = l->task > 0 ? store_task_get(store, l->id, l->task, false) :
+	    store_job_get(store, l->id, false);
 	const char *what = !j ? "purged" : j->state == JS_PENDING ? "requeued (rerunnable: it runs again)" :
 	    j->state == JS_FAILED ? "failed (not rerunnable)" : j->state == JS_DELETED ? "deleted (qdel)" :
 	    JS_FINISHED(j->state) ? "finished" : "failing (its parts elsewhere are killed)";
@@ -434,12 +454,11 @@ lost_outcome(json_t *v)
 /* The admin mail of a lost host: which, when last heard from, and each
  * job it held with what became of it. */
 static void
-lost_mail(const struct exechost *h, int64_t seen, json_t *jobs)
+lost_mail(const struct exechost *h, int64_t seen, const struct lost_note *ln)
 {
 	char *body = NULL, when[32];
-	size_t len = 0, i;
+	size_t len = 0;
 	FILE *fp = open_memstream(&body, &len);
-	json_t *v;
 
 	if (!fp)
 		fatal("open_memstream");
@@ -451,21 +470,23 @@ lost_mail(const struct exechost *h, int64_t seen, json_t *jobs)
 		    h->name, when);
 	fprintf(fp, ", %lld s ago (host_timeout %lld s).\n", (long long)((now_ms() - seen) / 1000),
 	    (long long)(conf->host_timeout_ms / 1000));
-	if (json_array_size(jobs) == 0)
+	if (ln->n == 0)
 		fprintf(fp, "It ran no jobs.\n");
 	else
-		fprintf(fp, "It held %zu job%s:\n", json_array_size(jobs), json_array_size(jobs) == 1 ? "" : "s");
-	json_array_foreach(jobs, i, v) {
+		fprintf(fp, "It held %zu job%s:\n", ln->n, ln->n == 1 ? "" : "s");
+	for (size_t i = 0; i < ln->n; i++) {
+		const struct lost_job *l = &ln->jobs[i];
+
 		if (i == LOST_MAIL_JOBS) {
-			fprintf(fp, "  ... and %zu more (qstat -s z, qacct)\n", json_array_size(jobs) - i);
+			fprintf(fp, "  ... and %zu more (qstat -s z, qacct)\n", ln->n - i);
 			break;
 		}
-		if (jint(v, "task", 0) > 0)
-			fprintf(fp, "  job %lld.%lld (%s, user %s): %s\n", (long long)jint(v, "id", 0),
-			    (long long)jint(v, "task", 0), jstr(v, "name"), jstr(v, "owner"), lost_outcome(v));
+		if (l->task > 0)
+			fprintf(fp, "  job %lld.%d (%s, user %s): %s\n", (long long)l->id, l->task,
+			    l->name, l->owner, lost_outcome(l));
 		else
-			fprintf(fp, "  job %lld (%s, user %s): %s\n", (long long)jint(v, "id", 0),
-			    jstr(v, "name"), jstr(v, "owner"), lost_outcome(v));
+			fprintf(fp, "  job %lld (%s, user %s): %s\n", (long long)l->id,
+			    l->name, l->owner, lost_outcome(l));
 	}
 	fclose(fp);
 	mail_admin("nowq: host lost", body);
@@ -481,7 +502,7 @@ host_lose(struct exechost *h)
 {
 	struct store_job_filter f = { .states = 1u << JS_DISPATCHED | 1u << JS_RUNNING, .host = h->name };
 	struct store_job_filter all = { .states = f.states };
-	struct lost_note ln = { h->name, json_array() };
+	struct lost_note ln = { .host = h->name };
 	json_t *ids = json_array(), *v;
 	int64_t seen = h->last_seen > started_ms ? h->last_seen : started_ms;
 	size_t i;
@@ -512,8 +533,8 @@ host_lose(struct exechost *h)
 	pe_host_lost(h->name, NULL, "host lost");
 	array_reconcile(h->name, NULL);
 	if (conf->admin_mail && conf->admin_mail[0])
-		lost_mail(h, seen, ln.jobs);
-	json_decref(ln.jobs);
+		lost_mail(h, seen, &ln);
+	lost_note_clear(&ln);
 	json_decref(ids);
 }
 

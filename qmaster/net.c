@@ -98,7 +98,7 @@ conn_write_now(struct conn *c, json_t *msg, const char *text, size_t len)
 	rc = msg ? proto_frame_append(out, msg, conf->max_frame, &why) :
 	    proto_frame_append_text(out, text, len, conf->max_frame, &why);
 	if (rc < 0)
-		log_warnx("%s: cannot send %s: %s", c->peer, msg ? jstr(msg, "type") : "a reply", why);
+		log_warnx("%s: cannot send %s: %s", c->peer, msg ? msg_type_text(msg) : "a reply", why);
 	/* Writing is enabled with the first message (see conn_new). */
 	else if (!(bufferevent_get_enabled(c->bev) & EV_WRITE))
 		bufferevent_enable(c->bev, EV_WRITE);
@@ -273,9 +273,13 @@ net_refuse_turn(const char *code, const char *text)
 	prev = TAILQ_PREV(first, held_list, entry);
 	behind = prev ? prev->upto : 0;
 	for (h = first; h; h = next) {
+		struct msg_reply env = { 0 };
+
 		next = TAILQ_NEXT(h, entry);
-		if (h->c->role == ROLE_CLIENT && (h->text || json_is_true(json_object_get(h->msg, "ok")))) {
-			int64_t seq = h->text ? h->seq : jint(h->msg, "seq", 0);
+		if (!h->text)
+			msg_reply_unpack(h->msg, &env, NULL, 0);
+		if (h->c->role == ROLE_CLIENT && (h->text || env.ok)) {
+			int64_t seq = h->text ? h->seq : env.seq;
 			json_decref(h->msg);
 			free(h->text);
 			h->text = NULL;
@@ -912,7 +916,7 @@ conn_read_cb(struct bufferevent *bev, void *arg)
 		if (c->role == ROLE_NONE) {
 			bool ok = msg_type_of(msg) == MSG_HELLO && conn_hello(c, msg);
 			if (!ok && msg_type_of(msg) != MSG_HELLO)
-				net_send(c, proto_reply_err(jint(msg, "seq", 0), ERR_AUTH,
+				net_send(c, proto_reply_err(msg_seq_of(msg, 0), ERR_AUTH,
 				    "the first message must be HELLO"));
 			json_decref(msg);
 			if (!ok) {

@@ -28,11 +28,10 @@
 
 /* The task's job object, or NULL with why. */
 static json_t *
-petask_job(const struct job *j, const json_t *task, int part, int64_t n, const char **why)
+petask_job(const struct job *j, const struct msg_inherit *task, int part, int64_t n, const char **why)
 {
-	static const char *const taken[] = { "argv", "env", "cwd", "qrsh" };
 	json_t *hosts = pe_hosts_json(j);
-	json_t *o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ part, hosts, n }), *v;
+	json_t *o = msg_dispatch_part_pack(j, &(struct msg_dispatch_part){ part, hosts, n });
 	struct job *t;
 
 	json_decref(hosts);
@@ -40,14 +39,12 @@ petask_job(const struct job *j, const json_t *task, int part, int64_t n, const c
 	json_object_del(o, "script");
 	json_object_del(o, "args");
 	json_object_del(o, "argv");
-	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++)
-		if ((v = json_object_get(task, taken[i])) != NULL)
-			json_object_set(o, taken[i], v);
-	if (!json_is_array(json_object_get(o, "argv")) || !json_is_string(json_object_get(o, "qrsh"))) {
+	if (!json_is_array(task->argv) || !task->qrsh) {
 		*why = "the task needs a command and a qrsh address";
 		json_decref(o);
 		return NULL;
 	}
+	msg_inherit_task_set(o, task);
 	/* What the job decoder refuses of a submission, it refuses here. */
 	if ((t = job_from_json(o, why)) == NULL) {
 		json_decref(o);
@@ -151,7 +148,7 @@ petask_request(struct conn *c, int64_t seq, json_t *msg)
 		    (long long)j->id, PETASK_MAX));
 		goto out;
 	}
-	if ((jo = petask_job(j, m.task, petask_part(j, m.host), n, &why)) == NULL) {
+	if ((jo = petask_job(j, &m, petask_part(j, m.host), n, &why)) == NULL) {
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", why));
 		goto out;
 	}

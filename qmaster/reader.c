@@ -241,7 +241,7 @@ rconn_send(struct rconn *rc, json_t *rep, const char *text, size_t len)
 static void
 rconn_answer(struct rconn *rc, json_t *msg)
 {
-	int64_t seq = jint(msg, "seq", 0);
+	int64_t seq = msg_seq_of(msg, 0);
 	json_t *rep;
 	char *text;
 	size_t len;

@@ -568,7 +568,7 @@ repl_up_send(json_t *msg)
 {
 	const char *why;
 	if (rp.up && proto_frame_append(bufferevent_get_output(rp.up), msg, conf->max_frame, &why) < 0)
-		log_warnx("cannot send %s to the primary: %s", jstr(msg, "type"), why);
+		log_warnx("cannot send %s to the primary: %s", msg_type_text(msg), why);
 	json_decref(msg);
 }
 
@@ -633,7 +633,7 @@ repl_up_frame(json_t *msg)
 	msg_reply_unpack(msg, &env, NULL, 0);
 	if (!rp.up_ok && !(msg_type_of(msg) == MSG_REPLY && env.seq == 1)) {
 		log_warnx("primary %s sent %s before proving who it is", conf->masters[rp.primary_idx],
-		    jstr(msg, "type") ? jstr(msg, "type") : "a frame");
+		    msg_type_text(msg) ? msg_type_text(msg) : "a frame");
 		repl_up_close();
 		return;
 	}
@@ -717,7 +717,7 @@ repl_up_frame(json_t *msg)
 		/* Committed with the others of this read (repl_up_commit). */
 		return;
 	default:
-		log_debug("standby: ignoring %s from the primary", jstr(msg, "type"));
+		log_debug("standby: ignoring %s from the primary", msg_type_text(msg));
 	}
 }
 
