@@ -66,6 +66,9 @@ void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
 struct addrinfo;
 int     resolve_hostport(const char *addr, struct addrinfo **res);
+/* A blocking TCP connection to AI, given up after timeout_ms (a dead host
+ * costs that, not the kernel's minutes); -1 and *why. */
+int     connect_timed(const struct addrinfo *ai, int timeout_ms, const char **why);
 /* localhost, ::1 or 127.*: a listener or peer only this host reaches. */
 bool    host_is_loopback(const char *host);
 char   *read_file(const char *path, size_t max, size_t *len, const char **why); /* NUL-terminated */

@@ -3,12 +3,16 @@
 
 #include <assert.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -175,6 +179,67 @@ resolve_hostport(const char *addr, struct addrinfo **res)
 	rc = getaddrinfo(host, port, &hints, res);
 	free(host);
 	return rc == 0 ? 0 : -1;
+}
+
+static bool
+self_connected(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof me, pl = sizeof peer;
+
+	return getsockname(fd, (struct sockaddr *)&me, &ml) == 0 &&
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) == 0 && ml == pl && memcmp(&me, &peer, ml) == 0;
+}
+
+/* A connect that gives up after timeout_ms, so a dead host in the list
+ * costs seconds rather than the kernel's minutes. */
+int
+connect_timed(const struct addrinfo *ai, int timeout_ms, const char **why)
+{
+	struct pollfd pfd;
+	int fd, err = 0, one = 1;
+	socklen_t len = sizeof err;
+
+	if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	    ai->ai_protocol)) < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		if (errno != EINPROGRESS) {
+			*why = strerror(errno);
+			close(fd);
+			return -1;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		if (poll(&pfd, 1, timeout_ms) <= 0) {
+			*why = "connection timed out";
+			close(fd);
+			return -1;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+			*why = strerror(err ? err : errno);
+			close(fd);
+			return -1;
+		}
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		*why = strerror(errno);
+		close(fd);
+		return -1;
+	}
+	/* A loopback port in the ephemeral range with nothing listening can
+	 * be given to us as our own end: TCP then connects us to ourselves,
+	 * and we would read our own requests. */
+	if (self_connected(fd)) {
+		*why = strerror(ECONNREFUSED);
+		close(fd);
+		return -1;
+	}
+	/* Requests are single small frames: send each at once. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	return fd;
 }
 
 int

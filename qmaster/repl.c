@@ -189,32 +189,13 @@ static int
 repl_connect_blocking(const char *addr, int timeout_ms)
 {
 	struct addrinfo *res, *ai;
+	const char *why;
 	int fd = -1;
 
 	if (resolve_hostport(addr, &res) < 0)
 		return -1;
-	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		struct pollfd pfd;
-		int err = 0;
-		socklen_t len = sizeof err;
-		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)
-			goto next;
-		pfd.fd = fd;
-		pfd.events = POLLOUT;
-		if (poll(&pfd, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err)
-			goto next;
-		{
-			int fl = fcntl(fd, F_GETFL);
-			fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-		}
-		continue;
-next:
-		close(fd);
-		fd = -1;
-	}
+	for (ai = res; ai && fd < 0; ai = ai->ai_next)
+		fd = connect_timed(ai, timeout_ms, &why);
 	freeaddrinfo(res);
 	return fd;
 }
