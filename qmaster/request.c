@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "common/msg_req.h"
 #include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
@@ -857,8 +858,9 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	rep = proto_reply_ok(seq);
 	/* A full page may have a next one: its cursor is the last row's. */
 	if (!summary && json_array_size(rows) == (size_t)limit) {
-		json_t *last = json_array_get(rows, json_array_size(rows) - 1);
-		msg_acct_next_add(rep, jint(last, "end_time", 0), jint(last, "row", 0));
+		struct msg_acct_row last;
+		msg_acct_row_unpack(json_array_get(rows, json_array_size(rows) - 1), &last);
+		msg_acct_next_add(rep, last.end_time, last.row);
 	}
 	msg_acct_reply_add(rep, &(struct msg_acct_reply){ .rows = summary ? NULL : rows,
 	    .summary = summary ? rows : NULL });
@@ -1130,8 +1132,8 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 			net_send(c, proto_reply_err(seq, ERR_INVAL, "%s; the running configuration is kept", err));
 			return;
 		}
-		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "message", json_string("configuration re-read"));
+		rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true,
+		    .message = "configuration re-read" });
 	}
 	net_send(c, rep);
 }
