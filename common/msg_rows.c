@@ -439,8 +439,11 @@ obj_get(const json_t *o, const char *key)
 void
 msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 {
-	const json_t *mp = json_object_get(job, "mail_pending");
+	struct msg_job_more more;
+	const json_t *mp;
 
+	msg_job_more_unpack(job, &more);
+	mp = more.mail_pending;
 	msg_job_row_unpack(job, &m->row);
 	m->uid = jint(job, "uid", 0);
 	m->gid = jint(job, "gid", 0);
@@ -460,7 +463,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->err = jstr(job, "err");
 	m->shell = jstr(job, "shell");
 	m->reason = jstr(job, "reason");
-	m->scheduling_info = jstr(job, "scheduling_info");
+	m->scheduling_info = more.scheduling_info;
 	m->account = jstr(job, "account");
 	m->project = jstr(job, "project");
 	m->binding = jstr(job, "binding");
@@ -473,16 +476,16 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->context = list_get(job, "context");
 	m->stage_in = list_get(job, "stage_in");
 	m->stage_out = list_get(job, "stage_out");
-	m->staged_out = list_get(job, "staged_out");
+	m->staged_out = more.staged_out;
 	m->env = list_get(job, "env");
 	m->argv = list_get(job, "argv");
 	m->args = list_get(job, "args");
 	m->req = obj_get(job, "req");
 	m->soft = obj_get(job, "soft");
-	m->waiting_for = list_get(job, "waiting_for");
-	m->successors = list_get(job, "successors");
+	m->waiting_for = more.waiting_for;
+	m->successors = more.successors;
 	m->tasks = list_get(job, "tasks");
-	m->pe_hosts = list_get(job, "pe_hosts");
+	m->pe_hosts = more.pe_hosts;
 	m->has_mail = mp != NULL;
 	m->mail_count = jint(mp, "count", 0);
 	m->mail_next_try = jint(mp, "next_try", 0);
@@ -506,6 +509,37 @@ json_t *
 msg_job_mail_pack(int64_t count, const char *error, int64_t next_try)
 {
 	return json_pack("{s:i, s:s?, s:I}", "count", (int)count, "error", error, "next_try", (json_int_t)next_try);
+}
+
+/* Sets a list or object the master made on a reply or a job object,
+ * taking it over; NULL: none. */
+static void
+reply_set(json_t *rep, const char *key, json_t *v)
+{
+	if (v)
+		json_object_set_new(rep, key, v);
+}
+
+void
+msg_job_more_add(json_t *job, const struct msg_job_more *m)
+{
+	reply_set(job, "scheduling_info", m->scheduling_info ? json_string(m->scheduling_info) : NULL);
+	reply_set(job, "waiting_for", m->waiting_for);
+	reply_set(job, "successors", m->successors);
+	reply_set(job, "mail_pending", m->mail_pending);
+	reply_set(job, "staged_out", m->staged_out);
+	reply_set(job, "pe_hosts", m->pe_hosts);
+}
+
+void
+msg_job_more_unpack(const json_t *job, struct msg_job_more *m)
+{
+	m->scheduling_info = jstr(job, "scheduling_info");
+	m->waiting_for = list_get(job, "waiting_for");
+	m->successors = list_get(job, "successors");
+	m->mail_pending = (json_t *)obj_get(job, "mail_pending");
+	m->staged_out = list_get(job, "staged_out");
+	m->pe_hosts = list_get(job, "pe_hosts");
 }
 
 /* --- STATUS of an array job: one task --- */
@@ -964,14 +998,6 @@ msg_master_row_unpack(const json_t *o, struct msg_master_row *m)
 }
 
 /* --- The replies: their lists --- */
-
-/* Sets a list the master made on the reply, taking it over; NULL: none. */
-static void
-reply_set(json_t *rep, const char *key, json_t *v)
-{
-	if (v)
-		json_object_set_new(rep, key, v);
-}
 
 /* An object of the reply's, or NULL. */
 static json_t *

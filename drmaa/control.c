@@ -53,6 +53,7 @@ control_send(int action, json_t *ids, json_t *tasks, char *diag, size_t dn)
 	};
 	struct msg_reply r;
 	struct msg_result res;
+	struct msg_results results;
 	char err[256];
 	json_t *rep, *v;
 	size_t i;
@@ -67,7 +68,7 @@ control_send(int action, json_t *ids, json_t *tasks, char *diag, size_t dn)
 	if (msg_reply_unpack(rep, &r, err, sizeof err) < 0 || !r.ok)
 		rc = control_error(action, r.message ? r.message : err, diag, dn);
 	else
-		json_array_foreach(json_object_get(rep, "results"), i, v) {
+		json_array_foreach((msg_results_unpack(rep, &results), results.results), i, v) {
 			msg_result_unpack(v, &res);
 			if (!res.ok && rc == DRMAA_ERRNO_SUCCESS)
 				rc = control_error(action, res.message ? res.message : "refused", diag, dn);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/common.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 #include "client/client.h"
 #include "drmaa/drmaa_int.h"
@@ -228,6 +229,8 @@ send_submit(json_t *job, const struct qsub_opts *o, int64_t *id, char *diag, siz
 	const char *why = NULL;
 	json_t *deps = o->deps ? qsub_deps_json(o) : NULL, *req, *rep;
 	struct msg_submitted done;
+	struct msg_reply r;
+	char err[128];
 	int rc = DRMAA_ERRNO_SUCCESS;
 
 	if (client_submit_key(key, &why) < 0) {
@@ -241,7 +244,7 @@ send_submit(json_t *job, const struct qsub_opts *o, int64_t *id, char *diag, siz
 	json_decref(req);
 	if (!rep)
 		return drmaa_fail(diag, dn, DRMAA_ERRNO_DRM_COMMUNICATION_FAILURE, "%s", why);
-	if (!jbool(rep, "ok", false))
+	if (msg_reply_unpack(rep, &r, err, sizeof err) < 0 || !r.ok)
 		rc = drmaa_fail(diag, dn, DRMAA_ERRNO_DENIED_BY_DRM, "%s", client_reply_message(rep));
 	else {
 		msg_submitted_unpack(rep, &done);

@@ -44,11 +44,11 @@ send_waits(struct waited *w, size_t n, int *rc, char *diag, size_t dn)
 			return -1;
 		}
 		if (i == n) {
-			int64_t seq = jint(req, "seq", 0);
+			int64_t seq = msg_seq_of(req, 0);
 			json_decref(req);
 			return seq;
 		}
-		w[i].seq = jint(req, "seq", 0);
+		w[i].seq = msg_seq_of(req, 0);
 		json_decref(req);
 	}
 	return -1;
@@ -110,7 +110,7 @@ wait_jobs(struct waited *w, size_t n, bool any, signed long timeout, size_t *fir
 				return drmaa_fail(diag, dn, DRMAA_ERRNO_DRM_COMMUNICATION_FAILURE, "%s", why);
 			break;
 		}
-		seq = jint(rep, "seq", -1);
+		seq = msg_seq_of(rep, -1);
 		if (seq == sentinel) {
 			sentinel_seen = true;
 			json_decref(rep);

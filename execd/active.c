@@ -139,15 +139,12 @@ active_stopped_json(void)
 static void
 active_fail(const char *key, const char *reason)
 {
-	json_t *exit, *term;
+	json_t *term;
 
-	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", ACTIVE_FAILED_STATUS,
-	    "signal", 0, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
-	    "end_time", (json_int_t)now_ms(), "failed", reason);
-	term = outbox_term_msg(key, exit);
+	term = outbox_term_msg(key, &(struct msg_child_term){ .exit_status = ACTIVE_FAILED_STATUS,
+	    .end_time = now_ms(), .failed = reason });
 	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
-	json_decref(exit);
 }
 
 /*
@@ -585,7 +582,7 @@ active_lost(struct attempt *a, pid_t shepherd)
 	struct job_pid jp;
 	bool started = active_job_pid(a->key, &jp);
 	char key[ATTEMPT_KEY_MAX];
-	json_t *exit, *term;
+	json_t *term;
 
 	log_warnx("job %s: its shepherd died before recording the end%s", a->key,
 	    started ? "; killing what is left of the job" : "");
@@ -609,13 +606,10 @@ active_lost(struct attempt *a, pid_t shepherd)
 	if (jp.tmpdir[0])
 		active_remove_tmpdir(a->key, jp.tmpdir);
 	snprintf(key, sizeof key, "%s", a->key);
-	exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}", "exit_status", 128 + SIGKILL,
-	    "signal", SIGKILL, "utime", 0.0, "stime", 0.0, "maxrss_kb", 0,
-	    "end_time", (json_int_t)now_ms(), "lost", "shepherd died; the job was killed");
-	term = outbox_term_msg(key, exit);
+	term = outbox_term_msg(key, &(struct msg_child_term){ .exit_status = 128 + SIGKILL,
+	    .signal = SIGKILL, .end_time = now_ms(), .lost = "shepherd died; the job was killed" });
 	outbox_write(key, OUTBOX_TERM, term, true);
 	json_decref(term);
-	json_decref(exit);
 }
 
 /* The safety net for one attempt; see active_check.  shepherd: the pid of

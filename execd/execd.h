@@ -70,8 +70,10 @@ void    active_key(char *buf, size_t len, int64_t id, int task, int attempt, int
 /* Writes SPOOL/outbox/KEY.KIND.json atomically. */
 int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
 bool    outbox_has(const char *key, const char *kind);
-/* The CHILD_TERM message for an attempt, from its exit object. */
-json_t *outbox_term_msg(const char *key, const json_t *exit);
+/* The CHILD_TERM message for an attempt, from its end: how it ended
+ * (the attempt's own fields are taken from key). */
+struct msg_child_term;
+json_t *outbox_term_msg(const char *key, const struct msg_child_term *end);
 /* A job's start is recorded once, in active/KEY/job.pid ("PID PROC_START
  * START_MS"); its outbox event SPOOL/outbox/KEY.reg is a second name of
  * that file, so a job start allocates no inode for it.  -1 (errno) when
@@ -340,6 +342,6 @@ const char *stage_in_run(const struct job *j, const char *key, bool root, char *
     bool *host_fault);
 /* The --stage-out patterns (and the default output files) sent to the
  * master; exit gets staged_out, and limit on a refusal. */
-void        stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit);
+void        stage_out_run(const struct job *j, const char *wd, bool root, struct msg_child_term *end);
 
 #endif

@@ -164,15 +164,13 @@ outbox_has(const char *key, const char *kind)
 }
 
 json_t *
-outbox_term_msg(const char *key, const json_t *exit)
+outbox_term_msg(const char *key, const struct msg_child_term *end)
 {
-	struct msg_child_term m;
+	struct msg_child_term m = *end;
 	struct akey k;
 
 	if (!active_key_parse(key, &k))
 		fatalx("no attempt's key: %s", key);
-	/* The shepherd's record of the end holds the message's own fields. */
-	msg_child_term_unpack(exit, &m, NULL, 0);
 	m.id = k.id;
 	m.task = k.task;
 	m.attempt = k.attempt;

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 extern char **environ;
@@ -424,11 +425,11 @@ shep_remove_tmpdir(const struct shep *s)
  * the attempt as "shepherd died".  On a full spool the end stays here, and
  * we try again until it fits: while we live, execd reports nothing. */
 static void
-shep_record_end(const struct shep *s, json_t *exit)
+shep_record_end(const struct shep *s, const struct msg_child_term *end)
 {
 	json_t *term;
 
-	term = outbox_term_msg(s->key, exit);
+	term = outbox_term_msg(s->key, end);
 	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
 	    (errno == ENOSPC || errno == EDQUOT); tries++)
 		sleep(tries < 10 ? 1 : 5);
@@ -437,9 +438,10 @@ shep_record_end(const struct shep *s, json_t *exit)
 }
 
 /* execd writes "vacated" into our folder before it SIGTERMs a job whose
- * owner returned (owner_returns = vacate): the end then says so. */
+ * owner returned (owner_returns = vacate): the end then says so (a text
+ * the caller owns). */
 static void
-shep_note_vacated(const struct shep *s, json_t *exit)
+shep_note_vacated(const struct shep *s, struct msg_child_term *end)
 {
 	char *path = xasprintf("%s/vacated", s->dir);
 	const char *why;
@@ -449,20 +451,19 @@ shep_note_vacated(const struct shep *s, json_t *exit)
 	if (!text)
 		return;
 	text[strcspn(text, "\n")] = '\0';
-	json_object_set_new(exit, "vacated", json_string(text[0] ? text : "owner returned"));
-	free(text);
+	if (!text[0]) {
+		free(text);
+		text = xstrdup("owner returned");
+	}
+	end->vacated = text;
 }
 
 static void NOWQ_NORETURN
 shep_failed(const struct shep *s, const char *reason)
 {
-	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
-	    "exit_status", SHEP_FAILED_STATUS, "signal", 0, "utime", 0.0, "stime", 0.0,
-	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), "failed", reason);
-
 	log_warnx("job %s could not start: %s", s->key, reason);
-	shep_record_end(s, exit);
-	json_decref(exit);
+	shep_record_end(s, &(struct msg_child_term){ .exit_status = SHEP_FAILED_STATUS,
+	    .end_time = now_ms(), .failed = reason });
 	shep_remove_tmpdir(s);
 	if (s->cgroup)
 		limits_cgroup_remove(s->cgroup);
@@ -475,15 +476,11 @@ shep_failed(const struct shep *s, const char *reason)
  * master takes as failed whatever the exit status); one whose inputs this
  * host could not take says so in "requeue" (the master runs it elsewhere). */
 static void NOWQ_NORETURN
-shep_end_as(const struct shep *s, const char *field, const char *reason)
+shep_end_as(const struct shep *s, bool requeue, const char *reason)
 {
-	json_t *exit = json_pack("{s:i, s:i, s:f, s:f, s:i, s:I, s:s}",
-	    "exit_status", 255, "signal", 0, "utime", 0.0, "stime", 0.0,
-	    "maxrss_kb", 0, "end_time", (json_int_t)now_ms(), field, reason);
-
 	log_warnx("job %s: %s", s->key, reason);
-	shep_record_end(s, exit);
-	json_decref(exit);
+	shep_record_end(s, &(struct msg_child_term){ .exit_status = 255, .end_time = now_ms(),
+	    .limit = requeue ? NULL : reason, .requeue = requeue ? reason : NULL });
 	shep_remove_tmpdir(s);
 	_exit(0);
 }
@@ -849,7 +846,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	int status;
 	pid_t pid;
 	int64_t start_ms;
-	json_t *msg;
+	struct msg_child_term end;
 
 	shep_become(key, lockfd, &waitset);
 
@@ -871,7 +868,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	if (j->stage_in || j->stage_out) {
 		bool host_fault = false;
 		if ((why = stage_in_run(j, key, s.root, &s.wd, &host_fault)) != NULL)
-			shep_end_as(&s, host_fault ? "requeue" : "limit", why);
+			shep_end_as(&s, host_fault, why);
 		free(j->cwd);
 		j->cwd = xstrdup(s.wd);
 	}
@@ -881,7 +878,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		static struct qrsh_link link;
 		char qwhy[SHEP_WHY_MAX];
 		if (qrsh_open(&link, j, s.pe.petask ? 0 : s.pe.part, s.root, qwhy, sizeof qwhy) < 0)
-			shep_end_as(&s, "limit", qwhy);
+			shep_end_as(&s, false, qwhy);
 		s.qrsh = &link;
 	}
 	shep_start_prepare(&s, &st);
@@ -921,23 +918,20 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	jru.maxvmem = s.cgroup ? limits_cgroup_peak(s.cgroup) : 0;
 	if (!jru.maxvmem)
 		jru.maxvmem = (int64_t)ru.ru_maxrss * 1024;
-	msg = json_pack("{s:i, s:i, s:f, s:f, s:I, s:I, s:o}",
-	    "exit_status", WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
-	    "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-	    "utime", jru.utime, "stime", jru.stime,
-	    "maxrss_kb", (json_int_t)ru.ru_maxrss, "end_time", (json_int_t)now_ms(),
-	    "rusage", rusage_to_json(&jru));
-	if (limit)
-		json_object_set_new(msg, "limit", json_string(limit));
-	shep_note_vacated(&s, msg);
+	end = (struct msg_child_term){
+	    .exit_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status),
+	    .signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+	    .utime = jru.utime, .stime = jru.stime, .maxrss_kb = ru.ru_maxrss,
+	    .end_time = now_ms(), .rusage = rusage_to_json(&jru), .limit = limit };
+	shep_note_vacated(&s, &end);
 	/* Outputs are on the master before the end is in the outbox. */
 	if (s.wd)
-		stage_out_run(j, s.wd, s.root, msg);
-	shep_record_end(&s, msg);
+		stage_out_run(j, s.wd, s.root, &end);
+	shep_record_end(&s, &end);
 	if (s.qrsh && s.pe.petask)
 		shep_qrsh_finish(&s, status);
-	/* msg and limit are not freed: we exit, and freeing would only
-	 * touch (and so fault in) pages of the heap for nothing. */
+	/* end's lists and texts are not freed: we exit, and freeing would
+	 * only touch (and so fault in) pages of the heap for nothing. */
 	shep_end_leftovers(key);
 	shep_remove_tmpdir(&s);
 	if (s.cgroup)

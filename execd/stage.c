@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/msg.h"
 #include "execd/execd.h"
 
 /* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet;
@@ -396,10 +397,11 @@ stage_out_defaults(struct stage_out *so, int wfd)
 	}
 }
 
-/* After the job: its outputs sent to the master, into exit's staged_out;
- * a refusal ends the job failed with the reason (exit's limit). */
+/* After the job: its outputs sent to the master, into end's staged_out
+ * (a new list, the caller's); a refusal ends the job failed with the
+ * reason (end's limit, a copy the caller owns, unless it had one). */
 void
-stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit)
+stage_out_run(const struct job *j, const char *wd, bool root, struct msg_child_term *end)
 {
 	char why[512] = "";
 	struct stage_out so = { .j = j, .root = root, .files = json_array(), .why = why,
@@ -414,7 +416,7 @@ stage_out_run(const struct job *j, const char *wd, bool root, json_t *exit)
 		stage_out_defaults(&so, wfd);
 		close(wfd);
 	}
-	json_object_set_new(exit, "staged_out", so.files);
-	if (why[0] && !json_object_get(exit, "limit"))
-		json_object_set_new(exit, "limit", json_string(why));
+	end->staged_out = so.files;
+	if (why[0] && !end->limit)
+		end->limit = xstrdup(why);
 }

@@ -280,8 +280,7 @@ api_job(struct evhttp_request *req, struct evkeyvalq *q)
 	json_object_del(o, "script");
 	json_object_del(o, "env");
 	sched_why(j, why, sizeof why);
-	if (*why)
-		json_object_set_new(o, "scheduling_info", json_string(why));
+	msg_job_more_add(o, &(struct msg_job_more){ .scheduling_info = *why ? why : NULL });
 	job_free(j);
 	reply_json(req, json_pack("{s:o}", "job", o));
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/msg.h"
 #include "common/msg_req.h"
 #include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
@@ -86,7 +87,7 @@ void
 request_dispatch(struct conn *c, json_t *msg)
 {
 	enum msg_type t = msg_type_of(msg);
-	int64_t seq = jint(msg, "seq", 0);
+	int64_t seq = msg_seq_of(msg, 0);
 
 	for (size_t i = 0; i < sizeof handlers / sizeof handlers[0]; i++) {
 		const struct handler *h = &handlers[i];
@@ -129,7 +130,7 @@ request_dispatch(struct conn *c, json_t *msg)
 		current = NULL;
 		return;
 	}
-	net_send(c, proto_reply_err(seq, ERR_PROTO, "unknown request type \"%s\"", jstr(msg, "type")));
+	net_send(c, proto_reply_err(seq, ERR_PROTO, "unknown request type \"%s\"", msg_type_text(msg)));
 }
 
 void
@@ -431,7 +432,7 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		return NULL;
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "jobs", sc.jobs);
+	msg_status_reply_add(rep, &(struct msg_status_reply){ .jobs = sc.jobs });
 	msg_status_next_add(rep, &next);
 	return rep;
 }
@@ -443,7 +444,7 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 {
 	bool full = json_array_size(q->m.jobs) == 1;
 	bool own = !perm_sees_all(c->operator);
-	json_t *jobs = json_array(), *v, *mp, *rep;
+	json_t *jobs = json_array(), *v, *rep;
 	size_t i;
 
 	json_array_foreach(q->m.jobs, i, v) {
@@ -452,31 +453,27 @@ status_jobs(struct conn *c, int64_t seq, const struct status_req *q)
 			status_one(&(struct status_ctx){ .st = store, .jobs = jobs, .full = full, .c = c }, j);
 			/* Computed when asked, not kept per pass: qstat -j is rare. */
 			if (full) {
-				json_t *o = json_array_get(jobs, json_array_size(jobs) - 1);
+				struct msg_job_more more = { 0 };
 				char info[512];
 
 				sched_why(j, info, sizeof info);
-				if (*info)
-					json_object_set_new(o, "scheduling_info", json_string(info));
+				more.scheduling_info = *info ? info : NULL;
 				if (j->hold & HOLD_DEP || (j->t_first && !JS_FINISHED(j->state)))
-					json_object_set_new(o, "waiting_for", deps_waiting_json(j->id));
+					more.waiting_for = deps_waiting_json(j->id);
 				if (!JS_FINISHED(j->state))
-					json_object_set_new(o, "successors", deps_successors_json(j->id));
-				if ((mp = mail_pending_json(j->id)) != NULL)
-					json_object_set_new(o, "mail_pending", mp);
+					more.successors = deps_successors_json(j->id);
+				more.mail_pending = mail_pending_json(j->id);
 				if (j->stage_out)
-					json_object_set_new(o, "staged_out", store_stage_out_of(store, j->id));
-				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING) {
-					json_t *ph = pe_hosts_json(j);
-					if (ph)
-						json_object_set_new(o, "pe_hosts", ph);
-				}
+					more.staged_out = store_stage_out_of(store, j->id);
+				if (JOB_PARALLEL(j) && !JS_FINISHED(j->state) && j->state != JS_PENDING)
+					more.pe_hosts = pe_hosts_json(j);
+				msg_job_more_add(json_array_get(jobs, json_array_size(jobs) - 1), &more);
 			}
 		}
 		job_free(j);
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "jobs", jobs);
+	msg_status_reply_add(rep, &(struct msg_status_reply){ .jobs = jobs });
 	return rep;
 }
 
@@ -656,7 +653,7 @@ request_job_op(struct conn *c, int64_t seq, json_t *msg, job_op op, const char *
 	}
 	json_decref(owned);
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "results", oc.results);
+	msg_results_add(rep, &(struct msg_results){ .results = oc.results });
 	net_send(c, rep);
 }
 
@@ -789,7 +786,7 @@ req_hosts(struct conn *c, int64_t seq, json_t *msg)
 	/* The jobs shown follow qstat's privacy rule. */
 	const char *only = perm_sees_all(c->operator) ? NULL : c->user;
 	(void)msg_hosts_unpack(msg, &m, &why);
-	json_object_set_new(rep, "hosts", exechost_list_json(m.jobs, only));
+	msg_hosts_reply_add(rep, &(struct msg_hosts_reply){ .hosts = exechost_list_json(m.jobs, only) });
 	net_send(c, rep);
 }
 
@@ -861,10 +858,12 @@ req_acct(struct conn *c, int64_t seq, json_t *msg)
 	rep = proto_reply_ok(seq);
 	/* A full page may have a next one: its cursor is the last row's. */
 	if (!summary && json_array_size(rows) == (size_t)limit) {
-		json_t *last = json_array_get(rows, json_array_size(rows) - 1);
-		msg_acct_next_add(rep, jint(last, "end_time", 0), jint(last, "row", 0));
+		struct msg_acct_row last;
+		msg_acct_row_unpack(json_array_get(rows, json_array_size(rows) - 1), &last);
+		msg_acct_next_add(rep, last.end_time, last.row);
 	}
-	json_object_set_new(rep, summary ? "summary" : "rows", rows);
+	msg_acct_reply_add(rep, &(struct msg_acct_reply){ .rows = summary ? NULL : rows,
+	    .summary = summary ? rows : NULL });
 	net_send(c, rep);
 }
 
@@ -1061,7 +1060,7 @@ req_alter(struct conn *c, int64_t seq, json_t *msg)
 		job_free(j);
 	}
 	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "results", results);
+	msg_results_add(rep, &(struct msg_results){ .results = results });
 	net_send(c, rep);
 }
 
@@ -1073,7 +1072,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 	const char *why = NULL, *op, *name, *pename;
 	const struct qm_queue *q;
 	const struct qm_pe *pe;
-	json_t *rep, *list;
+	json_t *rep;
 	char err[512];
 
 	if (msg_conf_unpack(msg, &m, &why) < 0) {
@@ -1084,30 +1083,25 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 	name = m.queue;
 	pename = m.pe;
 	if (strcmp(op, "list") == 0) {
-		list = json_array();
+		struct msg_conf_reply l = { .queues = json_array(), .pes = json_array(),
+		    .managers = json_array(), .operators = json_array() };
 		for (int i = 0; i < conf->nqueues; i++)
-			json_array_append_new(list, json_string(conf->queues[i].name));
-		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "queues", list);
-		list = json_array();
+			json_array_append_new(l.queues, json_string(conf->queues[i].name));
 		for (int i = 0; i < conf->npes; i++)
-			json_array_append_new(list, json_string(conf->pes[i].name));
-		json_object_set_new(rep, "pes", list);
+			json_array_append_new(l.pes, json_string(conf->pes[i].name));
 		/* root is always a manager, as in Grid Engine. */
-		list = json_array();
-		json_array_append_new(list, json_string("root"));
+		json_array_append_new(l.managers, json_string("root"));
 		for (char **u = conf->managers; u && *u; u++)
 			if (strcmp(*u, "root") != 0)
-				json_array_append_new(list, json_string(*u));
-		json_object_set_new(rep, "managers", list);
-		list = json_array();
+				json_array_append_new(l.managers, json_string(*u));
 		for (char **u = conf->operators; u && *u; u++)
-			json_array_append_new(list, json_string(*u));
-		json_object_set_new(rep, "operators", list);
+			json_array_append_new(l.operators, json_string(*u));
+		rep = proto_reply_ok(seq);
+		msg_conf_reply_add(rep, &l);
 	} else if (strcmp(op, "global") == 0) {
 		char *text = conf_global_text(conf);
 		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "text", json_string(text));
+		msg_conf_reply_add(rep, &(struct msg_conf_reply){ .text = text });
 		free(text);
 	} else if (strcmp(op, "show") == 0 && pename) {
 		char *text;
@@ -1117,7 +1111,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		}
 		text = pe_conf_text(pe);
 		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "text", json_string(text));
+		msg_conf_reply_add(rep, &(struct msg_conf_reply){ .text = text });
 		free(text);
 	} else if (strcmp(op, "show") == 0) {
 		char *text;
@@ -1127,7 +1121,7 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 		}
 		text = conf_queue_text(q);
 		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "text", json_string(text));
+		msg_conf_reply_add(rep, &(struct msg_conf_reply){ .text = text });
 		free(text);
 	} else {
 		if (!c->manager) {
@@ -1138,8 +1132,8 @@ req_conf(struct conn *c, int64_t seq, json_t *msg)
 			net_send(c, proto_reply_err(seq, ERR_INVAL, "%s; the running configuration is kept", err));
 			return;
 		}
-		rep = proto_reply_ok(seq);
-		json_object_set_new(rep, "message", json_string("configuration re-read"));
+		rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true,
+		    .message = "configuration re-read" });
 	}
 	net_send(c, rep);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/msg.h"
 #include "common/msg_req.h"
 #include "common/msg_rows.h"
 #include "qmaster/qmaster.h"
@@ -652,7 +653,6 @@ unresv_request(struct conn *c, int64_t seq, json_t *msg)
 	snprintf(say, sizeof say, "reservation %s %s", r->m.name,
 	    r->m.active ? "ended early" : "cancelled: it had not started");
 	resv_close(r, r->m.active ? "was ended early" : "was cancelled before it started");
-	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "message", json_string(say));
+	rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true, .message = say });
 	net_send(c, rep);
 }
