@@ -250,6 +250,7 @@ test_replies_documented(void **state)
 	    .self = true, .state = "s" };
 	struct msg_acct_sum sum = { "h", "q", "o", "g", "pe", true, 1, 1, 0, 0, 0, 0 };
 	struct msg_host_lists hl = { "h", names(), names(), names(), { true, "r", "u", 0, 2 } };
+	json_t *alias_hosts = names();
 	struct {
 		const char *type;
 		json_t     *rep;
@@ -276,8 +277,9 @@ test_replies_documented(void **state)
 	    "be" }) });
 	REPLY("ALIAS");
 	msg_alias_reply_add(c[n - 1].rep, &(struct msg_alias_reply){ names(),
-	    json_pack("[o]", msg_alias_row_pack(&(struct msg_alias_row){ "a", names() })),
+	    json_pack("[o]", msg_alias_row_pack(&(struct msg_alias_row){ "a", alias_hosts })),
 	    msg_host_lists_pack(&hl) });
+	json_decref(alias_hosts);   /* an alias row borrows its hosts */
 	REPLY("MASTERS");
 	msg_masters_reply_add(c[n - 1].rep, &(struct msg_masters_reply){ json_pack("[o]",
 	    msg_master_row_pack(&mr)) });
