@@ -154,21 +154,6 @@ lost:
 	}
 }
 
-static int
-stage_write(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static int64_t stage_resumed;
 static bool stage_host_fault;
 
@@ -298,7 +283,7 @@ stage_get_once(int64_t job, const char *sha, int64_t size, int fd, char *err, si
 		}
 		json_decref(rep);
 		sha256_update(&h, data, len);
-		if (stage_write(fd, data, len) < 0) {
+		if (write_full(fd, data, len) < 0) {
 			snprintf(err, n, "cannot write a staged file: %s", strerror(errno));
 			return -1;
 		}

@@ -66,6 +66,8 @@ void    *b64_decode(const char *s, size_t *n);
 int     parse_hostport(const char *s, char **host, int *port); /* "host:port" or "[v6]:port" */
 struct addrinfo;
 int     resolve_hostport(const char *addr, struct addrinfo **res);
+/* All N bytes to fd, going on after EINTR (and EAGAIN, by poll); 0 or -1. */
+int     write_full(int fd, const void *p, size_t n);
 /* A blocking TCP connection to AI, given up after timeout_ms (a dead host
  * costs that, not the kernel's minutes); -1 and *why. */
 int     connect_timed(const struct addrinfo *ai, int timeout_ms, const char **why);

@@ -142,8 +142,8 @@ proto_decode(const char *data, size_t n, const char **why)
 	return msg;
 }
 
-static int
-write_all(int fd, const void *p, size_t n)
+int
+write_full(int fd, const void *p, size_t n)
 {
 	const char *c = p;
 	while (n > 0) {
@@ -202,7 +202,7 @@ proto_send_fd(int fd, const json_t *msg)
 	}
 	/* One write per frame: a request should leave in one segment. */
 	frame = xmalloc(n + 4);
-	rc = write_all(fd, frame, proto_frame_put(frame, s, n));
+	rc = write_full(fd, frame, proto_frame_put(frame, s, n));
 	free(frame);
 	free(s);
 	return rc;
