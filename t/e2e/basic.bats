@@ -6,6 +6,9 @@ load helpers
 setup_file() { cluster_start; work_start; }
 teardown_file() { cluster_stop; work_stop; }
 
+# qstat -f prints each queue's load average, which moves between two calls.
+noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
+
 @test "a script file runs, its output lands in NAME.oID in the working directory" {
 	cd "$WORK"
 	printf '#!/bin/sh\necho hello from $JOB_ID\necho oops >&2\n' > hello.sh
@@ -170,7 +173,6 @@ teardown_file() { cluster_stop; work_stop; }
 	[ "$(NOWQ_QSTAT_PAGE=2 qstat -s p)" = "$whole" ]
 	[ "$(NOWQ_QSTAT_PAGE=1 qstat -s p)" = "$whole" ]
 	# The queue lines carry the load, which may change between two calls.
-	noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
 	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p | noload)" = "$(qstat -f -s p | noload)" ]
 	# --json of one page is jansson's document; of many, the same text a job at a time.
 	[ "$(NOWQ_QSTAT_PAGE=2 qstat --json -s p)" = "$(qstat --json -s p)" ]
@@ -183,7 +185,6 @@ teardown_file() { cluster_stop; work_stop; }
 
 @test "qstat -f prints its queue instances, then the pending jobs page by page, as it did whole" {
 	cd "$WORK"
-	noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
 	ids=()
 	# Four slots: two jobs and two tasks of the array run, two tasks wait.
 	for i in 1 2; do ids+=("$(qsub -terse -N run$i -o /dev/null -e /dev/null -b y sleep 120)"); done
@@ -215,7 +216,7 @@ teardown_file() { cluster_stop; work_stop; }
 	[ "$(echo "$whole" | awk '$3 ~ /^prio/ { print $1 }')" = "$want" ]
 	[ "$(NOWQ_QSTAT_PAGE=1 qstat -s p)" = "$whole" ]
 	[ "$(NOWQ_QSTAT_PAGE=4 qstat -s p)" = "$whole" ]
-	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p)" = "$(qstat -f -s p)" ]
+	[ "$(NOWQ_QSTAT_PAGE=1 qstat -f -s p | noload)" = "$(qstat -f -s p | noload)" ]
 	# The cursor of that order belongs to pending jobs' brief listing alone.
 	hello='{"type":"HELLO","seq":1,"version":1,"role":"client","auth":{"method":"none"}}'
 	run rawreq "unix:$CLUSTER/qmaster.sock" "$hello" '{"type":"STATUS","brief":true,"states":"pr","order":"prio"}'
