@@ -366,6 +366,8 @@ json_t *proto_decode(const char *data, size_t n, const char **why);
 /* Builders for replies. */
 json_t *proto_reply_ok(int64_t seq);
 json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
+/* An ERR_REDIRECT refusal naming the primary (master may be NULL). */
+json_t *proto_reply_redirect(int64_t seq, const char *master, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 /* A JSON string of s made valid UTF-8 (utf8_scrub), for texts that quote
  * users' input: never NULL, as json_string of a cut character would be. */
 json_t *proto_text(const char *s);
@@ -825,7 +827,8 @@ bool    stage_pattern_ok(const char *p, const char **why);
 /* A list of staged files [{name, size, sha256}] of at most most entries. */
 bool    stage_files_ok(const json_t *a, size_t most, const char **why);
 int64_t stage_files_bytes(const json_t *a);
-/* One entry of those lists: {name, size, sha256}, and task in staged_out. */
+/* One entry of those lists: {name, size, sha256}, and task in staged_out;
+ * STAGE_OFFER's and STAGE_WANT's have no name. */
 struct stage_file {
 	const char *name, *sha256;   /* NULL when absent */
 	int64_t     size;            /* -1 when absent */

@@ -121,6 +121,7 @@ msg_reply_pack(const struct msg_reply *m)
 	set_str(o, "error", m->error);
 	if (m->message)
 		json_object_set_new(o, "message", proto_text(m->message));
+	set_str(o, "master", m->master);
 	return o;
 }
 
@@ -132,6 +133,7 @@ msg_reply_unpack(const json_t *o, struct msg_reply *m, char *err, size_t n)
 	m->ok = jbool(o, "ok", false);
 	m->error = jstr(o, "error");
 	m->message = jstr(o, "message");
+	m->master = jstr(o, "master");
 	return 0;
 }
 

@@ -56,6 +56,7 @@ struct msg_reply {
 	bool        ok;
 	const char *error;        /* one of the ERR_ codes, or NULL */
 	const char *message;      /* one sentence, or NULL */
+	const char *master;       /* a redirect's: the primary's address, or NULL */
 };
 json_t *msg_reply_pack(const struct msg_reply *m);
 int     msg_reply_unpack(const json_t *o, struct msg_reply *m, char *err, size_t n);

@@ -484,7 +484,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->soft = obj_get(job, "soft");
 	m->waiting_for = more.waiting_for;
 	m->successors = more.successors;
-	m->tasks = list_get(job, "tasks");
+	m->tasks = more.tasks;
 	m->pe_hosts = more.pe_hosts;
 	m->has_mail = mp != NULL;
 	m->mail_count = jint(mp, "count", 0);
@@ -529,6 +529,8 @@ msg_job_more_add(json_t *job, const struct msg_job_more *m)
 	reply_set(job, "mail_pending", m->mail_pending);
 	reply_set(job, "staged_out", m->staged_out);
 	reply_set(job, "pe_hosts", m->pe_hosts);
+	reply_set(job, "tasks_pending", m->tasks_pending ? json_string(m->tasks_pending) : NULL);
+	reply_set(job, "tasks", m->tasks);
 }
 
 void
@@ -540,6 +542,8 @@ msg_job_more_unpack(const json_t *job, struct msg_job_more *m)
 	m->mail_pending = (json_t *)obj_get(job, "mail_pending");
 	m->staged_out = list_get(job, "staged_out");
 	m->pe_hosts = list_get(job, "pe_hosts");
+	m->tasks_pending = jstr(job, "tasks_pending");
+	m->tasks = list_get(job, "tasks");
 }
 
 /* --- STATUS of an array job: one task --- */

@@ -98,16 +98,18 @@ void    msg_job_wait_add(json_t *list, const struct msg_job_wait *m);
 void    msg_job_wait_unpack(const json_t *o, struct msg_job_wait *m);
 /* "mail_pending": mail of the job not delivered yet. */
 json_t *msg_job_mail_pack(int64_t count, const char *error, int64_t next_try);
-/* What the master adds to the job object of a single-job STATUS, from
- * its own state at the time of asking.  add sets those not NULL (taking
- * the lists over); unpack reads each as NULL when absent or of another
- * type. */
+/* What the master adds to the job object of a single-job STATUS (and
+ * tasks_pending to an array job's in any listing), from its own state at
+ * the time of asking.  add sets those not NULL (taking the lists over);
+ * unpack reads each as NULL when absent or of another type. */
 struct msg_job_more {
 	const char *scheduling_info;         /* why it waits */
 	json_t     *waiting_for, *successors;  /* msg_job_wait_add's lists */
 	json_t     *mail_pending;            /* msg_job_mail_pack's object */
 	json_t     *staged_out;              /* stage_file_unpack's elements */
 	json_t     *pe_hosts;                /* msg_pe_host_unpack's (common/msg.h) */
+	const char *tasks_pending;           /* an array's pending tasks, "1-99:2" */
+	json_t     *tasks;                   /* msg_task_row_pack's, one per task */
 };
 void    msg_job_more_add(json_t *job, const struct msg_job_more *m);
 void    msg_job_more_unpack(const json_t *job, struct msg_job_more *m);

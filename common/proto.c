@@ -285,21 +285,43 @@ proto_reply_ok(int64_t seq)
 	return msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true });
 }
 
+static json_t *
+reply_errv(int64_t seq, const char *code, const char *master, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	json_t *rep;
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	/* The sentence may quote what a user sent, and the cut may split a
+	 * character: jansson takes only UTF-8, and would give no reply. */
+	utf8_scrub(msg);
+	rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = false, .error = code, .message = msg,
+	    .master = master });
+	assert(json_object_get(rep, "message"));
+	return rep;
+}
+
 json_t *
 proto_reply_err(int64_t seq, const char *code, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	json_t *rep;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	rep = reply_errv(seq, code, NULL, fmt, ap);
 	va_end(ap);
-	/* The sentence may quote what a user sent, and the cut may split a
-	 * character: jansson takes only UTF-8, and would give no reply. */
-	utf8_scrub(msg);
-	rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = false, .error = code, .message = msg });
-	assert(json_object_get(rep, "message"));
+	return rep;
+}
+
+json_t *
+proto_reply_redirect(int64_t seq, const char *master, const char *fmt, ...)
+{
+	va_list ap;
+	json_t *rep;
+
+	va_start(ap, fmt);
+	rep = reply_errv(seq, ERR_REDIRECT, master, fmt, ap);
+	va_end(ap);
 	return rep;
 }
 

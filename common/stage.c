@@ -1,6 +1,7 @@
 /* stage.c: file staging's shared rules: SHA-256, the paths and lists qsub --stage-in/--stage-out may name. */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -278,9 +279,13 @@ stage_pattern_ok(const char *p, const char **why)
 json_t *
 stage_file_pack(const struct stage_file *f)
 {
-	json_t *o = json_pack("{s:s, s:I, s:s}", "name", f->name, "size", (json_int_t)f->size,
-	    "sha256", f->sha256);
+	json_t *o = json_object();
 
+	assert(f->sha256);
+	if (f->name)
+		json_object_set_new(o, "name", json_string(f->name));
+	json_object_set_new(o, "size", json_integer(f->size));
+	json_object_set_new(o, "sha256", json_string(f->sha256));
 	if (f->task > 0)
 		json_object_set_new(o, "task", json_integer(f->task));
 	return o;

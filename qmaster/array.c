@@ -585,16 +585,15 @@ void
 array_status_json(struct store *st, const struct job *j, json_t *o, bool with_tasks)
 {
 	char *pending = array_pending_text(st, j);
-	json_t *list;
+	struct msg_job_more m = { .tasks_pending = pending };
 
-	json_object_set_new(o, "tasks_pending", json_string(pending));
+	if (with_tasks) {
+		m.tasks = json_array();
+		if (store_tasks_foreach(st, j->id, 0, task_json, &(struct task_json_ctx){ m.tasks, 0 }) < 0)
+			log_warnx("cannot list the tasks of job %lld", (long long)j->id);
+	}
+	msg_job_more_add(o, &m);
 	free(pending);
-	if (!with_tasks)
-		return;
-	list = json_array();
-	if (store_tasks_foreach(st, j->id, 0, task_json, &(struct task_json_ctx){ list, 0 }) < 0)
-		log_warnx("cannot list the tasks of job %lld", (long long)j->id);
-	json_object_set_new(o, "tasks", list);
 }
 
 int

@@ -557,7 +557,7 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 	struct msg_register m;
 	struct exechost *h;
 	struct host_rec rec;
-	json_t *rep, *ja, *kill, *v;
+	json_t *ja, *kill, *v;
 	char *attrs_text, err[512];
 	size_t i;
 
@@ -619,9 +619,7 @@ exechost_register(struct conn *c, int64_t seq, json_t *msg)
 		fatalx("cannot store host %s", h->name);
 	free(attrs_text);
 	log_info("execd %s registered from %s: %d slots", h->name, c->peer, h->slots);
-	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "epoch", json_integer(1));
-	net_send(c, rep);
+	net_send(c, proto_reply_ok(seq));
 	/* After the reply, so the execd is registered when they arrive; like
 	 * every message of this turn, only once the transaction is committed. */
 	json_array_foreach(kill, i, v) {

@@ -246,12 +246,11 @@ failover_takeover(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	snprintf(why, sizeof why, "qconf -takeover by %s", c->user);
-	rep = proto_reply_ok(seq);
-	json_object_set_new(rep, "message", json_string(repl_following() ?
+	rep = msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true, .message = repl_following() ?
 	    "took over while the primary still answers: it steps down when it sees the new epoch, "
 	    "and until then clients that reach it may still be served by it" :
 	    "took over without a vote: if the old primary is alive behind a partition and still "
-	    "holds execds, both may accept writes until it sees the new epoch"));
+	    "holds execds, both may accept writes until it sees the new epoch" });
 	repl_become_primary(repl_epoch() + 1, why);
 	msg_takeover_reply_add(rep, &(struct msg_takeover_reply){ repl_epoch() });
 	net_send(c, rep);

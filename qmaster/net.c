@@ -750,11 +750,9 @@ conn_hello(struct conn *c, json_t *msg)
 	if (((c->role == ROLE_CLIENT && !repl_writable() && !m.any) ||
 	    (c->role == ROLE_EXECD && repl_role() != REPL_PRIMARY))) {
 		c->redirected = c->role == ROLE_CLIENT;
-		rep = proto_reply_err(seq, ERR_REDIRECT, "this master is %s; ask another",
+		rep = proto_reply_redirect(seq, repl_primary_addr(), "this master is %s; ask another",
 		    repl_role() == REPL_PRIMARY ? "a primary cut off from its standby and most execds" :
 		    repl_role_name());
-		if (repl_primary_addr())
-			json_object_set_new(rep, "master", json_string(repl_primary_addr()));
 		net_send_unheld(c, rep);
 		return false;
 	}

@@ -103,11 +103,8 @@ request_dispatch(struct conn *c, json_t *msg)
 		 * majority of the execds, takes no client writes.  Execds may
 		 * still report what happened (the scheduler does not run). */
 		if (h->mutates && c->role == ROLE_CLIENT && !repl_writable()) {
-			json_t *rep = proto_reply_err(seq, ERR_REDIRECT, "this master (%s) does not accept "
-			    "changes now; ask another", repl_role_name());
-			if (repl_primary_addr())
-				json_object_set_new(rep, "master", json_string(repl_primary_addr()));
-			net_send_unheld(c, rep);
+			net_send_unheld(c, proto_reply_redirect(seq, repl_primary_addr(), "this master (%s) does "
+			    "not accept changes now; ask another", repl_role_name()));
 			return;
 		}
 		if (!perm_allows(c, h->perm)) {

@@ -229,9 +229,12 @@ stage_repl_want(struct conn *c, int64_t seq, json_t *msg)
 	(void)seq;
 	if (c != repl_standby_conn(&in_sync) || msg_stage_files_unpack(msg, &m, err, sizeof err) < 0)
 		return;
-	json_array_foreach(m.files, i, v)
-		if (stage_have(jstr(v, "sha256"), jint(v, "size", -1)))
-			stage_repl_ship(jstr(v, "sha256"), jint(v, "size", -1));
+	json_array_foreach(m.files, i, v) {
+		struct stage_file f;
+		stage_file_unpack(v, &f);
+		if (stage_have(f.sha256, f.size))
+			stage_repl_ship(f.sha256, f.size);
+	}
 	if (json_array_size(m.files))
 		log_info("standby %s: sending it %zu staged files it lacks", c->peer,
 		    json_array_size(m.files));
@@ -261,7 +264,8 @@ stage_repl_touch(const char *sha, int64_t size)
 
 	if (!sb || ship_find(sha))
 		return;
-	files = json_pack("[{s:s, s:I}]", "sha256", sha, "size", (json_int_t)size);
+	files = json_array();
+	json_array_append_new(files, stage_file_pack(&(struct stage_file){ .sha256 = sha, .size = size }));
 	net_send(sb, msg_stage_offer_pack(&(struct msg_stage_files){ files, false }));
 	json_decref(files);
 }
@@ -284,8 +288,8 @@ stage_repl_offer(struct conn *sb)
 	while ((e = readdir(d)) != NULL) {
 		if (!sha256_hex_ok(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) < 0)
 			continue;
-		json_array_append_new(files, json_pack("{s:s, s:I}", "sha256", e->d_name, "size",
-		    (json_int_t)st.st_size));
+		json_array_append_new(files, stage_file_pack(&(struct stage_file){ .sha256 = e->d_name,
+		    .size = st.st_size }));
 		if (json_array_size(files) >= OFFER_BATCH)
 			offer_flush(sb, files, false);
 	}
@@ -347,12 +351,14 @@ stage_repl_offered(const json_t *msg)
 	}
 	want = json_array();
 	json_array_foreach(m.files, i, v) {
+		struct stage_file f;
 		char *path;
-		if (!stage_have(jstr(v, "sha256"), jint(v, "size", -1))) {
+		stage_file_unpack(v, &f);
+		if (!stage_have(f.sha256, f.size)) {
 			json_array_append(want, v);
 			continue;
 		}
-		path = stage_blob(jstr(v, "sha256"));
+		path = stage_blob(f.sha256);
 		utimensat(AT_FDCWD, path, NULL, 0);
 		free(path);
 	}
