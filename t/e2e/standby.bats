@@ -206,9 +206,12 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	kill -HUP "$(pid_of qmaster)" "$(pid_of qmaster-2)"
 	snaps() { grep -c "sent a snapshot" "$CLUSTER/qmaster/qmaster.log" || true; }
 	n0=$(snaps)
-	id=$(echo true | qsub -t 1-3 -terse | cut -d. -f1)
+	# The tasks wait for a file, so their rows are seen on the standby
+	# before the purge removes them, however slow the machine.
+	id=$(qsub -t 1-3 -terse -o /dev/null -e /dev/null -b y sh -c "while [ ! -e '$CLUSTER/go-purge' ]; do sleep 0.1; done" | cut -d. -f1)
 	rows() { sqlite3 "$CLUSTER/qmaster-2/nowq.db" "SELECT (SELECT count(*) FROM jobs WHERE id = $id) + (SELECT count(*) FROM tasks WHERE job_id = $id)"; }
 	wait_until 20 bash -c "[ \"\$(sqlite3 '$CLUSTER/qmaster-2/nowq.db' 'SELECT count(*) FROM tasks WHERE job_id = $id')\" -gt 0 ]"
+	touch "$CLUSTER/go-purge"
 	purged() { [ "$(rows)" = 0 ]; }
 	wait_until 30 purged
 	sleep 1
