@@ -420,21 +420,58 @@ shep_remove_tmpdir(const struct shep *s)
 		execd_tmpdir_remove(s->wd, s->j);
 }
 
-/* The durable CHILD_TERM event is the one record of the end, then the
- * wake-up; if we die before the event is on disk, execd's safety net reports
- * the attempt as "shepherd died".  On a full spool the end stays here, and
- * we try again until it fits: while we live, execd reports nothing. */
+/*
+ * The CHILD_TERM event is the one record of the end until the master has
+ * committed it.  It is written, execd is woken at once to send it, and only
+ * then is it synced, while execd and the master do their part: the master's
+ * commit, not ours, is what the job's waiters wait for, and the two syncs
+ * overlap instead of adding up.
+ *
+ * Why the record need not be on disk before execd sends it: an execd crash
+ * or restart loses nothing of a written file (it is in the page cache,
+ * which outlives every process), so the restarted execd finds and sends it.
+ * Only a crash of the host itself (power, kernel) loses an unsynced file,
+ * and then only before our sync or the master's commit, whichever comes
+ * first; the job's end was acknowledged to nobody by then (execd removes the
+ * file on the master's ACK, which follows its commit), and the attempt is
+ * reported as any attempt cut by a host crash is: "shepherd died" or
+ * unknown to execd, failed or, rerunnable, queued again.  Syncing first only
+ * moved that window to before the sync, at the price of a sync on every
+ * job's path to its waiters.  The sync is kept, after the wake-up, because
+ * a master that is down keeps the event in the outbox for long, and a power
+ * cut then must not lose it.  A file the master has already ACKed is gone,
+ * and not synced (outbox_sync).
+ *
+ * If we die before the event is written, execd's safety net reports the
+ * attempt as "shepherd died".  On a full spool the end stays here, and we
+ * try again until it fits: while we live, execd reports nothing.
+ */
 static void
 shep_record_end(const struct shep *s, const struct msg_child_term *end)
 {
-	json_t *term;
+	json_t *term = outbox_term_msg(s->key, end);
+	bool durable = false;
 
-	term = outbox_term_msg(s->key, end);
-	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
-	    (errno == ENOSPC || errno == EDQUOT); tries++)
-		sleep(tries < 10 ? 1 : 5);
+	for (int tries = 0;; tries++) {
+		if (outbox_write(s->key, OUTBOX_TERM, term, durable) < 0) {
+			if (errno != ENOSPC && errno != EDQUOT)
+				break;
+			sleep(tries < 10 ? 1 : 5);
+			continue;
+		}
+		if (durable)
+			break;
+		outbox_notify(s->key, OUTBOX_TERM);
+		if (outbox_sync(s->key, OUTBOX_TERM) == 0)
+			break;
+		/* A failed sync may have dropped the pages: write it again,
+		 * synced this time, unless the master has it already. */
+		log_warn("job %s: cannot sync its end in the outbox", s->key);
+		if (!outbox_has(s->key, OUTBOX_TERM))
+			break;
+		durable = true;
+	}
 	json_decref(term);
-	outbox_notify(s->key, OUTBOX_TERM);
 }
 
 /* execd writes "vacated" into our folder before it SIGTERMs a job whose
