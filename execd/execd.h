@@ -327,6 +327,7 @@ struct jobenv {
 	const struct job     *j;
 	const char           *tmpdir, *script, *spool_dir, *cwd, *sge_root;
 	const char           *out, *err;   /* SGE_STDOUT_PATH, SGE_STDERR_PATH (out when joined) */
+	const char           *in;          /* SGE_STDIN_PATH: -i's file; NULL: /dev/null */
 	const struct pe_part *pe;          /* nhosts 0: not a parallel job's part */
 };
 /* NULL-terminated; out_slot: the indexes of the SGE_STDOUT_PATH and
