@@ -405,6 +405,15 @@ case_hold(void)
 }
 
 /* Ids that are not jobs, timeouts. */
+static volatile sig_atomic_t alarms;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
 static void
 case_errors(void)
 {
@@ -425,6 +434,18 @@ case_errors(void)
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_wait(a, out, sizeof out, &stat, DRMAA_TIMEOUT_NO_WAIT, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_wait(DRMAA_JOB_IDS_SESSION_ANY, out, sizeof out, &stat, 1, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_synchronize(one, 1, 1, diag, sizeof diag));
+	/* A signal the program handles, without SA_RESTART, ends no wait
+	 * early: only the job's end or the timeout does. */
+	{
+		struct sigaction sa = { .sa_handler = on_alarm };
+		char b[DRMAA_JOBNAME_BUFFER];
+		sigemptyset(&sa.sa_mask);
+		CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+		run_sh("sleep 2", b, NULL);
+		alarm(1);
+		EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wait(b, out, sizeof out, &stat, DRMAA_TIMEOUT_WAIT_FOREVER, NULL, diag, sizeof diag));
+		CHECK(alarms == 1);
+	}
 	/* Running: not releasable, not resumable. */
 	ps_until(a, DRMAA_PS_RUNNING);
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(a, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
