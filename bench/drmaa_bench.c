@@ -150,8 +150,10 @@ main(int argc, char **argv)
 	need(d.control(DRMAA_JOB_IDS_SESSION_ALL, DRMAA_CONTROL_TERMINATE, diag, sizeof diag), "terminate");
 	need(d.sync(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag), "synchronize");
 	/* A job that writes the time as its last act: the wait's return
-	 * minus that time is the latency from the job's end. */
-	snprintf(stamp, sizeof stamp, "date +%%s.%%N > %s/stamp", argv[5]);
+	 * minus that time is the latency from the job's end.  The shell
+	 * execs date, so the job ends when date does, not after a shell
+	 * that forked it has been woken to exit in turn. */
+	snprintf(stamp, sizeof stamp, "exec date +%%s.%%N > %s/stamp", argv[5]);
 	need(d.alloc(&timed, diag, sizeof diag), "allocate");
 	need(d.set(timed, DRMAA_REMOTE_COMMAND, "/bin/sh", diag, sizeof diag), "set");
 	need(d.setv(timed, DRMAA_V_ARGV, (const char *[]){ "-c", stamp, NULL }, diag, sizeof diag), "setv");

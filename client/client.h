@@ -123,6 +123,7 @@ struct qsub_opts {
 	char   *queue;           /* -q */
 	char   *out_path;        /* -o, as given */
 	char   *err_path;        /* -e, as given */
+	char   *in_path;         /* -i, as given: [[HOST]:]PATH,... */
 	int     join;            /* -j y|n, or QO_UNSET */
 	bool    use_cwd;         /* -cwd */
 	char   *wd;              /* -wd DIR, as given (the last of -cwd/-wd wins) */

@@ -15,7 +15,7 @@ const struct cmd cmd_qalter = {
 	"qalter",
 	"qalter [-p priority] [-h u|o|s|n|U|O|S...] [-N name] [-hard|-soft] [-l resource=value,...]\n"
 	"       [-q queue] [-P project] [-A account] [-ac|-dc|-sc context] [-R y|n] [-js share]\n"
-	"       [-w e|n] job[,job]...\n",
+	"       [-i [[host]:]path,...] [-w e|n] job[,job]...\n",
 	qalter_run,
 };
 
@@ -72,6 +72,12 @@ qalter_opt(struct msg_alter *m, const char *a, const char *v, bool soft)
 		m->hold = v;
 	} else if (strcmp(a, "-N") == 0) {
 		m->name = v;
+	} else if (strcmp(a, "-i") == 0) {
+		if (!*v) {
+			client_errx("-i needs a path");
+			return -1;
+		}
+		m->in = v;
 	} else if (strcmp(a, "-q") == 0) {
 		m->queue = v;
 	} else if (strcmp(a, "-P") == 0 || strcmp(a, "-A") == 0) {
@@ -111,7 +117,7 @@ static int
 qalter_run(int argc, char **argv)
 {
 	static const char *const with_arg[] = { "-p", "-h", "-N", "-l", "-q", "-w", "-P", "-A",
-		"-R", "-js", "-ac", "-dc", "-sc", NULL };
+		"-R", "-js", "-ac", "-dc", "-sc", "-i", NULL };
 	struct msg_alter m = { .verify = true, .reserve = -1, .js = -1 };
 	struct job_req asked = { 0 };
 	const char *why;

@@ -932,8 +932,8 @@ qrsh_run(int argc, char **argv)
 		client_errx("a command is needed: nowq's qrsh runs commands, not logins");
 		goto out;
 	}
-	if (o.sync == 1 || o.t_first || o.cron || o.hold == 1 || o.out_path || o.err_path) {
-		client_errx("qrsh takes no -sync, -t, --cron, -h, -o or -e: its job's streams are the "
+	if (o.sync == 1 || o.t_first || o.cron || o.hold == 1 || o.out_path || o.err_path || o.in_path) {
+		client_errx("qrsh takes no -sync, -t, --cron, -h, -o, -e or -i: its job's streams are the "
 		    "terminal's and it runs now");
 		goto out;
 	}

@@ -21,8 +21,8 @@ const struct cmd cmd_qsub = {
 	"qsub",
 	"qsub [options] [script [script_args...]]\n"
 	"       qsub [options] -b y command [args...]\n"
-	"options: -N name  -q queue  -o path  -e path  -j y|n  -cwd  -wd dir  -V\n"
-	"         -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
+	"options: -N name  -q queue  -o path  -e path  -i [[host]:]path,...  -j y|n  -cwd\n"
+	"         -wd dir  -V  -v var[=value],...  -h  -p priority  -terse  -sync y|n  -S shell\n"
 	"         -b y|n  -C prefix  -l resource=value,...  -w e|n  -a [[CC]YY]MMDDhhmm[.SS]\n"
 	"         -hold_jid job,...  -hold_jid_ad job,...  -W depend=kind:id[:id...][,...]\n"
 	"         -pe name slots  -n slots\n"

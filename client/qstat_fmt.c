@@ -496,6 +496,29 @@ qstat_print_table(FILE *fp, const struct msg_job_row *rows, size_t n)
 static void
 kv(FILE *fp, const char *key, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
 
+/* A [[HOST]:]PATH,... list (qsub -i) as Grid Engine shows one: each entry
+ * HOST:NONE:PATH, NONE for no host (the file host is always NONE). */
+static void
+print_host_paths(FILE *fp, const char *key, const char *list)
+{
+	char *out = xstrdup(""), *t;
+
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ","), h;
+		const char *colon = memchr(p, ':', n);
+		bool hosted = colon && colon > p && memchr(p, '/', (size_t)(colon - p)) == NULL;
+
+		h = hosted ? (size_t)(colon - p) : 0;
+		t = xasprintf("%s%s%.*s:NONE:%.*s", out, *out ? "," : "", hosted ? (int)h : 4,
+		    hosted ? p : "NONE", (int)(n - (colon && colon == p + h ? h + 1 : 0)),
+		    colon && colon == p + h ? colon + 1 : p);
+		free(out);
+		out = t;
+	}
+	kv(fp, key, "%s", out);
+	free(out);
+}
+
 static void
 kv(FILE *fp, const char *key, const char *fmt, ...)
 {
@@ -832,6 +855,8 @@ qstat_print_job(FILE *fp, const json_t *job)
 	kv(fp, "job_name", "%s", d.row.name ? d.row.name : "");
 	if ((s = d.out) != NULL)
 		kv(fp, "stdout_path_list", "NONE:NONE:%s", s);
+	if ((s = d.in) != NULL)
+		print_host_paths(fp, "stdin_path_list", s);
 	if (d.row.prio != 0)
 		kv(fp, "priority", "%lld", (long long)d.row.prio);
 	kv(fp, "jobshare", "%lld", (long long)d.js);

@@ -654,6 +654,7 @@ xml_job(FILE *fp, const json_t *obj)
 	xml_elem(fp, d, "JB_notify", "false");
 	xml_elem(fp, d, "JB_job_name", job->row.name ? job->row.name : "");
 	xml_path_list(fp, d, "JB_stdout_path_list", job->out);
+	xml_path_list(fp, d, "JB_stdin_path_list", job->in);
 	xml_elem(fp, d, "JB_jobshare", "0");
 	if (qstat_req_count(job->req) > 0) {
 		open_tag(fp, d, "JB_hard_resource_list");

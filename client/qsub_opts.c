@@ -20,7 +20,7 @@ enum qo_id {
 	QO_T, QO_TC, QO_W, QO_HOLD_JID, QO_HOLD_JID_AD, QO_DEPEND, QO_A, QO_CRON, QO_MAIL, QO_MAIL_TO, QO_AR,
 	QO_NOTIFY, QO_NOW, QO_PTY, QO_PREFIX, QO_NOSHELL,
 	QO_HARD, QO_SOFT, QO_PROJECT, QO_ACCOUNT, QO_RESERVE, QO_BINDING, QO_SHELL,
-	QO_AC, QO_DC, QO_SC, QO_JS, QO_STAGE_IN, QO_STAGE_OUT,
+	QO_AC, QO_DC, QO_SC, QO_JS, QO_STAGE_IN, QO_STAGE_OUT, QO_I,
 };
 
 /* Grid Engine's spelling of each option; arg says whether it takes one. */
@@ -30,7 +30,7 @@ static const struct qo_opt {
 	bool        arg;
 } qo_opts[] = {
 	{ "-N", QO_N, true },       { "-q", QO_Q, true },     { "-o", QO_O, true },
-	{ "-e", QO_E, true },       { "-j", QO_J, true },     { "-cwd", QO_CWD, false },
+	{ "-e", QO_E, true },       { "-i", QO_I, true },       { "-j", QO_J, true },     { "-cwd", QO_CWD, false },
 	{ "-wd", QO_WD, true },     { "-V", QO_VV, false },   { "-v", QO_V, true },
 	{ "-h", QO_H, false },      { "-p", QO_P, true },     { "-terse", QO_TERSE, false },
 	{ "-sync", QO_SYNC, true }, { "-S", QO_S, true },     { "-b", QO_B, true },
@@ -80,6 +80,7 @@ qsub_opts_free(struct qsub_opts *o)
 	free(o->queue);
 	free(o->out_path);
 	free(o->err_path);
+	free(o->in_path);
 	free(o->wd);
 	strv_free(o->vars);
 	free(o->shell);
@@ -553,9 +554,10 @@ apply_opt(struct qsub_opts *o, const struct qo_opt *d, const char *v)
 		break;
 	case QO_O:
 	case QO_E:
+	case QO_I:
 		if (!*v)
 			return qo_fail(o, "%s needs a path", d->name);
-		set_str(d->id == QO_O ? &o->out_path : &o->err_path, v);
+		set_str(d->id == QO_O ? &o->out_path : d->id == QO_E ? &o->err_path : &o->in_path, v);
 		break;
 	case QO_WD:
 		if (!*v)
@@ -1049,6 +1051,7 @@ qsub_job_json(const struct qsub_opts *o, const char *script, const struct qsub_e
 	if (add_str(job, "name", name) < 0 ||
 	    add_str(job, "queue", o->queue ? o->queue : o->req.qname) < 0 ||
 	    add_str(job, "out", o->out_path) < 0 || add_str(job, "err", o->err_path) < 0 ||
+	    add_str(job, "in", o->in_path) < 0 ||
 	    add_str(job, "shell", o->shell) < 0 || add_str(job, "cwd", cwd) < 0 ||
 	    add_str(job, "submit_host", e->host) < 0) {
 		snprintf(err, errlen, "an option's argument is not UTF-8 text");

@@ -489,6 +489,7 @@ struct job {
 	char     *home;          /* owner's home directory, from the master */
 	char     *out_path;      /* -o; NULL: default NAME.oID */
 	char     *err_path;      /* -e; NULL: default NAME.eID */
+	char     *in_path;       /* -i: the job's standard input; NULL: /dev/null */
 	bool      join;          /* -j y */
 	char    **env;           /* "NAME=VALUE" entries from -V/-v and SGE_O_* */
 	char     *submit_host;

@@ -35,6 +35,7 @@ job_clear(struct job *j)
 	free(j->home);
 	free(j->out_path);
 	free(j->err_path);
+	free(j->in_path);
 	strv_free(j->env);
 	free(j->submit_host);
 	free(j->host);
@@ -177,6 +178,7 @@ job_to_json(const struct job *j)
 	set_str(o, "home", j->home);
 	set_str(o, "out", j->out_path);
 	set_str(o, "err", j->err_path);
+	set_str(o, "in", j->in_path);
 	json_object_set_new(o, "join", json_boolean(j->join));
 	json_object_set_new(o, "env", strv_to_json(j->env));
 	set_str(o, "submit_host", j->submit_host);
@@ -639,6 +641,7 @@ job_from_json(const json_t *o, const char **why)
 	    get_str(o, "home", &j->home, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "out", &j->out_path, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "err", &j->err_path, JOB_MAX_STRING, why) < 0 ||
+	    get_str(o, "in", &j->in_path, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "submit_host", &j->submit_host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "host", &j->host, JOB_MAX_STRING, why) < 0 ||
 	    get_str(o, "reason", &j->reason, JOB_MAX_STRING, why) < 0 ||

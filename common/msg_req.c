@@ -344,6 +344,7 @@ msg_alter_pack(const struct msg_alter *m)
 		json_object_set_new(o, "reserve", json_boolean(m->reserve));
 	if (m->js >= 0)
 		json_object_set_new(o, "js", json_integer(m->js));
+	set_str(o, "in", m->in);
 	return o;
 }
 
@@ -406,6 +407,11 @@ msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why)
 	m->js = (int)jint(o, "js", -1);
 	if (json_object_get(o, "js") && (m->js < 0 || jint(o, "js", -1) > INT32_MAX)) {
 		*why = "the job share (-js) must be 0 or more";
+		return -1;
+	}
+	m->in = jstr(o, "in");
+	if (m->in && (!*m->in || strlen(m->in) > JOB_MAX_STRING)) {
+		*why = "-i needs a path of at most 4096 bytes";
 		return -1;
 	}
 	return alter_context_unpack(o, m, why);

@@ -151,6 +151,7 @@ struct msg_alter {
 	json_t     *context;    /* ["aNAME=V,...", "dNAME,...", "sNAME=V,..."]: -ac, -dc, -sc in order */
 	int         reserve;    /* -R: 1 y, 0 n, -1 unchanged */
 	int         js;         /* -js: 0 or more, -1 unchanged */
+	const char *in;         /* -i: [[HOST]:]PATH,..., the job's standard input */
 };
 json_t *msg_alter_pack(const struct msg_alter *m);
 int     msg_alter_unpack(const json_t *o, struct msg_alter *m, const char **why);

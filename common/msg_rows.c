@@ -461,6 +461,7 @@ msg_job_detail_unpack(const json_t *job, struct msg_job_detail *m)
 	m->cwd = jstr(job, "cwd");
 	m->out = jstr(job, "out");
 	m->err = jstr(job, "err");
+	m->in = jstr(job, "in");
 	m->shell = jstr(job, "shell");
 	m->reason = jstr(job, "reason");
 	m->scheduling_info = more.scheduling_info;

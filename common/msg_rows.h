@@ -68,7 +68,7 @@ struct msg_job_detail {
 	int64_t       exit_status;
 	bool          join, error;
 	double        utime, stime;
-	const char   *cwd, *out, *err, *shell, *reason, *scheduling_info;
+	const char   *cwd, *out, *err, *in, *shell, *reason, *scheduling_info;
 	const char   *account, *project, *binding, *pe;   /* NULL: none */
 	const char   *mail_to;             /* -M as given (USER[@HOST],...), NULL: none */
 	bool          reserve, rerun;

@@ -153,6 +153,8 @@ apply_template(struct qsub_opts *o, const drmaa_job_template_t *jt, bool bulk, c
 			return rc;
 		if (a[DA_ERROR_PATH] && (rc = set_path(&o->err_path, a[DA_ERROR_PATH], wd, bulk, diag, dn)))
 			return rc;
+		if (a[DA_INPUT_PATH] && (rc = set_path(&o->in_path, a[DA_INPUT_PATH], wd, bulk, diag, dn)))
+			return rc;
 	}
 	if (a[DA_JOIN_FILES])
 		o->join = a[DA_JOIN_FILES][0] == '1' || a[DA_JOIN_FILES][0] == 'y';
@@ -182,12 +184,34 @@ apply_template(struct qsub_opts *o, const drmaa_job_template_t *jt, bool bulk, c
 	return apply_limits(o, jt, diag, dn);
 }
 
+/* drmaa_transfer_files' i: the input file, relative to the session's
+ * current directory, is staged in with the job (--stage-in) and the job,
+ * which runs in a fresh working directory holding it, reads it under the
+ * same relative name.  Every task of a bulk job gets the same inputs. */
+static int
+apply_transfer_in(struct qsub_opts *o, char *diag, size_t dn)
+{
+	const char *p = o->in_path, *why = NULL;
+
+	while (strncmp(p, "./", 2) == 0)
+		p += 2;
+	if (strstr(p, "$TASK_ID"))
+		return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
+		    "drmaa_transfer_files i: every task of a bulk job is sent the same input, so "
+		    "drmaa_input_path cannot hold %s", DRMAA_PLACEHOLDER_INCR);
+	if (!stage_path_ok(p, &why))
+		return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
+		    "drmaa_transfer_files i: %s \"%s\" cannot be sent: %s (a path relative to the "
+		    "current directory can)", DRMAA_INPUT_PATH, o->in_path, why);
+	strv_push(&o->stage_in, xstrdup(p));
+	return DRMAA_ERRNO_SUCCESS;
+}
+
 /* drmaa_transfer_files' o and e: the job's output and error files are
  * staged back (doc/staging.md): each path, relative to the working
  * directory the job gets on its host, becomes a --stage-out pattern
  * ($TASK_ID a glob: each task's own file), and drmaa_wait brings it back
- * under the same name into the session's current directory.  i has
- * nothing to carry: nowq's jobs read /dev/null. */
+ * under the same name into the session's current directory. */
 static int
 apply_transfer(struct qsub_opts *o, const drmaa_job_template_t *jt, char *diag, size_t dn)
 {
@@ -196,7 +220,11 @@ apply_transfer(struct qsub_opts *o, const drmaa_job_template_t *jt, char *diag, 
 		{ 'o', o->out_path, DRMAA_OUTPUT_PATH },
 		{ 'e', o->join ? NULL : o->err_path, DRMAA_ERROR_PATH },
 	};
+	int rc;
 
+	if (letters && strchr(letters, 'i') && o->in_path && *o->in_path &&
+	    (rc = apply_transfer_in(o, diag, dn)) != DRMAA_ERRNO_SUCCESS)
+		return rc;
 	for (size_t i = 0; letters && i < sizeof f / sizeof f[0]; i++) {
 		const char *p = f[i].path, *why = NULL;
 		char *pat, *t;
@@ -295,6 +323,16 @@ drmaa_submit(const drmaa_job_template_t *jt, int first, int last, int step, int6
 	if ((job = qsub_job_json(&o, script, &env, err, sizeof err)) == NULL) {
 		rc = drmaa_fail(diag, dn, DRMAA_ERRNO_DENIED_BY_DRM, "%s", err);
 		goto out;
+	}
+	/* Inputs go ahead of the SUBMIT, as qsub --stage-in sends them. */
+	if (o.stage_in) {
+		json_t *in = stage_inputs_send(o.stage_in, err, sizeof err);
+		if (!in) {
+			json_decref(job);
+			rc = drmaa_fail(diag, dn, DRMAA_ERRNO_DENIED_BY_DRM, "%s", err);
+			goto out;
+		}
+		json_object_set_new(job, "stage_in", in);
 	}
 	rc = send_submit(job, &o, id, diag, dn);
 	json_decref(job);

@@ -207,14 +207,6 @@ scalar_check(int i, const char *value, char *diag, size_t dn)
 			return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT,
 			    "%s \"%s\" is not [[h:]m:]s", scalar_names[i], value);
 		break;
-	case DA_INPUT_PATH: {
-		/* Jobs read /dev/null: nowq has no other input. */
-		const char *path = strchr(value, ':') ? strchr(value, ':') + 1 : value;
-		if (*path && strcmp(path, "/dev/null") != 0)
-			return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,
-			    "nowq jobs read /dev/null; an input path is not supported");
-		break;
-	}
 	case DA_TRANSFER_FILES:
 		if (strspn(value, "ioe") != strlen(value))
 			return drmaa_fail(diag, dn, DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE,

@@ -108,6 +108,10 @@ wait_jobs(struct waited *w, size_t n, bool any, signed long timeout, size_t *fir
 		if ((rep = client_recv((int)ms, &why)) == NULL) {
 			if (why)
 				return drmaa_fail(diag, dn, DRMAA_ERRNO_DRM_COMMUNICATION_FAILURE, "%s", why);
+			/* A signal the program handles cut the poll short: not
+			 * a timeout while time is left. */
+			if (deadline < 0 || mono_ms() < deadline)
+				continue;
 			break;
 		}
 		seq = msg_seq_of(rep, -1);

@@ -67,8 +67,11 @@ bool    active_key_parse(const char *s, struct akey *k);
 void    active_key(char *buf, size_t len, int64_t id, int task, int attempt, int petask);
 #define OUTBOX_REG  "reg"
 #define OUTBOX_TERM "term"
-/* Writes SPOOL/outbox/KEY.KIND.json atomically. */
+/* Writes SPOOL/outbox/KEY.KIND.json atomically; durable: synced too. */
 int     outbox_write(const char *key, const char *kind, const json_t *msg, bool durable);
+/* Syncs an event outbox_write wrote not durable; 0 also when it is gone
+ * (ACKed).  Sets errno and returns -1 on failure. */
+int     outbox_sync(const char *key, const char *kind);
 bool    outbox_has(const char *key, const char *kind);
 /* The CHILD_TERM message for an attempt, from its end: how it ended
  * (the attempt's own fields are taken from key). */
@@ -324,6 +327,7 @@ struct jobenv {
 	const struct job     *j;
 	const char           *tmpdir, *script, *spool_dir, *cwd, *sge_root;
 	const char           *out, *err;   /* SGE_STDOUT_PATH, SGE_STDERR_PATH (out when joined) */
+	const char           *in;          /* SGE_STDIN_PATH: -i's file; NULL: /dev/null */
 	const struct pe_part *pe;          /* nhosts 0: not a parallel job's part */
 };
 /* NULL-terminated; out_slot: the indexes of the SGE_STDOUT_PATH and

@@ -163,7 +163,7 @@ jobenv_build(const struct jobenv *e, size_t out_slot[2])
 	jobenv_set(&envp, &n, "SGE_ACCOUNT", j->account ? j->account : "sge");
 	jobenv_set(&envp, &n, "SGE_CWD_PATH", e->cwd);
 	jobenv_set(&envp, &n, "PWD", e->cwd);
-	jobenv_set(&envp, &n, "SGE_STDIN_PATH", "/dev/null");
+	jobenv_set(&envp, &n, "SGE_STDIN_PATH", e->in ? e->in : "/dev/null");
 	/* Where the output goes is known for sure only once the job's process
 	 * has its owner's identity (a folder given as -o); the shepherd puts
 	 * the right entry in these two slots then (shep_child). */

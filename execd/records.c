@@ -126,6 +126,31 @@ outbox_write(const char *key, const char *kind, const json_t *msg, bool durable)
 }
 
 int
+outbox_sync(const char *key, const char *kind)
+{
+	char *path = outbox_file(key, kind), *dir = execd_path("outbox");
+	int fd, rc = 0, e = 0;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		/* ENOENT: ACKed and removed, the master holds it. */
+		if (errno != ENOENT) {
+			rc = -1;
+			e = errno;
+		}
+	} else {
+		if (fsync(fd) < 0 || spool_fsync_dir(dir) < 0) {
+			rc = -1;
+			e = errno;
+		}
+		close(fd);
+	}
+	free(path);
+	free(dir);
+	errno = e;
+	return rc;
+}
+
+int
 outbox_link_reg(const char *key)
 {
 	char *from = execd_path("active/%s/job.pid", key);

@@ -61,6 +61,7 @@ struct shep_start {
 	const char  *wd;
 	char        *out, *out_dir;  /* -o as given, and inside it if a folder */
 	char        *err, *err_dir;  /* the same for -e, unless joined */
+	char        *in;             /* -i's file for this host, absolute; NULL: /dev/null */
 	char       **envp;
 	size_t       env_slot[2];    /* SGE_STDOUT_PATH's and SGE_STDERR_PATH's entries */
 	char        *env_out_dir, *env_err_dir;  /* their entries if -o, -e is a folder */
@@ -146,6 +147,44 @@ shep_out_paths(const struct shep *s, const char *wd, const char *given, char kin
 	*dirpath = xasprintf("%s/%s", *path, def);
 	free(rel);
 	free(def);
+}
+
+/*
+ * -i [[HOST]:]PATH,...: the entry naming this host, else the one naming
+ * none, as Grid Engine picks; expanded and made absolute from wd.  NULL
+ * with *why when the list names other hosts only.
+ */
+static char *
+shep_in_path(const struct shep *s, const char *wd, const char **why)
+{
+	const char *sep = wd[strlen(wd) - 1] == '/' ? "" : "/", *p = s->j->in_path;
+	char *pick = NULL, *rel, *path;
+
+	for (size_t n; *p; p += n + (p[n] == ',')) {
+		const char *colon;
+		size_t h;
+		n = strcspn(p, ",");
+		colon = memchr(p, ':', n);
+		h = colon ? (size_t)(colon - p) : 0;
+		if (colon && h > 0 && memchr(p, '/', h) == NULL) {
+			if (h == strlen(conf->name) && strncmp(p, conf->name, h) == 0) {
+				free(pick);
+				pick = xstrndup(colon + 1, n - h - 1);
+				break;
+			}
+		} else if (!pick)
+			pick = colon && h == 0 ? xstrndup(p + 1, n - 1) : xstrndup(p, n);
+	}
+	if (!pick || !*pick) {
+		free(pick);
+		*why = "its -i names no input file for this host";
+		return NULL;
+	}
+	rel = shep_expand(s, pick);
+	path = rel[0] == '/' ? xstrdup(rel) : xasprintf("%s%s%s", wd, sep, rel);
+	free(rel);
+	free(pick);
+	return path;
 }
 
 /* The child's choice between the two candidates of shep_out_paths. */
@@ -303,8 +342,9 @@ shep_child(const struct shep *s, struct shep_start *st)
 			shep_child_fail(why, "cannot connect the job to qrsh: %s", strerror(errno));
 		goto streams_set;
 	}
-	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0)
-		shep_child_fail(why, "cannot open /dev/null: %s", strerror(errno));
+	if ((fd = open(st->in ? st->in : "/dev/null", O_RDONLY | O_NOCTTY)) < 0 || dup2(fd, 0) < 0)
+		shep_child_fail(why, "cannot open input file %s: %s", st->in ? st->in : "/dev/null",
+		    strerror(errno));
 	if (fd != 0)
 		close(fd);
 	out = shep_out_pick(st->out, st->out_dir);
@@ -342,7 +382,7 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 
 	struct jobenv e = { .j = j, .tmpdir = s->tmpdir, .script = s->script, .spool_dir = s->dir,
 	    .sge_root = s->sge_root, .pe = &s->pe };
-	const char *err_dir;
+	const char *err_dir, *why;
 
 	memset(st, 0, sizeof *st);
 	st->cgroup_fd = -1;
@@ -350,7 +390,11 @@ shep_start_prepare(const struct shep *s, struct shep_start *st)
 	shep_out_paths(s, st->wd, j->out_path, 'o', &st->out, &st->out_dir);
 	if (!j->join)
 		shep_out_paths(s, st->wd, j->err_path, 'e', &st->err, &st->err_dir);
+	/* A reason in why: the job cannot start (shep_main checks). */
+	if (j->in_path && (st->in = shep_in_path(s, st->wd, &why)) == NULL)
+		snprintf(st->why, sizeof st->why, "%s", why);
 	e.cwd = st->wd;
+	e.in = st->in;
 	e.out = st->out;
 	e.err = j->join ? st->out : st->err;
 	st->envp = jobenv_build(&e, st->env_slot);
@@ -420,21 +464,58 @@ shep_remove_tmpdir(const struct shep *s)
 		execd_tmpdir_remove(s->wd, s->j);
 }
 
-/* The durable CHILD_TERM event is the one record of the end, then the
- * wake-up; if we die before the event is on disk, execd's safety net reports
- * the attempt as "shepherd died".  On a full spool the end stays here, and
- * we try again until it fits: while we live, execd reports nothing. */
+/*
+ * The CHILD_TERM event is the one record of the end until the master has
+ * committed it.  It is written, execd is woken at once to send it, and only
+ * then is it synced, while execd and the master do their part: the master's
+ * commit, not ours, is what the job's waiters wait for, and the two syncs
+ * overlap instead of adding up.
+ *
+ * Why the record need not be on disk before execd sends it: an execd crash
+ * or restart loses nothing of a written file (it is in the page cache,
+ * which outlives every process), so the restarted execd finds and sends it.
+ * Only a crash of the host itself (power, kernel) loses an unsynced file,
+ * and then only before our sync or the master's commit, whichever comes
+ * first; the job's end was acknowledged to nobody by then (execd removes the
+ * file on the master's ACK, which follows its commit), and the attempt is
+ * reported as any attempt cut by a host crash is: "shepherd died" or
+ * unknown to execd, failed or, rerunnable, queued again.  Syncing first only
+ * moved that window to before the sync, at the price of a sync on every
+ * job's path to its waiters.  The sync is kept, after the wake-up, because
+ * a master that is down keeps the event in the outbox for long, and a power
+ * cut then must not lose it.  A file the master has already ACKed is gone,
+ * and not synced (outbox_sync).
+ *
+ * If we die before the event is written, execd's safety net reports the
+ * attempt as "shepherd died".  On a full spool the end stays here, and we
+ * try again until it fits: while we live, execd reports nothing.
+ */
 static void
 shep_record_end(const struct shep *s, const struct msg_child_term *end)
 {
-	json_t *term;
+	json_t *term = outbox_term_msg(s->key, end);
+	bool durable = false;
 
-	term = outbox_term_msg(s->key, end);
-	for (int tries = 0; outbox_write(s->key, OUTBOX_TERM, term, true) < 0 &&
-	    (errno == ENOSPC || errno == EDQUOT); tries++)
-		sleep(tries < 10 ? 1 : 5);
+	for (int tries = 0;; tries++) {
+		if (outbox_write(s->key, OUTBOX_TERM, term, durable) < 0) {
+			if (errno != ENOSPC && errno != EDQUOT)
+				break;
+			sleep(tries < 10 ? 1 : 5);
+			continue;
+		}
+		if (durable)
+			break;
+		outbox_notify(s->key, OUTBOX_TERM);
+		if (outbox_sync(s->key, OUTBOX_TERM) == 0)
+			break;
+		/* A failed sync may have dropped the pages: write it again,
+		 * synced this time, unless the master has it already. */
+		log_warn("job %s: cannot sync its end in the outbox", s->key);
+		if (!outbox_has(s->key, OUTBOX_TERM))
+			break;
+		durable = true;
+	}
 	json_decref(term);
-	outbox_notify(s->key, OUTBOX_TERM);
 }
 
 /* execd writes "vacated" into our folder before it SIGTERMs a job whose
@@ -882,6 +963,8 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 		s.qrsh = &link;
 	}
 	shep_start_prepare(&s, &st);
+	if (st.why[0])
+		shep_failed(&s, st.why);
 	shep_limits_prepare(&s, &st);
 	start_ms = now_ms();
 	shep_clock_start(&clock, &j->req);

@@ -975,6 +975,10 @@ alter_one(struct conn *c, const struct msg_alter *m, struct job *j, char *buf, s
 		free(j->name);
 		j->name = xstrdup(s);
 	}
+	if ((s = m->in)) {
+		free(j->in_path);
+		j->in_path = xstrdup(s);
+	}
 	if ((s = m->queue)) {
 		if (!conf_queue(conf, s)) {
 			snprintf(buf, n, "Job was rejected because job requests unknown queue \"%s\".", s);

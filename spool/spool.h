@@ -13,7 +13,7 @@
  * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 17
+#define STORE_SCHEMA_VERSION 18
 
 struct store;
 struct store *store_open(const char *dir, const char **why);

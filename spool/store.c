@@ -306,6 +306,10 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * (state 0, hold 1), so the scheduler, which starts only tasks
 	 * without one, passes it by; its release removes the row. */
 	"ALTER TABLE tasks ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
+
+	/* 17 -> 18: qsub -i, DRMAA's drmaa_input_path (issue 24): the file
+	 * the job reads as its standard input; NULL reads /dev/null. */
+	"ALTER TABLE jobs ADD COLUMN in_path TEXT;",
 };
 
 /* Opening. */

@@ -28,7 +28,7 @@
 	X(maxrss_kb) X(req) X(rerun) X(pe) X(slots) X(t_first) X(t_last) \
 	X(t_step) X(tc) X(suspended) X(begin_time) X(mail) X(mail_to) \
 	X(qrsh) X(soft_req) X(project) X(account) X(context) X(reserve) X(js) \
-	X(binding) X(noshell) X(slots_min) X(stage_in) X(stage_out)
+	X(binding) X(noshell) X(slots_min) X(stage_in) X(stage_out) X(in_path)
 #define X_ENUM(c)	C_##c,
 #define X_SEL(c)	", j." #c
 #define X_NAME(c)	#c ", "

@@ -139,6 +139,7 @@ store_job_insert(struct store *st, struct job *j)
 	bind_text(s, C_home, j->home);
 	bind_text(s, C_out_path, j->out_path);
 	bind_text(s, C_err_path, j->err_path);
+	bind_text(s, C_in_path, j->in_path);
 	sqlite3_bind_int(s, C_join_out, j->join);
 	bind_text(s, C_submit_host, j->submit_host);
 	sqlite3_bind_int64(s, C_submit_time, j->submit_time);
@@ -357,6 +358,7 @@ store_job_update(struct store *st, const struct job *j)
 	sqlite3_bind_int(s, 30, j->js);
 	/* A -pe range's grant, at dispatch. */
 	sqlite3_bind_int(s, 31, j->slots);
+	bind_text(s, 32, j->in_path);   /* qalter -i */
 	rc = stmt_run(st, s, own, "cannot update a job");
 	free(soft);
 	free(context);

@@ -210,6 +210,7 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->home = col_str(s, C_home);
 	j->out_path = col_str(s, C_out_path);
 	j->err_path = col_str(s, C_err_path);
+	j->in_path = col_str(s, C_in_path);
 	j->join = sqlite3_column_int64(s, C_join_out) != 0;
 	j->submit_host = col_str(s, C_submit_host);
 	j->submit_time = INT(submit_time, 0, INT64_MAX);

@@ -29,7 +29,7 @@ static const char *const stmt_sql[S_FOREACH] = {
 	    " reason = ?14, utime = ?15, stime = ?16, maxrss_kb = ?17, prio = ?18,"
 	    " name = ?19, queue = ?20, req = ?21, rerun = ?22, suspended = ?23,"
 	    " begin_time = ?24, soft_req = ?25, project = ?26, account = ?27,"
-	    " context = ?28, reserve = ?29, js = ?30, slots = ?31 WHERE id = ?1",
+	    " context = ?28, reserve = ?29, js = ?30, slots = ?31, in_path = ?32 WHERE id = ?1",
 	/* Only the run's columns: SQLite rewrites just the indexes that hold
 	 * a column it sets (not the priority, hold, begin or script ones). */
 	[S_JOB_RUN] = "UPDATE jobs SET state = ?2, attempt = ?3, host = ?4, pid = ?5,"

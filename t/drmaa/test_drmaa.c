@@ -199,7 +199,6 @@ case_template(void)
 		{ DRMAA_WCT_HLIMIT, "soon", DRMAA_ERRNO_INVALID_ATTRIBUTE_FORMAT },
 		{ DRMAA_NATIVE_SPECIFICATION, "-bogus", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_NATIVE_SPECIFICATION, "-N a script.sh", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
-		{ DRMAA_INPUT_PATH, ":/etc/passwd", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ DRMAA_TRANSFER_FILES, "ix", DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE },
 		{ "no_such_attribute", "x", DRMAA_ERRNO_INVALID_ARGUMENT },
 		{ DRMAA_V_ARGV, "x", DRMAA_ERRNO_INVALID_ARGUMENT },
@@ -406,6 +405,15 @@ case_hold(void)
 }
 
 /* Ids that are not jobs, timeouts. */
+static volatile sig_atomic_t alarms;
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
 static void
 case_errors(void)
 {
@@ -426,6 +434,18 @@ case_errors(void)
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_wait(a, out, sizeof out, &stat, DRMAA_TIMEOUT_NO_WAIT, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_wait(DRMAA_JOB_IDS_SESSION_ANY, out, sizeof out, &stat, 1, NULL, diag, sizeof diag));
 	EXPECT(DRMAA_ERRNO_EXIT_TIMEOUT, drmaa_synchronize(one, 1, 1, diag, sizeof diag));
+	/* A signal the program handles, without SA_RESTART, ends no wait
+	 * early: only the job's end or the timeout does. */
+	{
+		struct sigaction sa = { .sa_handler = on_alarm };
+		char b[DRMAA_JOBNAME_BUFFER];
+		sigemptyset(&sa.sa_mask);
+		CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+		run_sh("sleep 2", b, NULL);
+		alarm(1);
+		EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_wait(b, out, sizeof out, &stat, DRMAA_TIMEOUT_WAIT_FOREVER, NULL, diag, sizeof diag));
+		CHECK(alarms == 1);
+	}
 	/* Running: not releasable, not resumable. */
 	ps_until(a, DRMAA_PS_RUNNING);
 	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_control(a, DRMAA_CONTROL_TERMINATE, diag, sizeof diag));
@@ -665,6 +685,58 @@ case_transfer(void)
 	drmaa_delete_job_template(jt, NULL, 0);
 }
 
+/* drmaa_input_path: the job's standard input, read where the job runs
+ * (qsub -i), or with drmaa_transfer_files i sent with the job (staged in)
+ * from the session's current directory. */
+static void
+case_input(void)
+{
+	const char *argv[] = { "-c", "tr a-z A-Z; echo task-$SGE_TASK_ID", NULL };
+	const char *all[] = { DRMAA_JOB_IDS_SESSION_ALL, NULL };
+	drmaa_job_template_t *jt = template("/bin/sh", argv);
+	drmaa_job_ids_t *ids = NULL;
+	char id[DRMAA_JOBNAME_BUFFER], path[4096], in[4200];
+	FILE *fp;
+
+	CHECK(chdir(work) == 0);
+	CHECK((fp = fopen("in.txt", "w")) != NULL && fputs("from a file\n", fp) >= 0 && fclose(fp) == 0);
+	/* Read in place: the host's path, as qsub -i takes it. */
+	snprintf(in, sizeof in, "somehost:%s/in.txt", work);
+	snprintf(path, sizeof path, ":%s/in.out", work);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, in, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, path, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_JOIN_FILES, "y", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("in.out"), "FROM A FILE\ntask-undefined\n") == 0);
+	/* Sent with the job and read there; the output comes back. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, ":in.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":staged.out", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_TRANSFER_FILES, "io", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	CHECK(wait_stat(id, NULL) == 0);
+	CHECK(strcmp(file_text("staged.out"), "FROM A FILE\ntask-undefined\n") == 0);
+	/* Every task of a bulk job reads the same input. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":bi." DRMAA_PLACEHOLDER_INCR, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	drmaa_release_job_ids(ids);
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_synchronize(all, DRMAA_TIMEOUT_WAIT_FOREVER, 1, diag, sizeof diag));
+	CHECK(strcmp(file_text("bi.1.1"), "FROM A FILE\ntask-1\n") == 0);
+	CHECK(strcmp(file_text("bi.2.2"), "FROM A FILE\ntask-2\n") == 0);
+	/* An input that cannot be sent: absolute, above the directory, a
+	 * task's own, or missing. */
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_OUTPUT_PATH, ":staged.out", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, in, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, ":../in.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, ":in." DRMAA_PLACEHOLDER_INCR, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_INVALID_ATTRIBUTE_VALUE, drmaa_run_bulk_jobs(&ids, jt, 1, 2, 1, diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_SUCCESS, drmaa_set_attribute(jt, DRMAA_INPUT_PATH, ":missing.txt", diag, sizeof diag));
+	EXPECT(DRMAA_ERRNO_DENIED_BY_DRM, drmaa_run_job(id, sizeof id, jt, diag, sizeof diag));
+	drmaa_delete_job_template(jt, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -672,7 +744,7 @@ main(int argc, char **argv)
 		{ "template", case_template }, { "threads", case_threads }, { "run", case_run },
 		{ "ends", case_ends }, { "hold", case_hold }, { "errors", case_errors },
 		{ "bulk", case_bulk }, { "native", case_native }, { "tasks", case_tasks },
-		{ "transfer", case_transfer },
+		{ "transfer", case_transfer }, { "input", case_input },
 	};
 
 	/* Run bare (make check TESTS='$(check_PROGRAMS)', as debian/rules
@@ -682,7 +754,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: test_drmaa session|template|threads|run|ends|hold|errors|bulk|native WORKDIR\n");
+		fprintf(stderr, "usage: test_drmaa session|CASE WORKDIR (CASE: template, run, input ...)\n");
 		return 2;
 	}
 	work = argv[2];

@@ -38,6 +38,7 @@ drmaa_case() {
 @test "drmaa: a script job through the native specification, a hard wall clock limit" { drmaa_case native; }
 @test "drmaa: one task of a bulk job suspended, resumed, held, released and terminated alone; job_ps its own" { drmaa_case tasks; }
 @test "drmaa: drmaa_transfer_files o and e stage the output and error files back when the job is waited for" { drmaa_case transfer; }
+@test "drmaa: drmaa_input_path is the job's standard input, read in place or sent with drmaa_transfer_files i" { drmaa_case input; }
 
 @test "drmaa: the library exports the DRMAA functions only, with the soname libdrmaa.so.1" {
 	run objdump -p "$DRMAA_DIR/libdrmaa.so.1"

@@ -210,3 +210,48 @@ help_options() {
 	[ ! -e "$WORK/no.out" ]
 	qdel "$id"
 }
+
+# Grid Engine's recording of -i: t/sge/record-drmaa24.sh.
+IFIX=$top_srcdir/t/sge/drmaa24
+
+@test "qsub -i, #\$ -i and qalter -i: the job reads the file as its standard input, as Grid Engine's does" {
+	cd "$WORK"
+	printf 'hello\nworld\n' > in.txt
+	printf 'new\n' > new.txt
+	# -i relative to -cwd; SGE_STDIN_PATH names the file.
+	id=$(qsub -terse -h -cwd -i in.txt -o plain.out -j y -b y \
+	    sh -c 'cat; echo "SGE_STDIN_PATH=$SGE_STDIN_PATH"')
+	diff "$IFIX/stdin-plain.line" <(qstat -j "$id" | grep '^stdin_path_list:')
+	qrls "$id" >/dev/null
+	qwait "$id" >/dev/null
+	diff "$IFIX/plain.out" <(sed "s#$WORK#DIR#g" plain.out)
+	# HOST:FILE shown with its host; qalter -i replaces it before the start.
+	id=$(qsub -terse -h -cwd -i vm:in.txt -o alter.out -j y -b y cat)
+	diff "$IFIX/stdin-host.line" <(qstat -j "$id" | grep '^stdin_path_list:')
+	run qalter -i new.txt "$id"
+	[ "$status" -eq 0 ]
+	[ "$output" = "modified job $id" ]   # Grid Engine: "modified stdin path list of job ID"
+	diff "$IFIX/stdin-altered.line" <(qstat -j "$id" | grep '^stdin_path_list:')
+	qstat -j "$id" -xml | grep -A1 '<JB_stdin_path_list>' | grep -q '<path_list>'
+	qstat -j "$id" -xml | grep -q '<PN_path>new.txt</PN_path>'
+	qrls "$id" >/dev/null
+	qwait "$id" >/dev/null
+	diff "$IFIX/alter.out" alter.out
+	# The directive, in a script.
+	printf '#!/bin/sh\n#$ -i in.txt\ncat\n' > s.sh
+	id=$(qsub -terse -cwd -o directive.out -j y s.sh)
+	qwait "$id" >/dev/null
+	diff "$IFIX/directive.out" directive.out
+	# A file that is not there: the job waits in error, with the reason.
+	id=$(qsub -terse -cwd -i nothere.txt -o /dev/null -j y -b y cat)
+	wait_until 60 sh -c "qstat | awk -v id=$id '\$1 == id { print \$5 }' | grep -qx \"$(cat "$IFIX/missing.state")\""
+	qstat -j "$id" | grep -q "cannot open input file $WORK/nothere.txt"
+	qdel "$id" >/dev/null
+	# Refused in one sentence: no path, and qrsh, whose input is the terminal.
+	run qsub -i "" -b y true
+	[ "$status" -ne 0 ]
+	[ "$output" = "qsub: error: -i needs a path" ]
+	run qrsh -i in.txt true
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"qrsh takes no -sync, -t, --cron, -h, -o, -e or -i"* ]]
+}

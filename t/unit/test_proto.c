@@ -581,6 +581,7 @@ full_job(void)
 	j->home = xstrdup("/home/alice");
 	j->out_path = xstrdup("/tmp/out");
 	j->err_path = xstrdup("/tmp/err");
+	j->in_path = xstrdup("/tmp/in");
 	j->join = true;
 	j->env = strv("A=1", "B=", "C=x=y", NULL);
 	j->submit_host = xstrdup("sub");
@@ -671,6 +672,7 @@ assert_job_same(const struct job *a, const struct job *b)
 	assert_opt_string(a->home, b->home);
 	assert_opt_string(a->out_path, b->out_path);
 	assert_opt_string(a->err_path, b->err_path);
+	assert_opt_string(a->in_path, b->in_path);
 	assert_int_equal(a->join, b->join);
 	/* No environment travels as an empty list. */
 	if (a->env || (b->env && b->env[0]))

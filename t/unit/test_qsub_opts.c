@@ -130,12 +130,13 @@ test_every_option(void **state)
 
 	qsub_opts_init(&o);
 	assert_int_equal(parse(&o, "-N", "myjob", "-q", "fast.q", "-o", "out.txt", "-e", "/tmp/err",
-	    "-j", "y", "-wd", "sub/dir", "-V", "-v", "A=1,B", "-h", "-p", "-5", "-terse",
+	    "-i", "host:in.txt", "-j", "y", "-wd", "sub/dir", "-V", "-v", "A=1,B", "-h", "-p", "-5", "-terse",
 	    "-sync", "y", "-S", "/bin/zsh", "-b", "n", "-C", "#PBS", "script.sh", "x", NULL), 0);
 	assert_string_equal(o.name, "myjob");
 	assert_string_equal(o.queue, "fast.q");
 	assert_string_equal(o.out_path, "out.txt");
 	assert_string_equal(o.err_path, "/tmp/err");
+	assert_string_equal(o.in_path, "host:in.txt");
 	assert_int_equal(o.join, 1);
 	assert_string_equal(o.wd, "sub/dir");
 	assert_false(o.use_cwd);

@@ -163,6 +163,7 @@ mkjob(const char *owner, uint32_t uid, int prio, const char *script)
 	j->home = xstrdup("/home/u");
 	j->out_path = xstrdup("/tmp/o");
 	j->err_path = xstrdup("/tmp/e");
+	j->in_path = xstrdup("host:in.txt,/tmp/in");
 	j->join = true;
 	j->env = strv("A=1", "PATH=/bin:/usr/bin", "EMPTY=", "UTF8=\xc3\xa9t\xc3\xa9", NULL);
 	j->submit_host = xstrdup("submitter");
@@ -310,6 +311,8 @@ test_ge_fields_round_trip(void **state)
 	assert_int_equal(job_context_apply(&j->context, 'd', "a", &why), 0);
 	req_clear(&j->soft);
 	j->js = 0;
+	free(j->in_path);
+	j->in_path = xstrdup("altered.txt");   /* qalter -i */
 	update_and_check(f, j);
 	job_free(j);
 }
@@ -326,9 +329,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 17);
+	assert_int_equal(STORE_SCHEMA_VERSION, 18);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 17);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 18);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
