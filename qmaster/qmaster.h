@@ -603,6 +603,8 @@ void stage_get(struct conn *c, int64_t seq, json_t *msg);
 /* SUBMIT: the job's inputs are here and within the limits; 0, or -1 with
  * one sentence in err. */
 int  stage_admit(const struct job *j, uid_t uid, char *err, size_t n);
+/* A closed connection's uploads wait for their client to come back. */
+void stage_conn_gone(struct conn *c);
 /* Stale uploads and files no job names any more go. */
 void stage_tick(int64_t now);
 /* For stage_repl.c: SPOOL/stage/, a file's path there (to free), whether

@@ -207,18 +207,38 @@ as_nobody() {
 	[ ! -e d/etc ]
 }
 
-@test "kill -9 of the master in mid-upload: qsub goes on once it is back, and the job ends right" {
+@test "kill -9 of the master in mid-upload: qsub goes on from the bytes the master kept, and the job ends right" {
 	cd "$WORK"
 	head -c 300000000 /dev/urandom > big1.bin
 	sha=$(sha256sum big1.bin | cut -d' ' -f1)
 	printf 'sha256sum big1.bin | cut -c1-64 > got.txt\n' > big1.sh
 	on_m qsub -terse --stage-in big1.bin --stage-out got.txt big1.sh > qsub.out 2> qsub.err &
 	qsub_pid=$!
-	wait_until 120 bash -c "ls '$CLUSTER'/qmaster/stage/tmp.$sha.* >/dev/null 2>&1"
+	# Once 20 MB are in the master's partial file, qsub (the process
+	# sending big1.bin) is stopped until the master is back, so the
+	# upload cannot end before the kill however fast this machine is.
+	uploader=""
+	stop_uploader() {
+		local part
+		part=$(ls "$CLUSTER"/qmaster/stage/tmp."$sha".* 2>/dev/null | head -1)
+		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
+		uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$WORK/big1.bin" 2>/dev/null | cut -d/ -f3 | head -1)
+		[ -n "$uploader" ] && kill -STOP "$uploader"
+	}
+	wait_until 120 stop_uploader
 	qmaster_kill_restart
+	# The partial file outlived the master.
+	held=$(stat -c %s "$CLUSTER"/qmaster/stage/tmp."$sha".*)
+	[ "$held" -gt 20000000 ]
+	kill -CONT "$uploader"
 	wait "$qsub_pid"
 	id=$(cat qsub.out)
-	[[ "$id" =~ ^[0-9]+$ ]]
+	[[ "$id" =~ ^[0-9]+$ ]] || { cat qsub.err; return 1; }
+	# The restarted master hashed what it held again and qsub sent the rest.
+	resumed=$(grep "upload of staged file $sha .* resumed at offset" "$CLUSTER/qmaster.log" | tail -1 | sed 's/.* resumed at offset \([0-9]*\).*/\1/')
+	echo "held $held, resumed at ${resumed:-none}"
+	[ "${resumed:-0}" -eq "$held" ]
+	[ -z "$(ls "$CLUSTER"/qmaster/stage/ | grep '^tmp\.')" ]
 	wait_until 180 finished "$id"
 	run on_m qwait "$id"
 	[ "$status" -eq 0 ]
