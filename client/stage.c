@@ -438,7 +438,7 @@ stage_walk_path(struct stage_walk *w, const char *name)
 	}
 	close(fd);
 	json_array_append_new(w->files, stage_file_pack(&(struct stage_file){ .name = name,
-	    .size = size, .sha256 = sha }));
+	    .size = size, .sha256 = sha, .mode = st.st_mode & 0777 }));
 	json_array_append_new(w->paths, json_string(name));
 	return 0;
 }
@@ -529,8 +529,10 @@ stage_mkdirs(const char *name)
 }
 
 static int
-stage_fetch_one(int64_t id, const char *name, const char *sha, int64_t size, char *err, size_t n)
+stage_fetch_one(int64_t id, const struct stage_file *f, char *err, size_t n)
 {
+	const char *name = f->name, *sha = f->sha256;
+	int64_t size = f->size;
 	char *tmp;
 	int fd, rc;
 	const char *why = NULL;
@@ -553,7 +555,8 @@ stage_fetch_one(int64_t id, const char *name, const char *sha, int64_t size, cha
 		return -1;
 	}
 	rc = stage_get_fd(id, sha, size, fd, err, n);
-	if (fchmod(fd, 0666 & ~mask) < 0 && rc == 0) {
+	/* The job's file's mode, less the umask, as cp(1) gives a copy. */
+	if (fchmod(fd, (f->mode ? (mode_t)f->mode : 0666) & ~mask) < 0 && rc == 0) {
 		snprintf(err, n, "cannot write %s: %s", name, strerror(errno));
 		rc = -1;
 	}
@@ -608,7 +611,7 @@ stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err,
 		struct stage_file f;
 
 		stage_file_unpack(v, &f);
-		if (stage_fetch_one(id, f.name, f.sha256, f.size, err, n) < 0) {
+		if (stage_fetch_one(id, &f, err, n) < 0) {
 			rc = -1;
 			break;
 		}

@@ -825,11 +825,15 @@ bool    stage_pattern_ok(const char *p, const char **why);
 /* A list of staged files [{name, size, sha256}] of at most most entries. */
 bool    stage_files_ok(const json_t *a, size_t most, const char **why);
 int64_t stage_files_bytes(const json_t *a);
-/* One entry of those lists: {name, size, sha256}, and task in staged_out. */
+/* One entry of those lists: {name, size, sha256, mode}, and task in
+ * staged_out. */
 struct stage_file {
 	const char *name, *sha256;   /* NULL when absent */
 	int64_t     size;            /* -1 when absent */
 	int64_t     task;            /* 0 when absent */
+	int64_t     mode;            /* the file's permission bits (07777 masked out
+	                              * but 0777); 0 when absent: 0600 on the exec
+	                              * host, 0666 less the umask when fetched */
 };
 json_t *stage_file_pack(const struct stage_file *f);
 void    stage_file_unpack(const json_t *o, struct stage_file *f);

@@ -306,6 +306,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * (state 0, hold 1), so the scheduler, which starts only tasks
 	 * without one, passes it by; its release removes the row. */
 	"ALTER TABLE tasks ADD COLUMN hold INTEGER NOT NULL DEFAULT 0;",
+
+	/* 17 -> 18: a staged output's permission bits (0777 at most), so
+	 * that nowq fetch gives them back; 0 for older rows (0666 less the
+	 * umask, as before). */
+	"ALTER TABLE stage_out_files ADD COLUMN mode INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */

@@ -130,6 +130,28 @@ as_nobody() {
 	[ -z "$(ls "$CLUSTER/execd-a/stage" | grep -v -e '^[0-9a-f]*$' -e lock -e fetched.log)" ]
 }
 
+@test "staged files keep their modes: a script stays executable on the exec host, an output comes back with its own" {
+	cd "$WORK"
+	printf '#!/bin/sh\necho ran-the-tool\n' > tool.sh
+	chmod 750 tool.sh
+	echo data > ro.txt
+	chmod 440 ro.txt
+	cat > modes.sh <<-'SH'
+	stat -c '%a %n' tool.sh ro.txt > modes.txt
+	./tool.sh > tool.out
+	printf '#!/bin/sh\n' > made.sh && chmod 751 made.sh
+	echo x > private.txt && chmod 600 private.txt
+	SH
+	run on_m sh -c 'umask 022 && qsub -sync y --stage-in tool.sh,ro.txt --stage-out modes.txt,tool.out,made.sh,private.txt modes.sh'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(cat modes.txt)" = "$(printf '750 tool.sh\n440 ro.txt')" ]
+	[ "$(cat tool.out)" = ran-the-tool ]
+	[ "$(stat -c %a made.sh)" = 751 ]
+	[ "$(stat -c %a private.txt)" = 600 ]
+	# Without a mode of its own (made by the job as it likes), the umask.
+	[ "$(stat -c %a modes.txt)" = 644 ]
+}
+
 @test "qstat -j shows the staged files with sizes and SHA-256; nowq fetch brings outputs back later" {
 	cd "$WORK"
 	printf 'abc' > small.txt
