@@ -175,24 +175,16 @@ stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f,
 
 /* The job's fresh working directory (in *wd), its inputs in it, the
  * owner's once complete; NULL, or why. */
-const char *
-stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
+static const char *
+stage_in_place(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
 {
 	static char why[512];
-	char *cache = execd_path("stage"), *path;
+	char *path;
 	struct stage_file f;
 	size_t i;
 	json_t *v;
 	int dfd;
 
-	/* Anything but the master's refusal or its corrupt file is the host's. */
-	*host_fault = true;
-	if (mkdir(cache, 0700) < 0 && errno != EEXIST) {
-		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
-		free(cache);
-		return why;
-	}
-	free(cache);
 	json_array_foreach(j->stage_in, i, v) {
 		stage_file_unpack(v, &f);
 		if (stage_cache_get(j, &f, why, sizeof why, host_fault) < 0)
@@ -225,6 +217,32 @@ stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *h
 	close(dfd);
 	*wd = path;
 	return NULL;
+}
+
+/* stage_in_place with the cache's lock held shared, so that execd's trim
+ * (execd/cache.c) removes nothing between a fetch and its copy. */
+const char *
+stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
+{
+	static char why[512];
+	char *cache = execd_path("stage"), *lock = execd_path("%s", STAGE_CACHE_LOCK);
+	const char *rc = why;
+	int lfd = -1;
+
+	/* Anything but the master's refusal or its corrupt file is the host's. */
+	*host_fault = true;
+	if (mkdir(cache, 0700) < 0 && errno != EEXIST)
+		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
+	else if ((lfd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0 ||
+	    flock(lfd, LOCK_SH) < 0)
+		snprintf(why, sizeof why, "stage-in: cannot lock %s: %s", lock, strerror(errno));
+	else
+		rc = stage_in_place(j, key, root, wd, host_fault);
+	if (lfd >= 0)
+		close(lfd);
+	free(lock);
+	free(cache);
+	return rc;
 }
 
 /* ---- stage-out ---- */

@@ -355,6 +355,37 @@ big_job_ended_right() {
 	host_state_is nodeb idle
 }
 
+@test "the exec host's cache is kept within stage_cache_max, least recently used first, never a file a job there needs" {
+	cd "$WORK"
+	# nodeb's cache capped at 12 MiB: two 5 MB inputs fit, three do not.
+	echo "stage_cache_max = 12M" >> "$CLUSTER/execd-b.ini"
+	pid=$(execd_pid b)
+	kill "$pid"
+	wait_until 30 bash -c "[ ! -e /proc/$pid ]"
+	execd_start b
+	wait_until 30 host_idle nodeb
+	cache="$CLUSTER/execd-b/stage"
+	for f in keep d1 d2 d3; do head -c 5000000 /dev/urandom > "$f.bin"; done
+	sum() { sha256sum "$1.bin" | cut -d' ' -f1; }
+	# A running job's input is the oldest file but is needed: it stays.
+	keep=$(on_m qsub -terse -l hostname=nodeb --stage-in keep.bin -o /dev/null -e /dev/null -b y sleep 600)
+	wait_until 60 bash -c "[ -e '$cache/$(sum keep)' ]"
+	for f in d1 d2 d3; do
+		run on_m qsub -sync y -l hostname=nodeb --stage-in "$f.bin" -o /dev/null -e /dev/null -b y test -s "$f.bin"
+		[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	done
+	# Once d2 and then d3 ended, the least recently used unneeded file
+	# went each time: d1, then d2.
+	gone() { [ ! -e "$cache/$(sum d1)" ] && [ ! -e "$cache/$(sum d2)" ]; }
+	wait_until 60 gone
+	[ -e "$cache/$(sum keep)" ]
+	[ -e "$cache/$(sum d3)" ]
+	[ "$(du -cb "$cache"/[0-9a-f]* | tail -1 | cut -f1)" -le $((12 << 20)) ]
+	grep -q "staging cache: removed $(sum d1) (5000000 bytes" "$CLUSTER/execd-b.log"
+	on_m qdel "$keep"
+	wait_until 60 finished "$keep"
+}
+
 @test "limits per file, per job and per user refuse the submission with one line, nothing stored" {
 	# Small limits, read again by the running master; the user is nobody,
 	# whose jobs hold nothing yet.
