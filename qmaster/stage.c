@@ -105,6 +105,8 @@ upload_free(struct upload *u, bool remove)
 	TAILQ_REMOVE(&uploads, u, entry);
 	if (u->waiter)
 		stage_reply(u->waiter, u->wseq, false, 0);
+	if (remove)
+		stage_repl_abandon(u->sha, u->tmp);
 	if (u->ev)
 		event_free(u->ev);
 	close(u->fd);
@@ -141,7 +143,10 @@ upload_start(const struct conn *c, const char *sha, int64_t size, char *err, siz
 	if (u)
 		upload_drop(u);
 	u = xcalloc(1, sizeof *u);
-	u->tmp = xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid);
+	/* A client's, named by its uid for upload_resume; the primary's
+	 * shipping to us, the standby, by no uid: no client takes it up. */
+	u->tmp = c ? xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid) :
+	    xasprintf("%s/tmp.%s.primary.XXXXXX", stage_dir, sha);
 	u->touched = mono_ms();
 	if ((u->fd = mkostemp(u->tmp, O_CLOEXEC)) < 0) {
 		snprintf(err, n, "cannot create a file in the master's spool: %s", strerror(errno));
@@ -204,6 +209,8 @@ upload_rehash(evutil_socket_t fd, short what, void *arg)
 	log_info("upload of staged file %s for uid %u resumed at offset %lld (hashed again in "
 	    "%lld ms, slices of %d MiB)", u->sha, (unsigned)u->uid, (long long)u->off,
 	    (long long)(mono_ms() - u->rehash_ms), STAGE_REHASH_SLICE >> 20);
+	stage_repl_stream(u->sha, u->size, u->tmp);
+	stage_repl_grow(u->sha, u->tmp, u->off);
 	if ((c = u->waiter) != NULL) {
 		u->waiter = NULL;
 		stage_reply(c, u->wseq, false, u->off);
@@ -448,6 +455,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "%s", err));
 			return;
 		}
+		stage_repl_stream(u->sha, u->size, u->tmp);
 	} else if (!(u = upload_find(c, m.sha256)) || u->rehash_to || u->off != m.offset ||
 	    u->size != m.size) {
 		/* Not what we hold (a master restart, a lost chunk): say where
@@ -461,6 +469,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
+	stage_repl_grow(u->sha, u->tmp, u->off);
 	if (!m.last) {
 		stage_reply(c, seq, false, u->off);
 		return;
