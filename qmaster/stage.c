@@ -66,6 +66,9 @@ struct upload {
 	int64_t        wseq;
 };
 static TAILQ_HEAD(, upload) uploads = TAILQ_HEAD_INITIALIZER(uploads);
+/* The partial uploads found at start (names in stage_dir), until a client
+ * takes one up or the sweep removes it: read once, not at every probe. */
+static char **leftovers;
 static char *stage_dir;
 static int64_t stage_last_gc;
 
@@ -80,11 +83,30 @@ stage_blob(const char *sha)
 void
 stage_init(void)
 {
+	struct dirent *e;
+	DIR *d;
+
 	stage_dir = xasprintf("%s/stage", conf->spool_dir);
 	if (mkdir(stage_dir, 0700) < 0 && errno != EEXIST)
 		fatal("cannot create %s", stage_dir);
 	if (chmod(stage_dir, 0700) < 0)
 		fatal("cannot make %s private", stage_dir);
+	if (!(d = opendir(stage_dir)))
+		fatal("cannot read %s", stage_dir);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "tmp.", 4) == 0)
+			strv_push(&leftovers, xstrdup(e->d_name));
+	closedir(d);
+}
+
+/* Leftover k is taken up or gone. */
+static void
+leftover_forget(size_t k)
+{
+	size_t n = strv_len(leftovers);
+
+	free(leftovers[k]);
+	memmove(&leftovers[k], &leftovers[k + 1], (n - k) * sizeof *leftovers);
 }
 
 bool
@@ -273,8 +295,7 @@ upload_resume(struct conn *c, const char *sha, int64_t size)
 {
 	struct upload *u = upload_find(c, sha);
 	char prefix[SHA256_HEX + 32];
-	struct dirent *e;
-	DIR *d;
+	size_t k = 0;
 
 	if (u)
 		return u->size == size ? u : NULL;
@@ -285,14 +306,17 @@ upload_resume(struct conn *c, const char *sha, int64_t size)
 			return u;
 		}
 	snprintf(prefix, sizeof prefix, "tmp.%s.%u.", sha, (unsigned)c->uid);
-	if (!(d = opendir(stage_dir)))
-		return NULL;
-	while ((e = readdir(d)) != NULL)
-		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && !upload_by_tmp(e->d_name) &&
-		    (u = upload_adopt(c, e->d_name, sha, size)) != NULL)
-			break;
-	closedir(d);
-	return e ? u : NULL;
+	while (leftovers && leftovers[k]) {
+		if (strncmp(leftovers[k], prefix, strlen(prefix)) != 0) {
+			k++;
+			continue;
+		}
+		u = upload_adopt(c, leftovers[k], sha, size);
+		leftover_forget(k);
+		if (u)
+			return u;
+	}
+	return NULL;
 }
 
 /* c's connection went: its uploads wait for it to come back (or go idle). */
@@ -593,6 +617,11 @@ stage_tick(int64_t now)
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now - (int64_t)st.st_mtime * 1000 > STAGE_UPLOAD_IDLE_MS) {
 			unlinkat(dirfd(d), e->d_name, 0);
+			for (size_t k = 0; leftovers && leftovers[k]; k++)
+				if (strcmp(leftovers[k], e->d_name) == 0) {
+					leftover_forget(k);
+					break;
+				}
 			continue;
 		}
 		if (!sha256_hex_ok(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) < 0 ||
