@@ -45,8 +45,15 @@ stage_call(json_t *req, char *err, size_t n)
 	return rep;
 }
 
-int
-stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
+/* Chunks in flight at once: the kernel sends the next while the master
+ * hashes and writes the last (two cores at work). */
+#define STAGE_WINDOW 4
+
+/* Where the master goes on with the file: 1 it has it all, 0 with *off
+ * (the bytes it holds of an upload a lost connection or a master restart
+ * cut short, 0 for none), -1 with err. */
+static int
+stage_put_where(const char *sha, int64_t size, int64_t total, int64_t *off, char *err, size_t n)
 {
 	json_t *req = msg_stage_put_pack(&(struct msg_stage_put){ .sha256 = sha, .size = size,
 	    .total = total });
@@ -58,26 +65,50 @@ stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
 		return -1;
 	msg_stage_putted_unpack(rep, &p);
 	json_decref(rep);
-	return p.have ? 1 : 0;
+	if (p.have)
+		return 1;
+	if (p.offset < 0 || p.offset > size) {
+		snprintf(err, n, "the master asked for offset %lld of a file of %lld bytes",
+		    (long long)p.offset, (long long)size);
+		return -1;
+	}
+	*off = p.offset;
+	return 0;
 }
 
-/* Chunks in flight at once: the kernel sends the next while the master
- * hashes and writes the last (two cores at work). */
-#define STAGE_WINDOW 4
+int
+stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
+{
+	int64_t off;
+
+	return stage_put_where(sha, size, total, &off, err, n);
+}
 
 int
 stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n)
 {
-	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0;
+	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0, resumed = 0;
 	int64_t seq[STAGE_WINDOW], end[STAGE_WINDOW];
-	int head = 0, nin = 0;
-	bool all_sent = false;
+	int head = 0, nin = 0, rc;
+	bool all_sent = false, ask = true;
 	const char *why = NULL;
 
 	for (;;) {
 		json_t *rep;
 		struct msg_stage_putted p;
 
+		/* First, and after a lost connection: the master may hold part
+		 * of the file already (kept across its restart), and says from
+		 * where to go on. */
+		if (ask) {
+			ask = false;
+			if ((rc = stage_put_where(sha, size, total, &sent, err, n)) != 0)
+				return rc < 0 ? -1 : 0;
+			/* All bytes there but not the last chunk's end: a last
+			 * chunk of none at the end completes it. */
+			resumed = sent;
+			all_sent = false;
+		}
 		while (nin < STAGE_WINDOW && !all_sent) {
 			size_t len = size - sent < STAGE_CHUNK ? (size_t)(size - sent) : STAGE_CHUNK;
 			struct stat st;
@@ -117,6 +148,15 @@ stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, si
 			continue;
 		}
 		if (!client_reply_ok(rep)) {
+			/* The bytes a master restart left did not make the file
+			 * (a crash of its host cut them): once more, all of it. */
+			if (resumed > 0) {
+				json_decref(rep);
+				resumed = sent = 0;
+				all_sent = false;
+				nin = 0;
+				continue;
+			}
 			snprintf(err, n, "%s", client_reply_message(rep));
 			json_decref(rep);
 			return -1;
@@ -148,8 +188,7 @@ lost:
 		}
 		client_disconnect();
 		sleep(1);
-		sent = 0;
-		all_sent = false;
+		ask = true;
 		nin = 0;
 	}
 }
@@ -399,7 +438,7 @@ stage_walk_path(struct stage_walk *w, const char *name)
 	}
 	close(fd);
 	json_array_append_new(w->files, stage_file_pack(&(struct stage_file){ .name = name,
-	    .size = size, .sha256 = sha }));
+	    .size = size, .sha256 = sha, .mode = st.st_mode & 0777 }));
 	json_array_append_new(w->paths, json_string(name));
 	return 0;
 }
@@ -490,8 +529,10 @@ stage_mkdirs(const char *name)
 }
 
 static int
-stage_fetch_one(int64_t id, const char *name, const char *sha, int64_t size, char *err, size_t n)
+stage_fetch_one(int64_t id, const struct stage_file *f, char *err, size_t n)
 {
+	const char *name = f->name, *sha = f->sha256;
+	int64_t size = f->size;
 	char *tmp;
 	int fd, rc;
 	const char *why = NULL;
@@ -514,7 +555,8 @@ stage_fetch_one(int64_t id, const char *name, const char *sha, int64_t size, cha
 		return -1;
 	}
 	rc = stage_get_fd(id, sha, size, fd, err, n);
-	if (fchmod(fd, 0666 & ~mask) < 0 && rc == 0) {
+	/* The job's file's mode, less the umask, as cp(1) gives a copy. */
+	if (fchmod(fd, (f->mode ? (mode_t)f->mode : 0666) & ~mask) < 0 && rc == 0) {
 		snprintf(err, n, "cannot write %s: %s", name, strerror(errno));
 		rc = -1;
 	}
@@ -569,7 +611,7 @@ stage_fetch(int64_t id, const char *dir, bool submit_dir, bool quiet, char *err,
 		struct stage_file f;
 
 		stage_file_unpack(v, &f);
-		if (stage_fetch_one(id, f.name, f.sha256, f.size, err, n) < 0) {
+		if (stage_fetch_one(id, &f, err, n) < 0) {
 			rc = -1;
 			break;
 		}

@@ -787,7 +787,9 @@ struct execd_conf {
 	int      vacate_grace;    /* seconds from SIGTERM to SIGKILL */
 	int      kill_grace;      /* seconds from SIGTERM (h_rt) or SIGXCPU to SIGKILL */
 	char    *cgroup_parent;   /* where job cgroups go; NULL: execd's own cgroup */
+	int64_t  stage_cache_max; /* bytes of SPOOL/stage/ kept (execd/cache.c); 0: no cap */
 };
+#define STAGE_CACHE_MAX_DEFAULT (10LL << 30)   /* stage_cache_max's default */
 #define LIMITS_KILL_GRACE   5          /* kill_grace's default */
 /* The file's settings, each checked; NULL with the first problem in err
  * ("FILE:LINE: problem") on a bad file. */
@@ -828,12 +830,15 @@ bool    stage_pattern_ok(const char *p, const char **why);
 /* A list of staged files [{name, size, sha256}] of at most most entries. */
 bool    stage_files_ok(const json_t *a, size_t most, const char **why);
 int64_t stage_files_bytes(const json_t *a);
-/* One entry of those lists: {name, size, sha256}, and task in staged_out;
- * STAGE_OFFER's and STAGE_WANT's have no name. */
+/* One entry of those lists: {name, size, sha256, mode}, and task in
+ * staged_out; STAGE_OFFER's and STAGE_WANT's have no name. */
 struct stage_file {
 	const char *name, *sha256;   /* NULL when absent */
 	int64_t     size;            /* -1 when absent */
 	int64_t     task;            /* 0 when absent */
+	int64_t     mode;            /* the file's permission bits (07777 masked out
+	                              * but 0777); 0 when absent: 0600 on the exec
+	                              * host, 0666 less the umask when fetched */
 };
 json_t *stage_file_pack(const struct stage_file *f);
 void    stage_file_unpack(const json_t *o, struct stage_file *f);
@@ -843,8 +848,9 @@ void    stage_file_unpack(const json_t *o, struct stage_file *f);
  * sentence in err.  May the master take a file of size in a job of total
  * bytes: 1 it has it, 0 send it. */
 int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Sends fd's size bytes from offset 0 in chunks, a few in flight, going on
- * after a lost master for 10 minutes. */
+/* Sends fd's size bytes in chunks, a few in flight, from where the master
+ * says it goes on (the bytes it kept of an upload cut short, else 0),
+ * asking again after a lost master for 10 minutes. */
 int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
 /* Fetches job's file sha into fd, going on after the bytes fd already
  * holds (the beginning an earlier try left there), and checks the whole

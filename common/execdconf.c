@@ -424,6 +424,18 @@ ek_memory(struct conf_parse *p, const char *v)
 }
 
 static int
+ek_stage_cache_max(struct conf_parse *p, const char *v)
+{
+	if (strcmp(v, "none") == 0) {
+		p->c->stage_cache_max = 0;
+		return 1;
+	}
+	if (parse_size(v, &p->c->stage_cache_max) < 0 || p->c->stage_cache_max < 0)
+		return conf_bad(p, "stage_cache_max \"%s\" is not a size such as 10G, or none", v);
+	return 1;
+}
+
+static int
 ek_log_level(struct conf_parse *p, const char *v)
 {
 	int n = log_level_parse(v);
@@ -511,6 +523,7 @@ static const struct ek execd_keys[] = {
 	{ "vacate_grace", EK_INT, EC(vacate_grace), 0, 86400, "a number of seconds", NULL, false, NULL },
 	{ "kill_grace", EK_INT, EC(kill_grace), 0, 3600, "a number of seconds", NULL, false, NULL },
 	{ "cgroup_parent", EK_PATH_OPT, EC(cgroup_parent), 0, 0, NULL, NULL, false, NULL },
+	{ "stage_cache_max", EK_FN, 0, 0, 0, NULL, NULL, false, ek_stage_cache_max },
 	{ "log_level", EK_FN, 0, 0, 0, NULL, NULL, false, ek_log_level },
 	{ "log_file", EK_PATH_OPT, EC(log_file), 0, 0, NULL, NULL, false, NULL },
 	{ NULL, EK_FN, 0, 0, 0, NULL, NULL, false, NULL }
@@ -585,6 +598,7 @@ execdconf_load(const char *path, char *err, size_t errlen)
 	c->admin_uid = -1;
 	c->log_level = LOG_LVL_INFO;
 	c->kill_grace = LIMITS_KILL_GRACE;
+	c->stage_cache_max = STAGE_CACHE_MAX_DEFAULT;
 	if (uname(&un) == 0)
 		c->attrs.arch = xstrdup(un.machine);
 	if (sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)

@@ -288,6 +288,8 @@ stage_file_pack(const struct stage_file *f)
 	json_object_set_new(o, "sha256", json_string(f->sha256));
 	if (f->task > 0)
 		json_object_set_new(o, "task", json_integer(f->task));
+	if (f->mode > 0)
+		json_object_set_new(o, "mode", json_integer(f->mode & 0777));
 	return o;
 }
 
@@ -298,6 +300,7 @@ stage_file_unpack(const json_t *o, struct stage_file *f)
 	f->sha256 = jstr(o, "sha256");
 	f->size = jint(o, "size", -1);
 	f->task = jint(o, "task", 0);
+	f->mode = jint(o, "mode", 0);
 }
 
 /* A job's inputs: [{name, size, sha256}], each name a path once. */
@@ -319,6 +322,10 @@ stage_files_ok(const json_t *a, size_t most, const char **why)
 			return false;
 		if (f.size < 0 || !sha256_hex_ok(f.sha256)) {
 			*why = "a staged file needs a size and a SHA-256 of 64 hex digits";
+			return false;
+		}
+		if (f.mode < 0 || f.mode > 0777) {
+			*why = "a staged file's mode is its permission bits, 0 to 0777";
 			return false;
 		}
 		for (size_t k = 0; k < i; k++) {

@@ -390,6 +390,8 @@ active_remove(const char *key)
 		log_debug("job %s is done on this host", key);
 		active_forget(a);
 		link_kick();
+		/* Its inputs may go from the cache now. */
+		cache_trim();
 	}
 }
 
@@ -536,15 +538,56 @@ active_kill_strays(void)
 		    n == 1 ? "" : "es");
 }
 
+/* The attempt's job, from its job.json; NULL with why. */
+static struct job *
+active_job_read(const char *key, const char **why)
+{
+	char *path = execd_path("active/%s/job.json", key), *text;
+	json_t *jobj = NULL;
+	struct job *j = NULL;
+
+	*why = "not JSON";
+	if ((text = read_file(path, PROTO_MAX_FRAME, NULL, why)) != NULL &&
+	    (jobj = json_loads(text, 0, NULL)) != NULL)
+		j = job_from_json(jobj, why);
+	json_decref(jobj);
+	free(text);
+	free(path);
+	return j;
+}
+
+/* Every staged input of the attempts this host holds, running or not yet
+ * started, as keys of need. */
+void
+active_stage_needs(json_t *need)
+{
+	struct attempt *a;
+	const char *why;
+	struct stage_file f;
+	size_t i;
+	json_t *v;
+
+	TAILQ_FOREACH(a, &attempts, entry) {
+		struct job *j = a->petask ? NULL : active_job_read(a->key, &why);
+		if (!j)
+			continue;
+		json_array_foreach(j->stage_in, i, v) {
+			stage_file_unpack(v, &f);
+			if (f.sha256)
+				json_object_set_new(need, f.sha256, json_true());
+		}
+		job_free(j);
+	}
+}
+
 /* The job's TMPDIR, removed as its owner (job.json says who); only a
  * folder where execd makes TMPDIRs is taken from job.pid. */
 static void
 active_remove_tmpdir(const char *key, const char *tmpdir)
 {
-	char *prefix = xasprintf("%s/nowq.", conf->tmpdir), *path, *text;
+	char *prefix = xasprintf("%s/nowq.", conf->tmpdir);
 	const char *why = NULL;
-	json_t *jobj = NULL;
-	struct job *j = NULL;
+	struct job *j;
 
 	if (strncmp(tmpdir, prefix, strlen(prefix)) != 0 || strstr(tmpdir, "/../") ||
 	    strchr(tmpdir + strlen(prefix), '/')) {
@@ -553,19 +596,12 @@ active_remove_tmpdir(const char *key, const char *tmpdir)
 		return;
 	}
 	free(prefix);
-	path = execd_path("active/%s/job.json", key);
-	if ((text = read_file(path, PROTO_MAX_FRAME, NULL, &why)) != NULL &&
-	    (jobj = json_loads(text, 0, NULL)) != NULL)
-		j = job_from_json(jobj, &why);
-	if (j)
+	if ((j = active_job_read(key, &why)) != NULL)
 		execd_tmpdir_remove(tmpdir, j);
 	else
-		log_warnx("job %s: cannot read %s to remove its TMPDIR %s: %s", key, path, tmpdir,
-		    why ? why : "not JSON");
+		log_warnx("job %s: cannot read its job.json to remove its TMPDIR %s: %s", key, tmpdir,
+		    why);
 	job_free(j);
-	json_decref(jobj);
-	free(text);
-	free(path);
 }
 
 /*

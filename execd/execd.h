@@ -190,6 +190,15 @@ void    active_check(void);
 void    active_owner(bool idle, const char *why);
 json_t *active_jobs_json(void);       /* [{id, task, attempt}, ...] for REGISTER */
 json_t *active_stopped_json(void);    /* the same, of those owner_returns holds stopped, for LOAD */
+/* Adds the SHA-256 of every staged input of the attempts held to need. */
+void    active_stage_needs(json_t *need);
+
+/* cache.c: SPOOL/stage/, the host's cache of staged inputs, kept within
+ * stage_cache_max (doc/staging.md).  The shepherd holds STAGE_CACHE_LOCK
+ * shared while it fetches and places its inputs; execd trims under it
+ * exclusive. */
+#define STAGE_CACHE_LOCK "stage/cache.lock"
+void    cache_trim(void);
 
 /* shepherd.c: a job's shepherd (the program nowq-shepherd, whose main
  * says what it is given), forked by the starter or started by execd. */

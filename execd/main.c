@@ -88,6 +88,7 @@ scan_cb(evutil_socket_t fd, short what, void *arg)
 	active_check();
 	outbox_flush();
 	link_kick();
+	cache_trim();
 }
 
 static void

@@ -152,9 +152,12 @@ stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f,
 	char *cache = execd_path("stage/%s", f->sha256), *name = xstrdup(f->name), *last;
 	int from = open(cache, O_RDONLY | O_CLOEXEC), dir = -1, to = -1, rc = -1;
 
+	/* The submitter's mode bits (an executable stays one); the folder,
+	 * 0700, keeps the file the owner's alone whatever they say. */
 	if (from < 0 || (dir = stage_parent(j, root, dfd, name, &last)) < 0 ||
 	    (to = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
-	    stage_copy(from, to) < 0 || (root && fchown(to, j->uid, j->gid) < 0))
+	    stage_copy(from, to) < 0 || (root && fchown(to, j->uid, j->gid) < 0) ||
+	    (f->mode && fchmod(to, (mode_t)f->mode) < 0))
 		snprintf(why, n, "stage-in: cannot place %s in the working directory: %s", f->name,
 		    strerror(errno));
 	else
@@ -172,24 +175,16 @@ stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f,
 
 /* The job's fresh working directory (in *wd), its inputs in it, the
  * owner's once complete; NULL, or why. */
-const char *
-stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
+static const char *
+stage_in_place(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
 {
 	static char why[512];
-	char *cache = execd_path("stage"), *path;
+	char *path;
 	struct stage_file f;
 	size_t i;
 	json_t *v;
 	int dfd;
 
-	/* Anything but the master's refusal or its corrupt file is the host's. */
-	*host_fault = true;
-	if (mkdir(cache, 0700) < 0 && errno != EEXIST) {
-		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
-		free(cache);
-		return why;
-	}
-	free(cache);
 	json_array_foreach(j->stage_in, i, v) {
 		stage_file_unpack(v, &f);
 		if (stage_cache_get(j, &f, why, sizeof why, host_fault) < 0)
@@ -222,6 +217,32 @@ stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *h
 	close(dfd);
 	*wd = path;
 	return NULL;
+}
+
+/* stage_in_place with the cache's lock held shared, so that execd's trim
+ * (execd/cache.c) removes nothing between a fetch and its copy. */
+const char *
+stage_in_run(const struct job *j, const char *key, bool root, char **wd, bool *host_fault)
+{
+	static char why[512];
+	char *cache = execd_path("stage"), *lock = execd_path("%s", STAGE_CACHE_LOCK);
+	const char *rc = why;
+	int lfd = -1;
+
+	/* Anything but the master's refusal or its corrupt file is the host's. */
+	*host_fault = true;
+	if (mkdir(cache, 0700) < 0 && errno != EEXIST)
+		snprintf(why, sizeof why, "stage-in: cannot create %s: %s", cache, strerror(errno));
+	else if ((lfd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0 ||
+	    flock(lfd, LOCK_SH) < 0)
+		snprintf(why, sizeof why, "stage-in: cannot lock %s: %s", lock, strerror(errno));
+	else
+		rc = stage_in_place(j, key, root, wd, host_fault);
+	if (lfd >= 0)
+		close(lfd);
+	free(lock);
+	free(cache);
+	return rc;
 }
 
 /* ---- stage-out ---- */
@@ -274,7 +295,7 @@ stage_out_dir(struct stage_out *so, int fd, const char *rel, const char *as)
 }
 
 static void
-stage_out_send(struct stage_out *so, int fd, const char *rel, const char *as)
+stage_out_send(struct stage_out *so, int fd, const char *rel, const char *as, mode_t mode)
 {
 	char sha[SHA256_HEX + 1], err[400];
 	int64_t size;
@@ -283,13 +304,12 @@ stage_out_send(struct stage_out *so, int fd, const char *rel, const char *as)
 		stage_refuse(so, rel, strerror(errno));
 		return;
 	}
-	if (stage_probe(sha, size, size, err, sizeof err) < 0 ||
-	    stage_put_fd(fd, sha, size, size, err, sizeof err) < 0) {
+	if (stage_put_fd(fd, sha, size, size, err, sizeof err) < 0) {
 		stage_refuse(so, rel, err);
 		return;
 	}
 	json_array_append_new(so->files, stage_file_pack(&(struct stage_file){ .name = as,
-	    .size = size, .sha256 = sha }));
+	    .size = size, .sha256 = sha, .mode = mode & 0777 }));
 }
 
 /* fd: rel opened without following a link; sent as as. */
@@ -316,7 +336,7 @@ stage_out_fd(struct stage_out *so, int fd, const char *rel, const char *as)
 	else if (json_array_size(so->files) >= STAGE_MAX_FILES)
 		stage_refuse(so, rel, "more than 10000 files");
 	else
-		stage_out_send(so, fd, rel, as);
+		stage_out_send(so, fd, rel, as, st.st_mode);
 	close(fd);
 }
 

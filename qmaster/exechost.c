@@ -848,7 +848,7 @@ exechost_staged_out(const struct job *j, const json_t *files)
 		struct stage_file f;
 
 		stage_file_unpack(v, &f);
-		if (store_stage_out_add(store, j->id, j->task, f.name, f.size, f.sha256) < 0)
+		if (store_stage_out_add(store, j->id, j->task, f.name, f.size, f.sha256, f.mode) < 0)
 			fatalx("cannot record a staged output");
 	}
 }

@@ -318,6 +318,7 @@ net_close(struct conn *c, const char *why)
 		repl_conn_gone(c);
 	request_conn_gone(c);
 	stage_repl_conn_gone(c);
+	stage_conn_gone(c);
 	json_decref(c->raw_msg);
 	c->raw_msg = NULL;
 	bufferevent_free(c->bev);

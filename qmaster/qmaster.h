@@ -603,6 +603,8 @@ void stage_get(struct conn *c, int64_t seq, json_t *msg);
 /* SUBMIT: the job's inputs are here and within the limits; 0, or -1 with
  * one sentence in err. */
 int  stage_admit(const struct job *j, uid_t uid, char *err, size_t n);
+/* A closed connection's uploads wait for their client to come back. */
+void stage_conn_gone(struct conn *c);
 /* Stale uploads and files no job names any more go. */
 void stage_tick(int64_t now);
 /* For stage_repl.c: SPOOL/stage/, a file's path there (to free), whether
@@ -616,8 +618,13 @@ struct evbuffer;
 int   stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in, size_t len,
     bool last, char *err, size_t n);
 
-/* stage_repl.c: staged files shipped to the standby (doc/staging.md). */
+/* stage_repl.c: staged files shipped to the standby (doc/staging.md):
+ * an upload's chunks as they come (stream, grow; abandon when it is
+ * dropped), then the stored file's rest (ship). */
 void stage_repl_ship(const char *sha, int64_t size);
+void stage_repl_stream(const char *sha, int64_t size, const char *tmp);
+void stage_repl_grow(const char *sha, const char *tmp, int64_t avail);
+void stage_repl_abandon(const char *sha, const char *tmp);
 void stage_repl_touch(const char *sha, int64_t size);
 /* The STAGE_PUT reply to (c, seq) waits for the in-sync standby's copy: true. */
 bool stage_repl_wait(const char *sha, struct conn *c, int64_t seq);

@@ -5,7 +5,14 @@
  * does not grow with file sizes; the last chunk is checked against the
  * SHA-256 the client announced, made durable (fsync, rename, fsync of the
  * folder) and only then acknowledged.  A job's SUBMIT names the files by
- * hash; stage_admit checks they are here and within the limits. */
+ * hash; stage_admit checks they are here and within the limits.
+ *
+ * An upload outlives its connection and the master: a client that comes
+ * back asks where to go on (STAGE_PUT without bytes) and is told the bytes
+ * already here.  After a restart those are a temporary file whose running
+ * hash is gone; it is hashed again before the answer, in slices of
+ * STAGE_REHASH_SLICE bytes, one per turn of the event loop (upload_rehash),
+ * so other clients are served between them. */
 #include "config.h"
 
 #include <dirent.h>
@@ -18,6 +25,7 @@
 #include <unistd.h>
 
 #include <event2/buffer.h>
+#include <event2/event.h>
 
 #include "qmaster/qmaster.h"
 #include "common/msg_req.h"
@@ -27,6 +35,13 @@
  * names is removed once this old (an upload whose SUBMIT never came). */
 #define STAGE_UPLOAD_IDLE_MS (10 * 60 * 1000)
 #define STAGE_ORPHAN_MS      (60 * 60 * 1000)
+/* A partial file left by a restart is hashed again this much a turn of
+ * the loop, a few milliseconds of work: slices in the loop rather than a
+ * helper thread, because the upload, its hash and its waiting client are
+ * the loop's like every other state (no lock, nothing to hand back), and
+ * a restart's resumes are rare enough that using the second core would
+ * not pay for the code a thread needs. */
+#define STAGE_REHASH_SLICE   (4 * 1024 * 1024)
 
 /* An upload is its connection's: two senders of the same file (identical
  * outputs of two tasks) each write their own copy, and the later rename
@@ -41,8 +56,19 @@ struct upload {
 	int64_t        size, off, touched;
 	int64_t        written;     /* bytes whose disk writes are started (stage_writeback) */
 	struct sha256  h;
+	bool           orphan;      /* its connection went: the next probe of its uid takes it */
+	/* A partial file a restart left, hashed again up to rehash_to (from
+	 * off) before the client waiting at (waiter, wseq) is told to go on. */
+	int64_t        rehash_to, rehash_ms;
+	struct event  *ev;
+	char          *buf;
+	struct conn   *waiter;
+	int64_t        wseq;
 };
 static TAILQ_HEAD(, upload) uploads = TAILQ_HEAD_INITIALIZER(uploads);
+/* The partial uploads found at start (names in stage_dir), until a client
+ * takes one up or the sweep removes it: read once, not at every probe. */
+static char **leftovers;
 static char *stage_dir;
 static int64_t stage_last_gc;
 
@@ -52,12 +78,13 @@ stage_blob(const char *sha)
 	return xasprintf("%s/%s", stage_dir, sha);
 }
 
-/* SPOOL/stage, private; what a crash left half-written goes. */
+/* SPOOL/stage, private.  Partial uploads (tmp.SHA.UID.XXXXXX) stay for
+ * their clients to go on with; stage_tick removes those left idle. */
 void
 stage_init(void)
 {
-	DIR *d;
 	struct dirent *e;
+	DIR *d;
 
 	stage_dir = xasprintf("%s/stage", conf->spool_dir);
 	if (mkdir(stage_dir, 0700) < 0 && errno != EEXIST)
@@ -68,8 +95,18 @@ stage_init(void)
 		fatal("cannot read %s", stage_dir);
 	while ((e = readdir(d)) != NULL)
 		if (strncmp(e->d_name, "tmp.", 4) == 0)
-			unlinkat(dirfd(d), e->d_name, 0);
+			strv_push(&leftovers, xstrdup(e->d_name));
 	closedir(d);
+}
+
+/* Leftover k is taken up or gone. */
+static void
+leftover_forget(size_t k)
+{
+	size_t n = strv_len(leftovers);
+
+	free(leftovers[k]);
+	memmove(&leftovers[k], &leftovers[k + 1], (n - k) * sizeof *leftovers);
 }
 
 bool
@@ -83,14 +120,29 @@ stage_have(const char *sha, int64_t size)
 	return ok;
 }
 
+/* u out of the list, its file kept (complete: renamed) or removed. */
+static void
+upload_free(struct upload *u, bool remove)
+{
+	TAILQ_REMOVE(&uploads, u, entry);
+	if (u->waiter)
+		stage_reply(u->waiter, u->wseq, false, 0);
+	if (remove)
+		stage_repl_abandon(u->sha, u->tmp);
+	if (u->ev)
+		event_free(u->ev);
+	close(u->fd);
+	if (remove)
+		unlink(u->tmp);
+	free(u->buf);
+	free(u->tmp);
+	free(u);
+}
+
 static void
 upload_drop(struct upload *u)
 {
-	TAILQ_REMOVE(&uploads, u, entry);
-	close(u->fd);
-	unlink(u->tmp);
-	free(u->tmp);
-	free(u);
+	upload_free(u, true);
 }
 
 static struct upload *
@@ -99,7 +151,7 @@ upload_find(const struct conn *c, const char *sha)
 	struct upload *u;
 
 	TAILQ_FOREACH(u, &uploads, entry)
-		if (u->conn == c && (!c || u->uid == c->uid) && strcmp(u->sha, sha) == 0)
+		if (u->conn == c && !u->orphan && (!c || u->uid == c->uid) && strcmp(u->sha, sha) == 0)
 			return u;
 	return NULL;
 }
@@ -113,7 +165,10 @@ upload_start(const struct conn *c, const char *sha, int64_t size, char *err, siz
 	if (u)
 		upload_drop(u);
 	u = xcalloc(1, sizeof *u);
-	u->tmp = xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid);
+	/* A client's, named by its uid for upload_resume; the primary's
+	 * shipping to us, the standby, by no uid: no client takes it up. */
+	u->tmp = c ? xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid) :
+	    xasprintf("%s/tmp.%s.primary.XXXXXX", stage_dir, sha);
 	u->touched = mono_ms();
 	if ((u->fd = mkostemp(u->tmp, O_CLOEXEC)) < 0) {
 		snprintf(err, n, "cannot create a file in the master's spool: %s", strerror(errno));
@@ -128,6 +183,154 @@ upload_start(const struct conn *c, const char *sha, int64_t size, char *err, siz
 	sha256_init(&u->h);
 	TAILQ_INSERT_TAIL(&uploads, u, entry);
 	return u;
+}
+
+/* One slice of a partial file hashed again; the next in the next turn of
+ * the loop, and the waiting client told where to go on after the last. */
+static void
+upload_rehash(evutil_socket_t fd, short what, void *arg)
+{
+	struct upload *u = arg;
+	int64_t end = u->off + STAGE_REHASH_SLICE < u->rehash_to ? u->off + STAGE_REHASH_SLICE :
+	    u->rehash_to;
+	struct conn *c;
+
+	(void)fd;
+	(void)what;
+	while (u->off < end) {
+		size_t want = end - u->off < STAGE_CHUNK ? (size_t)(end - u->off) : STAGE_CHUNK;
+		ssize_t r = pread(u->fd, u->buf, want, u->off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			/* Unreadable (or cut by hand): the client starts again. */
+			log_warnx("cannot read back the partial upload %s: %s", u->tmp,
+			    r < 0 ? strerror(errno) : "it is shorter");
+			upload_drop(u);
+			return;
+		}
+		sha256_update(&u->h, u->buf, (size_t)r);
+		u->off += r;
+	}
+	u->touched = mono_ms();
+	if (u->off < u->rehash_to) {
+		event_active(u->ev, 0, 0);
+		return;
+	}
+	u->rehash_to = 0;
+	u->written = u->off;
+	free(u->buf);
+	u->buf = NULL;
+	event_free(u->ev);
+	u->ev = NULL;
+	if (lseek(u->fd, u->off, SEEK_SET) < 0) {
+		log_warn("cannot go on with the partial upload %s", u->tmp);
+		upload_drop(u);
+		return;
+	}
+	log_info("upload of staged file %s for uid %u resumed at offset %lld (hashed again in "
+	    "%lld ms, slices of %d MiB)", u->sha, (unsigned)u->uid, (long long)u->off,
+	    (long long)(mono_ms() - u->rehash_ms), STAGE_REHASH_SLICE >> 20);
+	stage_repl_stream(u->sha, u->size, u->tmp);
+	stage_repl_grow(u->sha, u->tmp, u->off);
+	if ((c = u->waiter) != NULL) {
+		u->waiter = NULL;
+		stage_reply(c, u->wseq, false, u->off);
+	}
+}
+
+/* The upload of partial file NAME (in SPOOL/stage), which no upload holds:
+ * c's, its bytes to be hashed again; NULL when it is not a beginning of
+ * the file (it goes). */
+static struct upload *
+upload_adopt(struct conn *c, const char *name, const char *sha, int64_t size)
+{
+	struct upload *u = xcalloc(1, sizeof *u);
+	struct stat st;
+
+	u->tmp = xasprintf("%s/%s", stage_dir, name);
+	u->fd = open(u->tmp, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (u->fd < 0 || fstat(u->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > size) {
+		if (u->fd >= 0)
+			close(u->fd);
+		unlink(u->tmp);
+		free(u->tmp);
+		free(u);
+		return NULL;
+	}
+	u->conn = c;
+	u->uid = c->uid;
+	memcpy(u->sha, sha, sizeof u->sha);
+	u->size = size;
+	u->touched = mono_ms();
+	u->rehash_to = st.st_size;
+	u->rehash_ms = mono_ms();
+	sha256_init(&u->h);
+	u->buf = xmalloc(STAGE_CHUNK);
+	/* At PRIO_NEW the loop runs one callback and polls again (main.c),
+	 * after the work that is due: one slice a turn. */
+	u->ev = event_new(base, -1, 0, upload_rehash, u);
+	event_priority_set(u->ev, PRIO_NEW);
+	TAILQ_INSERT_TAIL(&uploads, u, entry);
+	event_active(u->ev, 0, 0);
+	return u;
+}
+
+static struct upload *
+upload_by_tmp(const char *name)
+{
+	struct upload *u;
+	size_t n = strlen(stage_dir);
+
+	TAILQ_FOREACH(u, &uploads, entry)
+		if (strncmp(u->tmp, stage_dir, n) == 0 && strcmp(u->tmp + n + 1, name) == 0)
+			return u;
+	return NULL;
+}
+
+/* What c may go on with of sha: its own upload, one whose connection went
+ * (a client that lost its link), or a partial file a restart left. */
+static struct upload *
+upload_resume(struct conn *c, const char *sha, int64_t size)
+{
+	struct upload *u = upload_find(c, sha);
+	char prefix[SHA256_HEX + 32];
+	size_t k = 0;
+
+	if (u)
+		return u->size == size ? u : NULL;
+	TAILQ_FOREACH(u, &uploads, entry)
+		if (u->orphan && u->uid == c->uid && u->size == size && strcmp(u->sha, sha) == 0) {
+			u->orphan = false;
+			u->conn = c;
+			return u;
+		}
+	snprintf(prefix, sizeof prefix, "tmp.%s.%u.", sha, (unsigned)c->uid);
+	while (leftovers && leftovers[k]) {
+		if (strncmp(leftovers[k], prefix, strlen(prefix)) != 0) {
+			k++;
+			continue;
+		}
+		u = upload_adopt(c, leftovers[k], sha, size);
+		leftover_forget(k);
+		if (u)
+			return u;
+	}
+	return NULL;
+}
+
+/* c's connection went: its uploads wait for it to come back (or go idle). */
+void
+stage_conn_gone(struct conn *c)
+{
+	struct upload *u;
+
+	TAILQ_FOREACH(u, &uploads, entry) {
+		if (u->waiter == c)
+			u->waiter = NULL;
+		if (u->conn == c && c)
+			u->orphan = true;
+	}
 }
 
 /* The limits of qmaster.conf, for a file of size in a job of total bytes
@@ -263,17 +466,25 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			/* Still on its way to the standby: the answer waits too. */
 			if (have && stage_repl_wait(m.sha256, c, seq))
 				return;
-			stage_reply(c, seq, have, have ? m.size : 0);
+			u = have ? NULL : upload_resume(c, m.sha256, m.size);
+			if (u && u->rehash_to) {
+				u->waiter = c;
+				u->wseq = seq;
+				return;
+			}
+			stage_reply(c, seq, have, have ? m.size : u ? u->off : 0);
 			return;
 		}
 		if (!(u = upload_start(c, m.sha256, m.size, err, sizeof err))) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "%s", err));
 			return;
 		}
-	} else if (!(u = upload_find(c, m.sha256)) || u->off != m.offset || u->size != m.size) {
+		stage_repl_stream(u->sha, u->size, u->tmp);
+	} else if (!(u = upload_find(c, m.sha256)) || u->rehash_to || u->off != m.offset ||
+	    u->size != m.size) {
 		/* Not what we hold (a master restart, a lost chunk): say where
 		 * to go on from, and the client sends from there. */
-		stage_reply(c, seq, false, u && u->size == m.size ? u->off : 0);
+		stage_reply(c, seq, false, u && !u->rehash_to && u->size == m.size ? u->off : 0);
 		return;
 	}
 	in = net_raw(c, &len);
@@ -282,6 +493,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
+	stage_repl_grow(u->sha, u->tmp, u->off);
 	if (!m.last) {
 		stage_reply(c, seq, false, u->off);
 		return;
@@ -297,10 +509,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
-	TAILQ_REMOVE(&uploads, u, entry);
-	close(u->fd);
-	free(u->tmp);
-	free(u);
+	upload_free(u, false);
 	log_debug("staged file %s (%lld bytes) stored for uid %u", m.sha256, (long long)m.size,
 	    (unsigned)c->uid);
 	stage_repl_ship(m.sha256, m.size);
@@ -402,6 +611,19 @@ stage_tick(int64_t now)
 		return;
 	stage_last_gc = now;
 	while ((e = readdir(d)) != NULL) {
+		/* Partial uploads no client went on with (kept across a
+		 * restart for their clients), idle as long as one in memory. */
+		if (strncmp(e->d_name, "tmp.", 4) == 0 && !upload_by_tmp(e->d_name) &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now - (int64_t)st.st_mtime * 1000 > STAGE_UPLOAD_IDLE_MS) {
+			unlinkat(dirfd(d), e->d_name, 0);
+			for (size_t k = 0; leftovers && leftovers[k]; k++)
+				if (strcmp(leftovers[k], e->d_name) == 0) {
+					leftover_forget(k);
+					break;
+				}
+			continue;
+		}
 		if (!sha256_hex_ok(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) < 0 ||
 		    now - (int64_t)st.st_mtime * 1000 < STAGE_ORPHAN_MS)
 			continue;
@@ -441,10 +663,7 @@ stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in
 	else if (last && u->off != u->size)
 		snprintf(err, n, "the file ended short of its size");
 	else if (last && upload_finish(u, err, n) == 0) {
-		TAILQ_REMOVE(&uploads, u, entry);
-		close(u->fd);
-		free(u->tmp);
-		free(u);
+		upload_free(u, false);
 		return 1;
 	}
 	upload_drop(u);

@@ -7,7 +7,12 @@
  * file and the link's other traffic (changesets, heartbeats) waits behind
  * a few MiB at most.  With the standby in sync, the STAGE_PUT reply that
  * says "stored" waits for its STAGE_STORED: a SUBMIT naming the file comes
- * only after the standby has it.  A standby that connects is offered every
+ * only after the standby has it.  An upload is shipped as it comes: each
+ * chunk written to its temporary file goes on to the standby (from that
+ * file) while the client sends the next, all but the last, which goes
+ * once the file is checked and stored here; so the wait before the reply
+ * is for the standby's last chunk and fsync, not the whole file's copy.
+ * A standby that connects is offered every
  * file (STAGE_OFFER), asks for those it lacks (STAGE_WANT), and counts as
  * in sync only once they are all there.
  *
@@ -16,6 +21,7 @@
  * then answered with STAGE_STORED. */
 #include "config.h"
 
+#include <assert.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -52,6 +58,10 @@ struct ship {
 	int64_t  size, off;          /* bytes queued on the link so far */
 	int64_t  moved;              /* mono ms: the last chunk queued */
 	bool     sent;               /* all of it; STAGE_STORED is awaited */
+	/* An upload's, shipped as it comes: its temporary file, whose first
+	 * avail bytes are written; NULL once the file is stored here. */
+	char    *src;
+	int64_t  avail;
 	TAILQ_HEAD(, ship_waiter) waiters;
 };
 static TAILQ_HEAD(, ship) ships = TAILQ_HEAD_INITIALIZER(ships);
@@ -87,7 +97,20 @@ ship_done(struct ship *s)
 {
 	ship_release(s);
 	TAILQ_REMOVE(&ships, s, entry);
+	free(s->src);
 	free(s);
+}
+
+/* The first ship of a stored file, whose standby copy replies wait for. */
+static struct ship *
+ship_first_stored(void)
+{
+	struct ship *s;
+
+	TAILQ_FOREACH(s, &ships, entry)
+		if (!s->src)
+			return s;
+	return NULL;
 }
 
 /* From stage_tick, every second: a standby that fell out of sync (it
@@ -101,7 +124,7 @@ stage_repl_tick(void)
 	struct ship *s;
 
 	if (repl_standby_conn(&in_sync) && in_sync) {
-		s = TAILQ_FIRST(&ships);
+		s = ship_first_stored();
 		stalled = s && mono_ms() - s->moved > SHIP_STALL_MS;
 		if (!stalled)
 			return;
@@ -113,22 +136,76 @@ stage_repl_tick(void)
 		ship_release(s);
 }
 
-/* Queues sha for the standby, if one is connected and it is not queued yet. */
-void
-stage_repl_ship(const char *sha, int64_t size)
+static struct ship *
+ship_new(const char *sha, int64_t size, const char *src)
 {
-	struct ship *s;
-	bool in_sync;
+	struct ship *s = xcalloc(1, sizeof *s);
 
-	if (!repl_standby_conn(&in_sync) || ship_find(sha))
-		return;
-	s = xcalloc(1, sizeof *s);
 	memcpy(s->sha, sha, sizeof s->sha);
 	s->size = size;
 	s->moved = mono_ms();
+	s->src = src ? xstrdup(src) : NULL;
 	TAILQ_INIT(&s->waiters);
 	TAILQ_INSERT_TAIL(&ships, s, entry);
+	return s;
+}
+
+/* Queues sha, now stored here, for the standby if one is connected: the
+ * rest of its upload's ship, or the whole file. */
+void
+stage_repl_ship(const char *sha, int64_t size)
+{
+	struct ship *s = ship_find(sha);
+	bool in_sync;
+
+	if (!repl_standby_conn(&in_sync))
+		return;
+	if (s && s->src) {
+		/* The bytes shipped so far are this file's: any upload of it
+		 * that got this far had them as the stored one has. */
+		free(s->src);
+		s->src = NULL;
+		s->avail = s->size;
+		s->moved = mono_ms();
+	} else if (!s)
+		ship_new(sha, size, NULL);
 	stage_repl_pump();
+}
+
+/* An upload of sha begins in tmp (or goes on there after a restart): it
+ * is shipped as it comes, unless the file is on its way already. */
+void
+stage_repl_stream(const char *sha, int64_t size, const char *tmp)
+{
+	bool in_sync;
+
+	if (repl_standby_conn(&in_sync) && !ship_find(sha))
+		ship_new(sha, size, tmp);
+}
+
+/* tmp, an upload's file, holds avail bytes now. */
+void
+stage_repl_grow(const char *sha, const char *tmp, int64_t avail)
+{
+	struct ship *s = ship_find(sha);
+
+	if (s && s->src && strcmp(s->src, tmp) == 0) {
+		s->avail = avail;
+		stage_repl_pump();
+	}
+}
+
+/* The upload in tmp is dropped: what went of it is left to the standby's
+ * sweep of partial files, or replaced when the file comes again. */
+void
+stage_repl_abandon(const char *sha, const char *tmp)
+{
+	struct ship *s = ship_find(sha);
+
+	if (s && s->src && strcmp(s->src, tmp) == 0) {
+		assert(TAILQ_EMPTY(&s->waiters));
+		ship_done(s);
+	}
 }
 
 /* With the standby in sync and sha on its way there, the reply to (c,
@@ -149,14 +226,20 @@ stage_repl_wait(const char *sha, struct conn *c, int64_t seq)
 	return true;
 }
 
-/* One chunk of s on the standby link; -1 when the file is gone. */
+/* One chunk of s on the standby link: 0, 1 when an upload's next bytes
+ * (or its last chunk, which waits for the stored file) are not here yet,
+ * -1 when the file is gone. */
 static int
 ship_chunk(struct conn *sb, struct ship *s)
 {
-	char *path = stage_blob(s->sha);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int64_t len = s->size - s->off < STAGE_CHUNK ? s->size - s->off : STAGE_CHUNK;
+	char *path;
+	int fd;
 
+	if (s->src && (s->off + len > s->avail || s->off + len == s->size))
+		return 1;
+	path = s->src ? xstrdup(s->src) : stage_blob(s->sha);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	free(path);
 	if (fd < 0)
 		return -1;
@@ -180,14 +263,17 @@ stage_repl_pump(void)
 
 	if (!sb || !sb->bev)
 		return;
-	/* One file after the other: the standby writes one at a time. */
+	/* One file after the other (the standby writes one at a time),
+	 * but for an upload waiting for its client's next bytes. */
 	TAILQ_FOREACH_SAFE(s, &ships, entry, next) {
+		int r = 0;
+
 		while (!s->sent && evbuffer_get_length(bufferevent_get_output(sb->bev)) < SHIP_WINDOW)
-			if (ship_chunk(sb, s) < 0)
+			if ((r = ship_chunk(sb, s)) != 0)
 				break;
-		if (s->sent)
+		if (s->sent || r > 0)
 			continue;
-		if (s->off < s->size && evbuffer_get_length(bufferevent_get_output(sb->bev)) >= SHIP_WINDOW)
+		if (r == 0)
 			return;
 		log_warnx("staged file %s left the spool before the standby had it", s->sha);
 		ship_done(s);
@@ -210,7 +296,7 @@ stage_repl_stored(struct conn *c, int64_t seq, json_t *msg)
 		log_debug("standby %s has staged file %s", c->peer, s->sha);
 		ship_done(s);
 		/* The next file's clock starts now. */
-		if ((s = TAILQ_FIRST(&ships)) != NULL && s->moved < mono_ms())
+		if ((s = ship_first_stored()) != NULL && s->moved < mono_ms())
 			s->moved = mono_ms();
 	}
 	repl_check_in_sync();
@@ -298,11 +384,12 @@ stage_repl_offer(struct conn *sb)
 	json_decref(files);
 }
 
-/* True when no file is on its way to the standby (it may count as in sync). */
+/* True when no stored file is on its way to the standby (it may count as
+ * in sync; an upload in progress is no file yet). */
 bool
 stage_repl_idle(void)
 {
-	return TAILQ_EMPTY(&ships) && !offer_open;
+	return !ship_first_stored() && !offer_open;
 }
 
 /* The standby is gone: nothing waits for it any more; the replies go,

@@ -13,7 +13,7 @@
  * statement of nowq lives in these files.  Functions return 0 on success and -1
  * on an SQLite error (logged with log_warnx); an error inside a transaction
  * means the caller must roll back. */
-#define STORE_SCHEMA_VERSION 18
+#define STORE_SCHEMA_VERSION 19
 
 struct store;
 struct store *store_open(const char *dir, const char **why);
@@ -297,7 +297,7 @@ int     store_meta_set(struct store *st, const char *key, const char *val); /* v
 /* store_stage.c: file staging (doc/staging.md): what came back of each
  * task, and what the staged files of a user, a job or a blob add up to. */
 int     store_stage_out_add(struct store *st, int64_t job, int task, const char *name,
-            int64_t size, const char *sha256);
+            int64_t size, const char *sha256, int64_t mode);
 /* [{task, name, size, sha256}] of the job's outputs by task and name, new. */
 json_t *store_stage_out_of(struct store *st, int64_t job);
 /* Bytes the user's jobs still hold in the spool, inputs and outputs; -1 on error. */

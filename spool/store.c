@@ -310,6 +310,11 @@ static const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 17 -> 18: qsub -i, DRMAA's drmaa_input_path (issue 24): the file
 	 * the job reads as its standard input; NULL reads /dev/null. */
 	"ALTER TABLE jobs ADD COLUMN in_path TEXT;",
+
+	/* 18 -> 19: a staged output's permission bits (0777 at most), so
+	 * that nowq fetch gives them back; 0 for older rows (0666 less the
+	 * umask, as before). */
+	"ALTER TABLE stage_out_files ADD COLUMN mode INTEGER NOT NULL DEFAULT 0;",
 };
 
 /* Opening. */

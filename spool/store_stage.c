@@ -5,10 +5,10 @@
 
 int
 store_stage_out_add(struct store *st, int64_t job, int task, const char *name, int64_t size,
-    const char *sha256)
+    const char *sha256, int64_t mode)
 {
 	return stmt_do(st, S_STAGE_OUT_ADD, "cannot record a staged output",
-	    BINDS(BIND(job), BIND(task), BIND(name), BIND(size), BIND(sha256)));
+	    BINDS(BIND(job), BIND(task), BIND(name), BIND(size), BIND(sha256), BIND(mode)));
 }
 
 json_t *
@@ -24,7 +24,8 @@ store_stage_out_of(struct store *st, int64_t job)
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(a, stage_file_pack(&(struct stage_file){
 		    .task = sqlite3_column_int(s, 0), .name = (const char *)sqlite3_column_text(s, 1),
-		    .size = sqlite3_column_int64(s, 2), .sha256 = (const char *)sqlite3_column_text(s, 3) }));
+		    .size = sqlite3_column_int64(s, 2), .sha256 = (const char *)sqlite3_column_text(s, 3),
+		    .mode = sqlite3_column_int64(s, 4) }));
 	if (rc != SQLITE_DONE)
 		store_fail(st, "cannot read a job's staged outputs");
 	stmt_give(s, own);

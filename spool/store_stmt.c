@@ -132,9 +132,9 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_KEY_GET] = "SELECT job_id FROM submit_keys WHERE key = ?1",
 	[S_KEY_PUT] = "INSERT OR IGNORE INTO submit_keys (key, job_id, created) VALUES (?1, ?2, ?3)",
 	[S_KEY_PURGE] = "DELETE FROM submit_keys WHERE created < ?1",
-	[S_STAGE_OUT_ADD] = "INSERT OR REPLACE INTO stage_out_files (job_id, task, name, size, sha256)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5)",
-	[S_STAGE_OUT_OF] = "SELECT task, name, size, sha256 FROM stage_out_files WHERE job_id = ?1"
+	[S_STAGE_OUT_ADD] = "INSERT OR REPLACE INTO stage_out_files (job_id, task, name, size, sha256,"
+	    " mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[S_STAGE_OUT_OF] = "SELECT task, name, size, sha256, mode FROM stage_out_files WHERE job_id = ?1"
 	    " ORDER BY task, name",
 	[S_STAGE_USER_BYTES] = "SELECT coalesce((SELECT sum(json_extract(e.value, '$.size'))"
 	    " FROM jobs j, json_each(j.stage_in) e WHERE j.uid = ?1 AND j.stage_in IS NOT NULL), 0)"

@@ -130,6 +130,28 @@ as_nobody() {
 	[ -z "$(ls "$CLUSTER/execd-a/stage" | grep -v -e '^[0-9a-f]*$' -e lock -e fetched.log)" ]
 }
 
+@test "staged files keep their modes: a script stays executable on the exec host, an output comes back with its own" {
+	cd "$WORK"
+	printf '#!/bin/sh\necho ran-the-tool\n' > tool.sh
+	chmod 750 tool.sh
+	echo data > ro.txt
+	chmod 440 ro.txt
+	cat > modes.sh <<-'SH'
+	stat -c '%a %n' tool.sh ro.txt > modes.txt
+	./tool.sh > tool.out
+	printf '#!/bin/sh\n' > made.sh && chmod 751 made.sh
+	echo x > private.txt && chmod 600 private.txt
+	SH
+	run on_m sh -c 'umask 022 && qsub -sync y --stage-in tool.sh,ro.txt --stage-out modes.txt,tool.out,made.sh,private.txt modes.sh'
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(cat modes.txt)" = "$(printf '750 tool.sh\n440 ro.txt')" ]
+	[ "$(cat tool.out)" = ran-the-tool ]
+	[ "$(stat -c %a made.sh)" = 751 ]
+	[ "$(stat -c %a private.txt)" = 600 ]
+	# Without a mode of its own (made by the job as it likes), the umask.
+	[ "$(stat -c %a modes.txt)" = 644 ]
+}
+
 @test "qstat -j shows the staged files with sizes and SHA-256; nowq fetch brings outputs back later" {
 	cd "$WORK"
 	printf 'abc' > small.txt
@@ -207,18 +229,38 @@ as_nobody() {
 	[ ! -e d/etc ]
 }
 
-@test "kill -9 of the master in mid-upload: qsub goes on once it is back, and the job ends right" {
+@test "kill -9 of the master in mid-upload: qsub goes on from the bytes the master kept, and the job ends right" {
 	cd "$WORK"
 	head -c 300000000 /dev/urandom > big1.bin
 	sha=$(sha256sum big1.bin | cut -d' ' -f1)
 	printf 'sha256sum big1.bin | cut -c1-64 > got.txt\n' > big1.sh
 	on_m qsub -terse --stage-in big1.bin --stage-out got.txt big1.sh > qsub.out 2> qsub.err &
 	qsub_pid=$!
-	wait_until 120 bash -c "ls '$CLUSTER'/qmaster/stage/tmp.$sha.* >/dev/null 2>&1"
+	# Once 20 MB are in the master's partial file, qsub (the process
+	# sending big1.bin) is stopped until the master is back, so the
+	# upload cannot end before the kill however fast this machine is.
+	uploader=""
+	stop_uploader() {
+		local part
+		part=$(ls "$CLUSTER"/qmaster/stage/tmp."$sha".* 2>/dev/null | head -1)
+		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
+		uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$WORK/big1.bin" 2>/dev/null | cut -d/ -f3 | head -1)
+		[ -n "$uploader" ] && kill -STOP "$uploader"
+	}
+	wait_until 120 stop_uploader
 	qmaster_kill_restart
+	# The partial file outlived the master.
+	held=$(stat -c %s "$CLUSTER"/qmaster/stage/tmp."$sha".*)
+	[ "$held" -gt 20000000 ]
+	kill -CONT "$uploader"
 	wait "$qsub_pid"
 	id=$(cat qsub.out)
-	[[ "$id" =~ ^[0-9]+$ ]]
+	[[ "$id" =~ ^[0-9]+$ ]] || { cat qsub.err; return 1; }
+	# The restarted master hashed what it held again and qsub sent the rest.
+	resumed=$(grep "upload of staged file $sha .* resumed at offset" "$CLUSTER/qmaster.log" | tail -1 | sed 's/.* resumed at offset \([0-9]*\).*/\1/')
+	echo "held $held, resumed at ${resumed:-none}"
+	[ "${resumed:-0}" -eq "$held" ]
+	[ -z "$(ls "$CLUSTER"/qmaster/stage/ | grep '^tmp\.')" ]
 	wait_until 180 finished "$id"
 	run on_m qwait "$id"
 	[ "$status" -eq 0 ]
@@ -311,6 +353,37 @@ big_job_ended_right() {
 	[ "$(echo "$output" | grep -c '^hostname')" = 1 ]
 	host_state_is nodea idle
 	host_state_is nodeb idle
+}
+
+@test "the exec host's cache is kept within stage_cache_max, least recently used first, never a file a job there needs" {
+	cd "$WORK"
+	# nodeb's cache capped at 12 MiB: two 5 MB inputs fit, three do not.
+	echo "stage_cache_max = 12M" >> "$CLUSTER/execd-b.ini"
+	pid=$(execd_pid b)
+	kill "$pid"
+	wait_until 30 bash -c "[ ! -e /proc/$pid ]"
+	execd_start b
+	wait_until 30 host_idle nodeb
+	cache="$CLUSTER/execd-b/stage"
+	for f in keep d1 d2 d3; do head -c 5000000 /dev/urandom > "$f.bin"; done
+	sum() { sha256sum "$1.bin" | cut -d' ' -f1; }
+	# A running job's input is the oldest file but is needed: it stays.
+	keep=$(on_m qsub -terse -l hostname=nodeb --stage-in keep.bin -o /dev/null -e /dev/null -b y sleep 600)
+	wait_until 60 bash -c "[ -e '$cache/$(sum keep)' ]"
+	for f in d1 d2 d3; do
+		run on_m qsub -sync y -l hostname=nodeb --stage-in "$f.bin" -o /dev/null -e /dev/null -b y test -s "$f.bin"
+		[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	done
+	# Once d2 and then d3 ended, the least recently used unneeded file
+	# went each time: d1, then d2.
+	gone() { [ ! -e "$cache/$(sum d1)" ] && [ ! -e "$cache/$(sum d2)" ]; }
+	wait_until 60 gone
+	[ -e "$cache/$(sum keep)" ]
+	[ -e "$cache/$(sum d3)" ]
+	[ "$(du -cb "$cache"/[0-9a-f]* | tail -1 | cut -f1)" -le $((12 << 20)) ]
+	grep -q "staging cache: removed $(sum d1) (5000000 bytes" "$CLUSTER/execd-b.log"
+	on_m qdel "$keep"
+	wait_until 60 finished "$keep"
 }
 
 @test "limits per file, per job and per user refuse the submission with one line, nothing stored" {

@@ -255,6 +255,40 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	cmp out.txt "$work/first/out.txt"
 }
 
+@test "an upload's chunks reach the standby as they come; the acknowledgement still waits for its whole file there" {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	head -c 100000000 /dev/urandom > stream.bin
+	sha=$(sha256sum stream.bin | cut -d' ' -f1)
+	echo true > job.sh
+	qsub -terse -h --stage-in stream.bin job.sh > qsub.out &
+	qsub_pid=$!
+	# qsub (the process sending stream.bin) stopped once 20 MB are on
+	# the primary: the standby gets them while the file is incomplete.
+	uploader=""
+	stop_uploader() {
+		local part
+		part=$(ls "$CLUSTER"/qmaster/stage/tmp."$sha".* 2>/dev/null | head -1)
+		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
+		uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$work/stream.bin" 2>/dev/null | cut -d/ -f3 | head -1)
+		[ -n "$uploader" ] && kill -STOP "$uploader"
+	}
+	standby_part() {
+		local part
+		part=$(ls "$CLUSTER"/qmaster-2/stage/tmp."$sha".* 2>/dev/null | head -1)
+		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -ge 20000000 ]
+	}
+	wait_until 120 stop_uploader
+	wait_until 60 standby_part || { kill -CONT "$uploader"; false; }
+	[ ! -e "$CLUSTER/qmaster-2/stage/$sha" ]
+	[ ! -s qsub.out ]
+	kill -CONT "$uploader"
+	wait "$qsub_pid"
+	[[ "$(cat qsub.out)" =~ ^[0-9]+$ ]]
+	cmp stream.bin "$CLUSTER/qmaster-2/stage/$sha"
+	[ -z "$(ls "$CLUSTER"/qmaster-2/stage/ | grep '^tmp\.')" ]
+}
+
 @test "a standby that comes back gets the staged files stored while it was away before it counts as in sync" {
 	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
 	cd "$work"

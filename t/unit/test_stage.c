@@ -133,6 +133,20 @@ test_files(void **state)
 	json_array_clear(a);
 	json_array_append_new(a, json_pack("{s:s, s:i, s:s}", "name", "a", "size", -1, "sha256", h));
 	assert_false(stage_files_ok(a, 10, &why));
+	/* A mode is permission bits: kept through pack and unpack, checked. */
+	json_array_clear(a);
+	json_array_append_new(a, stage_file_pack(&(struct stage_file){ .name = "x.sh", .size = 1,
+	    .sha256 = h, .mode = 0755 }));
+	assert_true(stage_files_ok(a, 10, &why));
+	{
+		struct stage_file f;
+		stage_file_unpack(json_array_get(a, 0), &f);
+		assert_int_equal(f.mode, 0755);
+	}
+	json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:i}", "name", "y", "size", 1, "sha256", h,
+	    "mode", 04755));
+	assert_false(stage_files_ok(a, 10, &why));
+	assert_string_equal(why, "a staged file's mode is its permission bits, 0 to 0777");
 	json_decref(a);
 }
 

@@ -329,9 +329,9 @@ test_open_creates_schema(void **state)
 	sqlite3_stmt *s;
 
 	assert_int_equal(store_schema_version(f->st), STORE_SCHEMA_VERSION);
-	assert_int_equal(STORE_SCHEMA_VERSION, 18);
+	assert_int_equal(STORE_SCHEMA_VERSION, 19);
 	db = raw_open(f->db);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 18);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 19);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
 	    "name IN ('meta', 'scripts', 'jobs', 'accounting', 'hosts', 'tasks')"), 6);
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
@@ -345,9 +345,9 @@ test_open_creates_schema(void **state)
 	assert_int_equal(store_check(f->st, stderr), 0);
 }
 
-/* Staging (schema 16): a job's inputs and patterns round-trip, its
- * outputs are rows per task that go with the job, and a user's bytes and
- * a file's uses are counted from both. */
+/* Staging (schemas 16, 18): a job's inputs and patterns round-trip, its
+ * outputs are rows per task with their modes that go with the job, and a
+ * user's bytes and a file's uses are counted from both. */
 static void
 test_stage_rows(void **state)
 {
@@ -359,7 +359,7 @@ test_stage_rows(void **state)
 
 	j->stage_in = json_array();
 	json_array_append_new(j->stage_in, stage_file_pack(&(struct stage_file){ .name = "in.txt",
-	    .size = 100, .sha256 = h1 }));
+	    .size = 100, .sha256 = h1, .mode = 0755 }));
 	j->stage_out = strv("out.txt", "res/*", NULL);
 	insert(f, j);
 	got = store_job_get(f->st, j->id, true);
@@ -372,13 +372,15 @@ test_stage_rows(void **state)
 	assert_int_equal(store_stage_uses(f->st, h1, j->id), 1);
 	assert_int_equal(store_stage_uses(f->st, h1, j->id + 1), 0);
 	assert_int_equal(store_stage_uses(f->st, h2, 0), 0);
-	assert_int_equal(store_stage_out_add(f->st, j->id, 2, "out.txt.2", 5, h2), 0);
-	assert_int_equal(store_stage_out_add(f->st, j->id, 1, "out.txt.1", 7, h2), 0);
+	assert_int_equal(store_stage_out_add(f->st, j->id, 2, "out.txt.2", 5, h2, 0), 0);
+	assert_int_equal(store_stage_out_add(f->st, j->id, 1, "out.txt.1", 7, h2, 0750), 0);
 	assert_int_equal(store_stage_uses(f->st, h2, j->id), 1);
 	assert_int_equal(store_stage_user_bytes(f->st, 1000), 112);
 	outs = store_stage_out_of(f->st, j->id);
 	assert_int_equal(json_array_size(outs), 2);
 	assert_string_equal(jstr(json_array_get(outs, 0), "name"), "out.txt.1");
+	assert_int_equal(jint(json_array_get(outs, 0), "mode", -1), 0750);
+	assert_int_equal(jint(json_array_get(outs, 1), "mode", -1), -1);
 	json_decref(outs);
 	j->state = JS_DONE;
 	j->end_time = 10;
