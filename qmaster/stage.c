@@ -454,7 +454,9 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			net_send(c, proto_reply_err(seq, ERR_LIMIT, "%s", err));
 			return;
 		}
-		if (stage_have(m.sha256, m.size) || !m.bytes) {
+		/* Without bytes it is a question (where to go on), except the
+		 * last chunk of an empty file, which is the whole file. */
+		if (stage_have(m.sha256, m.size) || (!m.bytes && !m.last)) {
 			bool have = stage_have(m.sha256, m.size);
 			/* Fresh again: the sweep spares it until its job comes. */
 			if (have) {

@@ -130,6 +130,18 @@ as_nobody() {
 	[ -z "$(ls "$CLUSTER/execd-a/stage" | grep -v -e '^[0-9a-f]*$' -e lock -e fetched.log)" ]
 }
 
+@test "an empty file is staged in and out like any other" {
+	cd "$WORK"
+	: > nothing.txt
+	printf 'test -f nothing.txt && wc -c < nothing.txt > size.txt && : > none.txt\n' > empty.sh
+	run on_m qsub -sync y --stage-in nothing.txt --stage-out size.txt,none.txt empty.sh
+	[ "$status" -eq 0 ]
+	[ "$(cat size.txt)" = 0 ]
+	[ -f none.txt ] && [ ! -s none.txt ]
+	# Stored on the master under the empty file's hash.
+	[ -f "$CLUSTER/qmaster/stage/$(sha256sum nothing.txt | cut -d' ' -f1)" ]
+}
+
 @test "staged files keep their modes: a script stays executable on the exec host, an output comes back with its own" {
 	cd "$WORK"
 	printf '#!/bin/sh\necho ran-the-tool\n' > tool.sh
