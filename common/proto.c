@@ -285,6 +285,8 @@ proto_reply_ok(int64_t seq)
 	return msg_reply_pack(&(struct msg_reply){ .seq = seq, .ok = true });
 }
 
+static json_t *reply_errv(int64_t, const char *, const char *, const char *, va_list) NOWQ_ATTR_PRINTF(4, 0);
+
 static json_t *
 reply_errv(int64_t seq, const char *code, const char *master, const char *fmt, va_list ap)
 {
