@@ -35,6 +35,9 @@ void log_starter_fd(int fd);
 void   *xmalloc(size_t n);
 void   *xcalloc(size_t n, size_t m);
 void   *xrealloc(void *p, size_t n);
+/* Prefaults [p, p + n) for writing when n is at least MEM_POPULATE_MIN. */
+#define MEM_POPULATE_MIN (64 * 1024)
+void    mem_populate(void *p, size_t n);
 char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
@@ -150,6 +153,8 @@ char *jt_steal(struct jtext *t, size_t *len);    /* the text; t is empty again *
  * to pass to daemon_ready (-1 in the foreground).  The parent waits and exits
  * 0 when the child calls daemon_ready, 1 if the child exits first. */
 void daemon_close_inherited(void);
+/* Freed memory stays with the daemon (up to 256 MiB) instead of the kernel. */
+void daemon_malloc_keep(void);
 int  daemon_begin(bool foreground);
 /* Writes the pid file (if path), detaches stdio, and releases the parent. */
 void daemon_ready(int token, const char *pidfile);

@@ -317,6 +317,8 @@ rows_block(const struct msg_job_row *rows, size_t n, const char *text, size_t le
 	struct msg_job_row *out = xmalloc(n * sizeof *out + len + 1);
 	char *copy = (char *)(out + n);
 
+	mem_populate(out, n * sizeof *out + len + 1);
+
 	memcpy(out, rows, n * sizeof *out);
 	memcpy(copy, text, len);
 	copy[len] = '\0';
@@ -350,8 +352,10 @@ msg_job_rows_decode(const char *data, size_t len, const char **why)
 	head = (size_t)(p - data) - 1;   /* up to "rows": */
 	rows_at = p;
 	while (p < end && *p != ']') {
-		if (n == cap)
+		if (n == cap) {
 			rows = xrealloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows);
+			mem_populate(rows + n, (cap - n) * sizeof *rows);
+		}
 		if ((n && !skip_lit(&p, end, ",")) || !scan_row(&p, end, rows_at, map, ncols, &rows[n])) {
 			free(rows);
 			return NULL;

@@ -264,6 +264,7 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 		return -1;
 	}
 	data = xmalloc(n);
+	mem_populate(data, n);
 	if (read_all(fd, data, n, deadline, why) < 0) {
 		free(data);
 		return -1;
