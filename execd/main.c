@@ -200,6 +200,7 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage(false);
 	daemon_close_inherited();
+	daemon_malloc_keep();
 	if ((conf = conf_load(path)) == NULL || spawn_find() < 0)
 		exit(1);
 	/* Ignored signals survive exec: whatever started us may have ignored

@@ -310,6 +310,7 @@ main(int argc, char **argv)
 	if (optind != argc)
 		usage(false);
 	daemon_close_inherited();
+	daemon_malloc_keep();
 	if ((conf = conf_load(path)) == NULL)
 		exit(1);
 	/* Every file the master makes holds job data or describes it (the
