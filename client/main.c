@@ -3,7 +3,10 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "common/common.h"
 #include "client/client.h"
@@ -24,6 +27,23 @@ cmd_lookup(const char *name)
 	return NULL;
 }
 
+/* The linker's marks of the program's code. */
+extern char __executable_start[], _etext[];
+
+/*
+ * A client lives a few milliseconds and would fault its code in a few
+ * pages at a time, 16-17 us a fault on this project's virtual machines:
+ * mapped in one call instead (common/util.c's mem_populate says more).
+ */
+static void
+image_prefault(void)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t t0 = (uintptr_t)__executable_start & ~(pg - 1), t1 = (uintptr_t)_etext;
+
+	(void)madvise((void *)t0, t1 - t0, MADV_POPULATE_READ);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -33,6 +53,7 @@ main(int argc, char **argv)
 
 	if (slash)
 		name = slash + 1;
+	image_prefault();
 	/* A master that goes away must give an error, not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	/* jansson would read /dev/urandom to seed its hash tables; a client
