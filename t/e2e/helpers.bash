@@ -83,6 +83,23 @@ wait_until() {
 	done
 }
 
+# stage_part_over MASTER SHA BYTES: the master's (qmaster, qmaster-2)
+# partial upload of SHA holds at least BYTES.
+stage_part_over() {
+	local part
+	part=$(ls "$CLUSTER/$1"/stage/tmp."$2".* 2>/dev/null | head -1)
+	[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -ge "$3" ]
+}
+
+# uploader_stop SHA PATH BYTES: once the master holds BYTES of SHA, stops
+# (SIGSTOP) the process sending it, the one holding PATH open, and sets
+# uploader to its pid: an upload stopped midway, however fast the machine.
+uploader_stop() {
+	stage_part_over qmaster "$1" "$3" || return 1
+	uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$2" 2>/dev/null | cut -d/ -f3 | head -1)
+	[ -n "$uploader" ] && kill -STOP "$uploader"
+}
+
 # as_user USER COMMAND...: COMMAND (a nowq command, or a program by path)
 # as USER with USER's groups, from $WORK when set, in a clean environment
 # of PATH (the build's bin/ first) and NOWQ_MASTER: what a user of the

@@ -252,14 +252,7 @@ as_nobody() {
 	# sending big1.bin) is stopped until the master is back, so the
 	# upload cannot end before the kill however fast this machine is.
 	uploader=""
-	stop_uploader() {
-		local part
-		part=$(ls "$CLUSTER"/qmaster/stage/tmp."$sha".* 2>/dev/null | head -1)
-		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
-		uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$WORK/big1.bin" 2>/dev/null | cut -d/ -f3 | head -1)
-		[ -n "$uploader" ] && kill -STOP "$uploader"
-	}
-	wait_until 120 stop_uploader
+	wait_until 120 uploader_stop "$sha" "$WORK/big1.bin" 20000001
 	qmaster_kill_restart
 	# The partial file outlived the master.
 	held=$(stat -c %s "$CLUSTER"/qmaster/stage/tmp."$sha".*)

@@ -266,20 +266,8 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	# qsub (the process sending stream.bin) stopped once 20 MB are on
 	# the primary: the standby gets them while the file is incomplete.
 	uploader=""
-	stop_uploader() {
-		local part
-		part=$(ls "$CLUSTER"/qmaster/stage/tmp."$sha".* 2>/dev/null | head -1)
-		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
-		uploader=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$work/stream.bin" 2>/dev/null | cut -d/ -f3 | head -1)
-		[ -n "$uploader" ] && kill -STOP "$uploader"
-	}
-	standby_part() {
-		local part
-		part=$(ls "$CLUSTER"/qmaster-2/stage/tmp."$sha".* 2>/dev/null | head -1)
-		[ -n "$part" ] && [ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -ge 20000000 ]
-	}
-	wait_until 120 stop_uploader
-	wait_until 60 standby_part || { kill -CONT "$uploader"; false; }
+	wait_until 120 uploader_stop "$sha" "$work/stream.bin" 20000001
+	wait_until 60 stage_part_over qmaster-2 "$sha" 20000000 || { kill -CONT "$uploader"; false; }
 	[ ! -e "$CLUSTER/qmaster-2/stage/$sha" ]
 	[ ! -s qsub.out ]
 	kill -CONT "$uploader"
