@@ -25,7 +25,7 @@
 struct cache_entry {
 	char    name[SHA256_HEX + 6];   /* SHA256, or SHA256.part (a fetch left) */
 	int64_t size;
-	time_t  used;
+	struct timespec used;   /* to the nanosecond: files used within one second keep their order */
 };
 
 static int
@@ -33,7 +33,11 @@ cache_entry_cmp(const void *a, const void *b)
 {
 	const struct cache_entry *x = a, *y = b;
 
-	return x->used < y->used ? -1 : x->used > y->used ? 1 : strcmp(x->name, y->name);
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 /* The cache's files and partial files, into *out (to free); their count,
@@ -59,7 +63,7 @@ cache_list(DIR *d, struct cache_entry **out, int64_t *total)
 			e = xrealloc(e, (cap = cap ? cap * 2 : 64) * sizeof *e);
 		memcpy(e[n].name, de->d_name, len + 1);
 		e[n].size = st.st_size;
-		e[n].used = st.st_mtime;
+		e[n].used = st.st_mtim;
 		*total += st.st_size;
 		n++;
 	}
@@ -124,7 +128,7 @@ cache_trim(void)
 		total -= e[i].size;
 		removed++;
 		log_info("staging cache: removed %s (%lld bytes, last used %lld s ago)", e[i].name,
-		    (long long)e[i].size, (long long)(time(NULL) - e[i].used));
+		    (long long)e[i].size, (long long)(time(NULL) - e[i].used.tv_sec));
 	}
 	json_decref(need);
 	if (total > cap)
