@@ -373,10 +373,10 @@ store_load_seq(struct store *st)
 
 /* The connection both opens share; NULL, with store_why, when it fails. */
 static sqlite3 *
-store_db_open(const char *path, int flags)
+store_db_open(const char *path, int flags, const char *vfs)
 {
 	sqlite3 *db = NULL;
-	int rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	int rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, vfs);
 
 	if (rc != SQLITE_OK) {
 		snprintf(store_why, sizeof store_why, "cannot open %s: %s", path,
@@ -398,7 +398,7 @@ store_open(const char *dir, const char **why)
 	sqlite3_stmt *s;
 	int64_t v;
 
-	if ((db = store_db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) == NULL)
+	if ((db = store_db_open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, store_walbuf_vfs())) == NULL)
 		goto fail;
 	/* Read the version before changing anything, so a file from a newer
 	 * nowq (or not a database at all) is left exactly as it was. */
@@ -466,7 +466,7 @@ store_open_ro(const char *path, bool hold, const char **why)
 	struct store *st;
 	int64_t v;
 
-	if ((db = store_db_open(path, SQLITE_OPEN_READONLY)) == NULL)
+	if ((db = store_db_open(path, SQLITE_OPEN_READONLY, NULL)) == NULL)
 		goto fail;
 	/* The first read of the file: a file that is not SQLite fails here. */
 	if (store_exec(db, "BEGIN") != SQLITE_OK ||

@@ -243,6 +243,8 @@ char		*col_str(sqlite3_stmt *, int);
 char	       **col_strv(sqlite3_stmt *, int, int64_t, const char *);
 char		*req_to_text(const struct job_req *);
 struct job	*row_to_job(sqlite3_stmt *, bool);
+/* The VFS the writing connection opens with (walbuf.c): its name. */
+const char	*store_walbuf_vfs(void);
 
 /* store_cap.c */
 int		 store_capture_end(struct store *);
