@@ -78,6 +78,9 @@ struct conn {
 	bool                 asked;         /* a request was handled here since HELLO */
 	bool                 promoted;      /* at PRIO_WORK (conn_promote) */
 	bool                 query;         /* came in at the query endpoint (reader.c) */
+	/* The bytes its uid's jobs hold in SPOOL/stage/, read at stage_held_at
+	 * (mono ms; 0: never) for the limits of its uploads (stage.c). */
+	int64_t              stage_held, stage_held_at;
 };
 
 /* Before HELLO a frame is small (a HELLO, a munge credential): a stranger

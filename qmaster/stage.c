@@ -380,13 +380,41 @@ stage_promoted(void)
 	}
 }
 
-/* The limits of qmaster.conf, for a file of size in a job of total bytes
- * by uid; 0, or -1 with one sentence in err. */
-static int
-stage_limits(uid_t uid, int64_t size, int64_t total, char *err, size_t n)
+/* What uid's jobs hold in SPOOL/stage/ (0 when stage_max_user is off: not
+ * needed).  A query over every file of the user's jobs. */
+static int64_t
+stage_user_bytes(uid_t uid)
 {
 	int64_t held;
 
+	if (!conf->stage_max_user)
+		return 0;
+	if ((held = store_stage_user_bytes(store, uid)) < 0)
+		fatalx("cannot add up a user's staged files");
+	return held;
+}
+
+/* The same for c's uploads, read again at most once a second: a
+ * submission of many files pays for one query, not one per file (its
+ * SUBMIT reads it afresh, stage_admit). */
+#define STAGE_HELD_MS 1000
+static int64_t
+stage_held_of(struct conn *c)
+{
+	int64_t now = mono_ms();
+
+	if (!c->stage_held_at || now - c->stage_held_at > STAGE_HELD_MS) {
+		c->stage_held = stage_user_bytes(c->uid);
+		c->stage_held_at = now;
+	}
+	return c->stage_held;
+}
+
+/* The limits of qmaster.conf, for a file of size in a job of total bytes
+ * by a user whose jobs hold held bytes; 0, or -1 with one sentence in err. */
+static int
+stage_limits(int64_t held, int64_t size, int64_t total, char *err, size_t n)
+{
 	if (conf->stage_max_file && size > conf->stage_max_file) {
 		snprintf(err, n, "a staged file of %lld bytes is over the limit of %lld bytes per file "
 		    "(stage_max_file)", (long long)size, (long long)conf->stage_max_file);
@@ -398,8 +426,6 @@ stage_limits(uid_t uid, int64_t size, int64_t total, char *err, size_t n)
 		return -1;
 	}
 	if (conf->stage_max_user) {
-		if ((held = store_stage_user_bytes(store, uid)) < 0)
-			fatalx("cannot add up a user's staged files");
 		if (held + total > conf->stage_max_user) {
 			snprintf(err, n, "the job's staged files of %lld bytes would bring the user's to "
 			    "%lld bytes, over the limit of %lld bytes per user (stage_max_user)",
@@ -497,7 +523,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	if (m.offset == 0) {
-		if (stage_limits(c->uid, m.size, m.total, err, sizeof err) < 0) {
+		if (stage_limits(stage_held_of(c), m.size, m.total, err, sizeof err) < 0) {
 			net_send(c, proto_reply_err(seq, ERR_LIMIT, "%s", err));
 			return;
 		}
@@ -624,7 +650,7 @@ stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 {
 	size_t i;
 	json_t *v;
-	int64_t total;
+	int64_t total, held;
 
 	if (!j->stage_in && !j->stage_out)
 		return 0;
@@ -635,11 +661,12 @@ stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 	if (!j->stage_in)
 		return 0;
 	total = stage_files_bytes(j->stage_in);
+	held = stage_user_bytes(uid);
 	json_array_foreach(j->stage_in, i, v) {
 		struct stage_file f;
 
 		stage_file_unpack(v, &f);
-		if (stage_limits(uid, f.size, total, err, n) < 0)
+		if (stage_limits(held, f.size, total, err, n) < 0)
 			return -1;
 		if (!stage_have(f.sha256, f.size)) {
 			snprintf(err, n, "the staged file %s was not sent before the job", f.name);
