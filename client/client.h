@@ -345,8 +345,8 @@ void qhost_print(FILE *fp, const json_t *hosts, const struct qhost_view *v);
 void qhost_format_mem(char *buf, size_t n, int64_t bytes);
 
 /* stage.c: file staging's transfers (doc/staging.md), for qsub, nowq
- * fetch and the shepherd (stage_probe, stage_put_fd and stage_get_fd are
- * declared in common/common.h).  Each -1 with one sentence in err. */
+ * fetch and the shepherd (stage_put_fd and stage_get_fd are declared in
+ * common/common.h).  Each -1 with one sentence in err. */
 /* --stage-in's paths (relative to the current directory) hashed, checked
  * and sent: the SUBMIT's stage_in list, or NULL. */
 json_t *stage_inputs_send(char *const *names, char *err, size_t n);

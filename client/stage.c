@@ -77,20 +77,17 @@ stage_put_where(const char *sha, int64_t size, int64_t total, int64_t *off, char
 }
 
 int
-stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n)
-{
-	int64_t off;
-
-	return stage_put_where(sha, size, total, &off, err, n);
-}
-
-int
 stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n)
 {
 	int64_t until = mono_ms() + STAGE_RETRY_MS, sent = 0, resumed = 0;
 	int64_t seq[STAGE_WINDOW], end[STAGE_WINDOW];
 	int head = 0, nin = 0, rc;
-	bool all_sent = false, ask = true;
+	/* A file of one chunk goes at once: the chunk at offset 0 asks what
+	 * a question would (the limits; the reply says "have" when the
+	 * master holds the file already) and there is nothing to resume.  A
+	 * larger one is asked about first, so that a file the master holds
+	 * or holds part of is not sent again. */
+	bool all_sent = false, ask = size > STAGE_CHUNK;
 	const char *why = NULL;
 
 	for (;;) {
@@ -443,18 +440,38 @@ stage_walk_path(struct stage_walk *w, const char *name)
 	return 0;
 }
 
+/* The files' sizes, for the order they are sent in. */
+static const json_t *stage_sort_files;
+
+static int64_t
+stage_size_at(size_t i)
+{
+	struct stage_file f;
+
+	stage_file_unpack(json_array_get(stage_sort_files, i), &f);
+	return f.size;
+}
+
+/* Largest first, then in the order given. */
+static int
+stage_cmp_size(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int64_t x = stage_size_at(i), y = stage_size_at(j);
+
+	return x != y ? (x < y ? 1 : -1) : (i > j) - (i < j);
+}
+
 /* The inputs named (relative to the current directory, the submit
- * directory), hashed, checked against the limits, then those the master
- * lacks sent.  The SUBMIT's stage_in list, or NULL with err. */
+ * directory), hashed, then each sent unless the master has it.  The
+ * SUBMIT's stage_in list, or NULL with err. */
 json_t *
 stage_inputs_send(char *const *names, char *err, size_t n)
 {
 	struct stage_walk w = { .files = json_array(), .paths = json_array(), .err = err, .n = n };
 	const char *why = NULL;
-	bool *have;
+	size_t *order, nfiles, k;
 	int64_t total;
-	size_t i;
-	json_t *v;
 
 	for (char *const *p = names; *p; p++)
 		if (stage_walk_path(&w, *p) < 0)
@@ -464,42 +481,34 @@ stage_inputs_send(char *const *names, char *err, size_t n)
 		goto bad;
 	}
 	total = stage_files_bytes(w.files);
-	have = xcalloc(json_array_size(w.files) + 1, sizeof *have);
-	/* Every file is asked about before any is sent: a limit refuses
-	 * the job with nothing stored. */
-	json_array_foreach(w.files, i, v) {
+	/* The largest first: its first request meets every limit the others
+	 * would (the per-file one hardest; the job's and the user's are the
+	 * same for all), so a limit refuses the job with nothing stored. */
+	nfiles = json_array_size(w.files);
+	order = xcalloc(nfiles + 1, sizeof *order);
+	for (k = 0; k < nfiles; k++)
+		order[k] = k;
+	stage_sort_files = w.files;
+	qsort(order, nfiles, sizeof *order, stage_cmp_size);
+	for (k = 0; k < nfiles; k++) {
+		const char *path = json_string_value(json_array_get(w.paths, order[k]));
 		struct stage_file f;
-		int rc;
+		int fd, rc;
 
-		stage_file_unpack(v, &f);
-		rc = stage_probe(f.sha256, f.size, total, err, n);
-		if (rc < 0) {
-			free(have);
-			goto bad;
-		}
-		have[i] = rc == 1;
-	}
-	json_array_foreach(w.files, i, v) {
-		struct stage_file f;
-		int fd;
-
-		if (have[i])
-			continue;
-		stage_file_unpack(v, &f);
-		const char *path = json_string_value(json_array_get(w.paths, i));
+		stage_file_unpack(json_array_get(w.files, order[k]), &f);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 			snprintf(err, n, "--stage-in: cannot read %s: %s", path, strerror(errno));
-			free(have);
+			free(order);
 			goto bad;
 		}
-		if (stage_put_fd(fd, f.sha256, f.size, total, err, n) < 0) {
-			close(fd);
-			free(have);
-			goto bad;
-		}
+		rc = stage_put_fd(fd, f.sha256, f.size, total, err, n);
 		close(fd);
+		if (rc < 0) {
+			free(order);
+			goto bad;
+		}
 	}
-	free(have);
+	free(order);
 	json_decref(w.paths);
 	return w.files;
 bad:

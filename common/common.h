@@ -850,12 +850,13 @@ void    stage_file_unpack(const json_t *o, struct stage_file *f);
 /* The transfers, over the client library's connection to the master:
  * client/stage.c defines them; qsub, nowq fetch and the shepherd (which
  * links client/lib.c and client/stage.c) call them.  Each -1 with one
- * sentence in err.  May the master take a file of size in a job of total
- * bytes: 1 it has it, 0 send it. */
-int     stage_probe(const char *sha, int64_t size, int64_t total, char *err, size_t n);
-/* Sends fd's size bytes in chunks, a few in flight, from where the master
- * says it goes on (the bytes it kept of an upload cut short, else 0),
- * asking again after a lost master for 10 minutes. */
+ * sentence in err. */
+/* Sends fd's size bytes (a file of total bytes' job, for the master's
+ * limits) in chunks, a few in flight, unless the master has them: a file
+ * of one chunk at once, whose reply says whether the master had it; a
+ * larger one from where the master says it goes on (the bytes it kept of
+ * an upload cut short, else 0).  A lost master is asked again, where it
+ * goes on, for 10 minutes. */
 int     stage_put_fd(int fd, const char *sha, int64_t size, int64_t total, char *err, size_t n);
 /* Fetches job's file sha into fd, going on after the bytes fd already
  * holds (the beginning an earlier try left there), and checks the whole

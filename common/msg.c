@@ -711,6 +711,8 @@ msg_stage_blob_pack(const struct msg_stage_blob *m)
 	set_int(o, "offset", m->offset);
 	if (m->bytes)
 		set_int(o, "bytes", m->bytes);
+	if (m->uid >= 0)
+		set_int(o, "uid", m->uid);
 	if (m->last)
 		json_object_set_new(o, "last", json_true());
 	return o;
@@ -723,11 +725,13 @@ msg_stage_blob_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size
 	m->size = jint(o, "size", -1);
 	m->offset = jint(o, "offset", -1);
 	m->bytes = jint(o, "bytes", 0);
+	m->uid = jint(o, "uid", -1);
 	m->last = jbool(o, "last", false);
 	if (!sha256_hex_ok(m->sha256) || m->size < 0 || m->offset < 0 || m->bytes < 0 ||
-	    m->bytes > STAGE_CHUNK || m->offset + m->bytes > m->size) {
+	    m->bytes > STAGE_CHUNK || m->offset + m->bytes > m->size || m->uid < -1 ||
+	    m->uid > UINT32_MAX) {
 		snprintf(err, n, "STAGE_BLOB needs sha256, size, offset and bytes (at most 1 MiB) "
-		    "with offset + bytes <= size");
+		    "with offset + bytes <= size, and a uid if any");
 		return -1;
 	}
 	return 0;
@@ -748,7 +752,7 @@ int
 msg_stage_stored_unpack(const json_t *o, struct msg_stage_blob *m, char *err, size_t n)
 {
 	*m = (struct msg_stage_blob){ .sha256 = jstr(o, "sha256"), .size = jint(o, "size", -1),
-	    .offset = -1 };
+	    .offset = -1, .uid = -1 };
 	if (!sha256_hex_ok(m->sha256) || m->size < 0) {
 		snprintf(err, n, "STAGE_STORED needs sha256 and size");
 		return -1;

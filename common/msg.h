@@ -261,10 +261,13 @@ int     msg_applied_unpack(const json_t *o, struct msg_applied *m, char *err, si
 
 /* STAGE_BLOB (primary to standby; "bytes" raw bytes follow the frame)
  * and STAGE_STORED (the standby's word that the file is durable there,
- * only sha256 and size): a file of SPOOL/stage/ shipped to the standby. */
+ * only sha256 and size): a file of SPOOL/stage/ shipped to the standby.
+ * uid: the uploader's, for an upload shipped as it comes (the standby
+ * takes it up with that client should it be promoted). */
 struct msg_stage_blob {
 	const char *sha256;              /* or NULL */
 	int64_t     size, offset, bytes; /* -1, -1, 0 when absent */
+	int64_t     uid;                 /* -1 when absent */
 	bool        last;
 };
 json_t *msg_stage_blob_pack(const struct msg_stage_blob *m);

@@ -78,6 +78,9 @@ struct conn {
 	bool                 asked;         /* a request was handled here since HELLO */
 	bool                 promoted;      /* at PRIO_WORK (conn_promote) */
 	bool                 query;         /* came in at the query endpoint (reader.c) */
+	/* The bytes its uid's jobs hold in SPOOL/stage/, read at stage_held_at
+	 * (mono ms; 0: never) for the limits of its uploads (stage.c). */
+	int64_t              stage_held, stage_held_at;
 };
 
 /* Before HELLO a frame is small (a HELLO, a munge credential): a stranger
@@ -607,6 +610,9 @@ int  stage_admit(const struct job *j, uid_t uid, char *err, size_t n);
 void stage_conn_gone(struct conn *c);
 /* Stale uploads and files no job names any more go. */
 void stage_tick(int64_t now);
+/* A standby promoted: the uploads the primary shipped to it as they came
+ * wait for their clients, as those of a lost connection do. */
+void stage_promoted(void);
 /* For stage_repl.c: SPOOL/stage/, a file's path there (to free), whether
  * it is there (size -1: any), STAGE_PUT's reply, and a chunk shipped by
  * the primary (1: the file is complete and durable, 0: more to come, -1). */
@@ -615,14 +621,15 @@ char *stage_blob(const char *sha);
 bool  stage_have(const char *sha, int64_t size);
 void  stage_reply(struct conn *c, int64_t seq, bool have, int64_t off);
 struct evbuffer;
-int   stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in, size_t len,
-    bool last, char *err, size_t n);
+struct msg_stage_blob;
+int   stage_blob_chunk(const struct msg_stage_blob *m, struct evbuffer *in, size_t len, char *err,
+    size_t n);
 
 /* stage_repl.c: staged files shipped to the standby (doc/staging.md):
  * an upload's chunks as they come (stream, grow; abandon when it is
  * dropped), then the stored file's rest (ship). */
 void stage_repl_ship(const char *sha, int64_t size);
-void stage_repl_stream(const char *sha, int64_t size, const char *tmp);
+void stage_repl_stream(const char *sha, int64_t size, const char *tmp, uid_t uid);
 void stage_repl_grow(const char *sha, const char *tmp, int64_t avail);
 void stage_repl_abandon(const char *sha, const char *tmp);
 void stage_repl_touch(const char *sha, int64_t size);

@@ -1049,6 +1049,7 @@ repl_become_primary(int64_t epoch, const char *why)
 	qm_serve();
 	if (was_standby) {
 		char body[512];
+		stage_promoted();
 		snprintf(body, sizeof body, "The standby qmaster %s took over as primary (epoch %lld): "
 		    "%s.\n", conf->masters[conf->self], (long long)rp.epoch, why);
 		mail_admin("nowq: standby qmaster took over", body);

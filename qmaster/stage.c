@@ -12,7 +12,11 @@
  * already here.  After a restart those are a temporary file whose running
  * hash is gone; it is hashed again before the answer, in slices of
  * STAGE_REHASH_SLICE bytes, one per turn of the event loop (upload_rehash),
- * so other clients are served between them. */
+ * so other clients are served between them.  After a failover they are
+ * the bytes the primary shipped to us as they came (stage_repl.c), with
+ * their running hash: a standby keeps each such upload under its
+ * uploader's uid, and once promoted gives it to that uid's client as a
+ * lost connection's (stage_promoted). */
 #include "config.h"
 
 #include <dirent.h>
@@ -28,6 +32,7 @@
 #include <event2/event.h>
 
 #include "qmaster/qmaster.h"
+#include "common/msg.h"
 #include "common/msg_req.h"
 #include "spool/spool.h"
 
@@ -57,6 +62,10 @@ struct upload {
 	int64_t        written;     /* bytes whose disk writes are started (stage_writeback) */
 	struct sha256  h;
 	bool           orphan;      /* its connection went: the next probe of its uid takes it */
+	bool           shipped;     /* the primary's, to us the standby, whose uid is uid */
+	/* Where it went on after a restart or a failover, and the bytes its
+	 * clients sent this process: the log says the upload resumed. */
+	int64_t        resumed_at, received;
 	/* A partial file a restart left, hashed again up to rehash_to (from
 	 * off) before the client waiting at (waiter, wseq) is told to go on. */
 	int64_t        rehash_to, rehash_ms;
@@ -156,19 +165,24 @@ upload_find(const struct conn *c, const char *sha)
 	return NULL;
 }
 
+/* c's upload of sha; c NULL: one the primary ships to us, the standby,
+ * uid's upload there (ship_uid, -1 for a file stored there). */
 static struct upload *
-upload_start(const struct conn *c, const char *sha, int64_t size, char *err, size_t n)
+upload_start(const struct conn *c, int64_t ship_uid, const char *sha, int64_t size, char *err,
+    size_t n)
 {
-	uid_t uid = c ? c->uid : 0;
+	uid_t uid = c ? c->uid : ship_uid >= 0 ? (uid_t)ship_uid : 0;
 	struct upload *u = upload_find(c, sha);
 
 	if (u)
 		upload_drop(u);
 	u = xcalloc(1, sizeof *u);
-	/* A client's, named by its uid for upload_resume; the primary's
-	 * shipping to us, the standby, by no uid: no client takes it up. */
-	u->tmp = c ? xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid) :
+	/* Named by its uploader's uid for upload_resume (after a restart,
+	 * or on the standby once promoted); a stored file shipped to us by
+	 * none: no client takes it up. */
+	u->tmp = c || ship_uid >= 0 ? xasprintf("%s/tmp.%s.%u.XXXXXX", stage_dir, sha, (unsigned)uid) :
 	    xasprintf("%s/tmp.%s.primary.XXXXXX", stage_dir, sha);
+	u->shipped = !c && ship_uid >= 0;
 	u->touched = mono_ms();
 	if ((u->fd = mkostemp(u->tmp, O_CLOEXEC)) < 0) {
 		snprintf(err, n, "cannot create a file in the master's spool: %s", strerror(errno));
@@ -219,6 +233,7 @@ upload_rehash(evutil_socket_t fd, short what, void *arg)
 	}
 	u->rehash_to = 0;
 	u->written = u->off;
+	u->resumed_at = u->off;
 	free(u->buf);
 	u->buf = NULL;
 	event_free(u->ev);
@@ -231,7 +246,7 @@ upload_rehash(evutil_socket_t fd, short what, void *arg)
 	log_info("upload of staged file %s for uid %u resumed at offset %lld (hashed again in "
 	    "%lld ms, slices of %d MiB)", u->sha, (unsigned)u->uid, (long long)u->off,
 	    (long long)(mono_ms() - u->rehash_ms), STAGE_REHASH_SLICE >> 20);
-	stage_repl_stream(u->sha, u->size, u->tmp);
+	stage_repl_stream(u->sha, u->size, u->tmp, u->uid);
 	stage_repl_grow(u->sha, u->tmp, u->off);
 	if ((c = u->waiter) != NULL) {
 		u->waiter = NULL;
@@ -303,6 +318,17 @@ upload_resume(struct conn *c, const char *sha, int64_t size)
 		if (u->orphan && u->uid == c->uid && u->size == size && strcmp(u->sha, sha) == 0) {
 			u->orphan = false;
 			u->conn = c;
+			if (u->shipped) {
+				/* Its running hash came with its bytes: no
+				 * need to read them again. */
+				u->shipped = false;
+				u->resumed_at = u->off;
+				log_info("upload of staged file %s for uid %u resumed at offset %lld (the "
+				    "bytes the primary shipped to us before the failover)", u->sha,
+				    (unsigned)u->uid, (long long)u->off);
+				stage_repl_stream(u->sha, u->size, u->tmp, u->uid);
+				stage_repl_grow(u->sha, u->tmp, u->off);
+			}
 			return u;
 		}
 	snprintf(prefix, sizeof prefix, "tmp.%s.%u.", sha, (unsigned)c->uid);
@@ -333,13 +359,62 @@ stage_conn_gone(struct conn *c)
 	}
 }
 
-/* The limits of qmaster.conf, for a file of size in a job of total bytes
- * by uid; 0, or -1 with one sentence in err. */
-static int
-stage_limits(uid_t uid, int64_t size, int64_t total, char *err, size_t n)
+void
+stage_promoted(void)
+{
+	struct upload *u, *next;
+
+	TAILQ_FOREACH_SAFE(u, &uploads, entry, next) {
+		if (u->conn || u->orphan)
+			continue;
+		/* A stored file's copy on its way: nobody sends the rest. */
+		if (!u->shipped) {
+			upload_drop(u);
+			continue;
+		}
+		u->orphan = true;
+		u->touched = mono_ms();
+		log_info("upload of staged file %s for uid %u: %lld of its %lld bytes are here; its "
+		    "client may go on from there", u->sha, (unsigned)u->uid, (long long)u->off,
+		    (long long)u->size);
+	}
+}
+
+/* What uid's jobs hold in SPOOL/stage/ (0 when stage_max_user is off: not
+ * needed).  A query over every file of the user's jobs. */
+static int64_t
+stage_user_bytes(uid_t uid)
 {
 	int64_t held;
 
+	if (!conf->stage_max_user)
+		return 0;
+	if ((held = store_stage_user_bytes(store, uid)) < 0)
+		fatalx("cannot add up a user's staged files");
+	return held;
+}
+
+/* The same for c's uploads, read again at most once a second: a
+ * submission of many files pays for one query, not one per file (its
+ * SUBMIT reads it afresh, stage_admit). */
+#define STAGE_HELD_MS 1000
+static int64_t
+stage_held_of(struct conn *c)
+{
+	int64_t now = mono_ms();
+
+	if (!c->stage_held_at || now - c->stage_held_at > STAGE_HELD_MS) {
+		c->stage_held = stage_user_bytes(c->uid);
+		c->stage_held_at = now;
+	}
+	return c->stage_held;
+}
+
+/* The limits of qmaster.conf, for a file of size in a job of total bytes
+ * by a user whose jobs hold held bytes; 0, or -1 with one sentence in err. */
+static int
+stage_limits(int64_t held, int64_t size, int64_t total, char *err, size_t n)
+{
 	if (conf->stage_max_file && size > conf->stage_max_file) {
 		snprintf(err, n, "a staged file of %lld bytes is over the limit of %lld bytes per file "
 		    "(stage_max_file)", (long long)size, (long long)conf->stage_max_file);
@@ -351,8 +426,6 @@ stage_limits(uid_t uid, int64_t size, int64_t total, char *err, size_t n)
 		return -1;
 	}
 	if (conf->stage_max_user) {
-		if ((held = store_stage_user_bytes(store, uid)) < 0)
-			fatalx("cannot add up a user's staged files");
 		if (held + total > conf->stage_max_user) {
 			snprintf(err, n, "the job's staged files of %lld bytes would bring the user's to "
 			    "%lld bytes, over the limit of %lld bytes per user (stage_max_user)",
@@ -450,7 +523,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		return;
 	}
 	if (m.offset == 0) {
-		if (stage_limits(c->uid, m.size, m.total, err, sizeof err) < 0) {
+		if (stage_limits(stage_held_of(c), m.size, m.total, err, sizeof err) < 0) {
 			net_send(c, proto_reply_err(seq, ERR_LIMIT, "%s", err));
 			return;
 		}
@@ -477,11 +550,11 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 			stage_reply(c, seq, have, have ? m.size : u ? u->off : 0);
 			return;
 		}
-		if (!(u = upload_start(c, m.sha256, m.size, err, sizeof err))) {
+		if (!(u = upload_start(c, -1, m.sha256, m.size, err, sizeof err))) {
 			net_send(c, proto_reply_err(seq, ERR_INTERNAL, "%s", err));
 			return;
 		}
-		stage_repl_stream(u->sha, u->size, u->tmp);
+		stage_repl_stream(u->sha, u->size, u->tmp, u->uid);
 	} else if (!(u = upload_find(c, m.sha256)) || u->rehash_to || u->off != m.offset ||
 	    u->size != m.size) {
 		/* Not what we hold (a master restart, a lost chunk): say where
@@ -495,6 +568,7 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
+	u->received += (int64_t)len;
 	stage_repl_grow(u->sha, u->tmp, u->off);
 	if (!m.last) {
 		stage_reply(c, seq, false, u->off);
@@ -511,9 +585,14 @@ stage_put(struct conn *c, int64_t seq, json_t *msg)
 		net_send(c, proto_reply_err(seq, ERR_INVAL, "%s", err));
 		return;
 	}
+	if (u->resumed_at)
+		log_info("upload of staged file %s for uid %u stored: %lld of its %lld bytes received "
+		    "here after it resumed at offset %lld", u->sha, (unsigned)u->uid,
+		    (long long)u->received, (long long)u->size, (long long)u->resumed_at);
+	else
+		log_debug("staged file %s (%lld bytes) stored for uid %u", m.sha256, (long long)m.size,
+		    (unsigned)c->uid);
 	upload_free(u, false);
-	log_debug("staged file %s (%lld bytes) stored for uid %u", m.sha256, (long long)m.size,
-	    (unsigned)c->uid);
 	stage_repl_ship(m.sha256, m.size);
 	if (!stage_repl_wait(m.sha256, c, seq))
 		stage_reply(c, seq, true, m.size);
@@ -571,7 +650,7 @@ stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 {
 	size_t i;
 	json_t *v;
-	int64_t total;
+	int64_t total, held;
 
 	if (!j->stage_in && !j->stage_out)
 		return 0;
@@ -582,11 +661,12 @@ stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 	if (!j->stage_in)
 		return 0;
 	total = stage_files_bytes(j->stage_in);
+	held = stage_user_bytes(uid);
 	json_array_foreach(j->stage_in, i, v) {
 		struct stage_file f;
 
 		stage_file_unpack(v, &f);
-		if (stage_limits(uid, f.size, total, err, n) < 0)
+		if (stage_limits(held, f.size, total, err, n) < 0)
 			return -1;
 		if (!stage_have(f.sha256, f.size)) {
 			snprintf(err, n, "the staged file %s was not sent before the job", f.name);
@@ -646,10 +726,14 @@ stage_spool(void)
  * checked and durable, 0 while more is to come, -1 with err (the bytes
  * then left in in: the caller drops the link). */
 int
-stage_blob_chunk(const char *sha, int64_t size, int64_t off, struct evbuffer *in, size_t len,
-    bool last, char *err, size_t n)
+stage_blob_chunk(const struct msg_stage_blob *m, struct evbuffer *in, size_t len, char *err,
+    size_t n)
 {
-	struct upload *u = off == 0 ? upload_start(NULL, sha, size, err, n) : upload_find(NULL, sha);
+	const char *sha = m->sha256;
+	int64_t size = m->size, off = m->offset;
+	bool last = m->last;
+	struct upload *u = off == 0 ? upload_start(NULL, m->uid, sha, size, err, n) :
+	    upload_find(NULL, sha);
 	int rc = -1;
 
 	if (!u) {

@@ -59,9 +59,11 @@ struct ship {
 	int64_t  moved;              /* mono ms: the last chunk queued */
 	bool     sent;               /* all of it; STAGE_STORED is awaited */
 	/* An upload's, shipped as it comes: its temporary file, whose first
-	 * avail bytes are written; NULL once the file is stored here. */
+	 * avail bytes are written; NULL once the file is stored here.  uid:
+	 * its uploader's (-1 for a stored file), so that a standby promoted
+	 * midway goes on with that client. */
 	char    *src;
-	int64_t  avail;
+	int64_t  avail, uid;
 	TAILQ_HEAD(, ship_waiter) waiters;
 };
 static TAILQ_HEAD(, ship) ships = TAILQ_HEAD_INITIALIZER(ships);
@@ -137,7 +139,7 @@ stage_repl_tick(void)
 }
 
 static struct ship *
-ship_new(const char *sha, int64_t size, const char *src)
+ship_new(const char *sha, int64_t size, const char *src, int64_t uid)
 {
 	struct ship *s = xcalloc(1, sizeof *s);
 
@@ -145,6 +147,7 @@ ship_new(const char *sha, int64_t size, const char *src)
 	s->size = size;
 	s->moved = mono_ms();
 	s->src = src ? xstrdup(src) : NULL;
+	s->uid = uid;
 	TAILQ_INIT(&s->waiters);
 	TAILQ_INSERT_TAIL(&ships, s, entry);
 	return s;
@@ -168,19 +171,20 @@ stage_repl_ship(const char *sha, int64_t size)
 		s->avail = s->size;
 		s->moved = mono_ms();
 	} else if (!s)
-		ship_new(sha, size, NULL);
+		ship_new(sha, size, NULL, -1);
 	stage_repl_pump();
 }
 
-/* An upload of sha begins in tmp (or goes on there after a restart): it
- * is shipped as it comes, unless the file is on its way already. */
+/* uid's upload of sha begins in tmp (or goes on there after a restart or
+ * a failover): it is shipped as it comes, unless the file is on its way
+ * already. */
 void
-stage_repl_stream(const char *sha, int64_t size, const char *tmp)
+stage_repl_stream(const char *sha, int64_t size, const char *tmp, uid_t uid)
 {
 	bool in_sync;
 
 	if (repl_standby_conn(&in_sync) && !ship_find(sha))
-		ship_new(sha, size, tmp);
+		ship_new(sha, size, tmp, (int64_t)uid);
 }
 
 /* tmp, an upload's file, holds avail bytes now. */
@@ -244,7 +248,8 @@ ship_chunk(struct conn *sb, struct ship *s)
 	if (fd < 0)
 		return -1;
 	net_send_file(sb, msg_stage_blob_pack(&(struct msg_stage_blob){ .sha256 = s->sha,
-	    .size = s->size, .offset = s->off, .bytes = len, .last = s->off + len == s->size }),
+	    .size = s->size, .offset = s->off, .bytes = len, .uid = s->uid,
+	    .last = s->off + len == s->size }),
 	    fd, s->off, (size_t)len);
 	s->off += len;
 	s->moved = mono_ms();
@@ -466,7 +471,7 @@ stage_repl_blob(const json_t *msg, struct evbuffer *in, size_t len)
 
 	if (msg_stage_blob_unpack(msg, &m, err, sizeof err) < 0 || (size_t)m.bytes != len)
 		return -1;
-	rc = stage_blob_chunk(m.sha256, m.size, m.offset, in, len, m.last, err, sizeof err);
+	rc = stage_blob_chunk(&m, in, len, err, sizeof err);
 	if (rc < 0) {
 		log_warnx("cannot store staged file %s from the primary: %s", m.sha256, err);
 		return -1;

@@ -401,12 +401,20 @@ big_job_ended_right() {
 	head -c 2500000 /dev/urandom > huge.bin
 	for f in p1 p2 p3; do head -c 1600000 /dev/urandom > $f.bin; done
 	head -c 900000 /dev/urandom > p4.bin
+	head -c 100000 /dev/urandom > p5.bin
 	chown -R nobody "$WORK/lim"
 	before=$(stage_files)
 	run as_nobody qsub -b y --stage-in huge.bin true
 	[ "$status" -ne 0 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"a staged file of 2500000 bytes is over the limit of 2097152 bytes per file (stage_max_file)"* ]]
+	# Named after a file within every limit, the file over one is still
+	# refused before the other is stored: the largest goes first.
+	run as_nobody qsub -b y --stage-in p5.bin,huge.bin true
+	[ "$status" -ne 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"a staged file of 2500000 bytes is over the limit of 2097152 bytes per file (stage_max_file)"* ]]
+	[ "$(stage_files)" = "$before" ]
 	run as_nobody qsub -b y --stage-in p1.bin,p2.bin true
 	[ "$status" -ne 0 ]
 	[ "${#lines[@]}" -eq 1 ]

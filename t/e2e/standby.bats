@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# standby.bats: a primary and a hot standby on loopback (nowq start --masters 2): replication compared by qmaster --dump, failover after kill -9 during a submission storm, resynchronisation by snapshot, and the managers' mail about a takeover.
+# standby.bats: a primary and a hot standby on loopback (nowq start --masters 2): replication compared by qmaster --dump, failover after kill -9 during a submission storm, resynchronisation by snapshot, an upload cut by the kill resumed at the new primary, and the managers' mail about a takeover.
 
 load helpers
 
@@ -24,6 +24,14 @@ in_sync() { qconf -smasters | grep -q "in sync"; }
 role_of() { qconf -smasters --json | python3 -c "import json,sys; print([m['role'] for m in json.load(sys.stdin)['masters'] if m['name'].endswith(':$1')][0])"; }
 primary_is() { qconf -smasters --json | python3 -c "import json,sys; m=[m for m in json.load(sys.stdin)['masters'] if m.get('self')][0]; sys.exit(0 if m['role']=='primary' and m['name'].endswith(':$1') else 1)"; }
 port_of() { sed -n 's/^listen *= *"127.0.0.1:\([0-9]*\)"/\1/p' "$1"; }
+# new_input NAME BYTES: NAME, BYTES random bytes, in a new folder of the
+# cluster's, now the current one ($work); its SHA-256 in $sha.
+new_input() {
+	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
+	cd "$work"
+	head -c "$2" /dev/urandom > "$1"
+	sha=$(sha256sum "$1" | cut -d' ' -f1)
+}
 
 @test "the standby follows every commit: qconf -smasters shows both in sync and a job submitted on the primary is in the standby's database" {
 	run qconf -smasters
@@ -256,10 +264,7 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 }
 
 @test "an upload's chunks reach the standby as they come; the acknowledgement still waits for its whole file there" {
-	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
-	cd "$work"
-	head -c 100000000 /dev/urandom > stream.bin
-	sha=$(sha256sum stream.bin | cut -d' ' -f1)
+	new_input stream.bin 100000000
 	echo true > job.sh
 	qsub -terse -h --stage-in stream.bin job.sh > qsub.out &
 	qsub_pid=$!
@@ -277,12 +282,50 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 	[ -z "$(ls "$CLUSTER"/qmaster-2/stage/ | grep '^tmp\.')" ]
 }
 
+@test "kill -9 of the primary mid-upload: qsub goes on at the new primary from the bytes the standby had, and the job gets the right file" {
+	new_input fo.bin 100000000
+	printf 'sha256sum fo.bin | cut -c1-64 > got.txt\n' > job.sh
+	qsub -terse --stage-in fo.bin --stage-out got.txt job.sh > qsub.out 2> qsub.err &
+	qsub_pid=$!
+	# qsub stopped once 20 MB are on the primary, and the primary killed
+	# once the standby has them too: the upload is cut midway however
+	# fast the machine.
+	uploader=""
+	wait_until 120 uploader_stop "$sha" "$work/fo.bin" 20000001
+	wait_until 60 stage_part_over qmaster-2 "$sha" 20000000 || { kill -CONT "$uploader"; false; }
+	kill -9 "$(pid_of qmaster)"
+	NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock" wait_until 30 primary_is "$(port_of "$CLUSTER/qmaster-2.conf")" ||
+	    { kill -CONT "$uploader"; false; }
+	# What the standby received, all a client could go on from.
+	held=$(stat -c %s "$CLUSTER"/qmaster-2/stage/tmp."$sha".*)
+	[ "$held" -ge 20000000 ] || { kill -CONT "$uploader"; false; }
+	kill -CONT "$uploader"
+	wait "$qsub_pid" || { cat qsub.err; false; }
+	id=$(cat qsub.out)
+	[[ "$id" =~ ^[0-9]+$ ]]
+	# The new primary went on from those bytes, and its client sent it
+	# only the rest: the upload resumed, it did not start again.
+	log="$CLUSTER/qmaster-2/qmaster.log"
+	resumed=$(sed -n "s/.*upload of staged file $sha for uid [0-9]* resumed at offset \([0-9]*\) (the bytes the primary shipped.*/\1/p" "$log" | tail -1)
+	echo "held $held, resumed at ${resumed:-none}"
+	[ "${resumed:-0}" -eq "$held" ]
+	received=$(sed -n "s/.*upload of staged file $sha for uid [0-9]* stored: \([0-9]*\) of its 100000000 bytes received here after it resumed at offset $held$/\1/p" "$log" | tail -1)
+	echo "received ${received:-none} after the resume"
+	[ "${received:-0}" -eq $((100000000 - held)) ]
+	cmp fo.bin "$CLUSTER/qmaster-2/stage/$sha"
+	[ -z "$(ls "$CLUSTER"/qmaster-2/stage/ | grep '^tmp\.')" ]
+	# The job read the right bytes on its exec host.
+	export NOWQ_MASTER="unix:$CLUSTER/qmaster-2.sock"
+	wait_until 120 job_finished "$id"
+	[ "$(job_field "$id" exit_status)" = 0 ]
+	mkdir "$work/out"
+	nowq fetch -d "$work/out" "$id"
+	[ "$(cat "$work/out/got.txt")" = "$sha" ]
+}
+
 @test "a standby that comes back gets the staged files stored while it was away before it counts as in sync" {
-	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
-	cd "$work"
 	kill -9 "$(pid_of qmaster-2)"
-	head -c 2500000 /dev/urandom > away.bin
-	sha=$(sha256sum away.bin | cut -d' ' -f1)
+	new_input away.bin 2500000
 	echo 'cat away.bin > /dev/null' > job.sh
 	id=$(timeout 30 qsub -terse -h --stage-in away.bin job.sh)
 	[ -n "$id" ]
@@ -294,10 +337,7 @@ pid_of() { cat "$CLUSTER/$1/qmaster.pid"; }
 }
 
 @test "a frozen standby holds a staged file's acknowledgement no longer than its stall limit; the file reaches it once it thaws" {
-	work=$(mktemp -d "$CLUSTER/work.XXXXXX")
-	cd "$work"
-	head -c 1500000 /dev/urandom > frozen.bin
-	sha=$(sha256sum frozen.bin | cut -d' ' -f1)
+	new_input frozen.bin 1500000
 	echo 'true' > job.sh
 	kill -STOP "$(pid_of qmaster-2)"
 	start=$(date +%s)

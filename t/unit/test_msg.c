@@ -129,7 +129,7 @@ static const char *const samples[] = {
 	"{\"type\":\"HEARTBEAT\",\"epoch\":3,\"last\":41,\"t\":123}",
 	"{\"type\":\"VOTE_REQUEST\",\"epoch\":4,\"timeout\":3000,\"candidate\":\"m2:7444\",\"last\":41,\"t\":9}",
 	"{\"type\":\"VOTE\",\"seq\":0,\"epoch\":4,\"granted\":true,\"host\":\"h1\",\"t\":9}",
-	"{\"type\":\"STAGE_BLOB\",\"sha256\":\"abababababababababababababababababababababababababababababababab\",\"size\":10,\"offset\":4,\"bytes\":6,\"last\":true}",
+	"{\"type\":\"STAGE_BLOB\",\"sha256\":\"abababababababababababababababababababababababababababababababab\",\"size\":10,\"offset\":4,\"bytes\":6,\"uid\":1000,\"last\":true}",
 	"{\"type\":\"STAGE_STORED\",\"seq\":0,\"sha256\":\"abababababababababababababababababababababababababababababababab\",\"size\":10}",
 	"{\"type\":\"STAGE_OFFER\",\"seq\":0,\"files\":[{\"sha256\":\"abababababababababababababababababababababababababababababababab\",\"size\":10}]}",
 	"{\"type\":\"STAGE_WANT\",\"seq\":0,\"files\":[],\"last\":true}",
