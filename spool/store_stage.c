@@ -54,8 +54,8 @@ store_stage_uses(struct store *st, const char *sha256, int64_t job)
 	bool own;
 	int v;
 
-	if (stmt_first(st, S_STAGE_USES, &s, &own, "cannot look up a staged file",
-	    BINDS(BIND(sha256), BIND(job))) != SQLITE_ROW)
+	if (stmt_first(st, job ? S_STAGE_USES_JOB : S_STAGE_USES, &s, &own,
+	    "cannot look up a staged file", BINDS(BIND(sha256), BIND(job))) != SQLITE_ROW)
 		return -1;
 	v = sqlite3_column_int(s, 0) != 0;
 	stmt_give(s, own);
