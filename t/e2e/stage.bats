@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array (of 8 and of 100 tasks), parallel jobs, kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
+# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array (of 8 and of 100 tasks), parallel jobs, a cron entry's inputs, kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
 
 load helpers
 load netns
@@ -493,3 +493,62 @@ big_job_ended_right() {
 	[[ "$output" == *"nowq stages a file of the submit directory under its own name"* ]]
 }
 
+cron_last_job() {
+	on_m qstat --cron --json | python3 -c 'import json, sys
+for e in json.load(sys.stdin)["cron"]:
+    if "c%d" % e["id"] == sys.argv[1]: print(e["last_job"])' "$1"
+}
+cron_runs() { on_m qstat -s z | awk '$3 == "cronst" { print $1 }' | sort -n; }
+two_cron_runs() { [ "$(cron_runs | wc -l)" -ge 2 ]; }
+no_cron_runs() { [ -z "$(cron_runs)" ]; }
+
+# Last: it lifts the limits above and purges finished jobs at once.
+@test "a cron entry's input is stored once, read by each run, kept while the entry exists and collected after" {
+	printf 'stage_max_file = 4G\nstage_max_job = 16G\nstage_max_user = 64G\n' >> "$CLUSTER/qmaster.conf"
+	on_m qconf -reload
+	cd "$WORK"
+	echo "input of every run" > cin.txt
+	sha=$(sha256sum cin.txt | cut -d' ' -f1)
+	blob="$CLUSTER/qmaster/stage/$sha"
+	printf 'grep -qx "input of every run" cin.txt || exit 3\ncat cin.txt > cout.txt\necho "$JOB_ID" >> cout.txt\n' > cron.sh
+	# Paused at once, well before the minute's tick: no job names the file.
+	[ "$(date +%-S)" -lt 50 ] || sleep 12
+	cid=$(on_m qsub -terse --cron "* * * * *" -N cronst --stage-in cin.txt --stage-out cout.txt cron.sh)
+	[[ "$cid" =~ ^c[0-9]+$ ]]
+	on_m qhold "$cid"
+	# Stored when acknowledged.
+	[ -f "$blob" ]
+	[ "$(cron_last_job "$cid")" = 0 ]
+	# A collection (the first after a start) finds it old, as an orphan
+	# planted beside it, and removes the orphan only.
+	head -c 1000 /dev/urandom > orphan.bin
+	orphan="$CLUSTER/qmaster/stage/$(sha256sum orphan.bin | cut -d' ' -f1)"
+	cp orphan.bin "$orphan"
+	touch -d '2 hours ago' "$blob" "$orphan"
+	qmaster_kill_restart
+	wait_until 60 test ! -e "$orphan"
+	[ -f "$blob" ]
+	[ "$(cron_last_job "$cid")" = 0 ]
+	# Two runs, each a job of its own that reads the input.
+	wait_until 30 host_idle nodea
+	wait_until 30 host_idle nodeb
+	on_m qrls "$cid"
+	wait_until 200 two_cron_runs
+	on_m qhold "$cid"
+	for id in $(cron_runs | head -2); do
+		run on_m qwait "$id"
+		[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; return 1; }
+		mkdir -p "run$id"
+		on_m nowq fetch -d "run$id" "$id"
+		[ "$(cat "run$id/cout.txt")" = "$(printf 'input of every run\n%s' "$id")" ]
+		on_m qstat -j "$id" --json | grep -q "\"$sha\""
+	done
+	# Deleted, and its jobs purged: the next collection removes the file.
+	on_m qdel "$cid"
+	printf 'finished_jobs_keep = 0\n' >> "$CLUSTER/qmaster.conf"
+	on_m qconf -reload
+	wait_until 60 no_cron_runs
+	touch -d '2 hours ago' "$blob"
+	qmaster_kill_restart
+	wait_until 60 test ! -e "$blob"
+}
