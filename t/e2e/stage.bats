@@ -269,6 +269,22 @@ assert [(f["name"], f["size"], f["sha256"]) for f in j["staged_out"] if f["name"
 	[ "$(fetched b "$sha")" = 1 ]
 }
 
+@test "a parallel job whose part's host cannot take the input fails with the reason; that host is disabled" {
+	cd "$WORK"
+	echo "nodea cannot take this" > pfault.txt
+	sha=$(sha256sum pfault.txt | cut -d' ' -f1)
+	mkdir -p "$CLUSTER/execd-a/stage/$sha.part"
+	id=$(on_m qsub -terse -n 2 --stage-in pfault.txt -b y cat pfault.txt)
+	wait_until 120 finished "$id"
+	run on_m qacct -j "$id"
+	[[ "$output" == *"on nodea could not start: stage-in: cannot write the cache"* ]] || { echo "$output"; return 1; }
+	[ "$(echo "$output" | awk '$1 == "failed" { print $2 }')" = 1 ]
+	host_state_is nodea disabled
+	on_m qmod -e nodea
+	rmdir "$CLUSTER/execd-a/stage/$sha.part"
+	wait_until 20 host_state_is nodea idle
+}
+
 @test "qrsh refuses staging with the reason, before anything is sent" {
 	cd "$WORK"
 	run on_m qrsh --stage-in in.txt true
