@@ -937,6 +937,11 @@ qrsh_run(int argc, char **argv)
 		    "terminal's and it runs now");
 		goto out;
 	}
+	if (o.stage_in || o.stage_out) {
+		client_errx("qrsh stages no files (--stage-in, --stage-out): an interactive session has "
+		    "no submit-time inputs and sends nothing back; use a shared file system or scp");
+		goto out;
+	}
 	o.binary = 1;
 	q.nparts = o.slots > 0 && !o.pe ? o.slots : 1;
 	if (o.pe) {

@@ -334,7 +334,7 @@ qsub_run(int argc, char **argv)
 	}
 	free(script);
 	script = NULL;
-	if (o.stage_in && !o.cron) {
+	if (o.stage_in) {
 		json_t *in = stage_inputs_send(o.stage_in, err, sizeof err);
 		if (!in) {
 			client_errx("Unable to run job: %s", err);

@@ -945,8 +945,11 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	s.hold = j->pe && s.pe.part > 0 && !s.pe.petask;
 	if (j->script && (why = shep_write_script(&s)) != NULL)
 		shep_failed(&s, why);
-	/* Staging: the job runs in a fresh directory holding its inputs. */
-	if (j->stage_in || j->stage_out) {
+	/* Staging: the job runs in a fresh directory holding its inputs.  Of
+	 * a parallel job, only the parts that run the script (-pe: the master
+	 * host's; -n: each) get them, not the slots held for qrsh -inherit
+	 * nor its tasks; part 0 alone sends outputs back (below). */
+	if ((j->stage_in || j->stage_out) && !s.hold && !s.pe.petask) {
 		bool host_fault = false;
 		if ((why = stage_in_run(j, key, s.root, &s.wd, &host_fault)) != NULL)
 			shep_end_as(&s, host_fault, why);
@@ -1008,7 +1011,7 @@ shepherd_main(const char *key, struct job *j, int lockfd)
 	    .end_time = now_ms(), .rusage = rusage_to_json(&jru), .limit = limit };
 	shep_note_vacated(&s, &end);
 	/* Outputs are on the master before the end is in the outbox. */
-	if (s.wd)
+	if (s.wd && s.pe.part == 0)
 		stage_out_run(j, s.wd, s.root, &end);
 	shep_record_end(&s, &end);
 	if (s.qrsh && s.pe.petask)

@@ -870,7 +870,8 @@ exechost_child_term(struct conn *c, int64_t seq, json_t *msg)
 		m.end_time = now_ms();
 	ru = m.ru;
 	qm_txn();
-	if (j && m.staged_out && !JOB_PARALLEL(j) && !JS_FINISHED(j->state))
+	/* A parallel job's come from its part 0 (the shepherd's choice). */
+	if (j && m.staged_out && !m.petask && !JS_FINISHED(j->state))
 		exechost_staged_out(j, m.staged_out);
 	/* A finished job's late or repeated CHILD_TERM, or one for an attempt
 	 * the master has already ended (host lost), is acknowledged only. */

@@ -382,7 +382,10 @@ void
 pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
 {
 	json_t *o = pe_load(j), *p;
-	const char *failed = m->failed, *limit = m->limit, *lost = m->lost;
+	/* A part whose host could not take the staged inputs did not start:
+	 * the host goes out of use as for a serial job, and the job fails
+	 * with the reason (its other parts hold hosts of their own). */
+	const char *failed = m->failed ? m->failed : m->requeue, *limit = m->limit, *lost = m->lost;
 	int part = -1, exit_status, sig;
 
 	if (!o || JS_FINISHED(j->state) || !(p = pe_part(o, c, &part)) ||
@@ -390,6 +393,8 @@ pe_child_term(struct conn *c, struct job *j, const struct msg_child_term *m)
 		json_decref(o);
 		return;
 	}
+	if (m->requeue && !m->failed)
+		qmod_host_fault(c->host, m->requeue);
 	exit_status = (int)m->exit_status;
 	sig = (int)m->signal;
 	json_object_set_new(p, "state", json_integer(PART_ENDED));

@@ -249,8 +249,8 @@ req_submit(struct conn *c, int64_t seq, json_t *msg)
 	if (m.cron) {
 		/* Each tick's job stands alone: it waits for nothing and
 		 * starts at its tick. */
-		if (m.deps || j->begin_time || j->stage_in || j->stage_out) {
-			why = "--cron cannot be combined with -hold_jid, -W depend, -a or staging";
+		if (m.deps || j->begin_time) {
+			why = "--cron cannot be combined with -hold_jid, -W depend or -a";
 			goto bad;
 		}
 		cron_submit(c, seq, m.cron, j);

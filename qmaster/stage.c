@@ -643,8 +643,9 @@ stage_get(struct conn *c, int64_t seq, json_t *msg)
 	net_send_file(c, rep, fd, m.offset, (size_t)r);
 }
 
-/* SUBMIT of a job with inputs: each is here with its size, within limits;
- * and what staging cannot do yet is refused. */
+/* SUBMIT of a job (or cron entry) with inputs: each is here with its size,
+ * within limits; qrsh's sessions, which have no submit-time inputs, are
+ * refused. */
 int
 stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 {
@@ -654,8 +655,9 @@ stage_admit(const struct job *j, uid_t uid, char *err, size_t n)
 
 	if (!j->stage_in && !j->stage_out)
 		return 0;
-	if (JOB_PARALLEL(j) || j->qrsh) {
-		snprintf(err, n, "file staging is for batch jobs, not parallel (-pe, -n) or qrsh jobs");
+	if (j->qrsh) {
+		snprintf(err, n, "qrsh stages no files: an interactive session has no submit-time "
+		    "inputs and sends nothing back; use a shared file system or scp");
 		return -1;
 	}
 	if (!j->stage_in)

@@ -300,9 +300,11 @@ int     store_stage_out_add(struct store *st, int64_t job, int task, const char 
             int64_t size, const char *sha256, int64_t mode);
 /* [{task, name, size, sha256}] of the job's outputs by task and name, new. */
 json_t *store_stage_out_of(struct store *st, int64_t job);
-/* Bytes the user's jobs still hold in the spool, inputs and outputs; -1 on error. */
+/* Bytes the user's jobs and cron entries still hold in the spool, inputs and
+ * outputs; -1 on error. */
 int64_t store_stage_user_bytes(struct store *st, int64_t uid);
-/* 1 if a job still names the blob (job > 0: that job), 0 if not, -1 on error. */
+/* 1 if a job or a cron entry still names the blob (job > 0: that job), 0 if
+ * not, -1 on error. */
 int     store_stage_uses(struct store *st, const char *sha256, int64_t job);
 
 #endif

@@ -139,12 +139,17 @@ static const char *const stmt_sql[S_FOREACH] = {
 	[S_STAGE_USER_BYTES] = "SELECT coalesce((SELECT sum(json_extract(e.value, '$.size'))"
 	    " FROM jobs j, json_each(j.stage_in) e WHERE j.uid = ?1 AND j.stage_in IS NOT NULL), 0)"
 	    " + coalesce((SELECT sum(f.size) FROM stage_out_files f JOIN jobs j ON j.id = f.job_id"
-	    " WHERE j.uid = ?1), 0)",
+	    " WHERE j.uid = ?1), 0)"
+	    " + coalesce((SELECT sum(json_extract(e.value, '$.size'))"
+	    " FROM cron c, json_each(c.job, '$.stage_in') e WHERE c.uid = ?1), 0)",
 	/* Two forms, so a fetch's check (every chunk of it) finds its job by
-	 * id: "?2 = 0 OR j.id = ?2" would scan the jobs table. */
+	 * id: "?2 = 0 OR j.id = ?2" would scan the jobs table.  A cron
+	 * entry's inputs keep a file only for the collection (?2 = 0). */
 	[S_STAGE_USES] = "SELECT EXISTS (SELECT 1 FROM jobs j, json_each(j.stage_in) e"
 	    " WHERE ?2 = 0 AND j.stage_in IS NOT NULL AND json_extract(e.value, '$.sha256') = ?1)"
-	    " OR EXISTS (SELECT 1 FROM stage_out_files WHERE sha256 = ?1)",
+	    " OR EXISTS (SELECT 1 FROM stage_out_files WHERE sha256 = ?1)"
+	    " OR EXISTS (SELECT 1 FROM cron c, json_each(c.job, '$.stage_in') e"
+	    " WHERE json_extract(e.value, '$.sha256') = ?1)",
 	[S_STAGE_USES_JOB] = "SELECT EXISTS (SELECT 1 FROM jobs j, json_each(j.stage_in) e"
 	    " WHERE j.id = ?2 AND json_extract(e.value, '$.sha256') = ?1)"
 	    " OR EXISTS (SELECT 1 FROM stage_out_files WHERE job_id = ?2 AND sha256 = ?1)",

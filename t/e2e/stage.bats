@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array (of 8 and of 100 tasks), kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
+# stage.bats: file staging between hosts that share no file system: inputs sent with the job, outputs back, one copy per host for an array (of 8 and of 100 tasks), parallel jobs, a cron entry's inputs, kill -9 of the master and of an execd mid-transfer, a hostile symlink refused, the limits.
 
 load helpers
 load netns
@@ -47,6 +47,7 @@ setup_file() {
 	# 2 minutes late once, at load 18, and its job failed as host lost.
 	host_timeout = 600
 	queue "all.q" {}
+	pe "mpi" { slots = 8  allocation_rule = "\$round_robin"  control_slaves = true }
 	EOF
 	for h in a b; do
 		munge_execd_ini "$CLUSTER/execd-$h.ini" "node$h" "198.18.0.1:7444" \
@@ -97,7 +98,7 @@ qmaster_kill_restart() {
 }
 execd_pid() { pgrep -f "^execd -c $CLUSTER/execd-$1.ini" | head -1; }
 # Lines of host H's log of fetches from the master for the file of hash SHA.
-fetched() { grep -c "^$2 " "$CLUSTER/execd-$1/stage/fetched.log" 2>/dev/null || echo 0; }
+fetched() { cat "$CLUSTER/execd-$1/stage/fetched.log" 2>/dev/null | grep -c "^$2 " || true; }
 stage_files() { find "$CLUSTER/qmaster/stage" -type f | sort; }
 as_nobody() {
 	(cd "$PWD" && ip netns exec "${P}m1" setpriv --reuid=nobody --regid=nogroup --clear-groups \
@@ -222,6 +223,73 @@ as_nobody() {
 		echo "node$h: $ran tasks, $(fetched "$h" "$sha") fetches"
 		[ "$(fetched "$h" "$sha")" = "$(( ran > 0 ? 1 : 0 ))" ]
 	done
+}
+
+@test "a -pe job on two hosts reads its staged input on the master host, the only one that fetched it; its outputs come back" {
+	cd "$WORK"
+	echo "input of the parallel job" > pein.txt
+	sha=$(sha256sum pein.txt | cut -d' ' -f1)
+	# The script runs on the master host alone, as in Grid Engine.
+	cat > pe.sh <<-'SH'
+	cat pein.txt > peout.txt
+	hostname > pemaster
+	cut -d' ' -f1 "$PE_HOSTFILE" | sort > pehosts
+	SH
+	id=$(on_m qsub -terse -h -pe mpi 2 --stage-in pein.txt --stage-out peout.txt,pemaster,pehosts pe.sh)
+	run on_m qstat -j "$id"
+	[[ "$output" == *"stage_in:"*"pein.txt 26 $sha"* ]]
+	[[ "$output" == *"stage_out:"*"peout.txt,pemaster,pehosts"* ]]
+	on_m qrls "$id"
+	wait_until 60 finished "$id"
+	run on_m qwait "$id"
+	[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; return 1; }
+	[ "$(cat peout.txt)" = "input of the parallel job" ]
+	[ "$(cat pehosts)" = "$(printf 'nodea\nnodeb')" ]
+	m=$(cat pemaster)
+	[[ "$m" == node[ab] ]]
+	other=$([ "$m" = nodea ] && echo b || echo a)
+	echo "master host $m: $(fetched "${m#node}" "$sha") fetches; node$other: $(fetched "$other" "$sha")"
+	[ "$(fetched "${m#node}" "$sha")" = 1 ]
+	[ "$(fetched "$other" "$sha")" = 0 ]
+	# What came back is on record, kept with the ended job.
+	on_m qstat -j "$id" --json | python3 -c 'import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+assert [(f["name"], f["size"], f["sha256"]) for f in j["staged_out"] if f["name"] == "peout.txt"] == [("peout.txt", 26, sys.argv[1])], j["staged_out"]' "$sha"
+}
+
+@test "qsub -n 2 runs its script on both hosts, each with the staged input; part 0's outputs come back" {
+	cd "$WORK"
+	echo "input of every copy" > nin.txt
+	sha=$(sha256sum nin.txt | cut -d' ' -f1)
+	printf 'cat nin.txt > nout.txt\necho "$NOWQ_VNN" >> nout.txt\n' > n.sh
+	run on_m qsub -sync y -n 2 --stage-in nin.txt --stage-out nout.txt n.sh
+	[ "$status" -eq 0 ] || { echo "$output"; return 1; }
+	[ "$(cat nout.txt)" = "$(printf 'input of every copy\n0')" ]
+	[ "$(fetched a "$sha")" = 1 ]
+	[ "$(fetched b "$sha")" = 1 ]
+}
+
+@test "a parallel job whose part's host cannot take the input fails with the reason; that host is disabled" {
+	cd "$WORK"
+	echo "nodea cannot take this" > pfault.txt
+	sha=$(sha256sum pfault.txt | cut -d' ' -f1)
+	mkdir -p "$CLUSTER/execd-a/stage/$sha.part"
+	id=$(on_m qsub -terse -n 2 --stage-in pfault.txt -b y cat pfault.txt)
+	wait_until 120 finished "$id"
+	run on_m qacct -j "$id"
+	[[ "$output" == *"on nodea could not start: stage-in: cannot write the cache"* ]] || { echo "$output"; return 1; }
+	[ "$(echo "$output" | awk '$1 == "failed" { print $2 }')" = 1 ]
+	host_state_is nodea disabled
+	on_m qmod -e nodea
+	rmdir "$CLUSTER/execd-a/stage/$sha.part"
+	wait_until 20 host_state_is nodea idle
+}
+
+@test "qrsh refuses staging with the reason, before anything is sent" {
+	cd "$WORK"
+	run on_m qrsh --stage-in in.txt true
+	[ "$status" -ne 0 ]
+	[ "$output" = "qrsh: error: qrsh stages no files (--stage-in, --stage-out): an interactive session has no submit-time inputs and sends nothing back; use a shared file system or scp" ]
 }
 
 @test "a symbolic link planted for stage-out (to /etc/shadow) is refused and the job fails saying so" {
@@ -439,4 +507,64 @@ big_job_ended_right() {
 	run on_m qsub -b y -W stagein=in.txt@elsewhere:in.txt true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"nowq stages a file of the submit directory under its own name"* ]]
+}
+
+cron_last_job() {
+	on_m qstat --cron --json | python3 -c 'import json, sys
+for e in json.load(sys.stdin)["cron"]:
+    if "c%d" % e["id"] == sys.argv[1]: print(e["last_job"])' "$1"
+}
+cron_runs() { on_m qstat -s z | awk '$3 == "cronst" { print $1 }' | sort -n; }
+two_cron_runs() { [ "$(cron_runs | wc -l)" -ge 2 ]; }
+no_cron_runs() { [ -z "$(cron_runs)" ]; }
+
+# Last: it lifts the limits above and purges finished jobs at once.
+@test "a cron entry's input is stored once, read by each run, kept while the entry exists and collected after" {
+	printf 'stage_max_file = 4G\nstage_max_job = 16G\nstage_max_user = 64G\n' >> "$CLUSTER/qmaster.conf"
+	on_m qconf -reload
+	cd "$WORK"
+	echo "input of every run" > cin.txt
+	sha=$(sha256sum cin.txt | cut -d' ' -f1)
+	blob="$CLUSTER/qmaster/stage/$sha"
+	printf 'grep -qx "input of every run" cin.txt || exit 3\ncat cin.txt > cout.txt\necho "$JOB_ID" >> cout.txt\n' > cron.sh
+	# Paused at once, well before the minute's tick: no job names the file.
+	[ "$(date +%-S)" -lt 50 ] || sleep 12
+	cid=$(on_m qsub -terse --cron "* * * * *" -N cronst --stage-in cin.txt --stage-out cout.txt cron.sh)
+	[[ "$cid" =~ ^c[0-9]+$ ]]
+	on_m qhold "$cid"
+	# Stored when acknowledged.
+	[ -f "$blob" ]
+	[ "$(cron_last_job "$cid")" = 0 ]
+	# A collection (the first after a start) finds it old, as an orphan
+	# planted beside it, and removes the orphan only.
+	head -c 1000 /dev/urandom > orphan.bin
+	orphan="$CLUSTER/qmaster/stage/$(sha256sum orphan.bin | cut -d' ' -f1)"
+	cp orphan.bin "$orphan"
+	touch -d '2 hours ago' "$blob" "$orphan"
+	qmaster_kill_restart
+	wait_until 60 test ! -e "$orphan"
+	[ -f "$blob" ]
+	[ "$(cron_last_job "$cid")" = 0 ]
+	# Two runs, each a job of its own that reads the input.
+	wait_until 30 host_idle nodea
+	wait_until 30 host_idle nodeb
+	on_m qrls "$cid"
+	wait_until 200 two_cron_runs
+	on_m qhold "$cid"
+	for id in $(cron_runs | head -2); do
+		run on_m qwait "$id"
+		[ "$status" -eq 0 ] || { echo "$output"; on_m qacct -j "$id"; return 1; }
+		mkdir -p "run$id"
+		on_m nowq fetch -d "run$id" "$id"
+		[ "$(cat "run$id/cout.txt")" = "$(printf 'input of every run\n%s' "$id")" ]
+		on_m qstat -j "$id" --json | grep -q "\"$sha\""
+	done
+	# Deleted, and its jobs purged: the next collection removes the file.
+	on_m qdel "$cid"
+	printf 'finished_jobs_keep = 0\n' >> "$CLUSTER/qmaster.conf"
+	on_m qconf -reload
+	wait_until 60 no_cron_runs
+	touch -d '2 hours ago' "$blob"
+	qmaster_kill_restart
+	wait_until 60 test ! -e "$blob"
 }
