@@ -352,6 +352,9 @@ int gone_probe(struct event_base *base, const char *addr, int timeout_ms, gone_c
 int proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why);
 /* The same for a message already written as JSON text (n bytes at s). */
 int proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why);
+/* The same for a text of malloc's, taken: sent in place, not copied (a
+ * listing's megabyte), and freed once written (at once when refused). */
+int proto_frame_append_taken(struct evbuffer *buf, char *s, size_t n, size_t max, const char **why);
 /* Takes one whole frame off buf: 1 and *msg when one was there, 0 when more
  * bytes are needed, -1 with *why when the stream is broken (oversized frame,
  * malformed JSON, not an object, no type).  Never allocates more than max. */
@@ -554,6 +557,19 @@ void        job_free(struct job *j);
  * user hold stays. */
 void        job_fresh(struct job *j, int64_t now);
 const char *job_state_letters(const struct job *j); /* qw, hqw, Eqw, t, r, dr, z */
+/* What a listing shows of a job (its brief row), its texts borrowed: read
+ * straight from the store's row for a listing, or pointing into a struct
+ * job (job_brief_of). */
+struct job_brief {
+	int64_t   id, submit_time, start_time;
+	int       task, prio, slots, t_first, t_last, t_step;
+	enum job_state state;
+	unsigned  hold, suspended;
+	bool      error, delete_req;
+	const char *name, *owner, *queue, *host;
+};
+void        job_brief_of(const struct job *j, struct job_brief *b);
+const char *job_brief_letters(const struct job_brief *b);
 const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and
  * range and returns NULL with *why on bad input. */

@@ -39,43 +39,52 @@ job_brief_text(const struct job *j, struct jtext *t)
 	job_brief_text_tasks(j, NULL, t);
 }
 
+void
+job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
+{
+	struct job_brief b;
+
+	job_brief_of(j, &b);
+	job_brief_row(&b, tasks, t);
+}
+
 /* A field after the first of a listing's row. */
 static inline void
 brief_int(struct jtext *t, int64_t v)
 {
-	jt_lit(t, ",");
+	jt_raw(t, ",", 1);
 	jt_int(t, v);
 }
 
 static inline void
 brief_str(struct jtext *t, const char *v)
 {
-	jt_lit(t, ",");
+	jt_raw(t, ",", 1);
 	jt_str(t, v);
 }
 
 void
-job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
+job_brief_row(const struct job_brief *b, const char *tasks, struct jtext *t)
 {
-	jt_lit(t, "[");
-	jt_int(t, j->id);
-	brief_int(t, j->task);
-	brief_str(t, j->name);
-	brief_str(t, j->owner);
-	brief_str(t, j->queue);
-	brief_int(t, j->prio);
-	brief_int(t, j->submit_time);
-	brief_int(t, j->start_time);
-	brief_str(t, job_state_name(j->state));
-	brief_str(t, job_state_letters(j));
-	brief_int(t, j->hold);
-	brief_str(t, j->host);
-	brief_int(t, j->slots);
-	brief_int(t, j->t_first);
-	brief_int(t, j->t_last);
-	brief_int(t, j->t_step);
+	jt_raw(t, "[", 1);
+	jt_int(t, b->id);
+	brief_int(t, b->task);
+	brief_str(t, b->name);
+	brief_str(t, b->owner);
+	brief_str(t, b->queue);
+	brief_int(t, b->prio);
+	brief_int(t, b->submit_time);
+	brief_int(t, b->start_time);
+	brief_str(t, job_state_name(b->state));
+	brief_str(t, job_brief_letters(b));
+	brief_int(t, b->hold);
+	brief_str(t, b->host);
+	brief_int(t, b->slots);
+	brief_int(t, b->t_first);
+	brief_int(t, b->t_last);
+	brief_int(t, b->t_step);
 	brief_str(t, tasks);
-	jt_lit(t, "]");
+	jt_raw(t, "]", 1);
 }
 
 /* The row's fields by name, so a job object and a brief row fill a row

@@ -31,6 +31,9 @@ void    job_brief_head(struct jtext *t);
 void    job_brief_text(const struct job *j, struct jtext *t);
 /* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
 void    job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
+/* The row itself, the one writer of it (the store's listings read a
+ * job_brief straight from their rows). */
+void    job_brief_row(const struct job_brief *b, const char *tasks, struct jtext *t);
 /* A job object (slots 1 when absent). */
 void    msg_job_row_unpack(const json_t *job, struct msg_job_row *r);
 /* The rows of a brief STATUS reply (a value a row lacks stays empty):
