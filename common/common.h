@@ -371,6 +371,9 @@ size_t   proto_frame_put(char *dst, const char *s, size_t n);
 uint32_t proto_frame_len(const void *p);
 /* Decodes one frame's payload; NULL with *why unless it is an object with a type. */
 json_t *proto_decode(const char *data, size_t n, const char **why);
+/* The same for a frame of malloc's with a NUL after its n bytes, which
+ * it takes (a brief listing's rows may keep it: msg_job_rows_decode). */
+json_t *proto_decode_taken(char *data, size_t n, const char **why);
 /* Builders for replies. */
 json_t *proto_reply_ok(int64_t seq);
 json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);

@@ -115,15 +115,12 @@ proto_is_listing(const json_t *msg)
 	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
 }
 
-json_t *
-proto_decode(const char *data, size_t n, const char **why)
+static json_t *
+decode_json(const char *data, size_t n, const char **why)
 {
 	json_error_t jerr;
 	json_t *msg;
 
-	*why = NULL;
-	if (msg_job_rows_native_on() && ((msg = msg_job_rows_decode(data, n, why)) != NULL || *why))
-		return msg;
 	msg = json_loadb(data, n, JSON_REJECT_DUPLICATES, &jerr);
 	if (!msg) {
 		*why = "malformed JSON in frame";
@@ -140,6 +137,33 @@ proto_decode(const char *data, size_t n, const char **why)
 		return NULL;
 	}
 	return msg;
+}
+
+json_t *
+proto_decode_taken(char *data, size_t n, const char **why)
+{
+	json_t *msg;
+
+	*why = NULL;
+	if (msg_job_rows_native_on() && (msg = msg_job_rows_decode(data, n, why)) != NULL)
+		return msg;
+	msg = *why ? NULL : decode_json(data, n, why);
+	free(data);
+	return msg;
+}
+
+json_t *
+proto_decode(const char *data, size_t n, const char **why)
+{
+	char *copy;
+
+	*why = NULL;
+	if (!msg_job_rows_native_on())
+		return decode_json(data, n, why);
+	copy = xmalloc(n + 1);
+	memcpy(copy, data, n);
+	copy[n] = '\0';
+	return proto_decode_taken(copy, n, why);
 }
 
 int
@@ -263,14 +287,16 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 		*why = "bad frame length from peer";
 		return -1;
 	}
-	data = xmalloc(n);
+	/* The NUL after the frame ends a brief listing's scans
+	 * (msg_job_rows_decode). */
+	data = xmalloc((size_t)n + 1);
 	mem_populate(data, n);
+	data[n] = '\0';
 	if (read_all(fd, data, n, deadline, why) < 0) {
 		free(data);
 		return -1;
 	}
-	*msg = proto_decode(data, n, why);
-	free(data);
+	*msg = proto_decode_taken(data, n, why);
 	return *msg ? 0 : -1;
 }
 
