@@ -38,6 +38,10 @@ void   *xrealloc(void *p, size_t n);
 /* Prefaults [p, p + n) for writing when n is at least MEM_POPULATE_MIN. */
 #define MEM_POPULATE_MIN (64 * 1024)
 void    mem_populate(void *p, size_t n);
+/* A mapping of at least n bytes in huge pages where the kernel has them,
+ * for a block filled at once; *got is its size. */
+void   *mem_big(size_t n, size_t *got);
+void    mem_big_free(void *p, size_t got);
 char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);

@@ -105,14 +105,17 @@ static const struct row_field {
 };
 #define NROW_FIELDS (sizeof row_fields / sizeof row_fields[0])
 
-/* Rows msg_job_rows_decode read, until msg_job_rows_unpack takes them,
- * and the frame their texts point into, until the next listing. */
+/* Rows msg_job_rows_decode read, until msg_job_rows_unpack lends them,
+ * in a block kept from one listing to the next, and the frame their
+ * texts point into, until the next listing. */
 static __thread struct {
 	bool                on;
-	const json_t       *rep;      /* the reply the rows below belong to */
-	struct msg_job_row *rows;
+	const json_t       *rep;      /* the reply the block's rows belong to */
 	size_t              n;
 	char               *frame;
+	struct msg_job_row *block;    /* mem_big's */
+	size_t              size;     /* its bytes */
+	bool                lent;     /* unpacked, not given back yet */
 } native;
 
 static void
@@ -154,14 +157,13 @@ msg_job_rows_unpack(const json_t *rep, size_t *n)
 
 	*n = 0;
 	if (json_is_integer(rows)) {
-		/* Read by msg_job_rows_decode: the block is the caller's now. */
+		/* Read by msg_job_rows_decode: lent until msg_job_rows_free. */
 		assert(native.rep == rep && native.n == (size_t)json_integer_value(rows));
-		out = native.rows;
 		*n = native.n;
-		native.rows = NULL;
 		native.rep = NULL;
 		native.n = 0;
-		return out;
+		native.lent = *n > 0;
+		return *n ? native.block : NULL;
 	}
 	if (!json_is_array(cols) || !json_is_array(rows) || json_array_size(rows) == 0)
 		return NULL;
@@ -199,15 +201,28 @@ msg_job_rows_unpack(const json_t *rep, size_t *n)
  * rows of one reply before the next is read.
  */
 void
+msg_job_rows_free(struct msg_job_row *rows)
+{
+	if (rows && rows == native.block)
+		native.lent = false;
+	else
+		free(rows);
+}
+
+void
 msg_job_rows_native(bool on)
 {
+	assert(!native.lent);
 	native.on = on;
-	free(native.rows);
 	free(native.frame);
-	native.rows = NULL;
 	native.frame = NULL;
 	native.rep = NULL;
 	native.n = 0;
+	if (!on) {
+		mem_big_free(native.block, native.size);
+		native.block = NULL;
+		native.size = 0;
+	}
 }
 
 bool
@@ -369,26 +384,25 @@ rows_unend(struct msg_job_row *rows, size_t n)
 		}
 }
 
-/* Room for row n: the block is sized from the frame (a row is some 85
- * bytes of text), grown when a frame holds smaller ones, and its pages
- * made ready a stretch at a time ahead of the rows written. */
-#define ROWS_READY (64 * 1024)
+/* Room for row n in the block, sized from the frame (a row is some 85
+ * bytes of text) and grown when a frame holds smaller ones: in huge pages
+ * (mem_big), as a listing's rows are written at once. */
 static struct msg_job_row *
-rows_room(struct msg_job_row *rows, size_t n, size_t *cap, size_t *ready, size_t len)
+rows_room(size_t n, size_t len)
 {
-	if (n == *cap) {
-		*cap = *cap ? 2 * *cap : len / 64 + 16;
-		rows = xrealloc(rows, *cap * sizeof *rows);
-		*ready = n * sizeof *rows;
-	}
-	if ((n + 1) * sizeof *rows > *ready) {
-		size_t want = *cap * sizeof *rows - *ready;
+	size_t need = (n + 1) * sizeof *native.block, got;
+	struct msg_job_row *b;
 
-		want = want < ROWS_READY ? want : ROWS_READY;
-		mem_populate((char *)rows + *ready, want);
-		*ready += want;
-	}
-	return rows;
+	if (need <= native.size)
+		return native.block;
+	need = need * 2 > (len / 64 + 16) * sizeof *b ? need * 2 : (len / 64 + 16) * sizeof *b;
+	b = mem_big(need, &got);
+	if (n)
+		memcpy(b, native.block, n * sizeof *b);
+	mem_big_free(native.block, native.size);
+	native.block = b;
+	native.size = got;
+	return b;
 }
 
 json_t *
@@ -397,12 +411,12 @@ msg_job_rows_decode(char *data, size_t len, const char **why)
 	const char *p = data, *end = data + len, *tail;
 	const struct row_field *map[64];
 	struct msg_job_row *rows = NULL;
-	size_t ncols, n = 0, cap = 0, ready = 0, head;
+	size_t ncols, n = 0, head;
 	int64_t seq;
 	char *rest;
 	json_t *rep;
 
-	assert(data[len] == '\0');
+	assert(data[len] == '\0' && !native.lent);
 	if (!native.on || !skip_lit(&p, end, "{\"type\":\"REPLY\",\"seq\":") || !scan_int(&p, end, &seq) ||
 	    !skip_lit(&p, end, ",\"ok\":true,") || !scan_columns(&p, end, map, 64, &ncols))
 		return NULL;
@@ -410,20 +424,18 @@ msg_job_rows_decode(char *data, size_t len, const char **why)
 	while (p < end && *p != ']') {
 		bool ok;
 
-		rows = rows_room(rows, n, &cap, &ready, len);
+		rows = rows_room(n, len);
 		if (n && !skip_char(&p, end, ','))
 			ok = false;
 		else
 			ok = scan_row(&p, map, ncols, &rows[n++]);
 		if (!ok) {
 			rows_unend(rows, n);
-			free(rows);
 			return NULL;
 		}
 	}
 	if (p >= end) {
 		rows_unend(rows, n);
-		free(rows);
 		return NULL;
 	}
 	tail = p + 1;
@@ -436,13 +448,11 @@ msg_job_rows_decode(char *data, size_t len, const char **why)
 	free(rest);
 	if (!rep) {
 		rows_unend(rows, n);
-		free(rows);
 		*why = "malformed JSON in frame";
 		return NULL;
 	}
 	msg_job_rows_native(true);
 	native.rep = rep;
-	native.rows = rows;
 	native.n = n;
 	native.frame = data;
 	return rep;

@@ -37,10 +37,15 @@ void    job_brief_row(const struct job_brief *b, const char *tasks, struct jtext
 /* A job object (slots 1 when absent). */
 void    msg_job_row_unpack(const json_t *job, struct msg_job_row *r);
 /* The rows of a brief STATUS reply (a value a row lacks stays empty):
- * a new array, NULL with *n 0 when there are none or they are malformed. */
+ * an array for msg_job_rows_free, NULL with *n 0 when there are none or
+ * they are malformed. */
 struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
+/* Rows msg_job_rows_unpack gave, when the caller is done with them: the
+ * block of a listing read natively is lent, kept for the next listing. */
+void    msg_job_rows_free(struct msg_job_row *rows);
 /* Brief listings read by msg_job_rows_decode (on) or by jansson (off, the
- * default), for this thread; switching frees rows not unpacked. */
+ * default), for this thread; switching frees rows not unpacked (none may
+ * be lent). */
 void    msg_job_rows_native(bool on);
 bool    msg_job_rows_native_on(void);
 /* A frame's reply when it is a brief listing and native reading is on

@@ -1069,10 +1069,11 @@ test_job_rows_decode(void **state)
 		assert_string_equal(rb[1].host, "h1");
 		assert_string_equal(rb[2].tasks, "1-99:2");
 		assert_int_equal(rb[2].prio, -500);
-		/* The texts live in the frame until native reading is switched. */
+		msg_job_rows_free(ra);
+		/* The block is lent until given back; the texts live in the
+		 * frame until native reading is switched. */
+		msg_job_rows_free(rb);
 		msg_job_rows_native(false);
-		free(ra);
-		free(rb);
 		json_decref(a);
 		json_decref(b);
 		free(text);
