@@ -375,9 +375,14 @@ size_t   proto_frame_put(char *dst, const char *s, size_t n);
 uint32_t proto_frame_len(const void *p);
 /* Decodes one frame's payload; NULL with *why unless it is an object with a type. */
 json_t *proto_decode(const char *data, size_t n, const char **why);
-/* The same for a frame of malloc's with a NUL after its n bytes, which
- * it takes (a brief listing's rows may keep it: msg_job_rows_decode). */
+/* The same for a frame of proto_frame_buf's, which it takes (a brief
+ * listing's rows may keep it: msg_job_rows_decode). */
 json_t *proto_decode_taken(char *data, size_t n, const char **why);
+/* Room for a frame's n bytes and the NUL after them, which ends a brief
+ * listing's scans; a large one in huge pages.  Freed by
+ * proto_frame_buf_free only. */
+char   *proto_frame_buf(size_t n);
+void    proto_frame_buf_free(char *data);
 /* Builders for replies. */
 json_t *proto_reply_ok(int64_t seq);
 json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);

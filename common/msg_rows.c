@@ -214,7 +214,7 @@ msg_job_rows_native(bool on)
 {
 	assert(!native.lent);
 	native.on = on;
-	free(native.frame);
+	proto_frame_buf_free(native.frame);
 	native.frame = NULL;
 	native.rep = NULL;
 	native.n = 0;

@@ -50,9 +50,8 @@ void    msg_job_rows_native(bool on);
 bool    msg_job_rows_native_on(void);
 /* A frame's reply when it is a brief listing and native reading is on
  * (its rows wait for msg_job_rows_unpack, which must come before the next
- * frame is read): data (malloc's, a NUL after its len bytes) is then
- * taken, and the rows' texts
- * point into it until the next listing is read or native reading is
+ * frame is read): data (proto_frame_buf's) is then taken, and the rows'
+ * texts point into it until the next listing is read or native reading is
  * switched.  NULL to leave the frame, unchanged, to jansson, or NULL with
  * *why when the frame is malformed; data stays the caller's. */
 json_t *msg_job_rows_decode(char *data, size_t len, const char **why);

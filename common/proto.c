@@ -139,6 +139,38 @@ decode_json(const char *data, size_t n, const char **why)
 	return msg;
 }
 
+/* The room before a frame's text says how to give it back: 0 for
+ * malloc's, else the size of mem_big's mapping. */
+#define FRAME_HEAD 64
+/* A frame this large is read into huge pages: the kernel writes it whole,
+ * page after page, and a small page is dear the first time (mem_big). */
+#define FRAME_BIG (512 * 1024)
+
+char *
+proto_frame_buf(size_t n)
+{
+	size_t got = 0;
+	char *b = n >= FRAME_BIG ? mem_big(FRAME_HEAD + n + 1, &got) : xmalloc(FRAME_HEAD + n + 1);
+
+	memcpy(b, &got, sizeof got);
+	b[FRAME_HEAD + n] = '\0';
+	return b + FRAME_HEAD;
+}
+
+void
+proto_frame_buf_free(char *data)
+{
+	size_t got;
+
+	if (!data)
+		return;
+	memcpy(&got, data - FRAME_HEAD, sizeof got);
+	if (got)
+		mem_big_free(data - FRAME_HEAD, got);
+	else
+		free(data - FRAME_HEAD);
+}
+
 json_t *
 proto_decode_taken(char *data, size_t n, const char **why)
 {
@@ -148,7 +180,7 @@ proto_decode_taken(char *data, size_t n, const char **why)
 	if (msg_job_rows_native_on() && (msg = msg_job_rows_decode(data, n, why)) != NULL)
 		return msg;
 	msg = *why ? NULL : decode_json(data, n, why);
-	free(data);
+	proto_frame_buf_free(data);
 	return msg;
 }
 
@@ -160,9 +192,8 @@ proto_decode(const char *data, size_t n, const char **why)
 	*why = NULL;
 	if (!msg_job_rows_native_on())
 		return decode_json(data, n, why);
-	copy = xmalloc(n + 1);
+	copy = proto_frame_buf(n);
 	memcpy(copy, data, n);
-	copy[n] = '\0';
 	return proto_decode_taken(copy, n, why);
 }
 
@@ -287,13 +318,11 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 		*why = "bad frame length from peer";
 		return -1;
 	}
-	/* The NUL after the frame ends a brief listing's scans
-	 * (msg_job_rows_decode). */
-	data = xmalloc((size_t)n + 1);
-	mem_populate(data, n);
-	data[n] = '\0';
+	data = proto_frame_buf(n);
+	if (n < FRAME_BIG)
+		mem_populate(data, n);
 	if (read_all(fd, data, n, deadline, why) < 0) {
-		free(data);
+		proto_frame_buf_free(data);
 		return -1;
 	}
 	*msg = proto_decode_taken(data, n, why);
