@@ -472,7 +472,7 @@ stream_pages(struct msg_status *base, unsigned want, struct sink *sk)
 		n = queue_filter(sk, rows, sort_filter(rows, n, want));
 		attach_objs(sk, rows, n);
 		(sk->whole ? sk->whole : sk->page)(sk, rep, rows, n);
-		free(rows);
+		msg_job_rows_free(rows);
 		json_decref(rep);
 		return 0;
 	}
@@ -529,7 +529,7 @@ stream_pages(struct msg_status *base, unsigned want, struct sink *sk)
 			k = queue_filter(sk, rows, sort_filter(rows, k, want));
 			attach_objs(sk, rows, k);
 			sk->page(sk, rep, rows, k);
-			free(rows);
+			msg_job_rows_free(rows);
 			json_decref(rep);
 			if (!more)
 				break;

@@ -38,6 +38,10 @@ void   *xrealloc(void *p, size_t n);
 /* Prefaults [p, p + n) for writing when n is at least MEM_POPULATE_MIN. */
 #define MEM_POPULATE_MIN (64 * 1024)
 void    mem_populate(void *p, size_t n);
+/* A mapping of at least n bytes in huge pages where the kernel has them,
+ * for a block filled at once; *got is its size. */
+void   *mem_big(size_t n, size_t *got);
+void    mem_big_free(void *p, size_t got);
 char   *xstrdup(const char *s);
 char   *xstrndup(const char *s, size_t n);
 char   *xasprintf(const char *fmt, ...) NOWQ_ATTR_PRINTF(1, 2);
@@ -352,6 +356,9 @@ int gone_probe(struct event_base *base, const char *addr, int timeout_ms, gone_c
 int proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const char **why);
 /* The same for a message already written as JSON text (n bytes at s). */
 int proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why);
+/* The same for a text of malloc's, taken: sent in place, not copied (a
+ * listing's megabyte), and freed once written (at once when refused). */
+int proto_frame_append_taken(struct evbuffer *buf, char *s, size_t n, size_t max, const char **why);
 /* Takes one whole frame off buf: 1 and *msg when one was there, 0 when more
  * bytes are needed, -1 with *why when the stream is broken (oversized frame,
  * malformed JSON, not an object, no type).  Never allocates more than max. */
@@ -368,6 +375,14 @@ size_t   proto_frame_put(char *dst, const char *s, size_t n);
 uint32_t proto_frame_len(const void *p);
 /* Decodes one frame's payload; NULL with *why unless it is an object with a type. */
 json_t *proto_decode(const char *data, size_t n, const char **why);
+/* The same for a frame of proto_frame_buf's, which it takes (a brief
+ * listing's rows may keep it: msg_job_rows_decode). */
+json_t *proto_decode_taken(char *data, size_t n, const char **why);
+/* Room for a frame's n bytes and the NUL after them, which ends a brief
+ * listing's scans; a large one in huge pages.  Freed by
+ * proto_frame_buf_free only. */
+char   *proto_frame_buf(size_t n);
+void    proto_frame_buf_free(char *data);
 /* Builders for replies. */
 json_t *proto_reply_ok(int64_t seq);
 json_t *proto_reply_err(int64_t seq, const char *code, const char *fmt, ...) NOWQ_ATTR_PRINTF(3, 4);
@@ -554,6 +569,19 @@ void        job_free(struct job *j);
  * user hold stays. */
 void        job_fresh(struct job *j, int64_t now);
 const char *job_state_letters(const struct job *j); /* qw, hqw, Eqw, t, r, dr, z */
+/* What a listing shows of a job (its brief row), its texts borrowed: read
+ * straight from the store's row for a listing, or pointing into a struct
+ * job (job_brief_of). */
+struct job_brief {
+	int64_t   id, submit_time, start_time;
+	int       task, prio, slots, t_first, t_last, t_step;
+	enum job_state state;
+	unsigned  hold, suspended;
+	bool      error, delete_req;
+	const char *name, *owner, *queue, *host;
+};
+void        job_brief_of(const struct job *j, struct job_brief *b);
+const char *job_brief_letters(const struct job_brief *b);
 const char *job_state_name(enum job_state s);        /* "pending", ... */
 /* Full record to JSON and back; job_from_json checks every field's type and
  * range and returns NULL with *why on bad input. */

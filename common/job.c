@@ -105,9 +105,29 @@ job_state_parse(const char *s)
 	return -1;
 }
 
-/* Grid Engine's state column: tools read column 5, so keep its letters. */
+void
+job_brief_of(const struct job *j, struct job_brief *b)
+{
+	*b = (struct job_brief){ .id = j->id, .submit_time = j->submit_time,
+	    .start_time = j->start_time, .task = j->task, .prio = j->prio, .slots = j->slots,
+	    .t_first = j->t_first, .t_last = j->t_last, .t_step = j->t_step, .state = j->state,
+	    .hold = j->hold, .suspended = j->suspended, .error = j->error,
+	    .delete_req = j->delete_req, .name = j->name, .owner = j->owner, .queue = j->queue,
+	    .host = j->host };
+}
+
 const char *
 job_state_letters(const struct job *j)
+{
+	struct job_brief b;
+
+	job_brief_of(j, &b);
+	return job_brief_letters(&b);
+}
+
+/* Grid Engine's state column: tools read column 5, so keep its letters. */
+const char *
+job_brief_letters(const struct job_brief *j)
 {
 	switch (j->state) {
 	case JS_PENDING:

@@ -45,38 +45,43 @@ jt_int(struct jtext *t, int64_t v)
 }
 
 /* Text from the database was checked as UTF-8 when it came in; only the
- * characters JSON reserves are escaped. NULL is written as null. */
+ * characters JSON reserves are escaped. NULL is written as null.  Room
+ * for the plain text is made once: a listing writes five texts a row. */
 void
 jt_str(struct jtext *t, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p;
+	char *q;
 
 	if (!s) {
 		jt_raw(t, "null", 4);
 		return;
 	}
 	jt_reserve(t, strlen(s) + 2);
-	t->buf[t->len++] = '"';
+	q = t->buf + t->len;
+	*q++ = '"';
 	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p != '"' && *p != '\\' && *p >= 0x20) {
+			*q++ = (char)*p;
+			continue;
+		}
+		t->len = (size_t)(q - t->buf);
+		jt_reserve(t, 6 + strlen((const char *)p + 1) + 1);
+		q = t->buf + t->len;
 		if (*p == '"' || *p == '\\') {
-			jt_reserve(t, 2);
-			t->buf[t->len++] = '\\';
-			t->buf[t->len++] = (char)*p;
-		} else if (*p < 0x20) {
-			jt_reserve(t, 6);
-			memcpy(t->buf + t->len, "\\u00", 4);
-			t->buf[t->len + 4] = hex[*p >> 4];
-			t->buf[t->len + 5] = hex[*p & 0xf];
-			t->len += 6;
+			*q++ = '\\';
+			*q++ = (char)*p;
 		} else {
-			jt_reserve(t, 1);
-			t->buf[t->len++] = (char)*p;
+			memcpy(q, "\\u00", 4);
+			q[4] = hex[*p >> 4];
+			q[5] = hex[*p & 0xf];
+			q += 6;
 		}
 	}
-	jt_reserve(t, 1);
-	t->buf[t->len++] = '"';
-	t->buf[t->len] = '\0';
+	*q++ = '"';
+	*q = '\0';
+	t->len = (size_t)(q - t->buf);
 }
 
 /* "key": with the comma that separates it from a previous member. */

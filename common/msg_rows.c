@@ -39,43 +39,52 @@ job_brief_text(const struct job *j, struct jtext *t)
 	job_brief_text_tasks(j, NULL, t);
 }
 
+void
+job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
+{
+	struct job_brief b;
+
+	job_brief_of(j, &b);
+	job_brief_row(&b, tasks, t);
+}
+
 /* A field after the first of a listing's row. */
 static inline void
 brief_int(struct jtext *t, int64_t v)
 {
-	jt_lit(t, ",");
+	jt_raw(t, ",", 1);
 	jt_int(t, v);
 }
 
 static inline void
 brief_str(struct jtext *t, const char *v)
 {
-	jt_lit(t, ",");
+	jt_raw(t, ",", 1);
 	jt_str(t, v);
 }
 
 void
-job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t)
+job_brief_row(const struct job_brief *b, const char *tasks, struct jtext *t)
 {
-	jt_lit(t, "[");
-	jt_int(t, j->id);
-	brief_int(t, j->task);
-	brief_str(t, j->name);
-	brief_str(t, j->owner);
-	brief_str(t, j->queue);
-	brief_int(t, j->prio);
-	brief_int(t, j->submit_time);
-	brief_int(t, j->start_time);
-	brief_str(t, job_state_name(j->state));
-	brief_str(t, job_state_letters(j));
-	brief_int(t, j->hold);
-	brief_str(t, j->host);
-	brief_int(t, j->slots);
-	brief_int(t, j->t_first);
-	brief_int(t, j->t_last);
-	brief_int(t, j->t_step);
+	jt_raw(t, "[", 1);
+	jt_int(t, b->id);
+	brief_int(t, b->task);
+	brief_str(t, b->name);
+	brief_str(t, b->owner);
+	brief_str(t, b->queue);
+	brief_int(t, b->prio);
+	brief_int(t, b->submit_time);
+	brief_int(t, b->start_time);
+	brief_str(t, job_state_name(b->state));
+	brief_str(t, job_brief_letters(b));
+	brief_int(t, b->hold);
+	brief_str(t, b->host);
+	brief_int(t, b->slots);
+	brief_int(t, b->t_first);
+	brief_int(t, b->t_last);
+	brief_int(t, b->t_step);
 	brief_str(t, tasks);
-	jt_lit(t, "]");
+	jt_raw(t, "]", 1);
 }
 
 /* The row's fields by name, so a job object and a brief row fill a row
@@ -96,12 +105,17 @@ static const struct row_field {
 };
 #define NROW_FIELDS (sizeof row_fields / sizeof row_fields[0])
 
-/* Rows msg_job_rows_decode read, until msg_job_rows_unpack takes them. */
+/* Rows msg_job_rows_decode read, until msg_job_rows_unpack lends them,
+ * in a block kept from one listing to the next, and the frame their
+ * texts point into, until the next listing. */
 static __thread struct {
 	bool                on;
-	const json_t       *rep;      /* the reply the rows below belong to */
-	struct msg_job_row *rows;
+	const json_t       *rep;      /* the reply the block's rows belong to */
 	size_t              n;
+	char               *frame;
+	struct msg_job_row *block;    /* mem_big's */
+	size_t              size;     /* its bytes */
+	bool                lent;     /* unpacked, not given back yet */
 } native;
 
 static void
@@ -143,14 +157,13 @@ msg_job_rows_unpack(const json_t *rep, size_t *n)
 
 	*n = 0;
 	if (json_is_integer(rows)) {
-		/* Read by msg_job_rows_decode: the block is the caller's now. */
+		/* Read by msg_job_rows_decode: lent until msg_job_rows_free. */
 		assert(native.rep == rep && native.n == (size_t)json_integer_value(rows));
-		out = native.rows;
 		*n = native.n;
-		native.rows = NULL;
 		native.rep = NULL;
 		native.n = 0;
-		return out;
+		native.lent = *n > 0;
+		return *n ? native.block : NULL;
 	}
 	if (!json_is_array(cols) || !json_is_array(rows) || json_array_size(rows) == 0)
 		return NULL;
@@ -177,23 +190,39 @@ msg_job_rows_unpack(const json_t *rep, size_t *n)
 /*
  * A brief listing read straight from the frame's text.  jansson makes a
  * value of every field of every row and frees them all again: nine tenths
- * of qstat's time for ten thousand jobs.  The rows, as job_brief_text
- * writes them, are read here into one block (the rows, then their texts),
- * and jansson reads only the rest of the reply, in which "rows" becomes
- * their count; msg_job_rows_unpack then hands over the block.  Anything
- * this reader does not expect (an escaped character, a space, another
- * reply) leaves the frame to jansson whole.  Only a caller that asks for
- * it (msg_job_rows_native) gets replies read this way, and must unpack
- * the rows of one reply before the next is read.
+ * of qstat's time for ten thousand jobs.  The rows, as job_brief_row
+ * writes them, are read here into one block, their texts left where they
+ * are in the frame (each closing quote made its end), and jansson reads
+ * only the rest of the reply, in which "rows" becomes their count;
+ * msg_job_rows_unpack then hands over the block.  Anything this reader
+ * does not expect (an escaped character, a space, another reply) leaves
+ * the frame to jansson whole, as it came.  Only a caller that asks for it
+ * (msg_job_rows_native) gets replies read this way, and must unpack the
+ * rows of one reply before the next is read.
  */
+void
+msg_job_rows_free(struct msg_job_row *rows)
+{
+	if (rows && rows == native.block)
+		native.lent = false;
+	else
+		free(rows);
+}
+
 void
 msg_job_rows_native(bool on)
 {
+	assert(!native.lent);
 	native.on = on;
-	free(native.rows);
-	native.rows = NULL;
+	proto_frame_buf_free(native.frame);
+	native.frame = NULL;
 	native.rep = NULL;
 	native.n = 0;
+	if (!on) {
+		mem_big_free(native.block, native.size);
+		native.block = NULL;
+		native.size = 0;
+	}
 }
 
 bool
@@ -203,7 +232,7 @@ msg_job_rows_native_on(void)
 }
 
 /* Skips lit at *p; false when the text does not start with it. */
-static bool
+static inline bool
 skip_lit(const char **p, const char *end, const char *lit)
 {
 	size_t n = strlen(lit);
@@ -214,8 +243,18 @@ skip_lit(const char **p, const char *end, const char *lit)
 	return true;
 }
 
+/* Skips the one character c at *p. */
+static inline bool
+skip_char(const char **p, const char *end, char c)
+{
+	if (*p >= end || **p != c)
+		return false;
+	(*p)++;
+	return true;
+}
+
 /* A string with no escape: its offset in the text and its end. */
-static bool
+static inline bool
 scan_str(const char **p, const char *end, const char **s, const char **e)
 {
 	const char *q = *p + 1;
@@ -232,7 +271,7 @@ scan_str(const char **p, const char *end, const char **s, const char **e)
 	return true;
 }
 
-static bool
+static inline bool
 scan_int(const char **p, const char *end, int64_t *v)
 {
 	const char *q = *p;
@@ -270,100 +309,133 @@ scan_columns(const char **p, const char *end, const struct row_field **map, size
 			if (strlen(row_fields[k].name) == (size_t)(e - s) &&
 			    memcmp(row_fields[k].name, s, (size_t)(e - s)) == 0)
 				map[*ncols] = &row_fields[k];
+		/* A field is set by its first column only, so each text a
+		 * row keeps is one rows_unend finds. */
+		for (size_t i = 0; i < *ncols && map[*ncols]; i++)
+			if (map[i] == map[*ncols])
+				map[*ncols] = NULL;
 		(*ncols)++;
 	}
 	return skip_lit(p, end, "],\"rows\":[");
 }
 
-/* One row's values; texts are kept as offsets from base until the block
- * they end up in is known. */
-static bool
-scan_row(const char **p, const char *end, const char *base, const struct row_field **map, size_t ncols,
-    struct msg_job_row *r)
+/* One row's values; a text the row keeps ends where its closing quote
+ * was (rows_unend puts the quotes back).  The frame ends with a NUL,
+ * which stops every scan below: no bound to test at each character. */
+static inline bool
+scan_row(const char **pp, const struct row_field **map, size_t ncols, struct msg_job_row *r)
 {
-	const char *s, *e;
-	int64_t v;
+	const char *p = *pp, *s;
 
 	row_init(r);
-	if (!skip_lit(p, end, "["))
+	if (*p++ != '[')
 		return false;
-	for (size_t k = 0; *p < end && **p != ']'; k++) {
+	for (size_t k = 0; *p != ']'; k++) {
 		const struct row_field *f = k < ncols ? map[k] : NULL;
+		char *field = f ? (char *)r + f->off : NULL;
 
-		if (k && !skip_lit(p, end, ","))
+		if (k && *p++ != ',')
 			return false;
-		/* A value of another type reads as NULL or 0, as in row_set. */
-		if (f)
-			memset((char *)r + f->off, 0, f->text ? sizeof(char *) : sizeof(int64_t));
-		if (**p == '"') {
-			if (!scan_str(p, end, &s, &e))
+		if (*p == '"') {
+			for (s = ++p; (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\'; p++)
+				;
+			if (*p != '"')
 				return false;
-			if (f && f->text)
-				*(const char **)((char *)r + f->off) = (const char *)(uintptr_t)(s - base + 1);
-		} else if (scan_int(p, end, &v)) {
+			if (f && f->text) {
+				*(const char **)field = s;
+				*(char *)p = '\0';
+			} else if (f)
+				*(int64_t *)field = 0;   /* another type reads as 0, as in row_set */
+			p++;
+		} else if (*p == 'n') {
+			if (p[1] != 'u' || p[2] != 'l' || p[3] != 'l')
+				return false;
+			p += 4;
 			if (f && !f->text)
-				*(int64_t *)((char *)r + f->off) = v;
-		} else if (!skip_lit(p, end, "null"))
-			return false;
+				*(int64_t *)field = 0;
+		} else {
+			bool neg = *p == '-';
+			uint64_t u = 0;
+			int digits = 0;
+
+			for (p += neg; (unsigned)(*p - '0') < 10 && digits < 19; p++, digits++)
+				u = u * 10 + (uint64_t)(*p - '0');
+			if (digits == 0 || digits > 18)
+				return false;
+			if (f && !f->text)
+				*(int64_t *)field = neg ? -(int64_t)u : (int64_t)u;
+		}
 	}
-	return skip_lit(p, end, "]");
+	*pp = p + 1;
+	return true;
 }
 
-/* The rows' texts: each an offset + 1 into the copy after the rows (0:
- * NULL), its closing quote made its end. */
-static struct msg_job_row *
-rows_block(const struct msg_job_row *rows, size_t n, const char *text, size_t len)
+/* The frame as it came, for jansson: the closing quotes of the texts of
+ * rows[0..n] back. */
+static void
+rows_unend(struct msg_job_row *rows, size_t n)
 {
-	struct msg_job_row *out = xmalloc(n * sizeof *out + len + 1);
-	char *copy = (char *)(out + n);
-
-	mem_populate(out, n * sizeof *out + len + 1);
-
-	memcpy(out, rows, n * sizeof *out);
-	memcpy(copy, text, len);
-	copy[len] = '\0';
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < NROW_FIELDS; k++) {
-			const char **v = (const char **)((char *)&out[i] + row_fields[k].off);
-			char *t;
-			if (!row_fields[k].text || *v == NULL)
-				continue;
-			t = copy + ((uintptr_t)*v - 1);
-			*strchr(t, '"') = '\0';
-			*v = t;
+			char **v = (char **)((char *)&rows[i] + row_fields[k].off);
+
+			if (row_fields[k].text && *v)
+				(*v)[strlen(*v)] = '"';
 		}
-	return out;
+}
+
+/* Room for row n in the block, sized from the frame (a row is some 85
+ * bytes of text) and grown when a frame holds smaller ones: in huge pages
+ * (mem_big), as a listing's rows are written at once. */
+static struct msg_job_row *
+rows_room(size_t n, size_t len)
+{
+	size_t need = (n + 1) * sizeof *native.block, got;
+	struct msg_job_row *b;
+
+	if (need <= native.size)
+		return native.block;
+	need = need * 2 > (len / 64 + 16) * sizeof *b ? need * 2 : (len / 64 + 16) * sizeof *b;
+	b = mem_big(need, &got);
+	if (n)
+		memcpy(b, native.block, n * sizeof *b);
+	mem_big_free(native.block, native.size);
+	native.block = b;
+	native.size = got;
+	return b;
 }
 
 json_t *
-msg_job_rows_decode(const char *data, size_t len, const char **why)
+msg_job_rows_decode(char *data, size_t len, const char **why)
 {
-	const char *p = data, *end = data + len, *rows_at, *tail;
+	const char *p = data, *end = data + len, *tail;
 	const struct row_field *map[64];
 	struct msg_job_row *rows = NULL;
-	size_t ncols, n = 0, cap = 0, head;
+	size_t ncols, n = 0, head;
 	int64_t seq;
 	char *rest;
 	json_t *rep;
 
+	assert(data[len] == '\0' && !native.lent);
 	if (!native.on || !skip_lit(&p, end, "{\"type\":\"REPLY\",\"seq\":") || !scan_int(&p, end, &seq) ||
 	    !skip_lit(&p, end, ",\"ok\":true,") || !scan_columns(&p, end, map, 64, &ncols))
 		return NULL;
 	head = (size_t)(p - data) - 1;   /* up to "rows": */
-	rows_at = p;
 	while (p < end && *p != ']') {
-		if (n == cap) {
-			rows = xrealloc(rows, (cap = cap ? 2 * cap : 256) * sizeof *rows);
-			mem_populate(rows + n, (cap - n) * sizeof *rows);
-		}
-		if ((n && !skip_lit(&p, end, ",")) || !scan_row(&p, end, rows_at, map, ncols, &rows[n])) {
-			free(rows);
+		bool ok;
+
+		rows = rows_room(n, len);
+		if (n && !skip_char(&p, end, ','))
+			ok = false;
+		else
+			ok = scan_row(&p, map, ncols, &rows[n++]);
+		if (!ok) {
+			rows_unend(rows, n);
 			return NULL;
 		}
-		n++;
 	}
 	if (p >= end) {
-		free(rows);
+		rows_unend(rows, n);
 		return NULL;
 	}
 	tail = p + 1;
@@ -375,15 +447,14 @@ msg_job_rows_decode(const char *data, size_t len, const char **why)
 	rep = json_loadb(rest, head + (size_t)(end - tail), JSON_REJECT_DUPLICATES, NULL);
 	free(rest);
 	if (!rep) {
-		free(rows);
+		rows_unend(rows, n);
 		*why = "malformed JSON in frame";
 		return NULL;
 	}
 	msg_job_rows_native(true);
 	native.rep = rep;
-	native.rows = n ? rows_block(rows, n, rows_at, (size_t)(p - rows_at)) : NULL;
 	native.n = n;
-	free(rows);
+	native.frame = data;
 	return rep;
 }
 

@@ -31,20 +31,30 @@ void    job_brief_head(struct jtext *t);
 void    job_brief_text(const struct job *j, struct jtext *t);
 /* The same with "tasks", an array's pending tasks as text ("1-99:2"). */
 void    job_brief_text_tasks(const struct job *j, const char *tasks, struct jtext *t);
+/* The row itself, the one writer of it (the store's listings read a
+ * job_brief straight from their rows). */
+void    job_brief_row(const struct job_brief *b, const char *tasks, struct jtext *t);
 /* A job object (slots 1 when absent). */
 void    msg_job_row_unpack(const json_t *job, struct msg_job_row *r);
 /* The rows of a brief STATUS reply (a value a row lacks stays empty):
- * a new array, NULL with *n 0 when there are none or they are malformed. */
+ * an array for msg_job_rows_free, NULL with *n 0 when there are none or
+ * they are malformed. */
 struct msg_job_row *msg_job_rows_unpack(const json_t *rep, size_t *n);
+/* Rows msg_job_rows_unpack gave, when the caller is done with them: the
+ * block of a listing read natively is lent, kept for the next listing. */
+void    msg_job_rows_free(struct msg_job_row *rows);
 /* Brief listings read by msg_job_rows_decode (on) or by jansson (off, the
- * default), for this thread; switching frees rows not unpacked. */
+ * default), for this thread; switching frees rows not unpacked (none may
+ * be lent). */
 void    msg_job_rows_native(bool on);
 bool    msg_job_rows_native_on(void);
 /* A frame's reply when it is a brief listing and native reading is on
  * (its rows wait for msg_job_rows_unpack, which must come before the next
- * frame is read); NULL to leave the frame to jansson, or NULL with *why
- * when the frame is malformed. */
-json_t *msg_job_rows_decode(const char *data, size_t len, const char **why);
+ * frame is read): data (proto_frame_buf's) is then taken, and the rows'
+ * texts point into it until the next listing is read or native reading is
+ * switched.  NULL to leave the frame, unchanged, to jansson, or NULL with
+ * *why when the frame is malformed; data stays the caller's. */
+json_t *msg_job_rows_decode(char *data, size_t len, const char **why);
 /* The rows of a STATUS reply's job objects ("jobs"): a new array. */
 struct msg_job_row *msg_job_objects_unpack(const json_t *rep, size_t *n);
 

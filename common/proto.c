@@ -115,15 +115,12 @@ proto_is_listing(const json_t *msg)
 	return msg_type_of(msg) == MSG_STATUS && !json_object_get(msg, "jobs");
 }
 
-json_t *
-proto_decode(const char *data, size_t n, const char **why)
+static json_t *
+decode_json(const char *data, size_t n, const char **why)
 {
 	json_error_t jerr;
 	json_t *msg;
 
-	*why = NULL;
-	if (msg_job_rows_native_on() && ((msg = msg_job_rows_decode(data, n, why)) != NULL || *why))
-		return msg;
 	msg = json_loadb(data, n, JSON_REJECT_DUPLICATES, &jerr);
 	if (!msg) {
 		*why = "malformed JSON in frame";
@@ -140,6 +137,64 @@ proto_decode(const char *data, size_t n, const char **why)
 		return NULL;
 	}
 	return msg;
+}
+
+/* The room before a frame's text says how to give it back: 0 for
+ * malloc's, else the size of mem_big's mapping. */
+#define FRAME_HEAD 64
+/* A frame this large is read into huge pages: the kernel writes it whole,
+ * page after page, and a small page is dear the first time (mem_big). */
+#define FRAME_BIG (512 * 1024)
+
+char *
+proto_frame_buf(size_t n)
+{
+	size_t got = 0;
+	char *b = n >= FRAME_BIG ? mem_big(FRAME_HEAD + n + 1, &got) : xmalloc(FRAME_HEAD + n + 1);
+
+	memcpy(b, &got, sizeof got);
+	b[FRAME_HEAD + n] = '\0';
+	return b + FRAME_HEAD;
+}
+
+void
+proto_frame_buf_free(char *data)
+{
+	size_t got;
+
+	if (!data)
+		return;
+	memcpy(&got, data - FRAME_HEAD, sizeof got);
+	if (got)
+		mem_big_free(data - FRAME_HEAD, got);
+	else
+		free(data - FRAME_HEAD);
+}
+
+json_t *
+proto_decode_taken(char *data, size_t n, const char **why)
+{
+	json_t *msg;
+
+	*why = NULL;
+	if (msg_job_rows_native_on() && (msg = msg_job_rows_decode(data, n, why)) != NULL)
+		return msg;
+	msg = *why ? NULL : decode_json(data, n, why);
+	proto_frame_buf_free(data);
+	return msg;
+}
+
+json_t *
+proto_decode(const char *data, size_t n, const char **why)
+{
+	char *copy;
+
+	*why = NULL;
+	if (!msg_job_rows_native_on())
+		return decode_json(data, n, why);
+	copy = proto_frame_buf(n);
+	memcpy(copy, data, n);
+	return proto_decode_taken(copy, n, why);
 }
 
 int
@@ -263,14 +318,14 @@ proto_recv_fd(int fd, json_t **msg, int timeout_ms, const char **why)
 		*why = "bad frame length from peer";
 		return -1;
 	}
-	data = xmalloc(n);
-	mem_populate(data, n);
+	data = proto_frame_buf(n);
+	if (n < FRAME_BIG)
+		mem_populate(data, n);
 	if (read_all(fd, data, n, deadline, why) < 0) {
-		free(data);
+		proto_frame_buf_free(data);
 		return -1;
 	}
-	*msg = proto_decode(data, n, why);
-	free(data);
+	*msg = proto_decode_taken(data, n, why);
 	return *msg ? 0 : -1;
 }
 

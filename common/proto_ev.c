@@ -24,25 +24,51 @@ proto_frame_append(struct evbuffer *buf, const json_t *msg, size_t max, const ch
 	return rc;
 }
 
-int
-proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why)
+static void
+text_free(const void *data, size_t len, void *arg)
+{
+	(void)len;
+	(void)arg;
+	free((void *)data);
+}
+
+/* n bytes at s as one frame: copied, or (taken) sent in place and freed
+ * once written, or at once when refused. */
+static int
+frame_append(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why, bool taken)
 {
 	uint32_t be;
 
 	/* The peer would take an empty frame for a broken stream: a message
 	 * that could not be encoded (NULL, n 0) is not sent at all. */
-	if (!s || n == 0) {
+	if (!s || n == 0)
 		*why = "empty message (it could not be encoded)";
-		return -1;
-	}
-	if (n > max) {
+	else if (n > max)
 		*why = "message larger than the frame limit";
-		return -1;
+	else {
+		be = htonl((uint32_t)n);
+		evbuffer_add(buf, &be, 4);
+		if (taken && evbuffer_add_reference(buf, s, n, text_free, NULL) == 0)
+			return 0;
+		if (!taken)
+			return evbuffer_add(buf, s, n);
+		*why = "out of memory";
 	}
-	be = htonl((uint32_t)n);
-	evbuffer_add(buf, &be, 4);
-	evbuffer_add(buf, s, n);
-	return 0;
+	if (taken)
+		free((void *)s);
+	return -1;
+}
+
+int
+proto_frame_append_text(struct evbuffer *buf, const char *s, size_t n, size_t max, const char **why)
+{
+	return frame_append(buf, s, n, max, why, false);
+}
+
+int
+proto_frame_append_taken(struct evbuffer *buf, char *s, size_t n, size_t max, const char **why)
+{
+	return frame_append(buf, s, n, max, why, true);
 }
 
 int

@@ -529,10 +529,18 @@ brief_task(void *arg, struct job *j)
 }
 
 void
-array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n)
+array_brief(struct store *st, const struct job_brief *jb, struct jtext *t, int64_t *n)
 {
 	struct brief_ctx b = { t, n, NULL, NULL, 0 };
-	char *pending = array_pending_text(st, j);
+	/* The few arrays of a listing are read whole: their tasks need it. */
+	struct job *j = store_job_get(st, jb->id, false);
+	char *pending;
+
+	if (!j) {
+		log_warnx("cannot read array job %lld", (long long)jb->id);
+		return;
+	}
+	pending = array_pending_text(st, j);
 
 	/* One line for the pending tasks, one per task that left them. */
 	if (*pending || JS_FINISHED(j->state)) {
@@ -555,6 +563,7 @@ array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n)
 		job_free(b.held);
 	}
 	free(b.hv);
+	job_free(j);
 }
 
 /* qstat -j lists every unfinished task but only the first of the finished

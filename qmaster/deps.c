@@ -90,7 +90,7 @@ struct name_ctx {
 };
 
 static int
-name_match(void *arg, struct job *j)
+name_match(void *arg, const struct job_brief *j)
 {
 	struct name_ctx *nc = arg;
 
@@ -135,9 +135,9 @@ resolve_one(struct deps *d, const char *what, int kind, const char *owner, char 
 		return -1;
 	}
 	/* Names and patterns match the owner's own jobs, as in Grid Engine. */
-	struct store_job_filter f = { .owner = owner, .brief = true };
+	struct store_job_filter f = { .owner = owner };
 	struct name_ctx nc = { what, d, kind, 0, 0 };
-	if (store_jobs_foreach(store, &f, name_match, &nc) < 0)
+	if (store_briefs_foreach(store, &f, name_match, &nc) < 0)
 		fatalx("cannot read the job list");
 	if (nc.found == 0) {
 		snprintf(err, errlen, "no job of %s is named \"%s\", so nothing can depend on it", owner, what);

@@ -233,7 +233,7 @@ struct page_ctx {
 };
 
 static int
-page_one(void *arg, struct job *j)
+page_one(void *arg, const struct job_brief *j)
 {
 	struct page_ctx *pc = arg;
 
@@ -244,7 +244,7 @@ page_one(void *arg, struct job *j)
 	else {
 		if (pc->rows++)
 			jt_lit(&pc->t, ",");
-		job_brief_text(j, &pc->t);
+		job_brief_row(j, NULL, &pc->t);
 	}
 	pc->jobs++;
 	pc->last_id = j->id;
@@ -292,7 +292,7 @@ api_jobs(struct evhttp_request *req, struct evkeyvalq *q)
 {
 	const char *state = evhttp_find_header(q, "state"), *after = evhttp_find_header(q, "after"),
 	    *limit = evhttp_find_header(q, "limit");
-	struct store_job_filter f = { .brief = true };
+	struct store_job_filter f = { 0 };
 	struct page_ctx pc = { .limit = HTTP_PAGE_DEF };
 	char *end, *text;
 	size_t len;
@@ -329,7 +329,7 @@ api_jobs(struct evhttp_request *req, struct evkeyvalq *q)
 	jt_int(&pc.t, total < 0 ? 0 : total);
 	jt_lit(&pc.t, ",");
 	job_brief_head(&pc.t);
-	if (store_jobs_foreach(store, &f, page_one, &pc) < 0) {
+	if (store_briefs_foreach(store, &f, page_one, &pc) < 0) {
 		free(jt_steal(&pc.t, NULL));
 		reply_error(req, 500, "Internal Server Error", "cannot read the job list");
 		return;

@@ -564,7 +564,7 @@ void        array_fail_pending(struct job *p, const char *why);
 const char *array_delete(struct conn *c, struct job *j, const struct task_range *only,
     char *buf, size_t n, bool *ok);
 /* A listing's rows: the pending tasks' line, then one per task out of it. */
-void        array_brief(struct store *st, const struct job *j, struct jtext *t, int64_t *n);
+void        array_brief(struct store *st, const struct job_brief *j, struct jtext *t, int64_t *n);
 /* Adds "tasks_pending" (and with_tasks, "tasks": every task's row) to o. */
 void        array_status_json(struct store *st, const struct job *j, json_t *o, bool with_tasks);
 /* An execd (re)registered listing jobs ({id, task, attempt}): tasks it

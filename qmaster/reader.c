@@ -223,14 +223,15 @@ rconn_give_back(struct rconn *rc)
 	queue_put(&rd.back, h, rd.back_fd);
 }
 
+/* rep, or a text reply (text taken). */
 static void
-rconn_send(struct rconn *rc, json_t *rep, const char *text, size_t len)
+rconn_send(struct rconn *rc, json_t *rep, char *text, size_t len)
 {
 	struct evbuffer *out = bufferevent_get_output(rc->bev);
 	const char *why;
 
 	if ((rep ? proto_frame_append(out, rep, rc->h->max_frame, &why) :
-	    proto_frame_append_text(out, text, len, rc->h->max_frame, &why)) < 0) {
+	    proto_frame_append_taken(out, text, len, rc->h->max_frame, &why)) < 0) {
 		log_warnx("%s: cannot send a listing: %s", rc->h->peer, why);
 		rc->closing = true;
 	}
@@ -265,7 +266,6 @@ rconn_answer(struct rconn *rc, json_t *msg)
 	store_read_end(rd.st);
 	rconn_send(rc, rep, text, len);
 	json_decref(rep);
-	free(text);
 }
 
 /* A HELLO at the query endpoint, answered here when the loop would let

@@ -319,29 +319,50 @@ user_in(json_t *users, const char *name)
 	return false;
 }
 
+/* Whether a job of owner's is the next of the page: 0 yes, 1 the page is
+ * full, -1 not one of the users asked for. */
 static int
-status_one(void *arg, struct job *j)
+status_take(struct status_ctx *sc, int64_t id, const char *owner, int prio)
 {
-	struct status_ctx *sc = arg;
-	json_t *o;
-	if (!user_in(sc->users, j->owner))
-		return 0;
+	if (!user_in(sc->users, owner))
+		return -1;
 	/* A page ends after whole jobs (an array's rows stay together). */
 	if (sc->limit && sc->njobs == sc->limit)
 		return 1;
 	sc->njobs++;
-	sc->last = j->id;
-	sc->last_prio = j->prio;
-	if (sc->brief) {
-		if (j->t_first) {
-			array_brief(sc->st, j, &sc->text, &sc->n);
-			return 0;
-		}
-		if (sc->n++)
-			jt_lit(&sc->text, ",");
-		job_brief_text(j, &sc->text);
+	sc->last = id;
+	sc->last_prio = prio;
+	return 0;
+}
+
+/* A listing's row, written from the store's brief row. */
+static int
+status_brief(void *arg, const struct job_brief *b)
+{
+	struct status_ctx *sc = arg;
+	int take = status_take(sc, b->id, b->owner, b->prio);
+
+	if (take)
+		return take > 0;
+	if (b->t_first) {
+		array_brief(sc->st, b, &sc->text, &sc->n);
 		return 0;
 	}
+	if (sc->n++)
+		jt_raw(&sc->text, ",", 1);
+	job_brief_row(b, NULL, &sc->text);
+	return 0;
+}
+
+static int
+status_one(void *arg, struct job *j)
+{
+	struct status_ctx *sc = arg;
+	int take = status_take(sc, j->id, j->owner, j->prio);
+	json_t *o;
+
+	if (take)
+		return take > 0;
 	o = job_to_json(j);
 	job_json_public(o);
 	if (j->t_first)
@@ -376,7 +397,6 @@ status_parse(int64_t seq, json_t *msg, struct status_req *q)
 		q->f.states |= 1u << JS_PENDING;
 		q->f.pending_arrays_only = true;
 	}
-	q->f.brief = q->m.brief;
 	/* A listing a page at a time: jobs after the id "after", at most
 	 * "limit" of them; the reply says where to go on.  order "prio" lists
 	 * the pending section in its own order (priority down, then id) from
@@ -411,7 +431,9 @@ status_listing(struct store *st, int64_t seq, json_t *msg, const char *user, boo
 		job_brief_head(&sc.text);
 	} else
 		sc.jobs = json_array();
-	if ((q.m.by_prio ? store_pending_by_prio(st, q.m.after_prio, q.f.after_id, sc.brief, status_one, &sc) :
+	if ((q.m.by_prio ? store_pending_by_prio(st, q.m.after_prio, q.f.after_id,
+	    sc.brief ? NULL : status_one, sc.brief ? status_brief : NULL, &sc) :
+	    sc.brief ? store_briefs_foreach(st, &q.f, status_brief, &sc) :
 	    store_jobs_foreach(st, &q.f, status_one, &sc)) < 0) {
 		json_decref(sc.jobs);
 		json_decref(own);

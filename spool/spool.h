@@ -89,23 +89,26 @@ struct store_job_filter {
 	const char  *owner;        /* NULL: anyone */
 	const char  *host;         /* NULL: any */
 	bool         with_script;  /* load script and env (DISPATCH needs them) */
-	bool         brief;        /* only what job_to_json_brief shows; the rest
-	                            * stays empty (ignored with with_script) */
 	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
 	bool         usage;        /* only task, owner, queue, state, host, slots,
 	                            * pe and req (ignored with brief or with_script) */
 	int64_t      page;         /* > 0: at most that many jobs, read through the
-	                            * state index (needs states and brief; no
-	                            * owner, host or arrays-only) */
+	                            * state index (needs states and a brief
+	                            * walk; no owner, host or arrays-only) */
 };
 int store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg);
+/* The same walk for a listing: each job's brief row (its texts valid for
+ * the call only), read without a struct job. */
+typedef int (*store_brief_cb)(void *arg, const struct job_brief *b);
+int store_briefs_foreach(struct store *st, const struct store_job_filter *f, store_brief_cb cb, void *arg);
 /* Pending jobs in the listing's order, priority down then id up, from the
  * cursor (after_prio, after_id): the rest of that priority above the id,
- * then the lower priorities.  A first page gives INT64_MAX and 0.  brief as
- * in store_job_filter.  Stops when cb returns nonzero. */
-int store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, bool brief,
-    store_job_cb cb, void *arg);
+ * then the lower priorities.  A first page gives INT64_MAX and 0.  Each to
+ * cb as a job, or to bcb as a brief row (the other NULL).  Stops when the
+ * callback returns nonzero. */
+int store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, store_job_cb cb,
+    store_brief_cb bcb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not
  * held, not in error; uid < 0 means any owner, else only that uid's.  Scripts
  * and env are loaded.  At most limit jobs (none when limit <= 0).  All rows

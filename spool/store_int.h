@@ -36,6 +36,17 @@
 #define X_STR(c)	#c,
 enum job_col { C_id, JOB_COLUMNS(X_ENUM) C_env, C_body };
 
+/* What a listing reads of a job (struct job_brief), its own select: no
+ * struct job to fill and free a row.  B_x numbers them in that select,
+ * and brief_in_job (store_row.c) finds them in a job's row. */
+#define BRIEF_COLUMNS(X) \
+	X(task) X(name) X(owner) X(queue) X(prio) X(submit_time) X(start_time) \
+	X(state) X(hold) X(error) X(delete_req) X(host) X(slots) X(t_first) \
+	X(t_last) X(t_step) X(suspended)
+#define B_ENUM(c)	B_##c,
+enum brief_col { B_id, BRIEF_COLUMNS(B_ENUM) B_N };
+#undef B_ENUM
+#define JOB_SEL_BRIEF	"SELECT j.id" BRIEF_COLUMNS(X_SEL) " FROM jobs j"
 #define JOB_SEL_LIGHT	"SELECT j.id" JOB_COLUMNS(X_SEL) ", NULL, NULL FROM jobs j"
 #define JOB_FULL_COLS	"SELECT j.id" JOB_COLUMNS(X_SEL) ", j.env, s.body FROM jobs j "
 #define JOB_JOIN_SCRIPT	" LEFT JOIN scripts s ON s.hash = j.script_hash"
@@ -243,6 +254,7 @@ char		*col_str(sqlite3_stmt *, int);
 char	       **col_strv(sqlite3_stmt *, int, int64_t, const char *);
 char		*req_to_text(const struct job_req *);
 struct job	*row_to_job(sqlite3_stmt *, bool);
+void		 row_to_brief(sqlite3_stmt *, struct job_brief *);
 /* The VFS the writing connection opens with (walbuf.c): its name. */
 const char	*store_walbuf_vfs(void);
 

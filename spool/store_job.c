@@ -432,34 +432,43 @@ store_job_delete(struct store *st, int64_t id)
 	return store_delete_jobs(st, S_JOB_DELETE, id, "cannot delete a job") < 0 ? -1 : 0;
 }
 
+/* A walk hands each row to cb as a struct job, or to bcb as a brief row
+ * read without one (a listing's thousands of rows). */
 struct job_walk {
-	store_job_cb cb;
-	void        *arg;
-	bool         full;
+	store_job_cb   cb;
+	store_brief_cb bcb;
+	void          *arg;
+	bool           full;
+	bool           stopped;   /* a callback said stop */
 };
 
 static int
 job_row(void *arg, sqlite3_stmt *s)
 {
 	struct job_walk *w = arg;
-	struct job *j = row_to_job(s, w->full);
-	int stop = w->cb(w->arg, j);
+	struct job *j;
 
+	if (w->bcb) {
+		struct job_brief b;
+
+		row_to_brief(s, &b);
+		return w->stopped = w->bcb(w->arg, &b) != 0;
+	}
+	j = row_to_job(s, w->full);
+	w->stopped = w->cb(w->arg, j) != 0;
 	job_free(j);
-	return stop;
+	return w->stopped;
 }
 
-/* Hands each row of a running statement to cb; the statement is given back. */
+/* Hands each row of a running statement to w; the statement is given back. */
 static int
-store_jobs_walk(struct store *st, sqlite3_stmt *s, bool own, bool full, store_job_cb cb, void *arg)
+store_jobs_walk(struct store *st, sqlite3_stmt *s, bool own, struct job_walk *w)
 {
-	struct job_walk w = { cb, arg, full };
-
-	return stmt_walk(st, s, own, "cannot list jobs", job_row, &w);
+	return stmt_walk(st, s, own, "cannot list jobs", job_row, w);
 }
 
-int
-store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg)
+static int
+jobs_foreach(struct store *st, const struct store_job_filter *f, struct job_walk *w)
 {
 	static const struct store_job_filter all;
 	unsigned v = 0;
@@ -474,10 +483,10 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 		v |= FE_OWNER;
 	if (f->host)
 		v |= FE_HOST;
-	if (f->with_script)
-		v |= FE_FULL;
-	else if (f->brief)
+	if (w->bcb)
 		v |= FE_BRIEF;
+	else if (f->with_script)
+		v |= FE_FULL;
 	else if (f->usage)
 		v |= FE_USAGE;
 	if (f->pending_arrays_only)
@@ -495,42 +504,40 @@ store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job
 	sqlite3_bind_int64(s, 9, f->after_id);
 	if (f->page)
 		sqlite3_bind_int64(s, 11, f->page);
-	return store_jobs_walk(st, s, own, f->with_script, cb, arg);
-}
-
-struct prio_walk {
-	store_job_cb cb;
-	void        *arg;
-	bool         stopped;
-};
-
-static int
-prio_walk_one(void *arg, struct job *j)
-{
-	struct prio_walk *w = arg;
-
-	if (w->cb(w->arg, j))
-		w->stopped = true;
-	return w->stopped;
+	w->full = f->with_script && !w->bcb;
+	return store_jobs_walk(st, s, own, w);
 }
 
 int
-store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, bool brief,
-    store_job_cb cb, void *arg)
+store_jobs_foreach(struct store *st, const struct store_job_filter *f, store_job_cb cb, void *arg)
 {
-	struct prio_walk w = { cb, arg, false };
+	return jobs_foreach(st, f, &(struct job_walk){ .cb = cb, .arg = arg });
+}
 
+int
+store_briefs_foreach(struct store *st, const struct store_job_filter *f, store_brief_cb cb, void *arg)
+{
+	return jobs_foreach(st, f, &(struct job_walk){ .bcb = cb, .arg = arg });
+}
+
+int
+store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, store_job_cb cb,
+    store_brief_cb bcb, void *arg)
+{
+	struct job_walk w = { .cb = cb, .bcb = bcb, .arg = arg };
+
+	assert(!cb != !bcb);
 	/* The cursor's own priority first (nothing there before a first
 	 * page), then the lower ones: two range scans of jobs_pending. */
 	for (unsigned v = FE_PRIO; v <= (FE_PRIO | FE_PRIO_LOWER) && !w.stopped; v += FE_PRIO_LOWER) {
 		sqlite3_stmt *s;
 		bool own;
 
-		if (!(s = stmt_take(st, S_FOREACH + (v | (brief ? FE_BRIEF : 0)), &own)))
+		if (!(s = stmt_take(st, S_FOREACH + (v | (bcb ? FE_BRIEF : 0)), &own)))
 			return -1;
 		sqlite3_bind_int64(s, 9, after_id);
 		sqlite3_bind_int64(s, 10, after_prio);
-		if (store_jobs_walk(st, s, own, false, prio_walk_one, &w) < 0)
+		if (store_jobs_walk(st, s, own, &w) < 0)
 			return -1;
 	}
 	return 0;
@@ -544,7 +551,7 @@ store_tasks_foreach(struct store *st, int64_t id, unsigned states, store_job_cb 
 
 	if (!(s = stmt_bound(st, S_TASKS_OF, &own, BINDS(BIND(id), BIND(states)))))
 		return -1;
-	return store_jobs_walk(st, s, own, false, cb, arg);
+	return store_jobs_walk(st, s, own, &(struct job_walk){ .cb = cb, .arg = arg });
 }
 
 int
@@ -557,7 +564,7 @@ store_tasks_active(struct store *st, const char *host, store_job_cb cb, void *ar
 	    stmt_take(st, S_TASKS_ACTIVE, &own);
 	if (!s)
 		return -1;
-	return store_jobs_walk(st, s, own, false, cb, arg);
+	return store_jobs_walk(st, s, own, &(struct job_walk){ .cb = cb, .arg = arg });
 }
 
 /*

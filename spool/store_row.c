@@ -179,25 +179,98 @@ text_to_req(struct job *j, struct job_req *r, const char *text)
 	json_decref(o);
 }
 
+/* Where each brief column is in a job's row; the listing's own select
+ * (JOB_SEL_BRIEF) has them in B_ order. */
+#define X_JOBCOL(c)	C_##c,
+static const int brief_in_job[B_N] = { C_id, BRIEF_COLUMNS(X_JOBCOL) };
+#undef X_JOBCOL
+
+static enum job_state
+col_state(sqlite3_stmt *s, int c, int64_t id)
+{
+	int64_t state = sqlite3_column_int64(s, c);
+
+	if (state < JS_PENDING || state > JS_DELETED) {
+		/* Shown as failed, so it stays visible, can be purged, and is
+		 * never started. */
+		log_warnx("store: job %lld: unknown state %lld; shown as failed",
+		    (long long)id, (long long)state);
+		return JS_FAILED;
+	}
+	return (enum job_state)state;
+}
+
+/* The brief columns at the places at[] says; texts borrowed from the row
+ * (valid until the statement steps). */
+static void
+brief_read(sqlite3_stmt *s, const int *at, struct job_brief *b)
+{
+	int64_t id = sqlite3_column_int64(s, at[B_id]);
+
+#define INT(f, lo, hi)	col_int(s, at[B_##f], lo, hi, id, #f)
+#define TEXT(f)		(const char *)sqlite3_column_text(s, at[B_##f])
+	b->id = id;
+	b->task = (int)INT(task, 0, INT32_MAX);
+	b->name = TEXT(name);
+	b->owner = TEXT(owner);
+	b->queue = TEXT(queue);
+	b->prio = (int)INT(prio, -1023, 1024);
+	b->submit_time = INT(submit_time, 0, INT64_MAX);
+	b->start_time = INT(start_time, 0, INT64_MAX);
+	b->state = col_state(s, at[B_state], id);
+	b->hold = (unsigned)INT(hold, 0, 0xff);
+	b->error = sqlite3_column_int64(s, at[B_error]) != 0;
+	b->delete_req = sqlite3_column_int64(s, at[B_delete_req]) != 0;
+	b->host = TEXT(host);
+	b->slots = (int)INT(slots, 1, JOB_MAX_SLOTS);
+	b->t_first = (int)INT(t_first, 0, JOB_MAX_TASKS);
+	b->t_last = (int)INT(t_last, 0, JOB_MAX_TASKS);
+	b->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);
+	b->suspended = (unsigned)INT(suspended, 0, SUSP_USER | SUSP_HOST);
+#undef INT
+#undef TEXT
+}
+
+/* A row of JOB_SEL_BRIEF. */
+void
+row_to_brief(sqlite3_stmt *s, struct job_brief *b)
+{
+	static const int own[B_N] = {
+#define X_OWN(c)	B_##c,
+		B_id, BRIEF_COLUMNS(X_OWN)
+#undef X_OWN
+	};
+
+	brief_read(s, own, b);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
 struct job *
 row_to_job(sqlite3_stmt *s, bool full)
 {
 	struct job *j = job_new();
-	int64_t id = sqlite3_column_int64(s, C_id);
-	int64_t state;
+	struct job_brief b;
+	int64_t id;
 
+	brief_read(s, brief_in_job, &b);
+	id = b.id;
 #define INT(f, lo, hi)	col_int(s, C_##f, lo, hi, id, #f)
 	j->id = id;
-	j->task = (int)INT(task, 0, INT32_MAX);
+	j->task = b.task;
 	j->attempt = (int)INT(attempt, 0, INT32_MAX);
-	j->name = col_str(s, C_name);
-	j->owner = col_str(s, C_owner);
+	j->name = dup_or_null(b.name);
+	j->owner = dup_or_null(b.owner);
 	j->uid = (uint32_t)INT(uid, 0, UINT32_MAX);
 	j->gid = (uint32_t)INT(gid, 0, UINT32_MAX);
 	text_to_groups(j, (const char *)sqlite3_column_text(s, C_sup_groups),
 	    sqlite3_column_bytes(s, C_sup_groups));
-	j->queue = col_str(s, C_queue);
-	j->prio = (int)INT(prio, -1023, 1024);
+	j->queue = dup_or_null(b.queue);
+	j->prio = b.prio;
 	j->argv = col_strv(s, C_argv, id, "argv");
 	if (j->argv && !j->argv[0]) {
 		log_warnx("store: job %lld: empty argv; ignored", (long long)id);
@@ -213,22 +286,14 @@ row_to_job(sqlite3_stmt *s, bool full)
 	j->in_path = col_str(s, C_in_path);
 	j->join = sqlite3_column_int64(s, C_join_out) != 0;
 	j->submit_host = col_str(s, C_submit_host);
-	j->submit_time = INT(submit_time, 0, INT64_MAX);
-	j->start_time = INT(start_time, 0, INT64_MAX);
+	j->submit_time = b.submit_time;
+	j->start_time = b.start_time;
 	j->end_time = INT(end_time, 0, INT64_MAX);
-	state = sqlite3_column_int64(s, C_state);
-	if (state < JS_PENDING || state > JS_DELETED) {
-		/* Shown as failed, so it stays visible, can be purged, and is
-		 * never started. */
-		log_warnx("store: job %lld: unknown state %lld; shown as failed",
-		    (long long)id, (long long)state);
-		state = JS_FAILED;
-	}
-	j->state = (enum job_state)state;
-	j->hold = (unsigned)INT(hold, 0, 0xff);
-	j->error = sqlite3_column_int64(s, C_error) != 0;
-	j->delete_req = sqlite3_column_int64(s, C_delete_req) != 0;
-	j->host = col_str(s, C_host);
+	j->state = b.state;
+	j->hold = b.hold;
+	j->error = b.error;
+	j->delete_req = b.delete_req;
+	j->host = dup_or_null(b.host);
 	j->pid = (int)INT(pid, 0, INT32_MAX);
 	j->exit_status = (int)INT(exit_status, -1, 65535);
 	j->signal = (int)INT(signal, 0, 128);
@@ -240,13 +305,13 @@ row_to_job(sqlite3_stmt *s, bool full)
 	text_to_req(j, &j->soft, (const char *)sqlite3_column_text(s, C_soft_req));
 	j->rerun = (int)INT(rerun, -1, 1);
 	j->pe = col_str(s, C_pe);
-	j->slots = (int)INT(slots, 1, JOB_MAX_SLOTS);
+	j->slots = b.slots;
 	j->slots_min = (int)INT(slots_min, 0, JOB_MAX_SLOTS);
-	j->t_first = (int)INT(t_first, 0, JOB_MAX_TASKS);
-	j->t_last = (int)INT(t_last, 0, JOB_MAX_TASKS);
-	j->t_step = (int)INT(t_step, 0, JOB_MAX_TASKS);
+	j->t_first = b.t_first;
+	j->t_last = b.t_last;
+	j->t_step = b.t_step;
 	j->tc = (int)INT(tc, 0, JOB_MAX_TASKS);
-	j->suspended = (unsigned)INT(suspended, 0, SUSP_USER | SUSP_HOST);
+	j->suspended = b.suspended;
 	j->begin_time = INT(begin_time, 0, INT64_MAX);
 	j->mail = (unsigned)INT(mail, 0, MAIL_BEGIN | MAIL_END | MAIL_ABORT | MAIL_SUSPEND);
 	j->mail_to = col_str(s, C_mail_to);

@@ -192,20 +192,18 @@ store_cols_select(const char *const *want, size_t nwant)
 	return sql;
 }
 
-/* A listing reads only what job_to_json_brief shows; the scheduler's usage
- * counts (sched.c's usage_one) only where a job runs and whose it is,
- * which it reads for every running job at every pass. */
+/* A listing reads its own select, only what a brief row shows
+ * (row_to_brief); the scheduler's usage counts (sched.c's usage_one) only
+ * where a job runs and whose it is, which it reads for every running job
+ * at every pass. */
 static char *
 store_slim_select(unsigned v)
 {
-	static const char *const brief[] = { "task", "name", "owner", "queue", "prio",
-		"submit_time", "start_time", "state", "hold", "error", "delete_req",
-		"host", "slots", "t_first", "t_last", "t_step", "suspended" };
 	static const char *const usage[] = { "task", "owner", "queue", "state", "host",
 		"slots", "pe", "req" };
 
 	if (v & FE_BRIEF)
-		return store_cols_select(brief, sizeof brief / sizeof brief[0]);
+		return xstrdup(JOB_SEL_BRIEF);
 	if (v & FE_USAGE)
 		return store_cols_select(usage, sizeof usage / sizeof usage[0]);
 	return NULL;

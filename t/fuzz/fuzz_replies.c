@@ -33,7 +33,7 @@ print_reply(const json_t *rep)
 		x.flags = QX_EXT;
 		qstat_xml_rows(&x, rows, n);
 		qstat_xml_end(&x);
-		free(rows);
+		msg_job_rows_free(rows);
 	}
 	msg_status_reply_unpack(rep, &st);
 	json_array_foreach(st.jobs, i, e) {

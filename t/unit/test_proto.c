@@ -1051,7 +1051,6 @@ test_job_rows_decode(void **state)
 		assert_int_equal(json_is_integer(json_object_get(b, "rows")), k == 0);
 		assert_int_equal(jint(json_object_get(b, "next"), "id", 0), 102);
 		rb = msg_job_rows_unpack(b, &nb);
-		msg_job_rows_native(false);
 		assert_int_equal(na, 3);
 		assert_int_equal(nb, 3);
 		for (size_t i = 0; i < 3; i++) {
@@ -1070,8 +1069,11 @@ test_job_rows_decode(void **state)
 		assert_string_equal(rb[1].host, "h1");
 		assert_string_equal(rb[2].tasks, "1-99:2");
 		assert_int_equal(rb[2].prio, -500);
-		free(ra);
-		free(rb);
+		msg_job_rows_free(ra);
+		/* The block is lent until given back; the texts live in the
+		 * frame until native reading is switched. */
+		msg_job_rows_free(rb);
+		msg_job_rows_native(false);
 		json_decref(a);
 		json_decref(b);
 		free(text);

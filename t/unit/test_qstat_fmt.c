@@ -128,7 +128,7 @@ test_table_columns(void **state)
 	out = cap_close(&c);
 	assert_string_equal(out, want);
 	free(out);
-	free(r);
+	msg_job_rows_free(r);
 	json_decref(rep);
 	/* An array: a running task's line with its id, then the pending
 	 * tasks' line with Grid Engine's compact range. */
@@ -149,7 +149,7 @@ test_table_columns(void **state)
 	    "     12 0.50000 arr        alice        qw    03/04/2021 05:06:07"
 	    "                                    1 3,7-9:2\n");
 	free(out);
-	free(r);
+	msg_job_rows_free(r);
 	json_decref(rep);
 	/* A reply without rows, or malformed, has none. */
 	rep = load("{\"columns\":\"id\",\"rows\":[[1]]}");
@@ -379,7 +379,7 @@ test_full_format(void **state)
 	assert_string_equal(out, "");
 	free(out);
 	json_decref(none);
-	free(rows);
+	msg_job_rows_free(rows);
 	json_decref(rep);
 	json_decref(hosts);
 }
@@ -459,7 +459,7 @@ test_xml_listing(void **state)
 	out = cap_close(&c);
 	assert_non_null(strstr(out, "  <queue_info>\n  </queue_info>\n  <job_info>\n  </job_info>\n</job_info>\n"));
 	free(out);
-	free(rows);
+	msg_job_rows_free(rows);
 	json_decref(rep);
 }
 
@@ -511,7 +511,7 @@ test_xml_full_and_cqueues(void **state)
 	    "    <temp_disabled>4</temp_disabled>\n    <manual_intervention>1</manual_intervention>\n"
 	    "  </cluster_queue_summary>\n"));
 	free(out);
-	free(rows);
+	msg_job_rows_free(rows);
 	json_decref(rep);
 	json_decref(hosts);
 }
@@ -591,7 +591,7 @@ test_views_ext_pri(void **state)
 	    "     12 0.50000 0.00000 0.50000 0.00000     0 sleeper    alice        r     03/04/2021 05:06:17 all.q@a1"
 	    "                           1        \n");
 	free(out);
-	free(rows);
+	msg_job_rows_free(rows);
 	json_decref(rep);
 }
 
