@@ -187,8 +187,9 @@ task_runs() { qstat | awk -v id="$1" -v t="$2" '$1 == id && $5 == "r" && $NF == 
 	# Not root's: the reservation's owner may use its hosts.
 	id=$(as_daemon qsub -terse -cwd -o /dev/null -j y -l "hosts=$H2" -b y true)
 	wait_until 10 info_has "$id" "host $H2 is kept free for reservation later of root from "
-	# The whole line: info stops at the first colon of a time.
-	qstat -j "$id" | grep -q "^scheduling info: *host $H2 is kept free for reservation later of root from [0-9:]* until [0-9:]*: the job gives no wall-clock limit (h_rt), so it would run into it$"
+	# The whole line: info stops at the first colon of a time.  A time on
+	# another day than today (the hour before midnight) has its date.
+	qstat -j "$id" | grep -q "^scheduling info: *host $H2 is kept free for reservation later of root from [0-9: -]* until [0-9: -]*: the job gives no wall-clock limit (h_rt), so it would run into it$"
 	# Host 2 is idle and empty, and the page says why nothing starts there.
 	out=$(status_dom "$HTTP_PORT")
 	[[ "$out" == *"<td>$H2</td>"*"kept free for reservation later of root from "*" until "* ]]
