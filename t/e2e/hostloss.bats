@@ -62,7 +62,7 @@ submit_sleeper() {
 	# The managers' mail names the host, when it was last heard from, and
 	# what became of each of its jobs.
 	wait_until 20 grep -q "Subject: nowq: host lost" "$CLUSTER/mail.out"
-	grep -q "^Exec host $H2 stopped answering: last heard from at [0-9:]*, [0-9]* s ago (host_timeout 3 s)\.$" "$CLUSTER/mail.out"
+	grep -q "^Exec host $H2 stopped answering: last heard from at [0-9: -]*, [0-9]* s ago (host_timeout 3 s)\.$" "$CLUSTER/mail.out"
 	grep -q "^It held 2 jobs:$" "$CLUSTER/mail.out"
 	grep -q "^  job $norerun (sh, user $(id -un)): failed (not rerunnable)$" "$CLUSTER/mail.out"
 	grep -q "^  job $rerun (sh, user $(id -un)): requeued (rerunnable: it runs again)$" "$CLUSTER/mail.out"
