@@ -793,12 +793,12 @@ msg_stage_files_unpack(const json_t *o, struct msg_stage_files *m, char *err, si
 
 	m->files = NULL;
 	if (!json_is_array(files)) {
-		snprintf(err, n, "%s needs files: [{sha256, size}]", jstr(o, "type"));
+		snprintf(err, n, "%s needs files: [{sha256, size}]", msg_type_name(msg_type_of(o)));
 		return -1;
 	}
 	json_array_foreach(files, i, v)
 		if (!sha256_hex_ok(jstr(v, "sha256")) || jint(v, "size", -1) < 0) {
-			snprintf(err, n, "%s: file %zu lacks sha256 or size", jstr(o, "type"), i);
+			snprintf(err, n, "%s: file %zu lacks sha256 or size", msg_type_name(msg_type_of(o)), i);
 			return -1;
 		}
 	m->files = files;
