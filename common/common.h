@@ -853,6 +853,7 @@ int     sha256_fd(int fd, char out[SHA256_HEX + 1], int64_t *size);
 /* Starts writing a staged file's new bytes to disk every STAGE_WRITEBACK. */
 #define STAGE_WRITEBACK (8 * 1024 * 1024)
 void    stage_writeback(int fd, int64_t *done, int64_t upto);
+void    stage_drop_behind(int fd, int64_t upto);
 bool    sha256_hex_ok(const char *s);
 /* A path relative to the submit or working directory that cannot leave it:
  * not absolute, no "." or ".." component, no empty one, no control

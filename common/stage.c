@@ -194,18 +194,39 @@ sha256_fd(int fd, char out[SHA256_HEX + 1], int64_t *size)
 /* Starts the disk writes of what fd got from *done up to upto, once that
  * is STAGE_WRITEBACK or more: the writes then go on while the file comes
  * in, and the fsync at its end waits for the last few MiB, not for the
- * whole file.  It does not wait for them itself. */
+ * whole file.  It does not wait for them itself.
+ *
+ * What was started a slice earlier is written by now, and its pages are
+ * let go (stage_drop_behind): a staged file is read again only by a later
+ * fetch or copy, so keeping it cached would only push out what the host
+ * does use (the master's database), and the next slice's pages are then
+ * the ones just freed.  On a virtual machine that matters most: a page
+ * the guest has not used lately costs several times a recycled one to
+ * fill (BENCHMARKS.md, "File staging"). */
 void
 stage_writeback(int fd, int64_t *done, int64_t upto)
 {
 	if (upto - *done < STAGE_WRITEBACK)
 		return;
+	stage_drop_behind(fd, *done);
 #ifdef SYNC_FILE_RANGE_WRITE
 	(void)sync_file_range(fd, *done, upto - *done, SYNC_FILE_RANGE_WRITE);
-#else
-	(void)fd;
 #endif
 	*done = upto;
+}
+
+/* fd's cached pages before upto let go, those still being written kept
+ * (the kernel skips them): it never waits for the disk. */
+void
+stage_drop_behind(int fd, int64_t upto)
+{
+#ifdef POSIX_FADV_DONTNEED
+	if (upto > 0)
+		(void)posix_fadvise(fd, 0, upto, POSIX_FADV_DONTNEED);
+#else
+	(void)fd;
+	(void)upto;
+#endif
 }
 
 bool

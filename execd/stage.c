@@ -86,16 +86,23 @@ out:
 }
 
 /* copy_file_range where the kernel can (one file system), else read and
- * write (a cache and a TMPDIR on different ones). */
+ * write (a cache and a TMPDIR on different ones).  The job's copy stays
+ * cached, as the job is about to read it; the cache's pages are let go
+ * behind the copy (stage_drop_behind), so the copy's new pages are mostly
+ * the ones the cache's just freed. */
 static int
 stage_copy(int from, int to)
 {
 	static char buf[1 << 16];
+	int64_t done = 0;
 	ssize_t r;
 
-	while ((r = copy_file_range(from, NULL, to, NULL, 1 << 30, 0)) != 0) {
-		if (r > 0)
+	while ((r = copy_file_range(from, NULL, to, NULL, STAGE_WRITEBACK, 0)) != 0) {
+		if (r > 0) {
+			done += r;
+			stage_drop_behind(from, done);
 			continue;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)

@@ -640,6 +640,10 @@ stage_get(struct conn *c, int64_t seq, json_t *msg)
 	rep = proto_reply_ok(seq);
 	msg_stage_got_add(rep, &(struct msg_stage_got){ .bytes = r, .size = st.st_size,
 	    .eof = m.offset + r >= st.st_size });
+	/* The chunks a few MiB back are sent: their pages go, as a staged
+	 * file's do once written (stage_writeback).  One still queued is
+	 * read again from the disk. */
+	stage_drop_behind(fd, m.offset - 2 * STAGE_WRITEBACK);
 	net_send_file(c, rep, fd, m.offset, (size_t)r);
 }
 
