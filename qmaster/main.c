@@ -36,6 +36,7 @@ commit_cb(evutil_socket_t fd, short what, void *arg)
 {
 	int64_t t0;
 
+	net_new_check();
 	/* Only a writable primary starts jobs: a fenced one must not, nor
 	 * one whose spool is full (what ends them must still fit). */
 	if (sched_wanted() && repl_writable() && !space_full())

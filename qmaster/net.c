@@ -67,6 +67,10 @@ static struct held_list held = TAILQ_HEAD_INITIALIZER(held);
 
 /* The listening sockets' accept events, at PRIO_NEW (qmaster.h). */
 static struct event *lis_unix, *lis_tcp;
+/* The bounded wait of new connections (net_new_check). */
+static struct event *new_canary;
+static int64_t new_canary_since;   /* when it was made active; 0: it is not */
+static bool new_boosted;           /* the listening sockets are at PRIO_WORK this turn */
 static struct event *accept_pause_ev;
 static int64_t accept_fail_logged;   /* mono ms of the last warning */
 static unsigned accept_failures;     /* since that warning */
@@ -494,7 +498,9 @@ conn_new(int fd, bool is_unix, const char *peer)
 		fatalx("bufferevent_socket_new failed");
 	bufferevent_setcb(c->bev, conn_read_cb, conn_write_cb, conn_event_cb, c);
 	bufferevent_set_timeouts(c->bev, &tv, NULL);
-	bufferevent_priority_set(c->bev, PRIO_NEW);
+	/* Accepted in a boosted turn: it has waited its share already. */
+	bufferevent_priority_set(c->bev, new_boosted ? PRIO_WORK : PRIO_NEW);
+	c->promoted = new_boosted;
 	/* Not EV_WRITE yet: libevent would watch the empty output until the
 	 * socket says writable, two epoll_ctl calls and a wake-up for each of
 	 * the thousands of qstat connections a minute. */
@@ -505,23 +511,114 @@ conn_new(int fd, bool is_unix, const char *peer)
 
 static void accept_error(void);
 
-/* One connection a call: the event stays ready while the backlog holds
- * more, and at PRIO_NEW each accept waits for the work that is due. */
+/*
+ * New connections wait, not for ever.  At PRIO_NEW an accept or a HELLO
+ * runs only in a turn that finds no due work; a master kept busy turn
+ * after turn (thousands of hosts' messages, a steady stream of
+ * submissions) would starve a qsub: 30-150 ms for its HELLO at 2,000
+ * submissions a second.  So each busy turn makes a canary event active at
+ * PRIO_NEW; when it has not run for NET_NEW_WAIT_MS, the listening sockets
+ * take one turn at PRIO_WORK (NET_NEW_BOOST accepts each) and the
+ * NET_NEW_BOOST oldest connections still waiting move to PRIO_WORK for
+ * good.  A storm of connections thus gets a bounded share of a saturated
+ * loop, and none of an idle one's.
+ */
+
+static void
+listen_priority(int prio)
+{
+	struct event *lis[] = { lis_unix, lis_tcp };
+
+	/* An active event refuses a new priority: taken out and put back,
+	 * it is made active again by the next poll if the backlog holds
+	 * more.  A socket paused for want of descriptors stays paused. */
+	for (size_t i = 0; i < sizeof lis / sizeof lis[0]; i++)
+		if (lis[i] && event_pending(lis[i], EV_READ, NULL)) {
+			event_del(lis[i]);
+			event_priority_set(lis[i], prio);
+			event_add(lis[i], NULL);
+		}
+}
+
+/* The oldest connections still at PRIO_NEW, NET_NEW_BOOST at most, moved
+ * to PRIO_WORK: each has waited NET_NEW_WAIT_MS already. */
+static void
+conns_boost(void)
+{
+	struct conn *c;
+	int n = 0;
+
+	TAILQ_FOREACH(c, &conns, entry) {
+		short en;
+		if (c->promoted || c->closing)
+			continue;
+		en = bufferevent_get_enabled(c->bev);
+		if (en & EV_READ)
+			bufferevent_disable(c->bev, EV_READ);
+		if (bufferevent_priority_set(c->bev, PRIO_WORK) == 0)
+			c->promoted = true;
+		if (en & EV_READ)
+			bufferevent_enable(c->bev, EV_READ);
+		if (++n == NET_NEW_BOOST)
+			break;
+	}
+}
+
+static void
+new_canary_cb(evutil_socket_t fd, short what, void *arg)
+{
+	new_canary_since = 0;
+	if (new_boosted) {
+		new_boosted = false;
+		listen_priority(PRIO_NEW);
+	}
+}
+
+void
+net_new_check(void)
+{
+	int64_t now = mono_ms();
+
+	if (new_boosted) {
+		new_boosted = false;
+		listen_priority(PRIO_NEW);
+	}
+	if (!new_canary) {
+		new_canary = event_new(base, -1, 0, new_canary_cb, NULL);
+		if (!new_canary || event_priority_set(new_canary, PRIO_NEW) < 0)
+			fatalx("cannot make the new connections' canary event");
+	}
+	if (!new_canary_since) {
+		event_active(new_canary, EV_TIMEOUT, 0);
+		new_canary_since = now;
+	} else if (now - new_canary_since >= NET_NEW_WAIT_MS) {
+		new_boosted = true;
+		new_canary_since = now;
+		listen_priority(PRIO_WORK);
+		conns_boost();
+	}
+}
+
+/* One connection a call (NET_NEW_BOOST in a boosted turn): the event
+ * stays ready while the backlog holds more, and at PRIO_NEW each accept
+ * waits for the work that is due. */
 static void
 accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof ss;
-	char peer[64];
-	int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	for (int n = 0; n < (new_boosted ? NET_NEW_BOOST : 1); n++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof ss;
+		char peer[64];
+		int fd = accept4(lfd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-	if (fd < 0) {
-		if (!net_accept_transient(errno))
-			accept_error();
-		return;
+		if (fd < 0) {
+			if (!net_accept_transient(errno))
+				accept_error();
+			return;
+		}
+		net_peer_name(&ss, len, peer, sizeof peer);
+		conn_new(fd, ss.ss_family == AF_UNIX, peer);
 	}
-	net_peer_name(&ss, len, peer, sizeof peer);
-	conn_new(fd, ss.ss_family == AF_UNIX, peer);
 }
 
 bool
@@ -1171,6 +1268,11 @@ net_shutdown(void)
 	listen_free(lis_unix);
 	listen_free(lis_tcp);
 	lis_unix = lis_tcp = NULL;
+	if (new_canary)
+		event_free(new_canary);
+	new_canary = NULL;
+	new_canary_since = 0;
+	new_boosted = false;
 	if (accept_pause_ev)
 		event_free(accept_pause_ev);
 	accept_pause_ev = NULL;

@@ -90,8 +90,15 @@ struct conn {
  * instead of spinning on a backlog it cannot take. */
 #define NET_ACCEPT_PAUSE_MS 100
 
+/* A new connection at PRIO_NEW waits at most about this long behind a
+ * busy loop, which then serves this many of them (net_new_check). */
+#define NET_NEW_WAIT_MS 5
+#define NET_NEW_BOOST   2
+
 int  net_listen(void);
 void net_shutdown(void);
+/* Once a busy turn (the group commit): new connections' wait bounded. */
+void net_new_check(void);
 /* A listening socket (non-blocking), or -1 with the reason logged. */
 int  net_bind_tcp(const char *host, int port, int backlog);
 int  net_bind_unix(const char *path, int backlog);
