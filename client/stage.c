@@ -192,11 +192,18 @@ lost:
 
 static int64_t stage_resumed;
 static bool stage_host_fault;
+static bool stage_restarted;
 
 int64_t
 stage_get_resumed(void)
 {
 	return stage_resumed;
+}
+
+bool
+stage_get_restarted(void)
+{
+	return stage_restarted;
 }
 
 bool
@@ -240,6 +247,7 @@ stage_get_prefix(int fd, int64_t size, struct sha256 *h)
 		return -1;
 	/* Longer than the file: not a beginning of it. */
 	if (st.st_size > size) {
+		stage_restarted = true;
 		if (ftruncate(fd, 0) < 0)
 			return -1;
 		st.st_size = 0;
@@ -343,6 +351,7 @@ stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size
 	int rc = 1, tries = 0;
 
 	stage_resumed = 0;
+	stage_restarted = false;
 	/* A corrupt transfer is tried again from the start, twice, then
 	 * given up; a lost master is asked again (from the bytes already
 	 * here) for as long as stage_call would. */
@@ -350,6 +359,8 @@ stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size
 		rc = stage_get_once(job, sha, size, fd, err, n);
 		if (rc == 0 || (rc < 0 && client_fd() >= 0))
 			break;
+		if (rc > 0)
+			stage_restarted = true;
 		if (rc > 0 && ftruncate(fd, 0) < 0) {
 			stage_host_fault = true;
 			break;

@@ -894,6 +894,9 @@ int     stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *e
 /* The bytes the last stage_get_fd found in fd from earlier tries and
  * did not fetch again (0: it began at the file's start). */
 int64_t stage_get_resumed(void);
+/* Whether the last stage_get_fd cut fd short to start it again: bytes read
+ * from it before may not be the file's. */
+bool    stage_get_restarted(void);
 /* Whether the last stage_get_fd failed for a fault on this side: its file
  * could not be written or read back, or the master could not be reached;
  * false when the master refused (the file is not there) or sent bytes

@@ -17,24 +17,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/msg.h"
 #include "execd/execd.h"
 
+/* An input at least this large fetched into the cache is copied into the
+ * job's directory as it comes (stage_tail_run), which looks for new
+ * bytes this often when it has caught up. */
+#define STAGE_TAIL_MIN     (16 * 1024 * 1024)
+#define STAGE_TAIL_POLL_MS 5
+
+static pid_t stage_tail_start(int from, int to, int *ctl);
+static bool stage_tail_end(pid_t child, int ctl, int64_t size);
+
 /* SPOOL/stage/SHA256 holds the file, fetched now if it is not there yet;
- * on failure *host_fault says whose it is (stage_in_run). */
+ * on failure *host_fault says whose it is (stage_in_run).  A large file
+ * fetched now is also copied into to, the job's file, as it comes
+ * (stage_tail_start): *copied says whether that copy is whole. */
 static int
-stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size_t n,
-    bool *host_fault)
+stage_cache_get(const struct job *j, const struct stage_file *f, int to, bool *copied,
+    char *why, size_t n, bool *host_fault)
 {
 	char *path = execd_path("stage/%s", f->sha256), *lock = xasprintf("%s.lock", path);
 	char *tmp = NULL, *logp, err[400];
 	struct stat st;
-	int lfd = -1, fd = -1, rc = -1;
+	int lfd = -1, fd = -1, rc = -1, ctl = -1;
+	pid_t tail = -1;
 	FILE *log;
+
+	*copied = false;
 
 	if ((lfd = open(lock, O_CREAT | O_RDWR | O_CLOEXEC, 0600)) < 0 || flock(lfd, LOCK_EX) < 0) {
 		snprintf(why, n, "stage-in: cannot lock %s: %s", lock, strerror(errno));
@@ -53,6 +72,8 @@ stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size
 		snprintf(why, n, "stage-in: cannot write the cache %s: %s", tmp, strerror(errno));
 		goto out;
 	}
+	if (f->size >= STAGE_TAIL_MIN)
+		tail = stage_tail_start(fd, to, &ctl);
 	err[0] = '\0';
 	if (stage_get_fd(j->id, f->sha256, f->size, fd, err, sizeof err) < 0) {
 		*host_fault = stage_get_host_fault();
@@ -75,6 +96,10 @@ stage_cache_get(const struct job *j, const struct stage_file *f, char *why, size
 	free(logp);
 	rc = 0;
 out:
+	/* The copy made as the bytes came is the file's only if they were
+	 * never cut short to start again (stage_get_restarted). */
+	if (tail > 0)
+		*copied = stage_tail_end(tail, ctl, rc == 0 && !stage_get_restarted() ? f->size : -1);
 	if (fd >= 0)
 		close(fd);
 	if (lfd >= 0)
@@ -85,31 +110,50 @@ out:
 	return rc;
 }
 
-/* copy_file_range where the kernel can (one file system), else read and
- * write (a cache and a TMPDIR on different ones).  The job's copy stays
- * cached, as the job is about to read it; the cache's pages are let go
- * behind the copy (stage_drop_behind), so the copy's new pages are mostly
- * the ones the cache's just freed. */
+/* [off, end) of from copied to the same place in to by copy_file_range,
+ * a slice at a time; with drop, the cache's pages are let go behind it
+ * (stage_drop_behind), so the copy's new pages are mostly the ones just
+ * freed.  1: the kernel cannot here (a cache and a TMPDIR on different
+ * file systems); -1 and errno. */
+static int
+stage_copy_range(int from, int to, int64_t off, int64_t end, bool drop)
+{
+	int64_t start = off;
+
+	while (off < end) {
+		loff_t in = off, out = off;
+		ssize_t r = copy_file_range(from, &in, to, &out,
+		    (size_t)(end - off < STAGE_WRITEBACK ? end - off : STAGE_WRITEBACK), 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return off == start && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			    errno == EOPNOTSUPP) ? 1 : -1;
+		if (r == 0) {
+			errno = EIO;   /* shorter than it was */
+			return -1;
+		}
+		off += r;
+		if (drop)
+			stage_drop_behind(from, off);
+	}
+	return 0;
+}
+
+/* from, the cache's file, copied into to, the job's, which stays cached
+ * as the job is about to read it: by copy_file_range where the kernel
+ * can, else by read and write. */
 static int
 stage_copy(int from, int to)
 {
 	static char buf[1 << 16];
-	int64_t done = 0;
+	struct stat st;
 	ssize_t r;
+	int rc;
 
-	while ((r = copy_file_range(from, NULL, to, NULL, STAGE_WRITEBACK, 0)) != 0) {
-		if (r > 0) {
-			done += r;
-			stage_drop_behind(from, done);
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return -1;
-		break;
-	}
-	if (r == 0)
+	if (fstat(from, &st) < 0 || (rc = stage_copy_range(from, to, 0, st.st_size, true)) < 0)
+		return -1;
+	if (rc == 0)
 		return 0;
 	while ((r = read(from, buf, sizeof buf)) != 0) {
 		char *p = buf;
@@ -128,6 +172,84 @@ stage_copy(int from, int to)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The job's copy made while the file comes.  Filling the copy's new
+ * page-cache pages is most of a large input's cost on this kind of
+ * virtual machine (BENCHMARKS.md, "File staging"), and the fetch keeps
+ * one CPU busy: so a child copies the bytes from the cache's .part file
+ * into the job's file as they land, on the other CPU, and the job's copy
+ * is done about when the fetch is.  The child follows the file's size
+ * until the shepherd sends it the end on ctl (a socket: no SIGPIPE);
+ * without it (a failed or restarted fetch) it stops, and the copy is
+ * made again afterwards from the cache as for a file found there.
+ */
+static int
+stage_tail_run(int from, int to, int ctl)
+{
+	int64_t pos = 0, end = -1;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = ctl, .events = POLLIN };
+		struct stat st;
+		int64_t upto;
+
+		if (fstat(from, &st) < 0 || st.st_size < pos)
+			return 1;
+		upto = end >= 0 && end < st.st_size ? end : st.st_size;
+		if (upto > pos) {
+			if (stage_copy_range(from, to, pos, upto, false) != 0)
+				return 1;
+			pos = upto;
+			continue;
+		}
+		if (end >= 0)
+			return pos == end ? 0 : 1;
+		if (poll(&pfd, 1, STAGE_TAIL_POLL_MS) > 0 &&
+		    (read(ctl, &end, sizeof end) != sizeof end || end < 0))
+			return 1;
+	}
+}
+
+/* The child copying from into to as it grows; -1 (and the copy left to
+ * stage_copy) when there is none. */
+static pid_t
+stage_tail_start(int from, int to, int *ctl)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		/* A shepherd killed meanwhile (qdel) takes its copy along. */
+		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(stage_tail_run(from, to, sv[1]));
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	*ctl = sv[0];
+	return pid;
+}
+
+/* The child told the file's size (-1: the copy is not wanted), waited for;
+ * whether its copy is whole. */
+static bool
+stage_tail_end(pid_t child, int ctl, int64_t size)
+{
+	bool told = size >= 0 && send(ctl, &size, sizeof size, MSG_NOSIGNAL) == sizeof size;
+	int status;
+
+	close(ctl);
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return told && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* DIR/NAME's folders made below dfd (which we made and own), each the job
@@ -153,29 +275,45 @@ stage_parent(const struct job *j, bool root, int dfd, char *name, char **last)
 	return cur;
 }
 
+/* The job's file for input f, made empty below dfd; -1 and why. */
 static int
-stage_place(const struct job *j, bool root, int dfd, const struct stage_file *f, char *why, size_t n)
+stage_place_open(const struct job *j, bool root, int dfd, const struct stage_file *f, char *why,
+    size_t n)
 {
-	char *cache = execd_path("stage/%s", f->sha256), *name = xstrdup(f->name), *last;
-	int from = open(cache, O_RDONLY | O_CLOEXEC), dir = -1, to = -1, rc = -1;
+	char *name = xstrdup(f->name), *last;
+	int dir, to = -1;
+
+	if ((dir = stage_parent(j, root, dfd, name, &last)) >= 0)
+		to = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (to < 0)
+		snprintf(why, n, "stage-in: cannot place %s in the working directory: %s", f->name,
+		    strerror(errno));
+	if (dir >= 0)
+		close(dir);
+	free(name);
+	return to;
+}
+
+/* to, the job's file, filled from the cache unless copied already, then
+ * the owner's. */
+static int
+stage_place(const struct job *j, bool root, int to, bool copied, const struct stage_file *f,
+    char *why, size_t n)
+{
+	char *cache = execd_path("stage/%s", f->sha256);
+	int from = -1, rc = -1;
 
 	/* The submitter's mode bits (an executable stays one); the folder,
 	 * 0700, keeps the file the owner's alone whatever they say. */
-	if (from < 0 || (dir = stage_parent(j, root, dfd, name, &last)) < 0 ||
-	    (to = openat(dir, last, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 ||
-	    stage_copy(from, to) < 0 || (root && fchown(to, j->uid, j->gid) < 0) ||
+	if ((!copied && ((from = open(cache, O_RDONLY | O_CLOEXEC)) < 0 || ftruncate(to, 0) < 0 ||
+	    stage_copy(from, to) < 0)) || (root && fchown(to, j->uid, j->gid) < 0) ||
 	    (f->mode && fchmod(to, (mode_t)f->mode) < 0))
 		snprintf(why, n, "stage-in: cannot place %s in the working directory: %s", f->name,
 		    strerror(errno));
 	else
 		rc = 0;
-	if (to >= 0)
-		close(to);
-	if (dir >= 0)
-		close(dir);
 	if (from >= 0)
 		close(from);
-	free(name);
 	free(cache);
 	return rc;
 }
@@ -192,11 +330,6 @@ stage_in_place(const struct job *j, const char *key, bool root, char **wd, bool 
 	json_t *v;
 	int dfd;
 
-	json_array_foreach(j->stage_in, i, v) {
-		stage_file_unpack(v, &f);
-		if (stage_cache_get(j, &f, why, sizeof why, host_fault) < 0)
-			return why;
-	}
 	path = xasprintf("%s/nowq.%s.wd.XXXXXX", conf->tmpdir, key);
 	if (!mkdtemp(path) || (dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		snprintf(why, sizeof why, "stage-in: cannot create a working directory in %s: %s",
@@ -204,14 +337,23 @@ stage_in_place(const struct job *j, const char *key, bool root, char **wd, bool 
 		free(path);
 		return why;
 	}
+	/* Each file's place made first, so that a file fetched now is copied
+	 * there as it comes (stage_cache_get). */
 	json_array_foreach(j->stage_in, i, v) {
+		int to;
+		bool copied;
 		stage_file_unpack(v, &f);
-		if (stage_place(j, root, dfd, &f, why, sizeof why) < 0) {
+		if ((to = stage_place_open(j, root, dfd, &f, why, sizeof why)) < 0 ||
+		    stage_cache_get(j, &f, to, &copied, why, sizeof why, host_fault) < 0 ||
+		    stage_place(j, root, to, copied, &f, why, sizeof why) < 0) {
+			if (to >= 0)
+				close(to);
 			close(dfd);
 			execd_tmpdir_remove(path, j);
 			free(path);
 			return why;
 		}
+		close(to);
 	}
 	if (root && fchown(dfd, j->uid, j->gid) < 0) {
 		snprintf(why, sizeof why, "stage-in: cannot give the working directory to uid %u: %s",

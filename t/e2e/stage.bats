@@ -367,25 +367,41 @@ big_job_ended_right() {
 
 @test "kill -9 of the master while a shepherd fetches an input: the fetch goes on from the bytes it has, and the job reads the right file" {
 	big_job 3 b 200000000
-	# Once 20 MB are there, the fetching shepherd (the process holding
-	# the partial file) is stopped until the master is back, so the fetch
-	# cannot end before the kill however fast or slow this machine is.
+	# Once 20 MB are there, the fetching shepherd and its child copying
+	# into the job's directory (the processes holding the partial file)
+	# are stopped until the master is back, so the fetch cannot end
+	# before the kill however fast or slow this machine is.
 	part="$CLUSTER/execd-b/stage/$sha.part"
 	fetcher=""
 	stop_fetcher() {
 		[ "$(stat -c %s "$part" 2>/dev/null || echo 0)" -gt 20000000 ] || return 1
-		fetcher=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$part" 2>/dev/null | cut -d/ -f3 | head -1)
-		[ -n "$fetcher" ] && kill -STOP "$fetcher"
+		fetcher=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$part" 2>/dev/null | cut -d/ -f3 | sort -u)
+		[ -n "$fetcher" ] && kill -STOP $fetcher
 	}
 	wait_until 120 stop_fetcher
 	qmaster_kill_restart
-	kill -CONT "$fetcher"
+	kill -CONT $fetcher
 	big_job_ended_right 3 b
 	# One fetch, which took up again after at least what was there at the kill.
 	[ "$(fetched b "$sha")" = 1 ]
 	resumed=$(awk -v s="$sha" '$1 == s && $4 == "resumed" { print $5 }' "$CLUSTER/execd-b/stage/fetched.log")
 	[ "${resumed:-0}" -gt 20000000 ]
 	[ ! -e "$CLUSTER/execd-b/stage/$sha.part" ]
+}
+
+@test "a partial file whose bytes are not the input's is fetched again from zero; the job reads the right file" {
+	# 20 MB of zeros where the 40 MB input's first bytes should be: the
+	# fetch goes on after them, the whole file's hash does not match, and
+	# it starts again from zero.  The job's copy, made as the bytes came,
+	# held the zeros: it must be made again from the cache.
+	cd "$WORK"
+	head -c 40000000 /dev/urandom > big4.bin
+	sha=$(sha256sum big4.bin | cut -d' ' -f1)
+	mkdir -p "$CLUSTER/execd-a/stage"
+	head -c 20000000 /dev/zero > "$CLUSTER/execd-a/stage/$sha.part"
+	printf 'sha256sum big4.bin | cut -c1-64 > got4.txt\n' > big4.sh
+	id=$(on_m qsub -terse -l hostname=nodea --stage-in big4.bin --stage-out got4.txt big4.sh)
+	big_job_ended_right 4 a
 }
 
 @test "a host that cannot take a job's input is disabled and the job runs on another; a file missing on the master fails the job at once, with the reason" {
