@@ -397,6 +397,13 @@ status_parse(int64_t seq, json_t *msg, struct status_req *q)
 		q->f.states |= 1u << JS_PENDING;
 		q->f.pending_arrays_only = true;
 	}
+	/* The other way round, a running array with a task still pending
+	 * (held on its own, or in error) has that task's pending line (hqw,
+	 * Eqw): read it for that line. */
+	if ((q->f.states & (1u << JS_PENDING)) && !(q->f.states & (1u << JS_RUNNING))) {
+		q->f.states |= 1u << JS_DISPATCHED | 1u << JS_RUNNING;
+		q->f.running_pending_tasks_only = true;
+	}
 	/* A listing a page at a time: jobs after the id "after", at most
 	 * "limit" of them; the reply says where to go on.  order "prio" lists
 	 * the pending section in its own order (priority down, then id) from

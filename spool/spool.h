@@ -91,6 +91,9 @@ struct store_job_filter {
 	bool         with_script;  /* load script and env (DISPATCH needs them) */
 	int64_t      after_id;     /* only jobs with a larger id (0: all) */
 	bool         pending_arrays_only;  /* of the pending jobs, only arrays */
+	bool         running_pending_tasks_only;  /* of the running jobs, only arrays
+	                                          * with a task still pending (held
+	                                          * on its own, or in error) */
 	bool         usage;        /* only task, owner, queue, state, host, slots,
 	                            * pe and req (ignored with brief or with_script) */
 	int64_t      page;         /* > 0: at most that many jobs, read through the
@@ -104,9 +107,10 @@ typedef int (*store_brief_cb)(void *arg, const struct job_brief *b);
 int store_briefs_foreach(struct store *st, const struct store_job_filter *f, store_brief_cb cb, void *arg);
 /* Pending jobs in the listing's order, priority down then id up, from the
  * cursor (after_prio, after_id): the rest of that priority above the id,
- * then the lower priorities.  A first page gives INT64_MAX and 0.  Each to
- * cb as a job, or to bcb as a brief row (the other NULL).  Stops when the
- * callback returns nonzero. */
+ * then the lower priorities; among them the running arrays with a task
+ * still pending (held on its own, or in error), for that task's line.  A
+ * first page gives INT64_MAX and 0.  Each to cb as a job, or to bcb as a
+ * brief row (the other NULL).  Stops when the callback returns nonzero. */
 int store_pending_by_prio(struct store *st, int64_t after_prio, int64_t after_id, store_job_cb cb,
     store_brief_cb bcb, void *arg);
 /* Pending jobs a host could start now, best first (prio desc, id asc): not

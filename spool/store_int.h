@@ -128,15 +128,16 @@ enum stmt_id {
 	/* Task views, built by store_task_sql: parent columns with the task's own. */
 	S_TASK_GET, S_TASK_GET_FULL, S_TASKS_OF, S_TASKS_ACTIVE, S_TASKS_ACTIVE_HOST,
 	S_FOREACH,
-	S_NSTMT = S_FOREACH + 1024
+	S_NSTMT = S_FOREACH + 2048
 };
 #define FE_STATES	0x1u
 #define FE_OWNER	0x2u
 #define FE_HOST		0x4u
 #define FE_FULL		0x8u
 #define FE_BRIEF	0x10u
-/* Pending jobs in the listing's order (prio desc, id) from a cursor: the
- * rest of the cursor's priority (FE_PRIO), then every lower one (both). */
+/* Pending jobs (and running arrays with a task still pending) in the
+ * listing's order (prio desc, id) from a cursor: the rest of the cursor's
+ * priority (FE_PRIO), then every lower one (both). */
 #define FE_PRIO		0x20u
 #define FE_PRIO_LOWER	0x40u
 /* Of the pending jobs only the arrays (their tasks may run). */
@@ -145,6 +146,13 @@ enum stmt_id {
 #define FE_PAGE		0x100u
 /* Only the columns the scheduler's usage counts read. */
 #define FE_USAGE	0x200u
+/* Of the running jobs only the arrays with a task still pending. */
+#define FE_PENDING_TASKS 0x400u
+/* The arrays with a task whose row is still pending (state 0): held on
+ * its own (hold 1) or waiting in error (Eqw), while its parent may run.
+ * "state < 3" lets SQLite take the partial index tasks_active, so this
+ * reads the tasks in flight only. */
+#define SQL_PENDING_TASKS	"SELECT job_id FROM tasks WHERE state < 3 AND state = 0"
 
 #define APPLY_MAXCOL	64	/* a set of columns is a uint64_t */
 #define APPLY_NUP	16	/* UPDATE statements kept per table, one per set of columns */

@@ -491,6 +491,8 @@ jobs_foreach(struct store *st, const struct store_job_filter *f, struct job_walk
 		v |= FE_USAGE;
 	if (f->pending_arrays_only)
 		v |= FE_ARRAYS;
+	if (f->running_pending_tasks_only)
+		v |= FE_PENDING_TASKS;
 	if (f->page)
 		v |= FE_PAGE;
 	if (!(s = stmt_take(st, S_FOREACH + v, &own)))

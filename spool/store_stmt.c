@@ -225,11 +225,18 @@ store_foreach_sql(unsigned v)
 	if (v & FE_PRIO) {
 		/* The listing's pending section, found by jobs_pending's
 		 * range: the cursor's priority above ids ?9, or the lower
-		 * priorities from their start.  ?10 is the cursor's priority. */
-		sql = xasprintf("%s INDEXED BY jobs_pending WHERE j.state = 0 AND %s%s",
-		    slim ? slim : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
-		    v & FE_PRIO_LOWER ? "j.prio < ?10" : "j.prio = ?10 AND j.id > ?9",
-		    v & FE_PRIO_LOWER ? " ORDER BY j.prio DESC, j.id" : " ORDER BY j.id");
+		 * priorities from their start.  ?10 is the cursor's priority.
+		 * A running array with a task still pending (held on its own,
+		 * or in error) has a pending line too: those few arrays are
+		 * merged in, in the same order, so the walk still reads only a
+		 * page of the index. */
+		const char *sel = slim ? slim : JOB_SEL_LIGHT;
+		const char *from = v & FE_PRIO_LOWER ? "j.prio < ?10" : "j.prio = ?10 AND j.id > ?9";
+
+		assert(!(v & FE_FULL));
+		sql = xasprintf("%s INDEXED BY jobs_pending WHERE j.state = 0 AND %s UNION ALL"
+		    " %s WHERE +j.state IN (1, 2) AND j.id IN (" SQL_PENDING_TASKS ") AND %s"
+		    " ORDER BY prio DESC, id", sel, from, sel, from);
 		free(slim);
 		return sql;
 	}
@@ -254,11 +261,12 @@ store_foreach_sql(unsigned v)
 		free(slim);
 		return sql;
 	}
-	sql = xasprintf("%s WHERE j.id > ?9%s%s%s%s ORDER BY j.id",
+	sql = xasprintf("%s WHERE j.id > ?9%s%s%s%s%s ORDER BY j.id",
 	    slim ? slim : v & FE_FULL ? JOB_SEL_FULL : JOB_SEL_LIGHT,
 	    v & FE_STATES ? (brief ? " AND +j.state IN (?1, ?2, ?3, ?4, ?5, ?6)" :
 	    " AND j.state IN (?1, ?2, ?3, ?4, ?5, ?6)") : "",
 	    v & FE_ARRAYS ? " AND (+j.state <> 0 OR j.t_first > 0)" : "",
+	    v & FE_PENDING_TASKS ? " AND (+j.state NOT IN (1, 2) OR j.id IN (" SQL_PENDING_TASKS "))" : "",
 	    v & FE_OWNER ? " AND j.owner = ?7" : "",
 	    v & FE_HOST ? " AND j.host = ?8" : "");
 	free(slim);

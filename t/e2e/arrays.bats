@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# arrays.bats: array jobs on a real cluster: every task runs once with Grid Engine's SGE_TASK_* and output names, -tc caps the running tasks, qstat shows pending ranges and task lines, qdel takes ID.TASK and -t, -hold_jid waits for all tasks, -hold_jid_ad pairs tasks, and a 100000-task array costs one row.
+# arrays.bats: array jobs on a real cluster: every task runs once with Grid Engine's SGE_TASK_* and output names, -tc caps the running tasks, qstat shows pending ranges and task lines, qdel takes ID.TASK and -t, -hold_jid waits for all tasks, -hold_jid_ad pairs tasks, a 100000-task array costs one row, and qstat read page by page prints what it prints whole.
 
 load helpers
 
@@ -347,6 +347,57 @@ same_lines() { [ "$(lines_of "$id" | spelled)" = "$(spelled < "$FIX/qstat-$1")" 
 	[ "$(tasks_rows "$id")" = 3 ]
 	qdel "$id" >/dev/null
 	wait_until 20 job_finished "$id"
+}
+
+@test "qstat read a page at a time prints what it prints whole, a running array's waiting tasks too" {
+	o=(-o /dev/null -e /dev/null -b y)
+	# Every task of a but the held one has run or runs: the parent runs,
+	# and its held task's hqw line is the only pending line it has.
+	a=$(jid "$(q -tc 1 -t 1-3 "${o[@]}" sleep 120)")
+	wait_until 20 running_task "$a" 1
+	qhold "$a.2" >/dev/null
+	qdel "$a.1" >/dev/null
+	wait_until 20 running_task "$a" 3
+	# b's parent is pending, its tasks running, waiting and held: its
+	# lines are in both sections; c may not start yet, one task held.
+	b=$(jid "$(q -tc 1 -t 1-4 -p -5 "${o[@]}" sleep 120)")
+	wait_until 20 running_task "$b" 1
+	qhold "$b.3" >/dev/null
+	c=$(jid "$(q -a "$(date -d '+1 hour' +%Y%m%d%H%M)" -p -10 -t 1-5 "${o[@]}" sleep 120)")
+	qhold "$c.2" >/dev/null
+	# e's task 2 exits 100: it waits in error (Eqw) while task 1 runs.
+	e=$(jid "$(q -t 1-2 "${o[@]}" sh -c 'test "$SGE_TASK_ID" = 2 && exit 100; sleep 120')")
+	wait_until 20 eval '[ "$(lines_of "$e" | tr "\n" " ")" = "r 1 Eqw 2 " ]'
+	r=$(q "${o[@]}" sleep 120)
+	wait_until 20 state_is "$r" r
+	h1=$(q -h -p 10 "${o[@]}" true)
+	h2=$(q -h -p -10 "${o[@]}" true)
+	h3=$(q -h -p -5 "${o[@]}" true)
+	[ "$(lines_of "$a" | tr '\n' ' ')" = "r 3 hqw 2 " ]
+	[ "$(lines_of "$b" | tr '\n' ' ')" = "r 1 qw 2,4 hqw 3 " ]
+	# -ext's usage of running jobs moves between two calls: pending only.
+	for page in 1 2 3; do
+		paged_same "$page"
+		paged_same "$page" -u '*'
+		paged_same "$page" -s p
+		paged_same "$page" -s h
+		paged_same "$page" -s hr
+		paged_same "$page" -f
+		paged_same "$page" -f -s p
+		paged_same "$page" -ext -s p
+		paged_same "$page" -pri
+		paged_same "$page" -r
+		paged_same "$page" -xml
+		paged_same "$page" -f -xml
+		paged_same "$page" --json -s p
+	done
+	# -s p and -s h read the pending jobs only, and the running a and e
+	# for their pending lines.
+	[ "$(qstat -s p | awk -v id="$a" '$1 == id { print $5, $NF }')" = "hqw 2" ]
+	[ "$(qstat -s h | awk -v id="$a" '$1 == id { print $5, $NF }')" = "hqw 2" ]
+	[ "$(qstat -s p | awk -v id="$e" '$1 == id { print $5, $NF }')" = "Eqw 2" ]
+	qdel "$a" "$b" "$c" "$e" "$r" "$h1" "$h2" "$h3" >/dev/null
+	for id in "$a" "$b" "$c" "$e" "$r"; do wait_until 20 job_finished "$id"; done
 }
 
 @test "qmod -sj and -usj JOB.TASK suspend and resume that task alone, as Grid Engine" {

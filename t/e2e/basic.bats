@@ -6,9 +6,6 @@ load helpers
 setup_file() { cluster_start; work_start; }
 teardown_file() { cluster_stop; work_stop; }
 
-# qstat -f prints each queue's load average, which moves between two calls.
-noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
-
 @test "a script file runs, its output lands in NAME.oID in the working directory" {
 	cd "$WORK"
 	printf '#!/bin/sh\necho hello from $JOB_ID\necho oops >&2\n' > hello.sh

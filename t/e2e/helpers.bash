@@ -158,6 +158,20 @@ job_reason() {
 	fi
 }
 state_is() { [ "$(job_state "$1")" = "$2" ]; }
+# qstat -f prints each queue's load average, which moves between two calls.
+noload() { awk '$1 ~ /@/ { $4 = "-" } { print }'; }
+# paged_same PAGE ARGS...: qstat ARGS read PAGE jobs at a time prints what
+# it prints read whole (-f: but the load).
+paged_same() {
+	local page=$1 whole paged
+	shift
+	whole=$(qstat "$@" | noload | grep -v '<load_avg>')
+	paged=$(NOWQ_QSTAT_PAGE=$page qstat "$@" | noload | grep -v '<load_avg>')
+	[ "$paged" = "$whole" ] && return
+	echo "NOWQ_QSTAT_PAGE=$page qstat $* differs from qstat $*:" >&2
+	diff <(echo "$whole") <(echo "$paged") >&2
+	return 1
+}
 
 # munge_start NAME [KEYFILE]: a munged of the test's own in $MUNGE_DIR/NAME
 # (its key, socket, pid, log and seed files; a new key unless KEYFILE, so two

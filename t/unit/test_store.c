@@ -929,6 +929,9 @@ test_indexes(void **state)
 	assert_plan(db, "DELETE FROM jobs WHERE state >= 3 AND end_time < 5 RETURNING script_hash",
 	    "jobs_finished");
 	assert_plan(db, "SELECT 1 FROM jobs WHERE script_hash = 'x'", "jobs_script");
+	/* The arrays with a task still pending (SQL_PENDING_TASKS): the
+	 * tasks in flight, not every task that ran. */
+	assert_plan(db, "SELECT job_id FROM tasks WHERE state < 3 AND state = 0", "tasks_active");
 	/* Accounting: store.c's ACCT_PAGE after each key, and the sums. */
 #define PAGE " AND end_time >= 0 AND (end_time, id) > (-1, -1) ORDER BY end_time, id LIMIT 5"
 	assert_plan(db, "SELECT * FROM accounting WHERE job_id = 3" PAGE, "sqlite_autoindex_accounting");
@@ -2076,6 +2079,84 @@ test_tasks(void **state)
 	job_free(j);
 }
 
+/* An array whose other tasks all left the pending state runs, yet a task
+ * held on its own or waiting in error keeps a pending row: the listing's
+ * pending walks (order "prio", and states "p" alone) read that array, for
+ * that task's line.  Task 2 is held (hold) or in error (error). */
+static int64_t
+mkarray(struct fix *f, int prio, enum job_state state, bool hold, bool error)
+{
+	struct job *j = mkjob("alice", 1000, prio, NULL), *t;
+	int64_t id;
+
+	j->t_first = 1;
+	j->t_last = 3;
+	j->t_step = 1;
+	id = insert(f, j);
+	j->state = state;
+	assert_int_equal(store_job_update(f->st, j), 0);
+	for (int task = 1; task <= 3 && state != JS_PENDING; task++) {
+		t = store_job_get(f->st, id, false);
+		t->task = task;
+		t->state = (hold || error) && task == 2 ? JS_PENDING : JS_RUNNING;
+		t->hold = hold && task == 2 ? HOLD_USER : 0;
+		t->error = error && task == 2;
+		assert_int_equal(store_job_update(f->st, t), 0);
+		job_free(t);
+	}
+	job_free(j);
+	return id;
+}
+
+static struct ids
+by_prio(struct fix *f, int64_t after_prio, int64_t after_id, int max)
+{
+	struct ids c = { .max = max };
+
+	assert_int_equal(store_pending_by_prio(f->st, after_prio, after_id, collect, NULL, &c), 0);
+	return c;
+}
+
+static void
+test_pending_walk_held_tasks(void **state)
+{
+	struct fix *f = *state;
+	struct job *j = mkjob("alice", 1000, 0, NULL);
+	int64_t a = insert(f, j);
+	int64_t b = mkarray(f, 0, JS_RUNNING, true, false);    /* runs, task 2 held */
+	int64_t c = mkarray(f, 0, JS_RUNNING, false, false);   /* runs, none waits */
+	int64_t d = mkarray(f, -5, JS_PENDING, false, false);  /* waits whole */
+	int64_t e = mkarray(f, 10, JS_RUNNING, false, true);   /* task 2 in error */
+	struct ids got;
+	struct store_job_filter pf = { .states = 1u << JS_PENDING | 1u << JS_DISPATCHED | 1u << JS_RUNNING,
+		.running_pending_tasks_only = true };
+
+	(void)c;
+	/* Priority down, then id, from each cursor, a page at a time. */
+	got = by_prio(f, INT64_MAX, 0, 0);
+	assert_ids(&got, 4, e, a, b, d);
+	got = by_prio(f, INT64_MAX, 0, 2);
+	assert_ids(&got, 2, e, a);
+	got = by_prio(f, 0, a, 0);
+	assert_ids(&got, 2, b, d);
+	got = by_prio(f, 10, e, 1);
+	assert_ids(&got, 1, a);
+	got = by_prio(f, 0, b, 0);
+	assert_ids(&got, 1, d);
+	/* The same jobs by id, as STATUS of states "p" reads them. */
+	got = (struct ids){ 0 };
+	assert_int_equal(store_jobs_foreach(f->st, &pf, collect, &got), 0);
+	assert_ids(&got, 4, a, b, d, e);
+	/* Released, the task has no row and the array leaves both walks. */
+	assert_int_equal(store_task_delete(f->st, b, 2), 0);
+	got = by_prio(f, INT64_MAX, 0, 0);
+	assert_ids(&got, 3, e, a, d);
+	got = (struct ids){ 0 };
+	assert_int_equal(store_jobs_foreach(f->st, &pf, collect, &got), 0);
+	assert_ids(&got, 3, a, d, e);
+	job_free(j);
+}
+
 /* qmaster --dump of the database in dir, through a read-only connection
  * beside the fixture's open one, as beside a live master. */
 static char *
@@ -2862,6 +2943,7 @@ main(void)
 		T(test_spool_write_atomic),
 		T(test_spool_mkdir_rmtree),
 		T(test_tasks),
+		T(test_pending_walk_held_tasks),
 	};
 
 	log_init("test_store", LOG_LVL_WARN, NULL);
