@@ -99,9 +99,17 @@ int  net_listen(void);
 void net_shutdown(void);
 /* Once a busy turn (the group commit): new connections' wait bounded. */
 void net_new_check(void);
-/* A listening socket (non-blocking), or -1 with the reason logged. */
+/* sock.c: the listening sockets.  A listening socket (non-blocking), or
+ * -1 with the reason logged. */
 int  net_bind_tcp(const char *host, int port, int backlog);
 int  net_bind_unix(const char *path, int backlog);
+/* TCP_NODELAY and SO_KEEPALIVE on a socket; -1 errno. */
+int  net_tcp_opts_set(int fd);
+/* Whether an accepted socket needs them set (net_bind_tcp's are not
+ * passed on by this kernel). */
+bool net_tcp_opts_needed(int fd);
+/* The descriptor limit raised as far as it may go. */
+void net_raise_fd_limit(void);
 /* "HOST:PORT" of an accepted peer, or "unix". */
 void net_peer_name(const struct sockaddr_storage *ss, socklen_t len, char *buf, size_t n);
 /* The uid of a client over TCP, from any thread: with munge (auth =
