@@ -502,13 +502,18 @@ listen_priority(int prio)
 
 	/* An active event refuses a new priority: taken out and put back,
 	 * it is made active again by the next poll if the backlog holds
-	 * more.  A socket paused for want of descriptors stays paused. */
-	for (size_t i = 0; i < sizeof lis / sizeof lis[0]; i++)
-		if (lis[i] && event_pending(lis[i], EV_READ, NULL)) {
+	 * more.  A socket paused for want of descriptors stays paused, at
+	 * the new priority when it resumes. */
+	for (size_t i = 0; i < sizeof lis / sizeof lis[0]; i++) {
+		bool on;
+		if (!lis[i])
+			continue;
+		if ((on = event_pending(lis[i], EV_READ, NULL)))
 			event_del(lis[i]);
-			event_priority_set(lis[i], prio);
+		event_priority_set(lis[i], prio);
+		if (on)
 			event_add(lis[i], NULL);
-		}
+	}
 }
 
 /* The oldest connections still at PRIO_NEW, NET_NEW_BOOST at most, moved
