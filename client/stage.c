@@ -359,11 +359,12 @@ stage_get_fd(int64_t job, const char *sha, int64_t size, int fd, char *err, size
 		rc = stage_get_once(job, sha, size, fd, err, n);
 		if (rc == 0 || (rc < 0 && client_fd() >= 0))
 			break;
-		if (rc > 0)
+		if (rc > 0) {
 			stage_restarted = true;
-		if (rc > 0 && ftruncate(fd, 0) < 0) {
-			stage_host_fault = true;
-			break;
+			if (ftruncate(fd, 0) < 0) {
+				stage_host_fault = true;
+				break;
+			}
 		}
 		if (rc < 0) {
 			if (mono_ms() > until)

@@ -540,14 +540,21 @@ conns_boost(void)
 	}
 }
 
+/* A boosted turn is over: the listening sockets back at PRIO_NEW. */
 static void
-new_canary_cb(evutil_socket_t fd, short what, void *arg)
+new_unboost(void)
 {
-	new_canary_since = 0;
 	if (new_boosted) {
 		new_boosted = false;
 		listen_priority(PRIO_NEW);
 	}
+}
+
+static void
+new_canary_cb(evutil_socket_t fd, short what, void *arg)
+{
+	new_canary_since = 0;
+	new_unboost();
 }
 
 void
@@ -555,15 +562,7 @@ net_new_check(void)
 {
 	int64_t now = mono_ms();
 
-	if (new_boosted) {
-		new_boosted = false;
-		listen_priority(PRIO_NEW);
-	}
-	if (!new_canary) {
-		new_canary = event_new(base, -1, 0, new_canary_cb, NULL);
-		if (!new_canary || event_priority_set(new_canary, PRIO_NEW) < 0)
-			fatalx("cannot make the new connections' canary event");
-	}
+	new_unboost();
 	if (!new_canary_since) {
 		event_active(new_canary, EV_TIMEOUT, 0);
 		new_canary_since = now;
@@ -1139,6 +1138,9 @@ net_listen(void)
 		return -1;
 	if (conf->listen && (lis_tcp = listen_event(net_bind_tcp(conf->listen_host, conf->listen_port, 512))) == NULL)
 		return -1;
+	new_canary = event_new(base, -1, 0, new_canary_cb, NULL);
+	if (!new_canary || event_priority_set(new_canary, PRIO_NEW) < 0)
+		fatalx("cannot make the new connections' canary event");
 	return 0;
 }
 
